@@ -1,0 +1,239 @@
+// Package config reads the handler's settings from the environment (Functions
+// app settings are environment variables), applies defaults and validates
+// them, so that a bad setting stops start-up with one line naming it.
+package config
+
+import (
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Setting documents one environment variable the handler reads.
+type Setting struct {
+	Name    string
+	Default string
+	Doc     string
+}
+
+// Settings lists every environment variable the handler reads. The
+// infrastructure tests check that Bicep and local.settings.json.example
+// agree with it.
+var Settings = []Setting{
+	{"FUNCTIONS_CUSTOMHANDLER_PORT", "", "set by the Functions host; its presence means host mode (listen on 127.0.0.1:PORT)"},
+	{"LISTEN_ADDR", "127.0.0.1:7071", "standalone listen address"},
+	{"DATA_DIR", "./.data", "embedded store directory"},
+	{"STORE", "", "embedded or cosmos; default cosmos when a Cosmos endpoint is set, else embedded"},
+	{"CosmosDB__accountEndpoint", "", "Cosmos DB endpoint; the same setting the Cosmos DB trigger reads"},
+	{"COSMOS_ENDPOINT", "", "alternative to CosmosDB__accountEndpoint"},
+	{"CosmosDB__credential", "", "managedidentity to use a managed identity (as the trigger does)"},
+	{"CosmosDB__clientId", "", "client id of the user-assigned managed identity"},
+	{"AZURE_CLIENT_ID", "", "client id of the user-assigned managed identity (azidentity's own setting)"},
+	{"COSMOS_KEY", "", "account key, for emulators only; creates missing containers at start"},
+	{"COSMOS_DATABASE", "todoapp", "database name"},
+	{"COSMOS_TODO_CONTAINER", "todos", "todo container name"},
+	{"COSMOS_AUDIT_CONTAINER", "audit", "audit container name"},
+	{"COSMOS_LEASES_CONTAINER", "leases", "leases container name (partition key /id)"},
+	{"PARTITION_SCHEME", "hierarchical", "hierarchical, category or synthetic; fixed when the todo container is created"},
+	{"SYNTHETIC_BUCKETS", "8", "number of logical partitions per user under the synthetic scheme (1-100)"},
+	{"AUTH_MODE", "", "easyauth, single or dev; default dev standalone, easyauth under the host"},
+	{"SINGLE_USER_ID", "owner", "the one user under AUTH_MODE=single"},
+	{"MAX_BODY_BYTES", "1048576", "request body limit in bytes (at most 2000000)"},
+	{"VERSION_TTL_SECONDS", "2592000", "retention of version documents (the audit outbox) in seconds"},
+	{"AUDIT_PUMP", "on", "on or off: the standalone change-feed pump that feeds AuditTrigger"},
+	{"LOG_LEVEL", "info", "debug, info, warn or error"},
+}
+
+// Mode says whether the handler runs under the Functions host.
+type Mode string
+
+// The modes.
+const (
+	Standalone Mode = "standalone"
+	Host       Mode = "host"
+)
+
+// Config is the validated configuration.
+type Config struct {
+	Mode       Mode
+	ListenAddr string
+	DataDir    string
+	Store      string // "embedded" or "cosmos"
+
+	CosmosEndpoint   string
+	CosmosCredential string
+	CosmosClientID   string
+	CosmosKey        string
+	Database         string
+	TodoContainer    string
+	AuditContainer   string
+	LeasesContainer  string
+
+	Scheme           string
+	SyntheticBuckets int
+	AuthMode         string
+	SingleUserID     string
+	MaxBodyBytes     int64
+	VersionTTL       time.Duration
+	AuditPump        bool
+	LogLevel         string
+}
+
+// Error names the setting that made loading fail.
+type Error struct {
+	Setting string
+	Problem string
+}
+
+func (e *Error) Error() string { return "config: " + e.Setting + ": " + e.Problem }
+
+// Load reads the configuration through lookup (os.LookupEnv in production).
+func Load(lookup func(string) (string, bool)) (*Config, error) {
+	get := func(name string) string {
+		if v, ok := lookup(name); ok && strings.TrimSpace(v) != "" {
+			return strings.TrimSpace(v)
+		}
+		for _, s := range Settings {
+			if s.Name == name {
+				return s.Default
+			}
+		}
+		return ""
+	}
+	c := &Config{
+		Mode:             Standalone,
+		ListenAddr:       get("LISTEN_ADDR"),
+		DataDir:          get("DATA_DIR"),
+		CosmosEndpoint:   first(get("CosmosDB__accountEndpoint"), get("COSMOS_ENDPOINT")),
+		CosmosCredential: get("CosmosDB__credential"),
+		CosmosClientID:   first(get("CosmosDB__clientId"), get("AZURE_CLIENT_ID")),
+		CosmosKey:        get("COSMOS_KEY"),
+		Database:         get("COSMOS_DATABASE"),
+		TodoContainer:    get("COSMOS_TODO_CONTAINER"),
+		AuditContainer:   get("COSMOS_AUDIT_CONTAINER"),
+		LeasesContainer:  get("COSMOS_LEASES_CONTAINER"),
+		Scheme:           get("PARTITION_SCHEME"),
+		AuthMode:         get("AUTH_MODE"),
+		SingleUserID:     get("SINGLE_USER_ID"),
+		LogLevel:         get("LOG_LEVEL"),
+	}
+	if port := get("FUNCTIONS_CUSTOMHANDLER_PORT"); port != "" {
+		n, err := strconv.Atoi(port)
+		if err != nil || n < 1 || n > 65535 {
+			return nil, &Error{"FUNCTIONS_CUSTOMHANDLER_PORT", fmt.Sprintf("%q is not a TCP port", port)}
+		}
+		c.Mode = Host
+		c.ListenAddr = net.JoinHostPort("127.0.0.1", port)
+	} else if _, _, err := net.SplitHostPort(c.ListenAddr); err != nil {
+		return nil, &Error{"LISTEN_ADDR", fmt.Sprintf("%q is not host:port", c.ListenAddr)}
+	}
+
+	c.Store = get("STORE")
+	switch c.Store {
+	case "":
+		c.Store = "embedded"
+		if c.CosmosEndpoint != "" {
+			c.Store = "cosmos"
+		}
+	case "embedded", "cosmos":
+	default:
+		return nil, &Error{"STORE", fmt.Sprintf("%q is not embedded or cosmos", c.Store)}
+	}
+	if c.Store == "cosmos" && c.CosmosEndpoint == "" {
+		return nil, &Error{"CosmosDB__accountEndpoint", "STORE=cosmos needs a Cosmos DB endpoint (or COSMOS_ENDPOINT)"}
+	}
+	if c.Store == "embedded" && c.DataDir == "" {
+		return nil, &Error{"DATA_DIR", "must not be empty"}
+	}
+	if c.CosmosCredential != "" && !strings.EqualFold(c.CosmosCredential, "managedidentity") {
+		return nil, &Error{"CosmosDB__credential", fmt.Sprintf("%q is not managedidentity", c.CosmosCredential)}
+	}
+	for _, name := range []struct{ setting, value string }{
+		{"COSMOS_DATABASE", c.Database}, {"COSMOS_TODO_CONTAINER", c.TodoContainer},
+		{"COSMOS_AUDIT_CONTAINER", c.AuditContainer}, {"COSMOS_LEASES_CONTAINER", c.LeasesContainer},
+	} {
+		if !validResourceName(name.value) {
+			return nil, &Error{name.setting, fmt.Sprintf("%q is not a valid Cosmos DB resource name", name.value)}
+		}
+	}
+
+	switch c.Scheme {
+	case "hierarchical", "category", "synthetic":
+	default:
+		return nil, &Error{"PARTITION_SCHEME", fmt.Sprintf("%q is not hierarchical, category or synthetic", c.Scheme)}
+	}
+	var err error
+	if c.SyntheticBuckets, err = intSetting(get, "SYNTHETIC_BUCKETS", 1, 100); err != nil {
+		return nil, err
+	}
+
+	if c.AuthMode == "" {
+		c.AuthMode = "dev"
+		if c.Mode == Host {
+			c.AuthMode = "easyauth"
+		}
+	}
+	switch c.AuthMode {
+	case "easyauth", "single":
+	case "dev":
+		if c.Mode == Host {
+			return nil, &Error{"AUTH_MODE", "dev trusts the X-User-Id header and is refused under the Functions host; use easyauth or single"}
+		}
+	default:
+		return nil, &Error{"AUTH_MODE", fmt.Sprintf("%q is not easyauth, single or dev", c.AuthMode)}
+	}
+	if c.SingleUserID == "" || strings.ContainsAny(c.SingleUserID, `/\?#`) {
+		return nil, &Error{"SINGLE_USER_ID", fmt.Sprintf("%q is not a valid user id", c.SingleUserID)}
+	}
+
+	maxBody, err := intSetting(get, "MAX_BODY_BYTES", 1024, 2_000_000)
+	if err != nil {
+		return nil, err
+	}
+	c.MaxBodyBytes = int64(maxBody)
+	ttl, err := intSetting(get, "VERSION_TTL_SECONDS", 60, 10*365*24*3600)
+	if err != nil {
+		return nil, err
+	}
+	c.VersionTTL = time.Duration(ttl) * time.Second
+
+	switch get("AUDIT_PUMP") {
+	case "on":
+		c.AuditPump = true
+	case "off":
+	default:
+		return nil, &Error{"AUDIT_PUMP", fmt.Sprintf("%q is not on or off", get("AUDIT_PUMP"))}
+	}
+	switch c.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		return nil, &Error{"LOG_LEVEL", fmt.Sprintf("%q is not debug, info, warn or error", c.LogLevel)}
+	}
+	return c, nil
+}
+
+func first(vs ...string) string {
+	for _, v := range vs {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func intSetting(get func(string) string, name string, lo, hi int) (int, error) {
+	v := get(name)
+	n, err := strconv.Atoi(v)
+	if err != nil || n < lo || n > hi {
+		return 0, &Error{name, fmt.Sprintf("%q is not a whole number from %d to %d", v, lo, hi)}
+	}
+	return n, nil
+}
+
+// validResourceName follows the Cosmos DB rules for database and container
+// ids: 1-255 characters, none of / \ ? #, no trailing space.
+func validResourceName(s string) bool {
+	return s != "" && len(s) <= 255 && !strings.ContainsAny(s, `/\?#`) && strings.TrimSpace(s) == s
+}

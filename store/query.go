@@ -1,0 +1,189 @@
+package store
+
+import (
+	"regexp"
+	"strconv"
+
+	"github.com/todoaudit/todo"
+)
+
+// Query is a specification: a small typed value that each store renders
+// itself (parameterised SQL for Cosmos DB, evaluation for the embedded
+// store). Field names come from code, never from callers; values are always
+// passed as parameters.
+type Query struct {
+	// PartitionKey scopes the query: a full key reads one logical
+	// partition, a prefix of a hierarchical key reads every partition under
+	// it, and an empty key reads the whole container.
+	PartitionKey PartitionKey
+	Filters      []Filter
+	// OrderBy is allowed only with a full partition key: the Cosmos gateway
+	// cannot serve ORDER BY across partitions for this SDK. Without it,
+	// items come in id order within a partition.
+	OrderBy []Order
+	// PageSize is the maximum number of items in the page, 1 to MaxPageSize.
+	PageSize int
+	// Continuation resumes a previous page of the same query ("" = start).
+	Continuation string
+}
+
+// MaxPageSize is the largest page a query may ask for.
+const MaxPageSize = 1000
+
+// CompareOp is a filter's comparison.
+type CompareOp int
+
+// The comparisons. As in Cosmos DB, a comparison with a missing property or a
+// value of another type is false.
+const (
+	Eq CompareOp = iota + 1
+	Ne
+	Lt
+	Le
+	Gt
+	Ge
+	// IsDefined and NotDefined test for the presence of a property; they
+	// ignore Value.
+	IsDefined
+	NotDefined
+)
+
+// Filter is one condition on a top-level property. Value is a string, bool,
+// int64 or float64.
+type Filter struct {
+	Field string
+	Op    CompareOp
+	Value any
+}
+
+// Order sorts by one top-level property.
+type Order struct {
+	Field string
+	Desc  bool
+}
+
+// Page is one page of query results.
+type Page struct {
+	Items []Item
+	// Continuation fetches the next page; "" when this is the last one.
+	Continuation string
+	Cost         Cost
+}
+
+var fieldName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
+
+// Check validates q for a container, so that both stores refuse the same
+// queries the same way.
+func (q *Query) Check(spec ContainerSpec) error {
+	if len(q.PartitionKey) > len(spec.PartitionKeyPaths) {
+		return todo.Errorf(todo.Invalid, "partition key %s has more components than the container's %d paths", q.PartitionKey, len(spec.PartitionKeyPaths))
+	}
+	if len(q.OrderBy) > 0 && len(q.PartitionKey) != len(spec.PartitionKeyPaths) {
+		return todo.Errorf(todo.Invalid, "ORDER BY needs a full partition key: the gateway cannot serve it across partitions")
+	}
+	if q.PageSize < 1 || q.PageSize > MaxPageSize {
+		return todo.Errorf(todo.Invalid, "page size must be between 1 and %d", MaxPageSize)
+	}
+	for _, f := range q.Filters {
+		if !fieldName.MatchString(f.Field) {
+			return todo.Errorf(todo.Invalid, "invalid filter field %q", f.Field)
+		}
+		if f.Op < Eq || f.Op > NotDefined {
+			return todo.Errorf(todo.Invalid, "invalid filter operator %d", f.Op)
+		}
+		if f.Op != IsDefined && f.Op != NotDefined {
+			switch f.Value.(type) {
+			case string, bool, int64, float64:
+			default:
+				return todo.Errorf(todo.Invalid, "invalid filter value of type %T", f.Value)
+			}
+		}
+	}
+	for _, o := range q.OrderBy {
+		if !fieldName.MatchString(o.Field) {
+			return todo.Errorf(todo.Invalid, "invalid order field %q", o.Field)
+		}
+	}
+	return nil
+}
+
+// ScopeKind is how much of a container a call touched, cheapest first:
+// Point read > single-partition query > prefix > fan-out > cross-partition.
+type ScopeKind int
+
+// The scope kinds.
+const (
+	ScopePoint ScopeKind = iota + 1
+	ScopePartition
+	ScopePrefix
+	ScopeFanout
+	ScopeCrossPartition
+)
+
+// Scope is a ScopeKind with the number of partitions of a fan-out.
+type Scope struct {
+	Kind   ScopeKind
+	Fanout int
+}
+
+// Scopes used often.
+var (
+	Point          = Scope{Kind: ScopePoint}
+	Partition      = Scope{Kind: ScopePartition}
+	Prefix         = Scope{Kind: ScopePrefix}
+	CrossPartition = Scope{Kind: ScopeCrossPartition}
+)
+
+// Fanout is the scope of n single-partition requests.
+func Fanout(n int) Scope { return Scope{Kind: ScopeFanout, Fanout: n} }
+
+// ScopeOf returns the scope a query with partition key pk has in a
+// container with the given number of key paths.
+func ScopeOf(pk PartitionKey, paths int) Scope {
+	switch {
+	case len(pk) == 0:
+		return CrossPartition
+	case len(pk) < paths:
+		return Prefix
+	default:
+		return Partition
+	}
+}
+
+// String is the scope as the API reports it in X-Query-Scope.
+func (s Scope) String() string {
+	switch s.Kind {
+	case ScopePoint:
+		return "point"
+	case ScopePartition:
+		return "partition"
+	case ScopePrefix:
+		return "prefix"
+	case ScopeFanout:
+		return "fanout(" + itoa(s.Fanout) + ")"
+	case ScopeCrossPartition:
+		return "cross-partition"
+	}
+	return "none"
+}
+
+// Cost is what one or more store calls cost.
+type Cost struct {
+	Scope Scope
+	// Charge is in request units: measured by Cosmos DB, estimated by the
+	// embedded store.
+	Charge float64
+	// Requests counts round trips to the store.
+	Requests int
+}
+
+// Add accumulates o into c; the scope becomes the wider of the two.
+func (c *Cost) Add(o Cost) {
+	c.Charge += o.Charge
+	c.Requests += o.Requests
+	if o.Scope.Kind > c.Scope.Kind || (o.Scope.Kind == c.Scope.Kind && o.Scope.Fanout > c.Scope.Fanout) {
+		c.Scope = o.Scope
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

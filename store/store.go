@@ -1,0 +1,162 @@
+// Package store defines the small document-store contract that the
+// partitioned repository is built on, shaped after the Cosmos DB NoSQL API so
+// that the azcosmos client implements it call for call (ReadItem, CreateItem,
+// UpsertItem and ReplaceItem with IfMatchEtag, DeleteItem,
+// ExecuteTransactionalBatch, NewQueryItemsPager, ReadChangeFeed) and the
+// embedded bbolt store reproduces the same semantics on one machine.
+//
+// Every call reports what it cost: its Scope (how many logical partitions it
+// touched) and its request charge in request units (RU).
+package store
+
+import (
+	"context"
+	"strings"
+)
+
+// PartitionKey is a partition key value: one component for a single-path
+// key, up to three for a hierarchical (MultiHash) key. A key with fewer
+// components than the container has paths is a prefix, valid only in
+// queries. An empty key in a query means every partition.
+type PartitionKey []string
+
+// String joins the components for logs and error messages.
+func (pk PartitionKey) String() string { return "[" + strings.Join(pk, ", ") + "]" }
+
+// Equal reports whether pk and o have the same components.
+func (pk PartitionKey) Equal(o PartitionKey) bool {
+	if len(pk) != len(o) {
+		return false
+	}
+	for i := range pk {
+		if pk[i] != o[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// HasPrefix reports whether p is a prefix of pk (or pk itself).
+func (pk PartitionKey) HasPrefix(p PartitionKey) bool {
+	return len(p) <= len(pk) && pk[:len(p)].Equal(p)
+}
+
+// ContainerSpec describes a container as it is provisioned.
+type ContainerSpec struct {
+	Name string
+	// PartitionKeyPaths are the top-level properties that form the partition
+	// key, e.g. ["/userId", "/category"]. More than one means MultiHash.
+	PartitionKeyPaths []string
+	// DefaultTTL is the container's default time to live in seconds: nil
+	// disables TTL (per-item ttl is ignored), -1 enables per-item ttl with no
+	// default expiry, n > 0 expires items n seconds after their last write.
+	DefaultTTL *int
+}
+
+// Item is a stored document with its system properties.
+type Item struct {
+	ID           string
+	PartitionKey PartitionKey
+	ETag         string
+	// Body is the JSON document as stored, including _etag and _ts.
+	Body []byte
+}
+
+// WriteOptions are the optional conditions of a write; nil means none.
+type WriteOptions struct {
+	// IfMatch makes the write fail with PreconditionFailed unless the item's
+	// current ETag equals it.
+	IfMatch string
+}
+
+// Store opens containers.
+type Store interface {
+	// Container returns the container with the given name. It fails with
+	// NotFound when the container does not exist.
+	Container(ctx context.Context, name string) (Container, error)
+	// Ping checks that the store answers, for health checks.
+	Ping(ctx context.Context) error
+	// Close releases the store.
+	Close() error
+}
+
+// Container is one container's data plane. Methods return *todo.Error values
+// of kind NotFound, Conflict, PreconditionFailed, TooLarge, Invalid,
+// Throttled or Unavailable where Cosmos DB would answer 404, 409, 412, 413,
+// 400, 429 or 503.
+type Container interface {
+	// Spec describes the container.
+	Spec() ContainerSpec
+	// Read is a point read of one item by full partition key and id: the
+	// cheapest operation there is. NotFound when absent or expired.
+	Read(ctx context.Context, pk PartitionKey, id string) (Item, Cost, error)
+	// Create inserts doc; Conflict when an item with its id exists in pk.
+	Create(ctx context.Context, pk PartitionKey, doc []byte) (Item, Cost, error)
+	// Upsert inserts or replaces doc. With IfMatch set it only replaces.
+	Upsert(ctx context.Context, pk PartitionKey, doc []byte, o *WriteOptions) (Item, Cost, error)
+	// Replace replaces an existing item; NotFound when absent.
+	Replace(ctx context.Context, pk PartitionKey, doc []byte, o *WriteOptions) (Item, Cost, error)
+	// Delete removes an item; NotFound when absent.
+	Delete(ctx context.Context, pk PartitionKey, id string, o *WriteOptions) (Cost, error)
+	// Batch runs up to MaxBatchOps operations in one logical partition, all
+	// or nothing. On failure the error is a *BatchError naming the failing
+	// operation and nothing was written.
+	Batch(ctx context.Context, pk PartitionKey, ops []Op) ([]OpResult, Cost, error)
+	// Query returns one page of the items that spec selects within
+	// q.PartitionKey (full key, prefix, or empty for every partition).
+	Query(ctx context.Context, q Query) (Page, error)
+	// ChangeFeed returns up to max changed items after continuation ("" is
+	// the beginning), in latest-version mode: an item changed several times
+	// since the continuation appears once, at its latest version; deletes
+	// and expiries never appear; order is kept within a logical partition.
+	// The returned continuation stays valid across restarts.
+	ChangeFeed(ctx context.Context, continuation string, max int) (ChangeBatch, error)
+}
+
+// MaxBatchOps is the Cosmos DB limit on operations in a transactional batch.
+const MaxBatchOps = 100
+
+// OpKind is the kind of a batch operation.
+type OpKind int
+
+// Batch operation kinds.
+const (
+	OpCreate OpKind = iota + 1
+	OpUpsert
+	OpReplace
+	OpDelete
+	OpRead
+)
+
+// Op is one operation of a transactional batch.
+type Op struct {
+	Kind    OpKind
+	ID      string // for Delete and Read; taken from Doc otherwise
+	Doc     []byte
+	IfMatch string
+}
+
+// OpResult is the outcome of one batch operation.
+type OpResult struct {
+	StatusCode int // the Cosmos status: 200, 201, 204
+	ETag       string
+	Body       []byte // for Read
+}
+
+// BatchError reports which operation made a batch fail.
+type BatchError struct {
+	Index int // the failing operation
+	Err   error
+}
+
+func (e *BatchError) Error() string { return "batch operation " + itoa(e.Index) + ": " + e.Err.Error() }
+func (e *BatchError) Unwrap() error { return e.Err }
+
+// ChangeBatch is one read of a change feed.
+type ChangeBatch struct {
+	Items []Item
+	// Continuation resumes the feed after these items; it equals the input
+	// continuation when there was nothing new.
+	Continuation string
+	Cost         Cost
+}

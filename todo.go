@@ -1,0 +1,204 @@
+package todo
+
+import (
+	"encoding/json"
+	"strconv"
+	"time"
+)
+
+// Document types stored in the polymorphic todo container, told apart by
+// their "type" discriminator.
+const (
+	TypeTodo     = "todo"
+	TypeVersion  = "todoVersion"
+	TypeSequence = "sequence"
+	// EntityTypeTodo is the entityType of audit records of todos.
+	EntityTypeTodo = "todo"
+)
+
+// Operation names the change that produced a version.
+type Operation string
+
+// The operations recorded in versions and audit records.
+const (
+	OpCreate   Operation = "create"
+	OpUpdate   Operation = "update"
+	OpDelete   Operation = "delete"
+	OpRollback Operation = "rollback"
+	OpMove     Operation = "move"
+)
+
+// Valid reports whether op is one of the known operations.
+func (op Operation) Valid() bool {
+	switch op {
+	case OpCreate, OpUpdate, OpDelete, OpRollback, OpMove:
+		return true
+	}
+	return false
+}
+
+// Todo is one user's todo item as stored in the todo container. UserID always
+// comes from authentication, never from the caller's body or the id.
+type Todo struct {
+	ID          string     `json:"id"`
+	Type        string     `json:"type"`
+	UserID      string     `json:"userId"`
+	Category    string     `json:"category"`
+	Title       string     `json:"title"`
+	Notes       string     `json:"notes,omitempty"`
+	DueDate     *time.Time `json:"dueDate,omitempty"`
+	Tags        []string   `json:"tags,omitempty"`
+	IsCompleted bool       `json:"isCompleted"`
+	Version     int64      `json:"version"`
+	CreatedAt   time.Time  `json:"createdAt"`
+	UpdatedAt   time.Time  `json:"updatedAt"`
+	// LastOperation and UpdatedBy describe the change that produced this
+	// version, so that an audit record derived from the todo document alone
+	// equals the one derived from its version document.
+	LastOperation Operation `json:"lastOperation,omitempty"`
+	UpdatedBy     string    `json:"updatedBy,omitempty"`
+	// MovedFrom is the id this todo was moved from, on the first version
+	// after a move.
+	MovedFrom string `json:"movedFrom,omitempty"`
+	// MovingTo marks a todo whose move to another partition has started but
+	// not finished; such a todo is hidden and a retried move completes it.
+	MovingTo string `json:"movingTo,omitempty"`
+	// PartitionKey is the synthetic partition key property, set only under
+	// the synthetic scheme.
+	PartitionKey string `json:"partitionKey,omitempty"`
+}
+
+// Fields is the user-editable content of a todo: what a create or update
+// request carries and what a rollback restores.
+type Fields struct {
+	Category    string     `json:"category"`
+	Title       string     `json:"title"`
+	Notes       string     `json:"notes,omitempty"`
+	DueDate     *time.Time `json:"dueDate,omitempty"`
+	Tags        []string   `json:"tags,omitempty"`
+	IsCompleted bool       `json:"isCompleted"`
+}
+
+// Fields returns the user-editable content of t.
+func (t *Todo) Fields() Fields {
+	return Fields{Category: t.Category, Title: t.Title, Notes: t.Notes, DueDate: t.DueDate, Tags: t.Tags, IsCompleted: t.IsCompleted}
+}
+
+// SetFields replaces the user-editable content of t with f.
+func (t *Todo) SetFields(f Fields) {
+	t.Category, t.Title, t.Notes, t.DueDate, t.Tags, t.IsCompleted = f.Category, f.Title, f.Notes, f.DueDate, f.Tags, f.IsCompleted
+}
+
+// Version is the immutable copy of one version of a todo, written in the same
+// transactional batch as the change itself (a transactional outbox). It lives
+// in the todo's logical partition, so it carries the same partition key
+// properties, and expires after the retention period.
+type Version struct {
+	ID           string    `json:"id"`
+	Type         string    `json:"type"`
+	TodoID       string    `json:"todoId"`
+	UserID       string    `json:"userId"`
+	Category     string    `json:"category"`
+	PartitionKey string    `json:"partitionKey,omitempty"`
+	Version      int64     `json:"version"`
+	Operation    Operation `json:"operation"`
+	Entity       Todo      `json:"entity"`
+	Actor        string    `json:"actor"`
+	At           time.Time `json:"at"`
+	TTL          int       `json:"ttl,omitempty"`
+}
+
+// NewVersion returns the version document of t as it stands, with the
+// given time to live in seconds (0 keeps the container default).
+func NewVersion(t Todo, op Operation, actor string, at time.Time, ttl int) Version {
+	snap := t.Snapshot()
+	return Version{
+		ID:           VersionID(t.ID, t.Version),
+		Type:         TypeVersion,
+		TodoID:       t.ID,
+		UserID:       t.UserID,
+		Category:     t.Category,
+		PartitionKey: t.PartitionKey,
+		Version:      t.Version,
+		Operation:    op,
+		Entity:       snap,
+		Actor:        actor,
+		At:           at,
+		TTL:          ttl,
+	}
+}
+
+// Snapshot returns the copy of t that histories keep: the todo without the
+// transient move marker.
+func (t Todo) Snapshot() Todo {
+	t.MovingTo = ""
+	return t
+}
+
+// AuditRecord is one version of one entity in the audit container. Its
+// partition key is EntityKey, the entity's full identity including the owner,
+// so one user's history lookup can never read another user's records.
+type AuditRecord struct {
+	ID             string          `json:"id"`
+	EntityKey      string          `json:"entityKey"`
+	EntityID       string          `json:"entityId"`
+	EntityType     string          `json:"entityType"`
+	Version        int64           `json:"version"`
+	Operation      Operation       `json:"operation"`
+	Entity         json.RawMessage `json:"entity"`
+	DateCreatedUTC time.Time       `json:"dateCreatedUtc"`
+	Actor          string          `json:"actor"`
+}
+
+// EntityKey is the audit partition key of one user's todo. Neither part may
+// contain '/', so the key is unambiguous.
+func EntityKey(userID, todoID string) string {
+	return EntityTypeTodo + "/" + userID + "/" + todoID
+}
+
+// AuditID is the deterministic id of the audit record of one version, so a
+// redelivered change never duplicates history.
+func AuditID(todoID string, version int64) string {
+	return VersionID(todoID, version)
+}
+
+// VersionID is the deterministic id of a version document.
+func VersionID(todoID string, version int64) string {
+	return todoID + ":v" + strconv.FormatInt(version, 10)
+}
+
+// NewAuditRecord builds the audit record of version v. The entity snapshot
+// is encoded from the typed todo, so records derived from a version document
+// and from the todo document itself are byte-for-byte equal.
+func NewAuditRecord(v Version) (AuditRecord, error) {
+	entity, err := json.Marshal(v.Entity)
+	if err != nil {
+		return AuditRecord{}, err
+	}
+	return AuditRecord{
+		ID:             AuditID(v.TodoID, v.Version),
+		EntityKey:      EntityKey(v.UserID, v.TodoID),
+		EntityID:       v.TodoID,
+		EntityType:     EntityTypeTodo,
+		Version:        v.Version,
+		Operation:      v.Operation,
+		Entity:         entity,
+		DateCreatedUTC: v.At.UTC(),
+		Actor:          v.Actor,
+	}, nil
+}
+
+// VersionOf returns the version a todo document stands for, for documents
+// seen without their version document (written by another tool). Its
+// operation and actor come from the document's own change description when
+// present.
+func VersionOf(t Todo) Version {
+	op := t.LastOperation
+	if !op.Valid() {
+		op = OpUpdate
+		if t.Version <= 1 {
+			op = OpCreate
+		}
+	}
+	return NewVersion(t, op, t.UpdatedBy, t.UpdatedAt, 0)
+}
