@@ -1,0 +1,229 @@
+package bolt
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	bbolt "go.etcd.io/bbolt"
+
+	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/store"
+)
+
+var (
+	bucketContainers = []byte("containers") // name → JSON ContainerSpec
+	bucketItems      = []byte("items")
+	bucketFeed       = []byte("feed")
+)
+
+// Options tune the store; nil means defaults.
+type Options struct {
+	// Now is the clock, for TTL; time.Now when nil.
+	Now func() time.Time
+	// SweepInterval is how often expired items are purged; one minute when
+	// zero. Expired items are invisible before they are purged.
+	SweepInterval time.Duration
+}
+
+// Store is the embedded store. It is safe for concurrent use.
+type Store struct {
+	db     *bbolt.DB
+	commit *committer
+	now    func() time.Time
+
+	mu         sync.Mutex
+	containers map[string]*container
+
+	stop chan struct{}
+	done chan struct{}
+}
+
+var _ store.Store = (*Store)(nil)
+
+// Open opens (creating if needed) the store file in dir and makes sure the
+// given containers exist. An existing container whose partition key paths
+// differ fails: a partition key cannot change after creation.
+func Open(dir string, specs []store.ContainerSpec, o *Options) (*Store, error) {
+	if o == nil {
+		o = &Options{}
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("embedded store: %w", err)
+	}
+	path := filepath.Join(dir, "store.db")
+	db, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: 2 * time.Second, NoFreelistSync: true})
+	if err != nil {
+		return nil, fmt.Errorf("embedded store %s: %w (is another process using it?)", path, err)
+	}
+	s := &Store{
+		db:         db,
+		commit:     &committer{db: db},
+		now:        o.Now,
+		containers: map[string]*container{},
+		stop:       make(chan struct{}),
+		done:       make(chan struct{}),
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if err := s.ensure(specs); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	interval := o.SweepInterval
+	if interval <= 0 {
+		interval = time.Minute
+	}
+	go s.sweep(interval)
+	return s, nil
+}
+
+func (s *Store) ensure(specs []store.ContainerSpec) error {
+	return s.db.Update(func(tx *bbolt.Tx) error {
+		meta, err := tx.CreateBucketIfNotExists(bucketContainers)
+		if err != nil {
+			return err
+		}
+		for _, spec := range specs {
+			if old := meta.Get([]byte(spec.Name)); old != nil {
+				var have store.ContainerSpec
+				if err := json.Unmarshal(old, &have); err != nil {
+					return fmt.Errorf("embedded store: container %s: %w", spec.Name, err)
+				}
+				if !slices.Equal(have.PartitionKeyPaths, spec.PartitionKeyPaths) {
+					return fmt.Errorf("embedded store: container %s has partition key %v, not %v; a partition key cannot change (use a new DATA_DIR)", spec.Name, have.PartitionKeyPaths, spec.PartitionKeyPaths)
+				}
+			}
+			b, err := json.Marshal(spec)
+			if err != nil {
+				return err
+			}
+			if err := meta.Put([]byte(spec.Name), b); err != nil {
+				return err
+			}
+			cb, err := tx.CreateBucketIfNotExists(containerBucket(spec.Name))
+			if err != nil {
+				return err
+			}
+			if _, err := cb.CreateBucketIfNotExists(bucketItems); err != nil {
+				return err
+			}
+			if _, err := cb.CreateBucketIfNotExists(bucketFeed); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func containerBucket(name string) []byte { return []byte("c/" + name) }
+
+// Container returns the named container.
+func (s *Store) Container(_ context.Context, name string) (store.Container, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c, ok := s.containers[name]; ok {
+		return c, nil
+	}
+	var spec store.ContainerSpec
+	err := s.db.View(func(tx *bbolt.Tx) error {
+		meta := tx.Bucket(bucketContainers)
+		v := meta.Get([]byte(name))
+		if v == nil {
+			return todo.Errorf(todo.NotFound, "container %s does not exist", name)
+		}
+		return json.Unmarshal(v, &spec)
+	})
+	if err != nil {
+		return nil, err
+	}
+	c := &container{s: s, spec: spec, name: containerBucket(name)}
+	s.containers[name] = c
+	return c, nil
+}
+
+// Ping checks that the database file is readable.
+func (s *Store) Ping(context.Context) error {
+	return s.db.View(func(tx *bbolt.Tx) error {
+		if tx.Bucket(bucketContainers) == nil {
+			return todo.Errorf(todo.Unavailable, "embedded store is not initialised")
+		}
+		return nil
+	})
+}
+
+// Close waits for in-flight commits and closes the file.
+func (s *Store) Close() error {
+	close(s.stop)
+	<-s.done
+	s.commit.wait()
+	return s.db.Close()
+}
+
+// sweep purges expired items now and then, so they stop taking space.
+func (s *Store) sweep(interval time.Duration) {
+	defer close(s.done)
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+			s.mu.Lock()
+			cs := make([]*container, 0, len(s.containers))
+			for _, c := range s.containers {
+				cs = append(cs, c)
+			}
+			s.mu.Unlock()
+			for _, c := range cs {
+				c.purgeExpired()
+			}
+		}
+	}
+}
+
+// record is the stored value of an item: its LSN, its expiry (unix seconds,
+// 0 = never) and its JSON body.
+type record struct {
+	lsn     uint64
+	expires int64
+	body    []byte
+}
+
+const recordHeader = 16
+
+func (r record) encode() []byte {
+	b := make([]byte, recordHeader+len(r.body))
+	binary.BigEndian.PutUint64(b, r.lsn)
+	binary.BigEndian.PutUint64(b[8:], uint64(r.expires))
+	copy(b[recordHeader:], r.body)
+	return b
+}
+
+// decodeRecord decodes v; body aliases v, which is only valid inside the
+// transaction.
+func decodeRecord(v []byte) record {
+	return record{
+		lsn:     binary.BigEndian.Uint64(v),
+		expires: int64(binary.BigEndian.Uint64(v[8:])),
+		body:    v[recordHeader:],
+	}
+}
+
+func (r record) expired(now time.Time) bool { return r.expires != 0 && now.Unix() >= r.expires }
+
+func lsnKey(lsn uint64) []byte {
+	b := make([]byte, 8)
+	binary.BigEndian.PutUint64(b, lsn)
+	return b
+}
+
+func etagOf(lsn uint64) string { return fmt.Sprintf("\"%016x\"", lsn) }

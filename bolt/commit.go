@@ -1,0 +1,102 @@
+package bolt
+
+import (
+	"errors"
+	"sync"
+
+	bbolt "go.etcd.io/bbolt"
+)
+
+// committer groups concurrent writes into shared, fsynced commits. A write
+// function checks all its conditions before it changes anything, so a
+// failed condition (a *todo.Error) leaves the shared transaction untouched;
+// any other failure rolls the whole group back and reruns each write alone.
+type committer struct {
+	db      *bbolt.DB
+	mu      sync.Mutex
+	queue   []*pending
+	running bool
+	idle    sync.WaitGroup
+}
+
+type pending struct {
+	fn   func(*bbolt.Tx) error
+	err  error
+	done chan struct{}
+}
+
+// errDirty marks a write that failed after it had started changing the
+// transaction; the group must then be rolled back.
+var errDirty = errors.New("write failed mid-way")
+
+func (c *committer) do(fn func(*bbolt.Tx) error) error {
+	p := &pending{fn: fn, done: make(chan struct{})}
+	c.mu.Lock()
+	c.queue = append(c.queue, p)
+	if !c.running {
+		c.running = true
+		c.idle.Add(1)
+		go c.loop()
+	}
+	c.mu.Unlock()
+	<-p.done
+	return p.err
+}
+
+// wait blocks until no commit is in flight.
+func (c *committer) wait() { c.idle.Wait() }
+
+func (c *committer) loop() {
+	defer c.idle.Done()
+	for {
+		c.mu.Lock()
+		group := c.queue
+		c.queue = nil
+		if len(group) == 0 {
+			c.running = false
+			c.mu.Unlock()
+			return
+		}
+		c.mu.Unlock()
+		if err := c.commit(group); err != nil {
+			for _, p := range group {
+				_ = c.commit([]*pending{p})
+			}
+		}
+		for _, p := range group {
+			close(p.done)
+		}
+	}
+}
+
+// commit runs a group in one transaction. It returns an error only when the
+// whole group must be retried alone; per-write condition failures are kept
+// in each pending.err.
+func (c *committer) commit(group []*pending) error {
+	tx, err := c.db.Begin(true)
+	if err != nil {
+		if len(group) == 1 {
+			group[0].err = err
+			return nil
+		}
+		return err
+	}
+	for _, p := range group {
+		p.err = p.fn(tx)
+		if p.err != nil && errors.Is(p.err, errDirty) {
+			_ = tx.Rollback()
+			if len(group) == 1 {
+				return nil
+			}
+			return p.err
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		for _, p := range group {
+			if p.err == nil {
+				p.err = err
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,559 @@
+package bolt
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+
+	bbolt "go.etcd.io/bbolt"
+
+	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/store"
+)
+
+type container struct {
+	s    *Store
+	spec store.ContainerSpec
+	name []byte
+}
+
+var _ store.Container = (*container)(nil)
+
+func (c *container) Spec() store.ContainerSpec { return c.spec }
+
+func kb(n int) float64 { return math.Max(1, math.Ceil(float64(n)/1024)) }
+
+func readCharge(n int) float64  { return kb(n) }
+func writeCharge(n int) float64 { return 6 * kb(n) }
+
+func (c *container) checkFullKey(pk store.PartitionKey) error {
+	if len(pk) != len(c.spec.PartitionKeyPaths) {
+		return todo.Errorf(todo.Invalid, "partition key %s does not match the container's %d key paths", pk, len(c.spec.PartitionKeyPaths))
+	}
+	return nil
+}
+
+// Read is a point read.
+func (c *container) Read(ctx context.Context, pk store.PartitionKey, id string) (store.Item, store.Cost, error) {
+	cost := store.Cost{Scope: store.Point, Requests: 1, Charge: 1}
+	if err := ctx.Err(); err != nil {
+		return store.Item{}, cost, todo.Wrap(todo.Unavailable, err, "request cancelled")
+	}
+	if err := c.checkFullKey(pk); err != nil {
+		return store.Item{}, cost, err
+	}
+	var item store.Item
+	err := c.s.db.View(func(tx *bbolt.Tx) error {
+		v := tx.Bucket(c.name).Bucket(bucketItems).Get(itemKey(pk, id))
+		if v == nil {
+			return notFound(id)
+		}
+		r := decodeRecord(v)
+		if r.expired(c.s.now()) {
+			return notFound(id)
+		}
+		item = store.Item{ID: id, PartitionKey: pk, ETag: etagOf(r.lsn), Body: bytes.Clone(r.body)}
+		return nil
+	})
+	if err == nil {
+		cost.Charge = readCharge(len(item.Body))
+	}
+	return item, cost, err
+}
+
+func notFound(id string) error { return todo.Errorf(todo.NotFound, "item %q not found", id) }
+
+// prepared is a write checked and encoded outside the commit lock.
+type prepared struct {
+	kind    store.OpKind
+	id      string
+	key     []byte
+	body    []byte // JSON without system properties
+	ttl     *int64
+	ifMatch string
+}
+
+var systemProperties = []string{"_rid", "_self", "_etag", "_attachments", "_ts", "_lsn"}
+
+// prepare validates doc as Cosmos DB would: a JSON object with a valid string
+// id whose partition key properties equal pk, at most 2 MB.
+func (c *container) prepare(pk store.PartitionKey, op store.Op) (prepared, error) {
+	p := prepared{kind: op.Kind, id: op.ID, ifMatch: op.IfMatch}
+	if op.Kind == store.OpDelete || op.Kind == store.OpRead {
+		if err := todo.ValidateID(op.ID); err != nil {
+			return p, err
+		}
+		p.key = itemKey(pk, op.ID)
+		return p, nil
+	}
+	if len(op.Doc) > todo.MaxDocumentBytes {
+		return p, todo.Errorf(todo.TooLarge, "document is larger than %d bytes", todo.MaxDocumentBytes)
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(op.Doc, &fields); err != nil || fields == nil {
+		return p, todo.Errorf(todo.Invalid, "document is not a JSON object")
+	}
+	if err := json.Unmarshal(fields["id"], &p.id); err != nil || fields["id"] == nil {
+		return p, todo.Errorf(todo.Invalid, "document has no string id")
+	}
+	if err := todo.ValidateID(p.id); err != nil {
+		return p, err
+	}
+	for i, path := range c.spec.PartitionKeyPaths {
+		var v string
+		raw, ok := fields[strings.TrimPrefix(path, "/")]
+		if !ok || json.Unmarshal(raw, &v) != nil || v != pk[i] {
+			return p, todo.Errorf(todo.Invalid, "partition key %s does not match the document's %s", pk, path)
+		}
+	}
+	if raw, ok := fields["ttl"]; ok && c.spec.DefaultTTL != nil {
+		var ttl int64
+		if err := json.Unmarshal(raw, &ttl); err != nil || ttl == 0 || ttl < -1 {
+			return p, todo.Errorf(todo.Invalid, "ttl must be a positive number of seconds or -1")
+		}
+		p.ttl = &ttl
+	}
+	for _, name := range systemProperties {
+		delete(fields, name)
+	}
+	body, err := json.Marshal(fields)
+	if err != nil {
+		return p, todo.Wrap(todo.Invalid, err, "document cannot be encoded")
+	}
+	p.body = body
+	p.key = itemKey(pk, p.id)
+	return p, nil
+}
+
+// expiry returns the unix second an item written at ts expires, 0 = never.
+func (c *container) expiry(ts int64, itemTTL *int64) int64 {
+	if c.spec.DefaultTTL == nil {
+		return 0
+	}
+	ttl := int64(*c.spec.DefaultTTL)
+	if itemTTL != nil {
+		ttl = *itemTTL
+	}
+	if ttl <= 0 {
+		return 0
+	}
+	return ts + ttl
+}
+
+func (c *container) Create(ctx context.Context, pk store.PartitionKey, doc []byte) (store.Item, store.Cost, error) {
+	return c.single(ctx, pk, store.Op{Kind: store.OpCreate, Doc: doc})
+}
+
+func (c *container) Upsert(ctx context.Context, pk store.PartitionKey, doc []byte, o *store.WriteOptions) (store.Item, store.Cost, error) {
+	return c.single(ctx, pk, store.Op{Kind: store.OpUpsert, Doc: doc, IfMatch: ifMatch(o)})
+}
+
+func (c *container) Replace(ctx context.Context, pk store.PartitionKey, doc []byte, o *store.WriteOptions) (store.Item, store.Cost, error) {
+	return c.single(ctx, pk, store.Op{Kind: store.OpReplace, Doc: doc, IfMatch: ifMatch(o)})
+}
+
+func (c *container) Delete(ctx context.Context, pk store.PartitionKey, id string, o *store.WriteOptions) (store.Cost, error) {
+	_, cost, err := c.single(ctx, pk, store.Op{Kind: store.OpDelete, ID: id, IfMatch: ifMatch(o)})
+	return cost, err
+}
+
+func ifMatch(o *store.WriteOptions) string {
+	if o == nil {
+		return ""
+	}
+	return o.IfMatch
+}
+
+func (c *container) single(ctx context.Context, pk store.PartitionKey, op store.Op) (store.Item, store.Cost, error) {
+	res, cost, err := c.Batch(ctx, pk, []store.Op{op})
+	cost.Scope = store.Point
+	var be *store.BatchError
+	if errors.As(err, &be) {
+		err = be.Err
+	}
+	if err != nil {
+		return store.Item{}, cost, err
+	}
+	item := store.Item{ID: op.ID, PartitionKey: pk, ETag: res[0].ETag, Body: res[0].Body}
+	if op.Kind != store.OpDelete {
+		var doc struct {
+			ID string `json:"id"`
+		}
+		_ = json.Unmarshal(op.Doc, &doc)
+		item.ID = doc.ID
+	}
+	return item, cost, nil
+}
+
+// Batch runs ops atomically in one logical partition: every condition is
+// checked against the partition as the earlier operations leave it before
+// anything is written, and everything is written in one transaction.
+func (c *container) Batch(ctx context.Context, pk store.PartitionKey, ops []store.Op) ([]store.OpResult, store.Cost, error) {
+	cost := store.Cost{Scope: store.Partition, Requests: 1}
+	if err := ctx.Err(); err != nil {
+		return nil, cost, todo.Wrap(todo.Unavailable, err, "request cancelled")
+	}
+	if err := c.checkFullKey(pk); err != nil {
+		return nil, cost, err
+	}
+	if len(ops) == 0 || len(ops) > store.MaxBatchOps {
+		return nil, cost, todo.Errorf(todo.Invalid, "a batch holds 1 to %d operations", store.MaxBatchOps)
+	}
+	preps := make([]prepared, len(ops))
+	for i, op := range ops {
+		p, err := c.prepare(pk, op)
+		if err != nil {
+			return nil, cost, &store.BatchError{Index: i, Err: err}
+		}
+		preps[i] = p
+		cost.Charge += writeCharge(len(p.body))
+	}
+	results := make([]store.OpResult, len(ops))
+	err := c.s.commit.do(func(tx *bbolt.Tx) error {
+		return c.apply(tx, preps, results)
+	})
+	return results, cost, err
+}
+
+type state struct {
+	rec    record
+	exists bool
+}
+
+func (c *container) apply(tx *bbolt.Tx, preps []prepared, results []store.OpResult) error {
+	cb := tx.Bucket(c.name)
+	items, feed := cb.Bucket(bucketItems), cb.Bucket(bucketFeed)
+	now := c.s.now()
+	overlay := map[string]state{}
+	current := func(key []byte) state {
+		if st, ok := overlay[string(key)]; ok {
+			return st
+		}
+		v := items.Get(key)
+		if v == nil {
+			return state{}
+		}
+		r := decodeRecord(v)
+		if r.expired(now) {
+			return state{}
+		}
+		return state{rec: r, exists: true}
+	}
+	// Check every operation before changing anything.
+	for i, p := range preps {
+		st := current(p.key)
+		var err error
+		switch {
+		case p.kind == store.OpCreate && st.exists:
+			err = todo.Errorf(todo.Conflict, "item %q already exists", p.id)
+		case p.kind != store.OpCreate && p.kind != store.OpUpsert && !st.exists:
+			err = notFound(p.id)
+		case p.ifMatch != "" && !st.exists:
+			err = todo.Errorf(todo.PreconditionFailed, "item %q does not exist", p.id)
+		case p.ifMatch != "" && p.ifMatch != etagOf(st.rec.lsn):
+			err = todo.Errorf(todo.PreconditionFailed, "item %q has changed (ETag mismatch)", p.id)
+		}
+		if err != nil {
+			return &store.BatchError{Index: i, Err: err}
+		}
+		switch p.kind {
+		case store.OpDelete:
+			overlay[string(p.key)] = state{}
+			results[i].StatusCode = http.StatusNoContent
+		case store.OpRead:
+			results[i] = store.OpResult{StatusCode: http.StatusOK, ETag: etagOf(st.rec.lsn), Body: bytes.Clone(st.rec.body)}
+		default:
+			results[i].StatusCode = http.StatusOK
+			if !st.exists {
+				results[i].StatusCode = http.StatusCreated
+			}
+			overlay[string(p.key)] = state{exists: true}
+		}
+	}
+	// Apply. Failures from here on leave the transaction half-written.
+	ts := now.Unix()
+	for i, p := range preps {
+		if p.kind == store.OpRead {
+			continue
+		}
+		if v := items.Get(p.key); v != nil {
+			if err := feed.Delete(lsnKey(decodeRecord(v).lsn)); err != nil {
+				return fmt.Errorf("%w: %v", errDirty, err)
+			}
+		}
+		if p.kind == store.OpDelete {
+			if err := items.Delete(p.key); err != nil {
+				return fmt.Errorf("%w: %v", errDirty, err)
+			}
+			continue
+		}
+		lsn, err := cb.NextSequence()
+		if err != nil {
+			return fmt.Errorf("%w: %v", errDirty, err)
+		}
+		etag := etagOf(lsn)
+		body := make([]byte, 0, len(p.body)+48)
+		body = append(body, `{"_etag":`...)
+		body = strconv.AppendQuote(body, etag)
+		body = append(body, `,"_ts":`...)
+		body = strconv.AppendInt(body, ts, 10)
+		body = append(body, ',')
+		body = append(body, p.body[1:]...)
+		rec := record{lsn: lsn, expires: c.expiry(ts, p.ttl), body: body}
+		if err := items.Put(p.key, rec.encode()); err != nil {
+			return fmt.Errorf("%w: %v", errDirty, err)
+		}
+		if err := feed.Put(lsnKey(lsn), p.key); err != nil {
+			return fmt.Errorf("%w: %v", errDirty, err)
+		}
+		results[i].ETag = etag
+		results[i].Body = body
+	}
+	return nil
+}
+
+// Query evaluates q over the key range of its partition key.
+func (c *container) Query(ctx context.Context, q store.Query) (store.Page, error) {
+	page := store.Page{Cost: store.Cost{Scope: store.ScopeOf(q.PartitionKey, len(c.spec.PartitionKeyPaths)), Requests: 1}}
+	if err := ctx.Err(); err != nil {
+		return page, todo.Wrap(todo.Unavailable, err, "request cancelled")
+	}
+	if err := q.Check(c.spec); err != nil {
+		return page, err
+	}
+	prefix := pkPrefix(q.PartitionKey)
+	var scanned, returned int
+	var err error
+	if len(q.OrderBy) > 0 {
+		page.Items, page.Continuation, scanned, err = c.queryOrdered(q, prefix)
+	} else {
+		page.Items, page.Continuation, scanned, err = c.queryByKey(q, prefix)
+	}
+	for _, it := range page.Items {
+		returned += len(it.Body)
+	}
+	page.Cost.Charge = 2.5 + 0.05*float64(scanned) + math.Ceil(float64(returned)/1024)
+	return page, err
+}
+
+func badContinuation() error {
+	return todo.Errorf(todo.Invalid, "malformed continuation token")
+}
+
+// queryByKey pages in key order; the continuation is the last key returned.
+func (c *container) queryByKey(q store.Query, prefix []byte) ([]store.Item, string, int, error) {
+	var start []byte
+	if q.Continuation != "" {
+		k, err := base64.RawURLEncoding.DecodeString(q.Continuation)
+		if err != nil || !bytes.HasPrefix(k, prefix) {
+			return nil, "", 0, badContinuation()
+		}
+		start = k
+	}
+	var out []store.Item
+	var next string
+	scanned := 0
+	err := c.s.db.View(func(tx *bbolt.Tx) error {
+		now := c.s.now()
+		cur := tx.Bucket(c.name).Bucket(bucketItems).Cursor()
+		k, v := cur.Seek(prefix)
+		if start != nil {
+			k, v = cur.Seek(start)
+			if bytes.Equal(k, start) {
+				k, v = cur.Next()
+			}
+		}
+		for ; k != nil && bytes.HasPrefix(k, prefix); k, v = cur.Next() {
+			r := decodeRecord(v)
+			if r.expired(now) {
+				continue
+			}
+			scanned++
+			ok, err := matches(r.body, q.Filters)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				continue
+			}
+			if len(out) == q.PageSize {
+				next = base64.RawURLEncoding.EncodeToString(keyOf(out[len(out)-1]))
+				return nil
+			}
+			pk, id := splitItemKey(k, len(c.spec.PartitionKeyPaths))
+			out = append(out, store.Item{ID: id, PartitionKey: pk, ETag: etagOf(r.lsn), Body: bytes.Clone(r.body)})
+		}
+		return nil
+	})
+	return out, next, scanned, err
+}
+
+func keyOf(it store.Item) []byte { return itemKey(it.PartitionKey, it.ID) }
+
+// orderedCursor is the continuation of an ordered query: the sort value and
+// id of the last item returned.
+type orderedCursor struct {
+	Values []json.RawMessage `json:"v"`
+	ID     string            `json:"id"`
+}
+
+// queryOrdered sorts one partition's matches by the ORDER BY fields, then id.
+func (c *container) queryOrdered(q store.Query, prefix []byte) ([]store.Item, string, int, error) {
+	var after *orderedCursor
+	if q.Continuation != "" {
+		raw, err := base64.RawURLEncoding.DecodeString(q.Continuation)
+		after = &orderedCursor{}
+		if err != nil || json.Unmarshal(raw, after) != nil || len(after.Values) != len(q.OrderBy) {
+			return nil, "", 0, badContinuation()
+		}
+	}
+	type row struct {
+		item store.Item
+		keys []json.RawMessage
+	}
+	var rows []row
+	scanned := 0
+	err := c.s.db.View(func(tx *bbolt.Tx) error {
+		now := c.s.now()
+		cur := tx.Bucket(c.name).Bucket(bucketItems).Cursor()
+		for k, v := cur.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = cur.Next() {
+			r := decodeRecord(v)
+			if r.expired(now) {
+				continue
+			}
+			scanned++
+			var fields map[string]json.RawMessage
+			if err := json.Unmarshal(r.body, &fields); err != nil {
+				return todo.Wrap(todo.Internal, err, "stored document is not JSON")
+			}
+			if !matchFields(fields, q.Filters) {
+				continue
+			}
+			keys := make([]json.RawMessage, len(q.OrderBy))
+			for i, o := range q.OrderBy {
+				keys[i] = fields[o.Field]
+			}
+			pk, id := splitItemKey(k, len(c.spec.PartitionKeyPaths))
+			rows = append(rows, row{store.Item{ID: id, PartitionKey: pk, ETag: etagOf(r.lsn), Body: bytes.Clone(r.body)}, keys})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, "", scanned, err
+	}
+	less := func(ak []json.RawMessage, aid string, bk []json.RawMessage, bid string) int {
+		for i, o := range q.OrderBy {
+			if d := compareOrder(ak[i], bk[i]); d != 0 {
+				if o.Desc {
+					return -d
+				}
+				return d
+			}
+		}
+		return strings.Compare(aid, bid)
+	}
+	sortRows(rows, func(a, b row) int { return less(a.keys, a.item.ID, b.keys, b.item.ID) })
+	start := 0
+	if after != nil {
+		for start < len(rows) && less(rows[start].keys, rows[start].item.ID, after.Values, after.ID) <= 0 {
+			start++
+		}
+	}
+	end := min(start+q.PageSize, len(rows))
+	out := make([]store.Item, 0, end-start)
+	for _, r := range rows[start:end] {
+		out = append(out, r.item)
+	}
+	next := ""
+	if end < len(rows) {
+		last := rows[end-1]
+		b, _ := json.Marshal(orderedCursor{Values: last.keys, ID: last.item.ID})
+		next = base64.RawURLEncoding.EncodeToString(b)
+	}
+	return out, next, scanned, nil
+}
+
+// ChangeFeed reads the feed bucket in LSN order after the continuation.
+func (c *container) ChangeFeed(ctx context.Context, continuation string, max int) (store.ChangeBatch, error) {
+	batch := store.ChangeBatch{Continuation: continuation, Cost: store.Cost{Scope: store.CrossPartition, Requests: 1, Charge: 1}}
+	if err := ctx.Err(); err != nil {
+		return batch, todo.Wrap(todo.Unavailable, err, "request cancelled")
+	}
+	var after uint64
+	if continuation != "" {
+		n, err := strconv.ParseUint(continuation, 10, 64)
+		if err != nil {
+			return batch, todo.Errorf(todo.Invalid, "malformed change feed continuation")
+		}
+		after = n
+	}
+	if max <= 0 {
+		max = 100
+	}
+	returned := 0
+	err := c.s.db.View(func(tx *bbolt.Tx) error {
+		now := c.s.now()
+		cb := tx.Bucket(c.name)
+		items := cb.Bucket(bucketItems)
+		cur := cb.Bucket(bucketFeed).Cursor()
+		for k, key := cur.Seek(lsnKey(after + 1)); k != nil && len(batch.Items) < max; k, key = cur.Next() {
+			lsn := binaryLSN(k)
+			batch.Continuation = strconv.FormatUint(lsn, 10)
+			v := items.Get(key)
+			if v == nil {
+				continue
+			}
+			r := decodeRecord(v)
+			if r.expired(now) {
+				continue
+			}
+			pk, id := splitItemKey(key, len(c.spec.PartitionKeyPaths))
+			body := make([]byte, 0, len(r.body)+24)
+			body = append(body, r.body[:len(r.body)-1]...)
+			body = append(body, `,"_lsn":`...)
+			body = strconv.AppendUint(body, lsn, 10)
+			body = append(body, '}')
+			batch.Items = append(batch.Items, store.Item{ID: id, PartitionKey: pk, ETag: etagOf(r.lsn), Body: body})
+			returned += len(body)
+		}
+		return nil
+	})
+	batch.Cost.Charge += math.Ceil(float64(returned) / 1024)
+	return batch, err
+}
+
+// purgeExpired deletes expired items and their feed entries.
+func (c *container) purgeExpired() {
+	if c.spec.DefaultTTL == nil {
+		return
+	}
+	_ = c.s.commit.do(func(tx *bbolt.Tx) error {
+		now := c.s.now()
+		cb := tx.Bucket(c.name)
+		items, feed := cb.Bucket(bucketItems), cb.Bucket(bucketFeed)
+		var dead [][]byte
+		_ = items.ForEach(func(k, v []byte) error {
+			r := decodeRecord(v)
+			if r.expired(now) {
+				dead = append(dead, bytes.Clone(k))
+				if err := feed.Delete(lsnKey(r.lsn)); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		for _, k := range dead {
+			if err := items.Delete(k); err != nil {
+				return fmt.Errorf("%w: %v", errDirty, err)
+			}
+		}
+		return nil
+	})
+}

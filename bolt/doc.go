@@ -1,0 +1,24 @@
+// Package bolt is the embedded document store: the store.Store contract on a
+// single bbolt file, with the Cosmos DB semantics the product relies on, so
+// the whole API runs and is tested on one machine without Azure.
+//
+// Layout: one top-level bucket per container holding an "items" bucket keyed
+// by the order-preserving encoding of the full partition key followed by the
+// id (so partitions and hierarchical prefixes are contiguous key ranges) and
+// a "feed" bucket keyed by log sequence number (LSN) that points at the
+// latest version of every live item. Rewriting an item moves its feed entry
+// to the new LSN and deleting it removes the entry, which gives the change
+// feed its latest-version semantics: coalesced, no deletes, ordered.
+//
+// Writes are durable when acknowledged: every commit is fsynced, and
+// concurrent writers are grouped into shared commits by a committer that
+// takes whatever queued while the previous commit was syncing.
+//
+// Request charges are estimates in the spirit of Cosmos DB's published costs
+// (a 1 KB point read costs 1 RU, a 1 KB write about 6 RU):
+//
+//	point read    max(1, ceil(KB))
+//	write/delete  6 × max(1, ceil(KB))      per item, summed over a batch
+//	query         2.5 + 0.05 × items scanned + ceil(KB returned)
+//	change feed   1 + ceil(KB returned)
+package bolt

@@ -1,0 +1,171 @@
+package bolt
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"slices"
+	"strings"
+
+	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/store"
+)
+
+func binaryLSN(k []byte) uint64 { return binary.BigEndian.Uint64(k) }
+
+func sortRows[T any](rows []T, cmp func(a, b T) int) { slices.SortStableFunc(rows, cmp) }
+
+// matches evaluates filters against a stored JSON body.
+func matches(body []byte, filters []store.Filter) (bool, error) {
+	if len(filters) == 0 {
+		return true, nil
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(body, &fields); err != nil {
+		return false, todo.Wrap(todo.Internal, err, "stored document is not JSON")
+	}
+	return matchFields(fields, filters), nil
+}
+
+// matchFields applies Cosmos DB comparison rules: a missing property or a
+// value of a different type makes the comparison undefined, which filters
+// the item out.
+func matchFields(fields map[string]json.RawMessage, filters []store.Filter) bool {
+	for _, f := range filters {
+		raw, ok := fields[f.Field]
+		switch f.Op {
+		case store.IsDefined:
+			if !ok {
+				return false
+			}
+			continue
+		case store.NotDefined:
+			if ok {
+				return false
+			}
+			continue
+		}
+		if !ok {
+			return false
+		}
+		d, comparable := compareValue(raw, f.Value)
+		if !comparable {
+			return false
+		}
+		var pass bool
+		switch f.Op {
+		case store.Eq:
+			pass = d == 0
+		case store.Ne:
+			pass = d != 0
+		case store.Lt:
+			pass = d < 0
+		case store.Le:
+			pass = d <= 0
+		case store.Gt:
+			pass = d > 0
+		case store.Ge:
+			pass = d >= 0
+		}
+		if !pass {
+			return false
+		}
+	}
+	return true
+}
+
+// compareValue compares a stored JSON value with a filter value of the same
+// JSON type; ok is false when the types differ.
+func compareValue(raw json.RawMessage, want any) (int, bool) {
+	switch w := want.(type) {
+	case string:
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return 0, false
+		}
+		return strings.Compare(s, w), true
+	case bool:
+		var b bool
+		if json.Unmarshal(raw, &b) != nil {
+			return 0, false
+		}
+		return boolInt(b) - boolInt(w), true
+	case int64:
+		return compareNumber(raw, float64(w))
+	case float64:
+		return compareNumber(raw, w)
+	}
+	return 0, false
+}
+
+func compareNumber(raw json.RawMessage, w float64) (int, bool) {
+	var n float64
+	if json.Unmarshal(raw, &n) != nil {
+		return 0, false
+	}
+	switch {
+	case n < w:
+		return -1, true
+	case n > w:
+		return 1, true
+	}
+	return 0, true
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// typeRank orders JSON values of different types the way Cosmos DB's ORDER BY
+// does: undefined, null, booleans, numbers, strings.
+func typeRank(raw json.RawMessage) int {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return 0
+	}
+	switch raw[0] {
+	case 'n':
+		return 1
+	case 't', 'f':
+		return 2
+	case '"':
+		return 4
+	case '{', '[':
+		return 5
+	}
+	return 3
+}
+
+func compareOrder(a, b json.RawMessage) int {
+	ra, rb := typeRank(a), typeRank(b)
+	if ra != rb {
+		return ra - rb
+	}
+	switch ra {
+	case 2:
+		var x, y bool
+		_ = json.Unmarshal(a, &x)
+		_ = json.Unmarshal(b, &y)
+		return boolInt(x) - boolInt(y)
+	case 3:
+		var x, y float64
+		_ = json.Unmarshal(a, &x)
+		_ = json.Unmarshal(b, &y)
+		switch {
+		case x < y:
+			return -1
+		case x > y:
+			return 1
+		}
+		return 0
+	case 4:
+		var x, y string
+		_ = json.Unmarshal(a, &x)
+		_ = json.Unmarshal(b, &y)
+		return strings.Compare(x, y)
+	}
+	return bytes.Compare(a, b)
+}
