@@ -1,0 +1,233 @@
+// Todo API with audit history: Azure Functions (Flex Consumption, custom
+// handler) on Cosmos DB, everything reached with one user-assigned managed
+// identity and no keys. Deployed with `azd up` (azure.yaml) or
+// infra/deploy.sh (make deploy-infra / deploy-app / what-if).
+targetScope = 'subscription'
+
+@minLength(1)
+@maxLength(64)
+@description('Environment name (azd: AZURE_ENV_NAME). Seeds resource names and tags.')
+param environmentName string
+
+@minLength(1)
+@description('Azure region of every resource; it must offer Flex Consumption.')
+@metadata({
+  azd: {
+    type: 'location'
+  }
+})
+param location string
+
+@description('Resource group name. Empty: rg-<environmentName>.')
+param resourceGroupName string = ''
+
+@description('Todo container partition scheme (PARTITION_SCHEME). Fixed once the container exists.')
+@allowed([
+  'hierarchical'
+  'category'
+  'synthetic'
+])
+param partitionScheme string = 'hierarchical'
+
+@description('Logical partitions per user under the synthetic scheme (SYNTHETIC_BUCKETS).')
+@minValue(1)
+@maxValue(100)
+param syntheticBuckets int = 8
+
+@description('Cosmos DB capacity: serverless, or autoscale throughput shared by the database.')
+@allowed([
+  'serverless'
+  'autoscale'
+])
+param cosmosCapacityMode string = 'serverless'
+
+@description('Autoscale maximum RU/s (autoscale mode only).')
+@minValue(1000)
+param cosmosAutoscaleMaxThroughput int = 1000
+
+@description('AUTH_MODE of the deployed handler. easyauth (default) needs App Service Authentication: set authClientId. dev is refused under the Functions host.')
+@allowed([
+  'easyauth'
+  'single'
+])
+param authMode string = 'easyauth'
+
+@description('Microsoft Entra app (client) id for App Service Authentication. Empty: not configured here (then configure it yourself before using easyauth).')
+param authClientId string = ''
+
+@description('Retention of version documents, the audit outbox, in seconds (VERSION_TTL_SECONDS).')
+@minValue(60)
+@maxValue(315360000)
+param versionTtlSeconds int = 2592000
+
+@description('Object id of the deploying user or principal, granted Cosmos DB Built-in Data Contributor on the database. Empty: none.')
+param principalId string = ''
+
+@description('Database name (COSMOS_DATABASE); the default matches config/config.go.')
+param cosmosDatabaseName string = 'todoapp'
+
+@description('Todo container name (COSMOS_TODO_CONTAINER).')
+param todoContainerName string = 'todos'
+
+@description('Audit container name (COSMOS_AUDIT_CONTAINER).')
+param auditContainerName string = 'audit'
+
+@description('Leases container name (COSMOS_LEASES_CONTAINER).')
+param leasesContainerName string = 'leases'
+
+@description('Handler log level (LOG_LEVEL).')
+@allowed([
+  'debug'
+  'info'
+  'warn'
+  'error'
+])
+param logLevel string = 'info'
+
+// UNCERTAIN: see modules/functionapp.bicep. Check with what-if before deploying.
+@description('Flex Consumption runtime version for runtime custom (unverified).')
+param functionsRuntimeVersion string = '1.0'
+
+@description('Flex Consumption instance memory (MB).')
+@allowed([
+  512
+  2048
+  4096
+])
+param instanceMemoryMB int = 2048
+
+@description('Flex Consumption maximum instance count.')
+param maximumInstanceCount int = 100
+
+var resourceToken = toLower(uniqueString(subscription().id, environmentName, location))
+var tags = {
+  'azd-env-name': environmentName
+  app: 'todoaudit'
+}
+var rgName = empty(resourceGroupName) ? 'rg-${environmentName}' : resourceGroupName
+var deploymentContainerName = 'app-package-${resourceToken}'
+
+resource rg 'Microsoft.Resources/resourceGroups@2024-03-01' = {
+  name: rgName
+  location: location
+  tags: tags
+}
+
+module identity 'modules/identity.bicep' = {
+  name: 'identity'
+  scope: rg
+  params: {
+    name: 'id-${resourceToken}'
+    location: location
+    tags: tags
+  }
+}
+
+module monitoring 'modules/monitoring.bicep' = {
+  name: 'monitoring'
+  scope: rg
+  params: {
+    logAnalyticsName: 'log-${resourceToken}'
+    appInsightsName: 'appi-${resourceToken}'
+    location: location
+    tags: tags
+  }
+}
+
+module storage 'modules/storage.bicep' = {
+  name: 'storage'
+  scope: rg
+  params: {
+    name: 'st${resourceToken}'
+    location: location
+    tags: tags
+    deploymentContainerName: deploymentContainerName
+  }
+}
+
+module cosmos 'modules/cosmos.bicep' = {
+  name: 'cosmos'
+  scope: rg
+  params: {
+    accountName: 'cosmos-${resourceToken}'
+    location: location
+    tags: tags
+    databaseName: cosmosDatabaseName
+    todoContainerName: todoContainerName
+    auditContainerName: auditContainerName
+    leasesContainerName: leasesContainerName
+    partitionScheme: partitionScheme
+    capacityMode: cosmosCapacityMode
+    autoscaleMaxThroughput: cosmosAutoscaleMaxThroughput
+  }
+}
+
+module roles 'modules/roles.bicep' = {
+  name: 'roles'
+  scope: rg
+  params: {
+    appPrincipalId: identity.outputs.principalId
+    deployerPrincipalId: principalId
+    storageAccountName: storage.outputs.name
+    appInsightsName: monitoring.outputs.appInsightsName
+    cosmosAccountName: cosmos.outputs.accountName
+    databaseName: cosmos.outputs.databaseName
+  }
+}
+
+// Every setting the handler reads in Azure (names from config/config.go;
+// infra/infra_test.go checks both ways). The Cosmos DB trigger and output
+// binding use the same CosmosDB__* section (function.json connection
+// "CosmosDB"). No COSMOS_KEY: the account has local auth disabled.
+var appSettings = {
+  CosmosDB__accountEndpoint: cosmos.outputs.endpoint
+  CosmosDB__credential: 'managedidentity'
+  CosmosDB__clientId: identity.outputs.clientId
+  AZURE_CLIENT_ID: identity.outputs.clientId
+  COSMOS_DATABASE: cosmosDatabaseName
+  COSMOS_TODO_CONTAINER: todoContainerName
+  COSMOS_AUDIT_CONTAINER: auditContainerName
+  COSMOS_LEASES_CONTAINER: leasesContainerName
+  PARTITION_SCHEME: partitionScheme
+  SYNTHETIC_BUCKETS: string(syntheticBuckets)
+  AUTH_MODE: authMode
+  VERSION_TTL_SECONDS: string(versionTtlSeconds)
+  LOG_LEVEL: logLevel
+}
+
+module functionApp 'modules/functionapp.bicep' = {
+  name: 'functionapp'
+  scope: rg
+  params: {
+    name: 'func-${resourceToken}'
+    planName: 'plan-${resourceToken}'
+    location: location
+    tags: tags
+    identityId: identity.outputs.id
+    identityClientId: identity.outputs.clientId
+    storageAccountName: storage.outputs.name
+    deploymentContainerName: storage.outputs.deploymentContainerName
+    appInsightsName: monitoring.outputs.appInsightsName
+    appSettings: appSettings
+    runtimeVersion: functionsRuntimeVersion
+    instanceMemoryMB: instanceMemoryMB
+    maximumInstanceCount: maximumInstanceCount
+    authClientId: authClientId
+  }
+}
+
+// Names and URLs only; never keys or connection strings.
+output AZURE_LOCATION string = location
+output AZURE_TENANT_ID string = tenant().tenantId
+output AZURE_RESOURCE_GROUP string = rg.name
+output FUNCTION_APP_NAME string = functionApp.outputs.name
+output FUNCTION_APP_URL string = 'https://${functionApp.outputs.defaultHostName}'
+output API_BASE_URL string = 'https://${functionApp.outputs.defaultHostName}/api'
+output AUTH_CONFIGURED bool = functionApp.outputs.authConfigured
+output COSMOS_ACCOUNT_NAME string = cosmos.outputs.accountName
+output COSMOS_ENDPOINT string = cosmos.outputs.endpoint
+output COSMOS_DATABASE string = cosmos.outputs.databaseName
+output PARTITION_SCHEME string = partitionScheme
+output STORAGE_ACCOUNT_NAME string = storage.outputs.name
+output APPLICATIONINSIGHTS_NAME string = monitoring.outputs.appInsightsName
+output MANAGED_IDENTITY_CLIENT_ID string = identity.outputs.clientId

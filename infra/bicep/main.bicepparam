@@ -1,0 +1,15 @@
+// Parameters for main.bicep, read from the environment so that azd (whose
+// environment values are exported) and infra/deploy.sh share one file.
+using 'main.bicep'
+
+param environmentName = readEnvironmentVariable('AZURE_ENV_NAME', 'todoaudit-dev')
+param location = readEnvironmentVariable('AZURE_LOCATION', 'swedencentral')
+param partitionScheme = readEnvironmentVariable('PARTITION_SCHEME', 'hierarchical')
+param syntheticBuckets = int(readEnvironmentVariable('SYNTHETIC_BUCKETS', '8'))
+param cosmosCapacityMode = readEnvironmentVariable('COSMOS_CAPACITY_MODE', 'serverless')
+param cosmosAutoscaleMaxThroughput = int(readEnvironmentVariable('COSMOS_AUTOSCALE_MAX_RU', '1000'))
+param authMode = readEnvironmentVariable('AUTH_MODE', 'easyauth')
+param authClientId = readEnvironmentVariable('AUTH_CLIENT_ID', '')
+param versionTtlSeconds = int(readEnvironmentVariable('VERSION_TTL_SECONDS', '2592000'))
+param principalId = readEnvironmentVariable('AZURE_PRINCIPAL_ID', '')
+param functionsRuntimeVersion = readEnvironmentVariable('FUNCTIONS_CUSTOM_RUNTIME_VERSION', '1.0')

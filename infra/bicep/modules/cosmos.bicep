@@ -1,0 +1,220 @@
+// Cosmos DB for NoSQL: account (Microsoft Entra only, TLS 1.2), the database
+// and all three containers. They are created here because a data-plane
+// identity (the app's) cannot create containers: with identity auth the
+// trigger's createLeaseContainerIfNotExists must stay false.
+
+@description('Cosmos DB account name (globally unique, lowercase).')
+param accountName string
+
+@description('Azure region.')
+param location string
+
+@description('Tags applied to the account.')
+param tags object = {}
+
+@description('Database name (app setting COSMOS_DATABASE).')
+param databaseName string
+
+@description('Todo container name (COSMOS_TODO_CONTAINER).')
+param todoContainerName string
+
+@description('Audit container name (COSMOS_AUDIT_CONTAINER).')
+param auditContainerName string
+
+@description('Leases container name (COSMOS_LEASES_CONTAINER), used by the Cosmos DB trigger.')
+param leasesContainerName string
+
+@description('Partition scheme of the todo container. Fixed once the container exists: changing it needs a new container.')
+@allowed([
+  'hierarchical'
+  'category'
+  'synthetic'
+])
+param partitionScheme string
+
+@description('serverless: pay per request. autoscale: provisioned autoscale throughput shared by the database.')
+@allowed([
+  'serverless'
+  'autoscale'
+])
+param capacityMode string
+
+@description('Autoscale maximum RU/s for the database (autoscale mode only).')
+@minValue(1000)
+param autoscaleMaxThroughput int
+
+// Todo container partition key per scheme. Must match partition.Paths in
+// partition/paths.go (infra/infra_test.go checks it). Hierarchical keys use
+// MultiHash, which needs partition key version 2.
+var todoPartitionKeys = {
+  hierarchical: {
+    paths: [
+      '/userId'
+      '/category'
+    ]
+    kind: 'MultiHash'
+    version: 2
+  }
+  category: {
+    paths: [
+      '/category'
+    ]
+    kind: 'Hash'
+    version: 2
+  }
+  synthetic: {
+    paths: [
+      '/partitionKey'
+    ]
+    kind: 'Hash'
+    version: 2
+  }
+}
+
+// partition.AuditKeyPaths: one logical partition per entity (owner included).
+var auditPartitionKey = {
+  paths: [
+    '/entityKey'
+  ]
+  kind: 'Hash'
+  version: 2
+}
+
+// partition.LeaseKeyPaths: what the Cosmos DB trigger requires.
+var leasesPartitionKey = {
+  paths: [
+    '/id'
+  ]
+  kind: 'Hash'
+  version: 2
+}
+
+var serverlessCapabilities = [
+  {
+    name: 'EnableServerless'
+  }
+]
+var capabilities = capacityMode == 'serverless' ? serverlessCapabilities : []
+var autoscaleOptions = {
+  autoscaleSettings: {
+    maxThroughput: autoscaleMaxThroughput
+  }
+}
+var databaseOptions = capacityMode == 'autoscale' ? autoscaleOptions : {}
+
+resource account 'Microsoft.DocumentDB/databaseAccounts@2024-11-15' = {
+  name: accountName
+  location: location
+  tags: tags
+  kind: 'GlobalDocumentDB'
+  properties: {
+    databaseAccountOfferType: 'Standard'
+    consistencyPolicy: {
+      defaultConsistencyLevel: 'Session'
+    }
+    locations: [
+      {
+        locationName: location
+        failoverPriority: 0
+        isZoneRedundant: false
+      }
+    ]
+    capabilities: capabilities
+    disableLocalAuth: true
+    disableKeyBasedMetadataWriteAccess: true
+    minimalTlsVersion: 'Tls12'
+    publicNetworkAccess: 'Enabled'
+    enableAutomaticFailover: false
+    enableMultipleWriteLocations: false
+  }
+}
+
+resource database 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases@2024-11-15' = {
+  parent: account
+  name: databaseName
+  properties: {
+    resource: {
+      id: databaseName
+    }
+    options: databaseOptions
+  }
+}
+
+resource todoContainer 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers@2024-11-15' = {
+  parent: database
+  name: todoContainerName
+  properties: {
+    resource: {
+      id: todoContainerName
+      partitionKey: todoPartitionKeys[partitionScheme]
+      // TTL on, no default expiry: only version documents (the audit outbox)
+      // carry a per-item ttl (VERSION_TTL_SECONDS); todo documents live on.
+      defaultTtl: -1
+      indexingPolicy: {
+        indexingMode: 'consistent'
+        automatic: true
+        includedPaths: [
+          {
+            path: '/*'
+          }
+        ]
+        excludedPaths: [
+          {
+            path: '/"_etag"/?'
+          }
+        ]
+      }
+    }
+  }
+}
+
+resource auditContainer 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers@2024-11-15' = {
+  parent: database
+  name: auditContainerName
+  properties: {
+    resource: {
+      id: auditContainerName
+      partitionKey: auditPartitionKey
+      // No defaultTtl: audit history is kept forever. The entity snapshot is
+      // not indexed (history queries filter on entityKey/version only).
+      indexingPolicy: {
+        indexingMode: 'consistent'
+        automatic: true
+        includedPaths: [
+          {
+            path: '/*'
+          }
+        ]
+        excludedPaths: [
+          {
+            path: '/"_etag"/?'
+          }
+          {
+            path: '/entity/*'
+          }
+        ]
+      }
+    }
+  }
+}
+
+resource leasesContainer 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers@2024-11-15' = {
+  parent: database
+  name: leasesContainerName
+  properties: {
+    resource: {
+      id: leasesContainerName
+      partitionKey: leasesPartitionKey
+    }
+  }
+}
+
+output accountName string = account.name
+output accountId string = account.id
+output endpoint string = account.properties.documentEndpoint
+output databaseName string = database.name
+output containerNames array = [
+  todoContainer.name
+  auditContainer.name
+  leasesContainer.name
+]
