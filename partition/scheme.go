@@ -1,0 +1,262 @@
+// Package partition holds the three partition schemes of the todo container
+// (seed 000's category key, seed 002's hierarchical key, seed 003's
+// sequence/modulo synthetic key): how a new todo gets its id and partition
+// key, how an id plus the caller resolves to a partition key for a point
+// read, and which partitions each list query must touch. The schemes are
+// the single source of truth for how a document maps to a partition.
+package partition
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/store"
+)
+
+// Scheme maps todos to partitions.
+type Scheme interface {
+	// Name is the PARTITION_SCHEME value.
+	Name() string
+	// Paths are the todo container's partition key paths.
+	Paths() []string
+	// NewKey allocates the id and partition key of a new todo of user in
+	// category. Only the synthetic scheme touches the store to do so.
+	NewKey(ctx context.Context, user, category string) (Key, store.Cost, error)
+	// Resolve returns the partition key of the todo id owned by user: one id
+	// gives a point read. Invalid when the id is malformed.
+	Resolve(user, id string) (store.PartitionKey, error)
+	// KeyOf returns the partition key of a todo from its own properties.
+	KeyOf(t *todo.Todo) store.PartitionKey
+	// List plans the query for user's todos, optionally of one category.
+	List(user string, category *string) Plan
+	// Admin plans the cross-user report, optionally of one category.
+	Admin(category *string) Plan
+	// KeysOnCategory reports whether the category is part of the id and
+	// partition key, so that changing it is a move to a new id.
+	KeysOnCategory() bool
+}
+
+// Key is where a new todo goes.
+type Key struct {
+	ID           string
+	PartitionKey store.PartitionKey
+	// Property is the value of the synthetic partitionKey property, "" for
+	// schemes that key on existing properties.
+	Property string
+}
+
+// Plan is the cheapest way a scheme can answer a list query: the partitions
+// to read (one full key, one prefix, nil for every partition, or several
+// full keys for a fan-out) and the filters that keep it to the caller.
+type Plan struct {
+	Partitions []store.PartitionKey
+	Filters    []store.Filter
+	Scope      store.Scope
+}
+
+// New returns the named scheme. The synthetic scheme keeps its per-user
+// sequence documents in todos.
+func New(name string, buckets int, todos store.Container) (Scheme, error) {
+	switch name {
+	case Hierarchical:
+		return hierarchical{}, nil
+	case Category:
+		return category{}, nil
+	case Synthetic:
+		if buckets < 1 || buckets > 100 {
+			return nil, todo.Errorf(todo.Invalid, "synthetic buckets must be 1 to 100, not %d", buckets)
+		}
+		return &synthetic{buckets: buckets, c: todos}, nil
+	}
+	return nil, todo.Errorf(todo.Invalid, "unknown partition scheme %q", name)
+}
+
+func typeFilter() store.Filter {
+	return store.Filter{Field: "type", Op: store.Eq, Value: todo.TypeTodo}
+}
+
+func userFilter(user string) store.Filter {
+	return store.Filter{Field: "userId", Op: store.Eq, Value: user}
+}
+
+func categoryFilter(c string) store.Filter {
+	return store.Filter{Field: "category", Op: store.Eq, Value: c}
+}
+
+// newUUID is the random part of every id.
+func newUUID() string { return uuid.NewString() }
+
+// splitID checks the caller and splits "{head}:{uuid}" at its last colon,
+// checking both parts.
+func splitID(user, id string) (string, error) {
+	if err := todo.ValidateUserID(user); err != nil {
+		return "", err
+	}
+	if err := todo.ValidateID(id); err != nil {
+		return "", err
+	}
+	i := strings.LastIndexByte(id, ':')
+	if i <= 0 {
+		return "", todo.Errorf(todo.Invalid, "id %q is not of the form prefix:uuid", id)
+	}
+	u, err := uuid.Parse(id[i+1:])
+	if err != nil || u.String() != id[i+1:] {
+		return "", todo.Errorf(todo.Invalid, "id %q does not end in a lower-case UUID", id)
+	}
+	return id[:i], nil
+}
+
+// categoryID is the id of the two schemes that embed the category (seed 000).
+func categoryID(category string) string { return category + ":" + newUUID() }
+
+// categoryOf parses a category-embedding id.
+func categoryOf(user, id string) (string, error) {
+	c, err := splitID(user, id)
+	if err != nil {
+		return "", err
+	}
+	if err := todo.ValidateSegment("category", c, todo.MaxCategoryBytes); err != nil {
+		return "", err
+	}
+	return c, nil
+}
+
+// hierarchical keys on [userId, category] (seed 002): a category is one
+// logical partition, a user is a prefix.
+type hierarchical struct{}
+
+func (hierarchical) Name() string         { return Hierarchical }
+func (hierarchical) Paths() []string      { p, _ := Paths(Hierarchical); return p }
+func (hierarchical) KeysOnCategory() bool { return true }
+
+func (hierarchical) NewKey(_ context.Context, user, category string) (Key, store.Cost, error) {
+	return Key{ID: categoryID(category), PartitionKey: store.PartitionKey{user, category}}, store.Cost{}, nil
+}
+
+func (hierarchical) Resolve(user, id string) (store.PartitionKey, error) {
+	c, err := categoryOf(user, id)
+	if err != nil {
+		return nil, err
+	}
+	return store.PartitionKey{user, c}, nil
+}
+
+func (hierarchical) KeyOf(t *todo.Todo) store.PartitionKey {
+	return store.PartitionKey{t.UserID, t.Category}
+}
+
+func (hierarchical) List(user string, category *string) Plan {
+	f := []store.Filter{typeFilter(), userFilter(user)}
+	if category != nil {
+		return Plan{Partitions: []store.PartitionKey{{user, *category}}, Filters: f, Scope: store.Partition}
+	}
+	return Plan{Partitions: []store.PartitionKey{{user}}, Filters: f, Scope: store.Prefix}
+}
+
+func (hierarchical) Admin(category *string) Plan {
+	f := []store.Filter{typeFilter()}
+	if category != nil {
+		f = append(f, categoryFilter(*category))
+	}
+	return Plan{Partitions: []store.PartitionKey{nil}, Filters: f, Scope: store.CrossPartition}
+}
+
+// category keys on /category alone, as seed 000 is written: every user's
+// todos of one category share a logical partition, filtered by userId.
+type category struct{}
+
+func (category) Name() string         { return Category }
+func (category) Paths() []string      { p, _ := Paths(Category); return p }
+func (category) KeysOnCategory() bool { return true }
+
+func (category) NewKey(_ context.Context, _, c string) (Key, store.Cost, error) {
+	return Key{ID: categoryID(c), PartitionKey: store.PartitionKey{c}}, store.Cost{}, nil
+}
+
+func (category) Resolve(user, id string) (store.PartitionKey, error) {
+	c, err := categoryOf(user, id)
+	if err != nil {
+		return nil, err
+	}
+	return store.PartitionKey{c}, nil
+}
+
+func (category) KeyOf(t *todo.Todo) store.PartitionKey { return store.PartitionKey{t.Category} }
+
+func (category) List(user string, c *string) Plan {
+	f := []store.Filter{typeFilter(), userFilter(user)}
+	if c != nil {
+		return Plan{Partitions: []store.PartitionKey{{*c}}, Filters: f, Scope: store.Partition}
+	}
+	return Plan{Partitions: []store.PartitionKey{nil}, Filters: f, Scope: store.CrossPartition}
+}
+
+func (category) Admin(c *string) Plan {
+	f := []store.Filter{typeFilter()}
+	if c != nil {
+		return Plan{Partitions: []store.PartitionKey{{*c}}, Filters: f, Scope: store.Partition}
+	}
+	return Plan{Partitions: []store.PartitionKey{nil}, Filters: f, Scope: store.CrossPartition}
+}
+
+// synthetic keys on partitionKey = "{userId}-{n}" (seed 003), n = sequence
+// mod buckets from a per-user sequence document: one user's writes spread
+// over a bounded number of logical partitions.
+type synthetic struct {
+	buckets int
+	c       store.Container
+}
+
+func (*synthetic) Name() string         { return Synthetic }
+func (*synthetic) Paths() []string      { p, _ := Paths(Synthetic); return p }
+func (*synthetic) KeysOnCategory() bool { return false }
+
+// Bucket returns the synthetic partition key value of bucket n of user.
+func Bucket(user string, n int) string { return user + "-" + strconv.Itoa(n) }
+
+func (s *synthetic) NewKey(ctx context.Context, user, _ string) (Key, store.Cost, error) {
+	n, cost, err := s.next(ctx, user)
+	if err != nil {
+		return Key{}, cost, err
+	}
+	p := Bucket(user, n)
+	return Key{ID: strconv.Itoa(n) + ":" + newUUID(), PartitionKey: store.PartitionKey{p}, Property: p}, cost, nil
+}
+
+func (s *synthetic) Resolve(user, id string) (store.PartitionKey, error) {
+	head, err := splitID(user, id)
+	if err != nil {
+		return nil, err
+	}
+	n, err := strconv.Atoi(head)
+	if err != nil || n < 0 || n >= s.buckets || strconv.Itoa(n) != head {
+		return nil, todo.Errorf(todo.Invalid, "id %q does not start with a bucket from 0 to %d", id, s.buckets-1)
+	}
+	return store.PartitionKey{Bucket(user, n)}, nil
+}
+
+func (*synthetic) KeyOf(t *todo.Todo) store.PartitionKey { return store.PartitionKey{t.PartitionKey} }
+
+func (s *synthetic) List(user string, c *string) Plan {
+	f := []store.Filter{typeFilter(), userFilter(user)}
+	if c != nil {
+		f = append(f, categoryFilter(*c))
+	}
+	parts := make([]store.PartitionKey, s.buckets)
+	for n := range parts {
+		parts[n] = store.PartitionKey{Bucket(user, n)}
+	}
+	return Plan{Partitions: parts, Filters: f, Scope: store.Fanout(s.buckets)}
+}
+
+func (s *synthetic) Admin(c *string) Plan {
+	f := []store.Filter{typeFilter()}
+	if c != nil {
+		f = append(f, categoryFilter(*c))
+	}
+	return Plan{Partitions: []store.PartitionKey{nil}, Filters: f, Scope: store.CrossPartition}
+}

@@ -1,0 +1,205 @@
+package partition_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/bolt"
+	"github.com/todoaudit/todo/partition"
+	"github.com/todoaudit/todo/store"
+)
+
+const someUUID = "41500e6e-4e08-495b-9d09-824f03961f4a"
+
+func mustScheme(t testing.TB, name string, buckets int, c store.Container) partition.Scheme {
+	t.Helper()
+	s, err := partition.New(name, buckets, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+var resolveTests = []struct {
+	scheme, user, id string
+	want             store.PartitionKey
+	kind             todo.Kind // when the id is refused
+}{
+	{"hierarchical", "alice", "Grocery:" + someUUID, store.PartitionKey{"alice", "Grocery"}, 0},
+	{"hierarchical", "alice", "Work:Q1:" + someUUID, store.PartitionKey{"alice", "Work:Q1"}, 0},
+	{"category", "alice", "Grocery:" + someUUID, store.PartitionKey{"Grocery"}, 0},
+	{"synthetic", "alice", "3:" + someUUID, store.PartitionKey{"alice-3"}, 0},
+	{"synthetic", "alice", "0:" + someUUID, store.PartitionKey{"alice-0"}, 0},
+	{"synthetic", "alice", "8:" + someUUID, nil, todo.Invalid},
+	{"synthetic", "alice", "03:" + someUUID, nil, todo.Invalid},
+	{"synthetic", "alice", "-1:" + someUUID, nil, todo.Invalid},
+	{"hierarchical", "alice", someUUID, nil, todo.Invalid},
+	{"hierarchical", "alice", ":" + someUUID, nil, todo.Invalid},
+	{"hierarchical", "alice", "Grocery:" + strings.ToUpper(someUUID), nil, todo.Invalid},
+	{"hierarchical", "alice", "Grocery:not-a-uuid", nil, todo.Invalid},
+	{"hierarchical", "alice", "Grocery:" + someUUID + ":v2", nil, todo.Invalid},
+	{"category", "alice", "Gro/cery:" + someUUID, nil, todo.Invalid},
+	{"category", "alice", "Gro#cery:" + someUUID, nil, todo.Invalid},
+	{"category", "alice", "Gro?cery:" + someUUID, nil, todo.Invalid},
+	{"category", "alice", "Gro\\cery:" + someUUID, nil, todo.Invalid},
+	{"category", "alice", "Gro\tcery:" + someUUID, nil, todo.Invalid},
+	{"category", "alice", " Grocery:" + someUUID, nil, todo.Invalid},
+	{"category", "alice", "", nil, todo.Invalid},
+	{"category", "alice", "sequence", nil, todo.Invalid},
+}
+
+func TestResolve(t *testing.T) {
+	for _, tc := range resolveTests {
+		s := mustScheme(t, tc.scheme, 8, nil)
+		got, err := s.Resolve(tc.user, tc.id)
+		if tc.kind != 0 {
+			if todo.KindOf(err) != tc.kind {
+				t.Errorf("%s.Resolve(%q) error = %v, want kind %v", tc.scheme, tc.id, err, tc.kind)
+			}
+			continue
+		}
+		if err != nil || !got.Equal(tc.want) {
+			t.Errorf("%s.Resolve(%q) = %v, %v; want %v", tc.scheme, tc.id, got, err, tc.want)
+		}
+	}
+}
+
+func openTodos(t testing.TB, scheme string) store.Container {
+	t.Helper()
+	paths, err := partition.Paths(scheme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := bolt.Open(t.TempDir(), []store.ContainerSpec{{Name: "todos", PartitionKeyPaths: paths}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	c, err := st.Container(context.Background(), "todos")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// A new key resolves back to itself, and matches the todo's own key.
+func TestNewKeyRoundTrip(t *testing.T) {
+	for _, name := range partition.Names {
+		s := mustScheme(t, name, 4, openTodos(t, name))
+		k, _, err := s.NewKey(context.Background(), "alice", "Grocery")
+		if err != nil {
+			t.Fatal(err)
+		}
+		pk, err := s.Resolve("alice", k.ID)
+		if err != nil || !pk.Equal(k.PartitionKey) {
+			t.Fatalf("%s: Resolve(%q) = %v, %v; want %v", name, k.ID, pk, err, k.PartitionKey)
+		}
+		td := &todo.Todo{ID: k.ID, UserID: "alice", Category: "Grocery", PartitionKey: k.Property}
+		if got := s.KeyOf(td); !got.Equal(k.PartitionKey) {
+			t.Fatalf("%s: KeyOf = %v, want %v", name, got, k.PartitionKey)
+		}
+		// Another user resolves the same id to a partition of their own
+		// (or, where the category is the key, is filtered by userId).
+		other, _ := s.Resolve("bob", k.ID)
+		if name != partition.Category && other.Equal(pk) {
+			t.Fatalf("%s: bob resolves alice's id to her partition %v", name, pk)
+		}
+	}
+}
+
+func TestPlans(t *testing.T) {
+	cat := "Grocery"
+	tests := []struct {
+		scheme   string
+		category *string
+		scope    string
+		parts    int
+	}{
+		{"hierarchical", &cat, "partition", 1},
+		{"hierarchical", nil, "prefix", 1},
+		{"category", &cat, "partition", 1},
+		{"category", nil, "cross-partition", 1},
+		{"synthetic", &cat, "fanout(4)", 4},
+		{"synthetic", nil, "fanout(4)", 4},
+	}
+	for _, tc := range tests {
+		p := mustScheme(t, tc.scheme, 4, nil).List("alice", tc.category)
+		if p.Scope.String() != tc.scope || len(p.Partitions) != tc.parts {
+			t.Errorf("%s list(category=%v) = %s over %d partitions, want %s over %d", tc.scheme, tc.category != nil, p.Scope, len(p.Partitions), tc.scope, tc.parts)
+		}
+		hasUser := false
+		for _, f := range p.Filters {
+			hasUser = hasUser || (f.Field == "userId" && f.Value == "alice")
+		}
+		if !hasUser {
+			t.Errorf("%s list plan does not filter by the caller: %+v", tc.scheme, p.Filters)
+		}
+	}
+}
+
+// Concurrent creators each get a distinct sequence number, spread evenly
+// over the buckets: the ETag retry loop of seed 003.
+func TestSyntheticSequenceConcurrent(t *testing.T) {
+	const buckets, workers, each = 4, 8, 10
+	s := mustScheme(t, "synthetic", buckets, openTodos(t, "synthetic"))
+	var mu sync.Mutex
+	counts := map[string]int{}
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range each {
+				k, _, err := s.NewKey(context.Background(), "alice", "x")
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				counts[k.PartitionKey[0]]++
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	for n := range buckets {
+		if got := counts[partition.Bucket("alice", n)]; got != workers*each/buckets {
+			t.Fatalf("bucket %d got %d keys, want %d (counts %v)", n, got, workers*each/buckets, counts)
+		}
+	}
+}
+
+func FuzzResolve(f *testing.F) {
+	for _, tc := range resolveTests {
+		f.Add(tc.user, tc.id)
+	}
+	schemes := []partition.Scheme{}
+	for _, name := range partition.Names {
+		schemes = append(schemes, mustScheme(f, name, 8, nil))
+	}
+	f.Fuzz(func(t *testing.T, user, id string) {
+		for _, s := range schemes {
+			pk, err := s.Resolve(user, id)
+			if err != nil {
+				if todo.KindOf(err) != todo.Invalid {
+					t.Fatalf("%s.Resolve(%q): error of kind %v, want invalid", s.Name(), id, todo.KindOf(err))
+				}
+				continue
+			}
+			if todo.ValidateID(id) != nil {
+				t.Fatalf("%s accepted an id Cosmos DB would refuse: %q", s.Name(), id)
+			}
+			if len(pk) != len(s.Paths()) {
+				t.Fatalf("%s.Resolve(%q) = %v: not a full key", s.Name(), id, pk)
+			}
+			for _, part := range pk {
+				if part == "" {
+					t.Fatalf("%s.Resolve(%q) = %v: empty component", s.Name(), id, pk)
+				}
+			}
+		}
+	})
+}
