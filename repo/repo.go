@@ -1,0 +1,159 @@
+// Package repo is the partitioned repository of seed 000, generic over
+// entity types: a caller passes one id, the repository resolves the
+// partition key from it and does a point read; queries are specifications
+// run at the scope a partition scheme planned, with opaque continuation
+// tokens that span fan-outs.
+package repo
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/store"
+)
+
+// Repository reads and writes entities of type T in one container.
+type Repository[T any] struct {
+	C store.Container
+	// Resolve maps an id (and the caller carried by ctx) to the entity's
+	// partition key.
+	Resolve func(ctx context.Context, id string) (store.PartitionKey, error)
+}
+
+// Doc is an entity with its ETag.
+type Doc[T any] struct {
+	Value T
+	ETag  string
+}
+
+// Get point-reads the entity with the given id.
+func (r *Repository[T]) Get(ctx context.Context, id string) (Doc[T], store.PartitionKey, store.Cost, error) {
+	pk, err := r.Resolve(ctx, id)
+	if err != nil {
+		return Doc[T]{}, nil, store.Cost{}, err
+	}
+	d, cost, err := r.GetIn(ctx, pk, id)
+	return d, pk, cost, err
+}
+
+// GetIn point-reads an entity whose partition key is known.
+func (r *Repository[T]) GetIn(ctx context.Context, pk store.PartitionKey, id string) (Doc[T], store.Cost, error) {
+	item, cost, err := r.C.Read(ctx, pk, id)
+	if err != nil {
+		return Doc[T]{}, cost, err
+	}
+	d, err := decode[T](item)
+	return d, cost, err
+}
+
+func decode[T any](item store.Item) (Doc[T], error) {
+	var d Doc[T]
+	if err := json.Unmarshal(item.Body, &d.Value); err != nil {
+		return d, todo.Wrap(todo.Internal, err, "stored document does not decode")
+	}
+	d.ETag = item.ETag
+	return d, nil
+}
+
+// Spec is a query specification over one or more partitions.
+type Spec struct {
+	// Partitions lists what to read: one entry for a single scope (a full
+	// key, a prefix, or nil for every partition), several full keys for a
+	// fan-out, read in order.
+	Partitions []store.PartitionKey
+	Filters    []store.Filter
+	OrderBy    []store.Order
+	PageSize   int
+	// Continuation is the token of the previous page, as returned in
+	// Page.Continuation; "" starts at the beginning.
+	Continuation string
+}
+
+// Page is one page of entities.
+type Page[T any] struct {
+	Items        []Doc[T]
+	Continuation string
+	Cost         store.Cost
+}
+
+// Query returns one page. A fan-out reads its partitions in order, moving to
+// the next one in the same call until the page is full; the token records
+// which partition to resume in, so no item is returned twice.
+func (r *Repository[T]) Query(ctx context.Context, s Spec) (Page[T], error) {
+	var page Page[T]
+	if len(s.Partitions) == 0 {
+		return page, todo.Errorf(todo.Invalid, "a query needs at least one partition")
+	}
+	fp := fingerprint(s)
+	tok, err := decodeToken(s.Continuation, fp, len(s.Partitions))
+	if err != nil {
+		return page, err
+	}
+	for i := tok.Partition; i < len(s.Partitions); i++ {
+		want := s.PageSize - len(page.Items)
+		p, err := r.C.Query(ctx, store.Query{
+			PartitionKey: s.Partitions[i],
+			Filters:      s.Filters,
+			OrderBy:      s.OrderBy,
+			PageSize:     want,
+			Continuation: tok.Store,
+		})
+		page.Cost.Add(p.Cost)
+		if err != nil {
+			return page, err
+		}
+		for _, it := range p.Items {
+			d, err := decode[T](it)
+			if err != nil {
+				return page, err
+			}
+			page.Items = append(page.Items, d)
+		}
+		tok.Store = ""
+		if p.Continuation != "" {
+			page.Continuation = encodeToken(token{Partition: i, Store: p.Continuation, Query: fp})
+			break
+		}
+		if len(page.Items) >= s.PageSize {
+			if i+1 < len(s.Partitions) {
+				page.Continuation = encodeToken(token{Partition: i + 1, Query: fp})
+			}
+			break
+		}
+	}
+	if len(s.Partitions) > 1 {
+		page.Cost.Scope = store.Fanout(len(s.Partitions))
+	}
+	return page, nil
+}
+
+// Batch runs ops in one logical partition, all or nothing.
+func (r *Repository[T]) Batch(ctx context.Context, pk store.PartitionKey, ops []store.Op) ([]store.OpResult, store.Cost, error) {
+	return r.C.Batch(ctx, pk, ops)
+}
+
+// Create, Replace and Delete build batch operations.
+func Create(v any) (store.Op, error) { return op(store.OpCreate, v, "") }
+
+// Upsert builds an upsert operation.
+func Upsert(v any) (store.Op, error) { return op(store.OpUpsert, v, "") }
+
+// Replace builds a replace operation conditional on ifMatch ("" = none).
+func Replace(v any, ifMatch string) (store.Op, error) { return op(store.OpReplace, v, ifMatch) }
+
+// Delete builds a delete operation conditional on ifMatch ("" = none).
+func Delete(id, ifMatch string) store.Op {
+	return store.Op{Kind: store.OpDelete, ID: id, IfMatch: ifMatch}
+}
+
+func op(kind store.OpKind, v any, ifMatch string) (store.Op, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return store.Op{}, todo.Wrap(todo.Internal, err, "encoding a document")
+	}
+	if len(b) > todo.MaxDocumentBytes {
+		return store.Op{}, todo.Errorf(todo.TooLarge, "document is larger than %d bytes", todo.MaxDocumentBytes)
+	}
+	return store.Op{Kind: kind, Doc: b, IfMatch: ifMatch}, nil
+}
