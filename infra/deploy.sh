@@ -1,0 +1,136 @@
+#!/bin/sh
+# Azure CLI deploy path (the azd path is azure.yaml). Run from anywhere; the
+# Makefile calls it as infra/deploy.sh <command>.
+#
+#   check      validate the deployment settings (also azd's preprovision hook)
+#   what-if    preview the subscription deployment (az deployment sub what-if)
+#   infra      provision or update everything in infra/bicep
+#   app        zip dist/ (built by `make stage`) and deploy it to the app
+#   outputs    print the deployment outputs (names and URLs)
+#
+# Settings come from the environment; main.bicepparam reads the same names:
+#   AZURE_ENV_NAME      environment name, seeds resource names (todoaudit-dev)
+#   AZURE_LOCATION      region with Flex Consumption (swedencentral)
+#   AZURE_SUBSCRIPTION_ID  subscription (default: az account show)
+#   PARTITION_SCHEME    hierarchical | category | synthetic (hierarchical)
+#   SYNTHETIC_BUCKETS   1-100 (8)
+#   COSMOS_CAPACITY_MODE  serverless | autoscale (serverless)
+#   COSMOS_AUTOSCALE_MAX_RU  autoscale max RU/s, >= 1000 (1000)
+#   AUTH_MODE           easyauth | single (easyauth)
+#   AUTH_CLIENT_ID      Entra app (client) id for App Service Authentication
+#   VERSION_TTL_SECONDS version document retention (2592000)
+#   AZURE_PRINCIPAL_ID  object id granted Cosmos data access (default: the
+#                       signed-in user; set GRANT_DEPLOYER_DATA_ACCESS=0 to skip)
+#   FUNCTIONS_CUSTOM_RUNTIME_VERSION  Flex runtime version for custom (1.0, unverified)
+#   ALLOW_UNCONFIGURED_EASYAUTH=1  deploy AUTH_MODE=easyauth without AUTH_CLIENT_ID
+#                       (only if you configure App Service Authentication yourself)
+set -eu
+
+here=$(CDPATH='' cd -- "$(dirname -- "$0")" && pwd)
+root=$(dirname -- "$here")
+params="$root/infra/bicep/main.bicepparam"
+
+: "${AZURE_ENV_NAME:=todoaudit-dev}"
+: "${AZURE_LOCATION:=swedencentral}"
+: "${AUTH_MODE:=easyauth}"
+: "${AUTH_CLIENT_ID:=}"
+export AZURE_ENV_NAME AZURE_LOCATION AUTH_MODE AUTH_CLIENT_ID
+deployment="todoaudit-$AZURE_ENV_NAME"
+
+die() {
+	echo "deploy.sh: $*" >&2
+	exit 1
+}
+
+need() {
+	command -v "$1" >/dev/null 2>&1 || die "$1 is not installed ($2)"
+}
+
+check() {
+	case "$AUTH_MODE" in
+	easyauth)
+		if [ -z "$AUTH_CLIENT_ID" ] && [ "${ALLOW_UNCONFIGURED_EASYAUTH:-0}" != 1 ]; then
+			die "AUTH_MODE=easyauth needs AUTH_CLIENT_ID (the Entra app registration App Service Authentication validates tokens for).
+Without App Service Authentication nothing strips a caller's own X-MS-CLIENT-PRINCIPAL-ID header.
+Set AUTH_CLIENT_ID, or AUTH_MODE=single, or ALLOW_UNCONFIGURED_EASYAUTH=1 if you configure authentication yourself before use."
+		fi
+		;;
+	single) ;;
+	dev) die "AUTH_MODE=dev trusts the X-User-Id header and is refused under the Functions host; use easyauth or single" ;;
+	*) die "AUTH_MODE=$AUTH_MODE is not easyauth or single" ;;
+	esac
+	case "${PARTITION_SCHEME:-hierarchical}" in
+	hierarchical | category | synthetic) ;;
+	*) die "PARTITION_SCHEME=$PARTITION_SCHEME is not hierarchical, category or synthetic" ;;
+	esac
+	case "${COSMOS_CAPACITY_MODE:-serverless}" in
+	serverless | autoscale) ;;
+	*) die "COSMOS_CAPACITY_MODE=$COSMOS_CAPACITY_MODE is not serverless or autoscale" ;;
+	esac
+}
+
+az_ready() {
+	need az "https://learn.microsoft.com/cli/azure/install-azure-cli"
+	az account show --output none 2>/dev/null || die "not signed in: run az login"
+	if [ -n "${AZURE_SUBSCRIPTION_ID:-}" ]; then
+		az account set --subscription "$AZURE_SUBSCRIPTION_ID"
+	fi
+	if [ -z "${AZURE_PRINCIPAL_ID:-}" ] && [ "${GRANT_DEPLOYER_DATA_ACCESS:-1}" != 0 ]; then
+		# A user gets Cosmos data access for local runs; a service principal
+		# (CI) has no signed-in user and gets none.
+		AZURE_PRINCIPAL_ID=$(az ad signed-in-user show --query id --output tsv 2>/dev/null || true)
+	fi
+	export AZURE_PRINCIPAL_ID="${AZURE_PRINCIPAL_ID:-}"
+}
+
+output() {
+	az deployment sub show --name "$deployment" --query "properties.outputs.$1.value" --output tsv
+}
+
+cmd=${1:-}
+case "$cmd" in
+check)
+	check
+	echo "deploy.sh: settings OK (env $AZURE_ENV_NAME, $AZURE_LOCATION, AUTH_MODE=$AUTH_MODE)"
+	;;
+what-if)
+	check
+	az_ready
+	az deployment sub what-if --name "$deployment" --location "$AZURE_LOCATION" --parameters "$params"
+	;;
+infra)
+	check
+	az_ready
+	az deployment sub create --name "$deployment" --location "$AZURE_LOCATION" --parameters "$params" \
+		--query "properties.outputs" --output json
+	;;
+app)
+	az_ready
+	dist="$root/dist"
+	[ -f "$dist/host.json" ] || die "$dist/host.json is missing: run make stage"
+	[ -x "$dist/handler" ] || die "$dist/handler is missing or not executable: run make stage"
+	app=$(output FUNCTION_APP_NAME) || die "no deployment $deployment: run make deploy-infra first"
+	rg=$(output AZURE_RESOURCE_GROUP)
+	mkdir -p "$root/bin"
+	zip="$root/bin/app.zip"
+	rm -f "$zip"
+	# Zip on this machine so that the handler keeps its run bit (zip and
+	# Python's zipfile both store Unix modes).
+	if command -v zip >/dev/null 2>&1; then
+		(cd "$dist" && zip -q -r -X "$zip" .)
+	else
+		need python3 "or install zip"
+		(cd "$dist" && python3 -m zipfile -c "$zip" ./*)
+	fi
+	az functionapp deployment source config-zip --resource-group "$rg" --name "$app" --src "$zip"
+	echo "deploy.sh: deployed to $(output API_BASE_URL)"
+	;;
+outputs)
+	az_ready
+	az deployment sub show --name "$deployment" --query "properties.outputs" --output json
+	;;
+*)
+	echo "usage: infra/deploy.sh check|what-if|infra|app|outputs" >&2
+	exit 2
+	;;
+esac
