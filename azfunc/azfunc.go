@@ -1,0 +1,200 @@
+// Package azfunc is the Azure Functions custom-handler wire protocol, and
+// nothing else: the payload-mode invocation envelope the host POSTs to
+// /{FunctionName}, the response it expects back, and the Cosmos DB trigger's
+// string-encoded documents. See shared/reference/functions-protocol.md.
+package azfunc
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// InvokeRequest is the body the host sends in payload mode. Values that are
+// .NET strings arrive JSON-encoded once more (a route parameter "a" arrives
+// as "\"a\""); objects arrive as objects.
+type InvokeRequest struct {
+	Data     map[string]json.RawMessage `json:"Data"`
+	Metadata map[string]json.RawMessage `json:"Metadata"`
+}
+
+// InvokeResponse is what the handler returns: always 200 with
+// Content-Type application/json and a JSON object, or the invocation fails
+// (or, with an empty body, hangs until the function timeout). Keys inside
+// Outputs must equal the output binding names of function.json exactly.
+type InvokeResponse struct {
+	Outputs     map[string]any `json:"Outputs"`
+	Logs        []string       `json:"Logs"`
+	ReturnValue any            `json:"ReturnValue"`
+}
+
+// Sys is Metadata.sys, which the host adds to every invocation.
+type Sys struct {
+	MethodName string `json:"MethodName"`
+	UtcNow     string `json:"UtcNow"`
+	RandGuid   string `json:"RandGuid"`
+}
+
+// MaxRequestBytes bounds an invocation body (a trigger batch).
+const MaxRequestBytes = 64 << 20
+
+// DecodeRequest reads an invocation envelope. The host streams it chunked,
+// so the length is unknown: read to the end, within a limit.
+func DecodeRequest(r io.Reader) (*InvokeRequest, error) {
+	b, err := io.ReadAll(io.LimitReader(r, MaxRequestBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading the invocation: %w", err)
+	}
+	if len(b) > MaxRequestBytes {
+		return nil, errors.New("invocation is larger than the limit")
+	}
+	var req InvokeRequest
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if err := dec.Decode(&req); err != nil {
+		return nil, fmt.Errorf("invocation is not a JSON object: %w", err)
+	}
+	if dec.More() {
+		return nil, errors.New("invocation has data after its JSON object")
+	}
+	if req.Data == nil {
+		return nil, errors.New("invocation has no Data")
+	}
+	return &req, nil
+}
+
+// maxEncodings bounds how many times a value may be string-encoded.
+const maxEncodings = 4
+
+// Documents decodes the documents of a Cosmos DB trigger from Data[name],
+// however many times they are JSON-string-encoded: extension 4.x sends a
+// string holding a string holding the array, 3.x a string holding the array.
+func Documents(raw json.RawMessage) ([]json.RawMessage, error) {
+	raw = bytes.TrimSpace(raw)
+	for range maxEncodings {
+		if len(raw) == 0 || raw[0] != '"' {
+			break
+		}
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, fmt.Errorf("documents: %w", err)
+		}
+		raw = bytes.TrimSpace([]byte(s))
+	}
+	var docs []json.RawMessage
+	if err := json.Unmarshal(raw, &docs); err != nil {
+		return nil, fmt.Errorf("documents are not a JSON array: %w", err)
+	}
+	for i, d := range docs {
+		if d = bytes.TrimSpace(d); len(d) == 0 || d[0] != '{' {
+			return nil, fmt.Errorf("document %d is not a JSON object", i)
+		}
+	}
+	return docs, nil
+}
+
+// EncodeDocuments encodes documents exactly as the extension 4.x host does:
+// the compact array text, as a JSON string, as a JSON string again.
+func EncodeDocuments(docs []json.RawMessage) (json.RawMessage, error) {
+	var arr bytes.Buffer
+	arr.WriteByte('[')
+	for i, d := range docs {
+		if i > 0 {
+			arr.WriteByte(',')
+		}
+		if err := json.Compact(&arr, d); err != nil {
+			return nil, fmt.Errorf("document %d: %w", i, err)
+		}
+	}
+	arr.WriteByte(']')
+	once, err := json.Marshal(arr.String())
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(string(once))
+}
+
+// NewTriggerRequest builds the invocation the host sends for a Cosmos DB
+// trigger batch: Data[name] double string-encoded, Metadata only sys.
+func NewTriggerRequest(function, name string, docs []json.RawMessage, now time.Time, guid string) (*InvokeRequest, error) {
+	data, err := EncodeDocuments(docs)
+	if err != nil {
+		return nil, err
+	}
+	sys, err := json.Marshal(Sys{MethodName: function, UtcNow: now.UTC().Format(time.RFC3339Nano), RandGuid: guid})
+	if err != nil {
+		return nil, err
+	}
+	return &InvokeRequest{
+		Data:     map[string]json.RawMessage{name: data},
+		Metadata: map[string]json.RawMessage{"sys": sys},
+	}, nil
+}
+
+// WriteResponse writes resp as the host requires: 200, application/json.
+func WriteResponse(w http.ResponseWriter, resp InvokeResponse) {
+	if resp.Outputs == nil {
+		resp.Outputs = map[string]any{}
+	}
+	if resp.Logs == nil {
+		resp.Logs = []string{}
+	}
+	b, err := json.Marshal(resp)
+	if err != nil {
+		http.Error(w, `{"error":"response does not encode"}`, http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(b)
+}
+
+// DecodeResponse reads a handler's reply as the host would: only a 2xx
+// JSON reply completes an invocation.
+func DecodeResponse(resp *http.Response) (*InvokeResponse, error) {
+	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxRequestBytes))
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode/100 != 2 {
+		return nil, fmt.Errorf("invocation failed: HTTP %d: %s", resp.StatusCode, bytes.TrimSpace(body))
+	}
+	if ct := resp.Header.Get("Content-Type"); !isJSONType(ct) {
+		return nil, fmt.Errorf("invocation failed: Content-Type %q is not application/json", ct)
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil, errors.New("invocation never completes: empty response body")
+	}
+	var out InvokeResponse
+	if err := json.Unmarshal(body, &out); err != nil {
+		return nil, fmt.Errorf("invocation failed: response is not a JSON object: %w", err)
+	}
+	return &out, nil
+}
+
+func isJSONType(ct string) bool {
+	ct, _, _ = strings.Cut(ct, ";")
+	switch strings.ToLower(strings.TrimSpace(ct)) {
+	case "application/json", "text/json":
+		return true
+	}
+	return false
+}
+
+// StringValue decodes a Data or Metadata value that the host string-encoded
+// once ("\"x\"" → x).
+func StringValue(raw json.RawMessage) (string, error) {
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", err
+	}
+	var inner string
+	if json.Unmarshal([]byte(s), &inner) == nil {
+		return inner, nil
+	}
+	return s, nil
+}
