@@ -1,0 +1,89 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/todoaudit/todo"
+)
+
+// decodeBody reads a JSON request body into v strictly: within the size
+// limit, valid UTF-8 (encoding/json would silently replace bad bytes), one
+// JSON object with no unknown fields and nothing after it.
+func decodeBody(r *http.Request, limit int64, v any) error {
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
+			return &errStatus{http.StatusUnsupportedMediaType, "send the body as application/json"}
+		}
+	}
+	if r.ContentLength > limit {
+		return todo.Errorf(todo.TooLarge, "request body is larger than %d bytes", limit)
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
+	if err != nil {
+		return todo.Wrap(todo.Invalid, err, "request body could not be read")
+	}
+	if int64(len(body)) > limit {
+		return todo.Errorf(todo.TooLarge, "request body is larger than %d bytes", limit)
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return todo.Errorf(todo.Invalid, "request body is empty; send a JSON object")
+	}
+	if !utf8.Valid(body) {
+		return todo.Errorf(todo.Invalid, "request body is not valid UTF-8")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return jsonError(err)
+	}
+	if dec.More() {
+		return todo.Errorf(todo.Invalid, "request body has data after the JSON object")
+	}
+	return nil
+}
+
+// jsonError turns a decoding error into a message a caller can act on.
+func jsonError(err error) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return todo.Errorf(todo.Invalid, "request body is not valid JSON (at byte %d)", syn.Offset)
+	case errors.As(err, &typ):
+		if typ.Field == "" {
+			return todo.Errorf(todo.Invalid, "request body must be a JSON object")
+		}
+		return todo.Errorf(todo.Invalid, "field %q must be %s", typ.Field, jsonKind(typ.Type.Kind().String()))
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return todo.Errorf(todo.Invalid, "request body is truncated JSON")
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		return todo.Errorf(todo.Invalid, "unknown field %s", strings.TrimPrefix(err.Error(), "json: unknown field "))
+	}
+	return todo.Errorf(todo.Invalid, "request body is not valid: %s", strings.TrimPrefix(err.Error(), "json: "))
+}
+
+func jsonKind(goKind string) string {
+	switch goKind {
+	case "bool":
+		return "a boolean"
+	case "string":
+		return "a string"
+	case "slice":
+		return "an array"
+	case "struct", "map", "ptr":
+		return "an object"
+	}
+	if strings.HasPrefix(goKind, "int") || strings.HasPrefix(goKind, "float") || strings.HasPrefix(goKind, "uint") {
+		return "a number"
+	}
+	return fmt.Sprintf("of type %s", goKind)
+}

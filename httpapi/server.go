@@ -1,0 +1,208 @@
+// Package httpapi is the HTTP face of the handler: the /api routes of every
+// HTTP function (forwarded by the Functions host with their original path),
+// the payload-mode endpoints of the non-HTTP functions, authentication,
+// problem+json errors and the cost headers.
+package httpapi
+
+import (
+	"log/slog"
+	"net/http"
+	"net/url"
+	"runtime/debug"
+	"strconv"
+	"time"
+
+	"github.com/gorilla/mux"
+
+	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/service"
+	"github.com/todoaudit/todo/store"
+)
+
+// Route is one HTTP route: the function that serves it, its method and its
+// path template (mux syntax).
+type Route struct {
+	Function string
+	Method   string
+	Path     string
+}
+
+// Routes lists every route the router serves. The manifest test checks it
+// against functions/*/function.json and the OpenAPI test against
+// openapi.json.
+var Routes = []Route{
+	{"ListTodos", http.MethodGet, "/api/todos"},
+	{"UpsertTodo", http.MethodPost, "/api/todos"},
+	{"UpsertTodo", http.MethodPut, "/api/todos/{id}"},
+	{"GetTodo", http.MethodGet, "/api/todos/{id}"},
+	{"DeleteTodo", http.MethodDelete, "/api/todos/{id}"},
+	{"MoveTodo", http.MethodPost, "/api/todos/{id}/move"},
+	{"TodoHistory", http.MethodGet, "/api/todos/{id}/history"},
+	{"RollbackTodo", http.MethodPost, "/api/todos/{id}/rollback"},
+	{"AdminTodos", http.MethodGet, "/api/manage/todos"},
+	{"Health", http.MethodGet, "/api/health"},
+}
+
+// Config wires the API.
+type Config struct {
+	Service *service.Service
+	Auth    Authenticator
+	// MaxBodyBytes limits request bodies (413 above it).
+	MaxBodyBytes int64
+	// Ping checks the store for /api/health.
+	Ping func(r *http.Request) error
+	// Invocations maps payload-mode function names (AuditTrigger,
+	// Reconcile) to their handlers, served at POST /{name}.
+	Invocations map[string]http.Handler
+	Log         *slog.Logger
+	// StoreName and Scheme are reported by /api/health.
+	StoreName string
+}
+
+// api holds the handlers' dependencies.
+type api struct {
+	Config
+}
+
+// New returns the handler's router.
+func New(c Config) http.Handler {
+	a := &api{c}
+	r := mux.NewRouter().UseEncodedPath()
+	r.NotFoundHandler = a.wrap("", func(w http.ResponseWriter, r *http.Request) (store.Cost, error) {
+		return store.Cost{}, todo.Errorf(todo.NotFound, "no route for %s", r.URL.Path)
+	})
+	r.MethodNotAllowedHandler = a.wrap("", func(w http.ResponseWriter, r *http.Request) (store.Cost, error) {
+		return store.Cost{}, &errStatus{http.StatusMethodNotAllowed, r.Method + " is not allowed on " + r.URL.Path}
+	})
+	r.Methods(http.MethodGet).Path("/").HandlerFunc(ready)
+	handlers := map[string]handlerFunc{
+		"GET /api/todos":                a.list,
+		"POST /api/todos":               a.create,
+		"PUT /api/todos/{id}":           a.put,
+		"GET /api/todos/{id}":           a.get,
+		"DELETE /api/todos/{id}":        a.delete,
+		"POST /api/todos/{id}/move":     a.move,
+		"GET /api/todos/{id}/history":   a.history,
+		"POST /api/todos/{id}/rollback": a.rollback,
+		"GET /api/manage/todos":         a.admin,
+		"GET /api/health":               a.health,
+	}
+	for _, rt := range Routes {
+		h := handlers[rt.Method+" "+rt.Path]
+		r.Methods(rt.Method).Path(rt.Path).Name(rt.Function).Handler(a.wrap(rt.Function, h))
+	}
+	for name, h := range c.Invocations {
+		r.Methods(http.MethodPost).Path("/" + name).Name(name).Handler(a.recoverer(name, h))
+	}
+	return r
+}
+
+// ready answers the host's readiness and health polls of GET /.
+func ready(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write([]byte(`{"status":"ready"}` + "\n"))
+}
+
+// handlerFunc serves a request and returns what its store calls cost; it
+// writes the response only on success.
+type handlerFunc func(w http.ResponseWriter, r *http.Request) (store.Cost, error)
+
+// statusWriter records the status a handler wrote.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (s *statusWriter) WriteHeader(code int) {
+	if s.status == 0 {
+		s.status = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusWriter) Write(b []byte) (int, error) {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	return s.ResponseWriter.Write(b)
+}
+
+// wrap adds cost headers, errors as problems, panic recovery and one log
+// line per request.
+func (a *api) wrap(function string, h handlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		sw := &statusWriter{ResponseWriter: w}
+		var cost store.Cost
+		var err error
+		defer func() {
+			if p := recover(); p != nil {
+				a.Log.Error("panic", "function", function, "panic", p, "stack", string(debug.Stack()))
+				err = todo.Errorf(todo.Internal, "panic")
+				if sw.status == 0 {
+					writeError(sw, err)
+				}
+			}
+			attrs := []any{"function", function, "method", r.Method, "path", r.URL.Path, "status", sw.status,
+				"ms", float64(time.Since(start).Microseconds()) / 1000}
+			if cost.Requests > 0 {
+				attrs = append(attrs, "scope", cost.Scope.String(), "ru", cost.Charge)
+			}
+			if id := r.Header.Get("X-Azure-Functions-InvocationId"); id != "" {
+				attrs = append(attrs, "invocationId", id)
+			}
+			if todo.KindOf(err) == todo.Internal && err != nil {
+				a.Log.Error("request failed", append(attrs, "error", err.Error())...)
+				return
+			}
+			a.Log.Info("request", attrs...)
+		}()
+		if function != "" && function != "Health" {
+			user, aerr := a.Auth(r)
+			if aerr != nil {
+				err = aerr
+				writeAny(sw, err)
+				return
+			}
+			r = r.WithContext(service.WithUser(r.Context(), user))
+		}
+		cost, err = h(sw, r)
+		if err != nil {
+			if cost.Requests > 0 {
+				setCost(sw.Header(), cost)
+			}
+			writeAny(sw, err)
+		}
+	})
+}
+
+func (a *api) recoverer(function string, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if p := recover(); p != nil {
+				a.Log.Error("panic", "function", function, "panic", p, "stack", string(debug.Stack()))
+				http.Error(w, `{"error":"internal error"}`, http.StatusInternalServerError)
+			}
+		}()
+		h.ServeHTTP(w, r)
+	})
+}
+
+func setCost(h http.Header, c store.Cost) {
+	h.Set("X-Query-Scope", c.Scope.String())
+	h.Set("X-Request-Charge", strconv.FormatFloat(c.Charge, 'f', 2, 64))
+}
+
+// pathID returns the {id} route variable, percent-decoded, so that a
+// forbidden character sent encoded (%2F, %3F, %23, %5C) reaches validation
+// and gets a 400 rather than a routing 404.
+func pathID(r *http.Request) (string, error) {
+	id, err := url.PathUnescape(mux.Vars(r)["id"])
+	if err != nil {
+		return "", todo.Errorf(todo.Invalid, "id is not validly percent-encoded")
+	}
+	if err := todo.ValidateID(id); err != nil {
+		return "", err
+	}
+	return id, nil
+}

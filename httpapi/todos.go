@@ -1,0 +1,370 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/service"
+	"github.com/todoaudit/todo/store"
+)
+
+// todoView is a todo as the API shows it: without storage properties.
+type todoView struct {
+	ID          string     `json:"id"`
+	UserID      string     `json:"userId"`
+	Category    string     `json:"category"`
+	Title       string     `json:"title"`
+	Notes       string     `json:"notes,omitempty"`
+	DueDate     *time.Time `json:"dueDate,omitempty"`
+	Tags        []string   `json:"tags,omitempty"`
+	IsCompleted bool       `json:"isCompleted"`
+	Version     int64      `json:"version"`
+	CreatedAt   time.Time  `json:"createdAt"`
+	UpdatedAt   time.Time  `json:"updatedAt"`
+	MovedFrom   string     `json:"movedFrom,omitempty"`
+}
+
+func viewOf(t todo.Todo) todoView {
+	return todoView{ID: t.ID, UserID: t.UserID, Category: t.Category, Title: t.Title, Notes: t.Notes,
+		DueDate: t.DueDate, Tags: t.Tags, IsCompleted: t.IsCompleted, Version: t.Version,
+		CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt, MovedFrom: t.MovedFrom}
+}
+
+// todoInput is the body of a create or update. Pointers tell a missing
+// required field from a zero value.
+type todoInput struct {
+	Category    *string    `json:"category"`
+	Title       *string    `json:"title"`
+	Notes       string     `json:"notes"`
+	DueDate     *time.Time `json:"dueDate"`
+	Tags        []string   `json:"tags"`
+	IsCompleted bool       `json:"isCompleted"`
+}
+
+func (in todoInput) fields() (todo.Fields, error) {
+	if in.Category == nil {
+		return todo.Fields{}, todo.Errorf(todo.Invalid, "category is required")
+	}
+	if in.Title == nil {
+		return todo.Fields{}, todo.Errorf(todo.Invalid, "title is required")
+	}
+	f := todo.Fields{Category: *in.Category, Title: *in.Title, Notes: in.Notes, DueDate: in.DueDate, Tags: in.Tags, IsCompleted: in.IsCompleted}
+	return f, f.Validate()
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		writeError(w, todo.Wrap(todo.Internal, err, "response does not encode"))
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(b, '\n'))
+}
+
+func writeTodo(w http.ResponseWriter, status int, res service.Result) {
+	w.Header().Set("ETag", res.ETag)
+	if status == http.StatusCreated {
+		w.Header().Set("Location", "/api/todos/"+res.Todo.ID)
+	}
+	writeJSON(w, status, viewOf(res.Todo))
+}
+
+// ifMatch parses an If-Match header: "" (absent), "*", or one strong ETag.
+func ifMatch(r *http.Request) (string, error) {
+	v := strings.TrimSpace(r.Header.Get("If-Match"))
+	if v == "" || v == "*" {
+		return v, nil
+	}
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' || strings.Count(v, `"`) != 2 {
+		return "", todo.Errorf(todo.Invalid, "If-Match must be * or one quoted ETag, as returned in the ETag header")
+	}
+	return v, nil
+}
+
+func (a *api) body(r *http.Request, v any) error { return decodeBody(r, a.MaxBodyBytes, v) }
+
+func (a *api) create(w http.ResponseWriter, r *http.Request) (store.Cost, error) {
+	var in todoInput
+	if err := a.body(r, &in); err != nil {
+		return store.Cost{}, err
+	}
+	f, err := in.fields()
+	if err != nil {
+		return store.Cost{}, err
+	}
+	res, err := a.Service.Create(r.Context(), f)
+	if err == nil {
+		setCost(w.Header(), res.Cost)
+		writeTodo(w, http.StatusCreated, res)
+	}
+	return res.Cost, err
+}
+
+func (a *api) put(w http.ResponseWriter, r *http.Request) (store.Cost, error) {
+	id, err := pathID(r)
+	if err != nil {
+		return store.Cost{}, err
+	}
+	match, err := ifMatch(r)
+	if err != nil {
+		return store.Cost{}, err
+	}
+	var in todoInput
+	if err := a.body(r, &in); err != nil {
+		return store.Cost{}, err
+	}
+	f, err := in.fields()
+	if err != nil {
+		return store.Cost{}, err
+	}
+	res, err := a.Service.Put(r.Context(), id, f, match)
+	if err == nil {
+		setCost(w.Header(), res.Cost)
+		status := http.StatusOK
+		if res.Created {
+			status = http.StatusCreated
+		}
+		writeTodo(w, status, res)
+	}
+	return res.Cost, err
+}
+
+func (a *api) get(w http.ResponseWriter, r *http.Request) (store.Cost, error) {
+	id, err := pathID(r)
+	if err != nil {
+		return store.Cost{}, err
+	}
+	res, err := a.Service.Get(r.Context(), id)
+	if err != nil {
+		return res.Cost, err
+	}
+	setCost(w.Header(), res.Cost)
+	if noneMatch(r.Header.Get("If-None-Match"), res.ETag) {
+		w.Header().Set("ETag", res.ETag)
+		w.WriteHeader(http.StatusNotModified)
+		return res.Cost, nil
+	}
+	writeTodo(w, http.StatusOK, res)
+	return res.Cost, nil
+}
+
+// noneMatch reports whether an If-None-Match header matches etag (weak
+// comparison, as RFC 9110 requires for If-None-Match).
+func noneMatch(header, etag string) bool {
+	for _, tag := range strings.Split(header, ",") {
+		tag = strings.TrimPrefix(strings.TrimSpace(tag), "W/")
+		if tag == "*" || (tag != "" && tag == etag) {
+			return true
+		}
+	}
+	return false
+}
+
+func (a *api) delete(w http.ResponseWriter, r *http.Request) (store.Cost, error) {
+	id, err := pathID(r)
+	if err != nil {
+		return store.Cost{}, err
+	}
+	match, err := ifMatch(r)
+	if err != nil {
+		return store.Cost{}, err
+	}
+	cost, err := a.Service.Delete(r.Context(), id, match)
+	if err == nil {
+		setCost(w.Header(), cost)
+		w.WriteHeader(http.StatusNoContent)
+	}
+	return cost, err
+}
+
+// listPage is the body of list answers.
+type listPage struct {
+	Items        []todoView `json:"items"`
+	Continuation *string    `json:"continuation"`
+}
+
+// listOptions reads the list query string. Unknown parameters are refused
+// (except code, the function key); a repeated parameter is refused too,
+// whether repeated or, as the Functions host forwards it, comma-joined.
+func listOptions(r *http.Request) (service.ListOptions, error) {
+	var o service.ListOptions
+	q := r.URL.Query()
+	for k, vs := range q {
+		switch k {
+		case "category", "isCompleted", "pageSize", "continuation":
+			if len(vs) > 1 {
+				return o, todo.Errorf(todo.Invalid, "query parameter %s is given more than once", k)
+			}
+		case "code":
+		default:
+			return o, todo.Errorf(todo.Invalid, "unknown query parameter %q", k)
+		}
+	}
+	if vs, ok := q["category"]; ok {
+		c := vs[0]
+		if err := todo.ValidateCategory(c); err != nil {
+			return o, err
+		}
+		o.Category = &c
+	}
+	if vs, ok := q["isCompleted"]; ok {
+		b, err := strconv.ParseBool(vs[0])
+		if err != nil || (vs[0] != "true" && vs[0] != "false") {
+			return o, todo.Errorf(todo.Invalid, "isCompleted must be true or false")
+		}
+		o.IsCompleted = &b
+	}
+	if vs, ok := q["pageSize"]; ok {
+		n, err := strconv.Atoi(vs[0])
+		if err != nil || n < 1 || n > service.MaxPageSize {
+			return o, todo.Errorf(todo.Invalid, "pageSize must be a whole number from 1 to %d", service.MaxPageSize)
+		}
+		o.PageSize = n
+	}
+	if vs, ok := q["continuation"]; ok {
+		if vs[0] == "" {
+			return o, todo.Errorf(todo.Invalid, "continuation is empty")
+		}
+		o.Continuation = vs[0]
+	}
+	return o, nil
+}
+
+func writePage(w http.ResponseWriter, p service.Page) {
+	body := listPage{Items: make([]todoView, 0, len(p.Items))}
+	for _, res := range p.Items {
+		body.Items = append(body.Items, viewOf(res.Todo))
+	}
+	if p.Continuation != "" {
+		body.Continuation = &p.Continuation
+	}
+	setCost(w.Header(), p.Cost)
+	writeJSON(w, http.StatusOK, body)
+}
+
+func (a *api) list(w http.ResponseWriter, r *http.Request) (store.Cost, error) {
+	o, err := listOptions(r)
+	if err != nil {
+		return store.Cost{}, err
+	}
+	p, err := a.Service.List(r.Context(), o)
+	if err == nil {
+		writePage(w, p)
+	}
+	return p.Cost, err
+}
+
+func (a *api) admin(w http.ResponseWriter, r *http.Request) (store.Cost, error) {
+	o, err := listOptions(r)
+	if err != nil {
+		return store.Cost{}, err
+	}
+	p, err := a.Service.Admin(r.Context(), o)
+	if err == nil {
+		writePage(w, p)
+	}
+	return p.Cost, err
+}
+
+// historyPage is the body of history answers.
+type historyPage struct {
+	Items        []todo.AuditRecord `json:"items"`
+	Continuation *string            `json:"continuation"`
+	Complete     bool               `json:"complete"`
+}
+
+func (a *api) history(w http.ResponseWriter, r *http.Request) (store.Cost, error) {
+	id, err := pathID(r)
+	if err != nil {
+		return store.Cost{}, err
+	}
+	o, err := listOptions(r)
+	if err != nil {
+		return store.Cost{}, err
+	}
+	if o.Category != nil || o.IsCompleted != nil {
+		return store.Cost{}, todo.Errorf(todo.Invalid, "history takes only pageSize and continuation")
+	}
+	p, err := a.Service.History(r.Context(), id, o.PageSize, o.Continuation)
+	if err != nil {
+		return p.Cost, err
+	}
+	body := historyPage{Items: p.Items, Complete: p.Complete}
+	if body.Items == nil {
+		body.Items = []todo.AuditRecord{}
+	}
+	if p.Continuation != "" {
+		body.Continuation = &p.Continuation
+	}
+	setCost(w.Header(), p.Cost)
+	writeJSON(w, http.StatusOK, body)
+	return p.Cost, nil
+}
+
+func (a *api) rollback(w http.ResponseWriter, r *http.Request) (store.Cost, error) {
+	id, err := pathID(r)
+	if err != nil {
+		return store.Cost{}, err
+	}
+	match, err := ifMatch(r)
+	if err != nil {
+		return store.Cost{}, err
+	}
+	var in struct {
+		Version *int64 `json:"version"`
+	}
+	if err := a.body(r, &in); err != nil {
+		return store.Cost{}, err
+	}
+	if in.Version == nil {
+		return store.Cost{}, todo.Errorf(todo.Invalid, "version is required")
+	}
+	res, err := a.Service.Rollback(r.Context(), id, *in.Version, match)
+	if err == nil {
+		setCost(w.Header(), res.Cost)
+		writeTodo(w, http.StatusOK, res)
+	}
+	return res.Cost, err
+}
+
+func (a *api) move(w http.ResponseWriter, r *http.Request) (store.Cost, error) {
+	id, err := pathID(r)
+	if err != nil {
+		return store.Cost{}, err
+	}
+	match, err := ifMatch(r)
+	if err != nil {
+		return store.Cost{}, err
+	}
+	var in struct {
+		Category *string `json:"category"`
+	}
+	if err := a.body(r, &in); err != nil {
+		return store.Cost{}, err
+	}
+	if in.Category == nil {
+		return store.Cost{}, todo.Errorf(todo.Invalid, "category is required")
+	}
+	res, err := a.Service.Move(r.Context(), id, *in.Category, match)
+	if err == nil {
+		setCost(w.Header(), res.Cost)
+		writeTodo(w, http.StatusCreated, res)
+	}
+	return res.Cost, err
+}
+
+func (a *api) health(w http.ResponseWriter, r *http.Request) (store.Cost, error) {
+	status, code := "ok", http.StatusOK
+	if err := a.Ping(r); err != nil {
+		a.Log.Error("health check failed", "error", err.Error())
+		status, code = "unavailable", http.StatusServiceUnavailable
+	}
+	writeJSON(w, code, map[string]string{"status": status, "store": a.StoreName, "scheme": a.Service.Scheme().Name()})
+	return store.Cost{}, nil
+}

@@ -1,0 +1,255 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/repo"
+	"github.com/todoaudit/todo/store"
+)
+
+// HistoryPage is one page of a todo's audit history, oldest first.
+type HistoryPage struct {
+	Items        []todo.AuditRecord
+	Continuation string
+	// Complete is false when a version is missing: a gap between versions,
+	// or (on the last page) history that ends before the todo's latest
+	// version.
+	Complete bool
+	Cost     store.Cost
+}
+
+// History returns the audit records of the caller's todo id, oldest first:
+// one single-partition query in the audit container, whose partition key
+// includes the caller, so no one reads another user's history.
+func (s *Service) History(ctx context.Context, id string, pageSize int, continuation string) (HistoryPage, error) {
+	user, err := caller(ctx)
+	if err != nil {
+		return HistoryPage{}, err
+	}
+	pk, err := s.scheme.Resolve(user, id)
+	if err != nil {
+		return HistoryPage{}, err
+	}
+	if pageSize == 0 {
+		pageSize = DefaultPageSize
+	}
+	if pageSize < 1 || pageSize > MaxPageSize {
+		return HistoryPage{}, todo.Errorf(todo.Invalid, "pageSize must be between 1 and %d", MaxPageSize)
+	}
+	p, err := s.audit.Query(ctx, repo.Spec{
+		Partitions:   []store.PartitionKey{{todo.EntityKey(user, id)}},
+		OrderBy:      []store.Order{{Field: "version"}},
+		PageSize:     pageSize,
+		Continuation: continuation,
+	})
+	page := HistoryPage{Continuation: p.Continuation, Cost: p.Cost, Complete: true}
+	if err != nil {
+		return page, err
+	}
+	for i, d := range p.Items {
+		page.Items = append(page.Items, d.Value)
+		want := int64(1)
+		if i > 0 {
+			want = p.Items[i-1].Value.Version + 1
+		}
+		if (i > 0 || continuation == "") && d.Value.Version != want {
+			page.Complete = false
+		}
+	}
+	if page.Continuation != "" {
+		return page, nil
+	}
+	// Last page: history must reach the latest version the todo has had.
+	last, cost, err := s.lastVersion(ctx, id, pk)
+	page.Cost.Add(cost)
+	if err != nil {
+		return page, err
+	}
+	if cur, cost, err := s.load(ctx, id); err == nil {
+		last = max(last, cur.Value.Version)
+		page.Cost.Add(cost)
+	}
+	if last == 0 && len(page.Items) == 0 && continuation == "" {
+		return page, notFound(id)
+	}
+	if n := len(page.Items); n == 0 || page.Items[n-1].Version < last {
+		page.Complete = false
+	}
+	return page, nil
+}
+
+// version finds the content of version n of todo id: from its audit record,
+// or from its retained version document when the audit lags behind.
+func (s *Service) version(ctx context.Context, id string, pk store.PartitionKey, n int64) (todo.Todo, store.Cost, error) {
+	var t todo.Todo
+	rec, cost, err := s.audit.GetIn(ctx, store.PartitionKey{todo.EntityKey(userFrom(ctx), id)}, todo.AuditID(id, n))
+	if err == nil {
+		if err := json.Unmarshal(rec.Value.Entity, &t); err != nil {
+			return t, cost, todo.Wrap(todo.Internal, err, "audit record does not decode")
+		}
+		return t, cost, nil
+	}
+	if !todo.IsKind(err, todo.NotFound) {
+		return t, cost, err
+	}
+	v, c, err := s.versions.GetIn(ctx, pk, todo.VersionID(id, n))
+	cost.Add(c)
+	if todo.IsKind(err, todo.NotFound) || (err == nil && v.Value.UserID != userFrom(ctx)) {
+		return t, cost, todo.Errorf(todo.NotFound, "version %d of todo %q not found", n, id)
+	}
+	return v.Value.Entity, cost, err
+}
+
+// Rollback writes the content of version n as a new version of the caller's
+// todo, re-creating it if it was deleted.
+func (s *Service) Rollback(ctx context.Context, id string, n int64, ifMatch string) (Result, error) {
+	user, err := caller(ctx)
+	if err != nil {
+		return Result{}, err
+	}
+	pk, err := s.scheme.Resolve(user, id)
+	if err != nil {
+		return Result{}, err
+	}
+	if n < 1 {
+		return Result{}, todo.Errorf(todo.Invalid, "version must be 1 or more")
+	}
+	old, total, err := s.version(ctx, id, pk, n)
+	if err != nil {
+		return Result{Cost: total}, err
+	}
+	for range writeAttempts {
+		d, cost, err := s.load(ctx, id)
+		total.Add(cost)
+		var res Result
+		switch {
+		case todo.IsKind(err, todo.NotFound):
+			if ifMatch != "" && ifMatch != "*" {
+				return Result{Cost: total}, todo.Errorf(todo.PreconditionFailed, "todo %q does not exist", id)
+			}
+			res, err = s.restore(ctx, user, id, pk, old)
+		case err != nil:
+			return Result{Cost: total}, err
+		default:
+			if err := checkIfMatch(ifMatch, d.ETag); err != nil {
+				return Result{Cost: total}, err
+			}
+			t := d.Value
+			t.SetFields(old.Fields())
+			s.advance(&t, todo.OpRollback, user)
+			var etag string
+			etag, res.Cost, err = s.write(ctx, t, store.OpReplace, d.ETag, todo.OpRollback, user)
+			res.Todo, res.ETag = t, etag
+		}
+		total.Add(res.Cost)
+		res.Cost = total
+		if !retryable(err, ifMatch) {
+			return res, err
+		}
+	}
+	return Result{Cost: total}, todo.Errorf(todo.Unavailable, "todo %q is changing too fast; try again", id)
+}
+
+// restore re-creates a deleted todo from an old version's content.
+func (s *Service) restore(ctx context.Context, user, id string, pk store.PartitionKey, old todo.Todo) (Result, error) {
+	last, cost, err := s.lastVersion(ctx, id, pk)
+	if err != nil {
+		return Result{Cost: cost}, err
+	}
+	t := old
+	t.MovingTo, t.Version = "", last
+	s.advance(&t, todo.OpRollback, user)
+	etag, c, err := s.write(ctx, t, store.OpCreate, "", todo.OpRollback, user)
+	cost.Add(c)
+	return Result{Todo: t, ETag: etag, Created: true, Cost: cost}, err
+}
+
+// Move gives the caller's todo a new category where the scheme keys on it:
+// a new id in another logical partition. No transaction spans two
+// partitions, so the move is three idempotent steps: mark the old todo as
+// moving (its final version, hidden from then on), create the new todo
+// (version 1, operation move), delete the old one. A retried move resumes
+// from the mark, so an interrupted move is never lost.
+func (s *Service) Move(ctx context.Context, id, category, ifMatch string) (Result, error) {
+	user, err := caller(ctx)
+	if err != nil {
+		return Result{}, err
+	}
+	if !s.scheme.KeysOnCategory() {
+		return Result{}, todo.Errorf(todo.Conflict, "the %s scheme does not key on category: change it with PUT /api/todos/%s", s.scheme.Name(), id)
+	}
+	if err := todo.ValidateCategory(category); err != nil {
+		return Result{}, err
+	}
+	pk, err := s.scheme.Resolve(user, id)
+	if err != nil {
+		return Result{}, err
+	}
+	d, total, err := s.todos.GetIn(ctx, pk, id)
+	if err == nil && (d.Value.Type != todo.TypeTodo || d.Value.UserID != user) {
+		err = notFound(id)
+	}
+	if err != nil {
+		return Result{Cost: total}, err
+	}
+	old := d.Value
+	if old.MovingTo == "" {
+		if err := checkIfMatch(ifMatch, d.ETag); err != nil {
+			return Result{Cost: total}, err
+		}
+		if old.Category == category {
+			return Result{Cost: total}, todo.Errorf(todo.Conflict, "todo %q is already in category %q", id, category)
+		}
+		key, cost, err := s.scheme.NewKey(ctx, user, category)
+		total.Add(cost)
+		if err != nil {
+			return Result{Cost: total}, err
+		}
+		old.MovingTo = key.ID
+		s.advance(&old, todo.OpMove, user)
+		d.ETag, cost, err = s.write(ctx, old, store.OpReplace, d.ETag, todo.OpMove, user)
+		total.Add(cost)
+		if err != nil {
+			return Result{Cost: total}, err
+		}
+	}
+	res, err := s.finishMove(ctx, user, old, d.ETag)
+	total.Add(res.Cost)
+	res.Cost = total
+	return res, err
+}
+
+// finishMove creates the moved todo (if a previous attempt has not) and
+// deletes the marked original.
+func (s *Service) finishMove(ctx context.Context, user string, old todo.Todo, etag string) (Result, error) {
+	newPK, err := s.scheme.Resolve(user, old.MovingTo)
+	if err != nil {
+		return Result{}, err
+	}
+	t := old
+	t.ID, t.MovingTo, t.MovedFrom, t.Version = old.MovingTo, "", old.ID, 1
+	t.Category = newPK[len(newPK)-1]
+	t.LastOperation = todo.OpMove
+	var res Result
+	res.Todo, res.Created = t, true
+	res.ETag, res.Cost, err = s.write(ctx, t, store.OpCreate, "", todo.OpMove, user)
+	if todo.IsKind(err, todo.Conflict) {
+		d, cost, gerr := s.todos.GetIn(ctx, newPK, t.ID)
+		res.Cost.Add(cost)
+		if gerr != nil {
+			return res, gerr
+		}
+		res.Todo, res.ETag, err = d.Value, d.ETag, nil
+	}
+	if err != nil {
+		return res, err
+	}
+	cost, err := s.todos.C.Delete(ctx, s.scheme.KeyOf(&old), old.ID, &store.WriteOptions{IfMatch: etag})
+	res.Cost.Add(cost)
+	if todo.IsKind(err, todo.NotFound) {
+		err = nil
+	}
+	return res, err
+}

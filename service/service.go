@@ -1,0 +1,156 @@
+// Package service is the todo application: creates, updates, deletes,
+// rollbacks and moves written as one transactional batch each (the todo
+// change plus its immutable version document, a transactional outbox), point
+// reads through the partitioned repository, list queries at the scope the
+// partition scheme plans, and histories read from the audit container.
+package service
+
+import (
+	"context"
+	"time"
+
+	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/partition"
+	"github.com/todoaudit/todo/repo"
+	"github.com/todoaudit/todo/store"
+)
+
+// Service runs the todo use cases for authenticated callers.
+type Service struct {
+	scheme   partition.Scheme
+	todos    *repo.Repository[todo.Todo]
+	versions *repo.Repository[todo.Version]
+	audit    *repo.Repository[todo.AuditRecord]
+	ttl      int
+	now      func() time.Time
+}
+
+// Options configure a Service; nil means defaults.
+type Options struct {
+	// VersionTTL is how long version documents are kept (the window in
+	// which a lost audit record can be refilled); 30 days when zero.
+	VersionTTL time.Duration
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+}
+
+// New returns a Service over the todo and audit containers.
+func New(scheme partition.Scheme, todos, audit store.Container, o *Options) *Service {
+	if o == nil {
+		o = &Options{}
+	}
+	s := &Service{scheme: scheme, ttl: int(o.VersionTTL / time.Second), now: o.Now}
+	if s.ttl <= 0 {
+		s.ttl = 30 * 24 * 3600
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	resolve := func(ctx context.Context, id string) (store.PartitionKey, error) {
+		return scheme.Resolve(userFrom(ctx), id)
+	}
+	s.todos = &repo.Repository[todo.Todo]{C: todos, Resolve: resolve}
+	s.versions = &repo.Repository[todo.Version]{C: todos, Resolve: resolve}
+	s.audit = &repo.Repository[todo.AuditRecord]{C: audit, Resolve: func(ctx context.Context, id string) (store.PartitionKey, error) {
+		return store.PartitionKey{todo.EntityKey(userFrom(ctx), id)}, nil
+	}}
+	return s
+}
+
+// Scheme returns the partition scheme in use.
+func (s *Service) Scheme() partition.Scheme { return s.scheme }
+
+type userKey struct{}
+
+// WithUser returns a context carrying the authenticated caller.
+func WithUser(ctx context.Context, user string) context.Context {
+	return context.WithValue(ctx, userKey{}, user)
+}
+
+func userFrom(ctx context.Context) string {
+	u, _ := ctx.Value(userKey{}).(string)
+	return u
+}
+
+// Result is a todo as written or read, with what it cost.
+type Result struct {
+	Todo    todo.Todo
+	ETag    string
+	Created bool
+	Cost    store.Cost
+}
+
+func (s *Service) stamp() time.Time { return s.now().UTC().Truncate(time.Millisecond) }
+
+// caller returns the authenticated user, refusing a context without one.
+func caller(ctx context.Context) (string, error) {
+	u := userFrom(ctx)
+	if u == "" {
+		return "", todo.Errorf(todo.Unauthorized, "no authenticated user")
+	}
+	return u, todo.ValidateUserID(u)
+}
+
+// write commits a new state of a todo with its version document in one
+// batch. op is the todo operation (create, replace or delete), ifMatch its
+// condition.
+func (s *Service) write(ctx context.Context, t todo.Todo, kind store.OpKind, ifMatch string, op todo.Operation, actor string) (string, store.Cost, error) {
+	pk := s.scheme.KeyOf(&t)
+	v := todo.NewVersion(t, op, actor, t.UpdatedAt, s.ttl)
+	vop, err := repo.Create(v)
+	if err != nil {
+		return "", store.Cost{}, err
+	}
+	var top store.Op
+	switch kind {
+	case store.OpCreate:
+		top, err = repo.Create(t)
+	case store.OpReplace:
+		top, err = repo.Replace(t, ifMatch)
+	case store.OpDelete:
+		top = repo.Delete(t.ID, ifMatch)
+	}
+	if err != nil {
+		return "", store.Cost{}, err
+	}
+	res, cost, err := s.todos.Batch(ctx, pk, []store.Op{top, vop})
+	if err != nil {
+		return "", cost, err
+	}
+	return res[0].ETag, cost, nil
+}
+
+// load point-reads the caller's todo. Another user's todo, a document of
+// another type and a todo being moved away all read as not found.
+func (s *Service) load(ctx context.Context, id string) (repo.Doc[todo.Todo], store.Cost, error) {
+	user, err := caller(ctx)
+	if err != nil {
+		return repo.Doc[todo.Todo]{}, store.Cost{}, err
+	}
+	d, _, cost, err := s.todos.Get(ctx, id)
+	if err != nil {
+		return d, cost, err
+	}
+	if d.Value.Type != todo.TypeTodo || d.Value.UserID != user || d.Value.MovingTo != "" {
+		return repo.Doc[todo.Todo]{}, cost, notFound(id)
+	}
+	return d, cost, nil
+}
+
+func notFound(id string) error { return todo.Errorf(todo.NotFound, "todo %q not found", id) }
+
+// checkIfMatch compares a caller's If-Match value with the current ETag.
+func checkIfMatch(ifMatch, etag string) error {
+	if ifMatch != "" && ifMatch != "*" && ifMatch != etag {
+		return todo.Errorf(todo.PreconditionFailed, "the todo has changed since ETag %s", ifMatch)
+	}
+	return nil
+}
+
+// retryable reports whether a write lost a race it may simply run again:
+// the caller did not pin a version, so the next attempt re-reads.
+func retryable(err error, ifMatch string) bool {
+	return ifMatch == "" && (todo.IsKind(err, todo.PreconditionFailed) || todo.IsKind(err, todo.Conflict))
+}
+
+const writeAttempts = 8

@@ -1,0 +1,273 @@
+package service
+
+import (
+	"context"
+
+	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/partition"
+	"github.com/todoaudit/todo/repo"
+	"github.com/todoaudit/todo/store"
+)
+
+// Create stores a new todo for the caller with an id the scheme generates.
+func (s *Service) Create(ctx context.Context, f todo.Fields) (Result, error) {
+	user, err := caller(ctx)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := f.Validate(); err != nil {
+		return Result{}, err
+	}
+	key, cost, err := s.scheme.NewKey(ctx, user, f.Category)
+	if err != nil {
+		return Result{Cost: cost}, err
+	}
+	now := s.stamp()
+	t := todo.Todo{ID: key.ID, Type: todo.TypeTodo, UserID: user, PartitionKey: key.Property,
+		Version: 1, CreatedAt: now, UpdatedAt: now, LastOperation: todo.OpCreate, UpdatedBy: user}
+	t.SetFields(f)
+	etag, c, err := s.write(ctx, t, store.OpCreate, "", todo.OpCreate, user)
+	cost.Add(c)
+	return Result{Todo: t, ETag: etag, Created: true, Cost: cost}, err
+}
+
+// Get point-reads one of the caller's todos.
+func (s *Service) Get(ctx context.Context, id string) (Result, error) {
+	d, cost, err := s.load(ctx, id)
+	return Result{Todo: d.Value, ETag: d.ETag, Cost: cost}, err
+}
+
+// Put updates the caller's todo id, or creates it under that id when it does
+// not exist. ifMatch ("" = unconditional, "*" = must exist) guards the
+// update. Changing the category where the scheme keys on it is a Conflict:
+// that is a move.
+func (s *Service) Put(ctx context.Context, id string, f todo.Fields, ifMatch string) (Result, error) {
+	user, err := caller(ctx)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := f.Validate(); err != nil {
+		return Result{}, err
+	}
+	pk, err := s.scheme.Resolve(user, id)
+	if err != nil {
+		return Result{}, err
+	}
+	var total store.Cost
+	for range writeAttempts {
+		d, cost, err := s.load(ctx, id)
+		total.Add(cost)
+		var res Result
+		switch {
+		case todo.IsKind(err, todo.NotFound):
+			if ifMatch != "" {
+				return Result{Cost: total}, todo.Errorf(todo.PreconditionFailed, "todo %q does not exist", id)
+			}
+			res, err = s.createAt(ctx, user, id, pk, f)
+		case err != nil:
+			return Result{Cost: total}, err
+		default:
+			res, err = s.update(ctx, user, d, f, ifMatch)
+		}
+		total.Add(res.Cost)
+		res.Cost = total
+		if !retryable(err, ifMatch) {
+			return res, err
+		}
+	}
+	return Result{Cost: total}, todo.Errorf(todo.Unavailable, "todo %q is changing too fast; try again", id)
+}
+
+func (s *Service) checkCategory(id string, cur, next string) error {
+	if s.scheme.KeysOnCategory() && cur != next {
+		return todo.Errorf(todo.Conflict, "the %s scheme keys todo %q on its category %q: move it with POST /api/todos/%s/move", s.scheme.Name(), id, cur, id)
+	}
+	return nil
+}
+
+func (s *Service) update(ctx context.Context, user string, d repo.Doc[todo.Todo], f todo.Fields, ifMatch string) (Result, error) {
+	if err := checkIfMatch(ifMatch, d.ETag); err != nil {
+		return Result{}, err
+	}
+	if err := s.checkCategory(d.Value.ID, d.Value.Category, f.Category); err != nil {
+		return Result{}, err
+	}
+	t := d.Value
+	t.SetFields(f)
+	s.advance(&t, todo.OpUpdate, user)
+	etag, cost, err := s.write(ctx, t, store.OpReplace, d.ETag, todo.OpUpdate, user)
+	return Result{Todo: t, ETag: etag, Cost: cost}, err
+}
+
+// advance makes t the next version, written now by user.
+func (s *Service) advance(t *todo.Todo, op todo.Operation, user string) {
+	t.Version++
+	t.UpdatedAt = s.stamp()
+	t.LastOperation = op
+	t.UpdatedBy = user
+}
+
+// createAt creates a todo under a caller-chosen id. An id that had a history
+// (a deleted todo) continues its version numbers, so audit ids never repeat.
+func (s *Service) createAt(ctx context.Context, user, id string, pk store.PartitionKey, f todo.Fields) (Result, error) {
+	if err := s.checkIDCategory(user, id, pk, f.Category); err != nil {
+		return Result{}, err
+	}
+	last, cost, err := s.lastVersion(ctx, id, pk)
+	if err != nil {
+		return Result{Cost: cost}, err
+	}
+	now := s.stamp()
+	t := todo.Todo{ID: id, Type: todo.TypeTodo, UserID: user, Version: last + 1, CreatedAt: now, UpdatedAt: now,
+		LastOperation: todo.OpCreate, UpdatedBy: user}
+	if s.scheme.Name() == partition.Synthetic {
+		t.PartitionKey = pk[0]
+	}
+	t.SetFields(f)
+	etag, c, err := s.write(ctx, t, store.OpCreate, "", todo.OpCreate, user)
+	cost.Add(c)
+	return Result{Todo: t, ETag: etag, Created: true, Cost: cost}, err
+}
+
+// checkIDCategory refuses a body whose category disagrees with the one the
+// id embeds.
+func (s *Service) checkIDCategory(user, id string, pk store.PartitionKey, category string) error {
+	if !s.scheme.KeysOnCategory() {
+		return nil
+	}
+	probe := todo.Todo{UserID: user, Category: category}
+	if !s.scheme.KeyOf(&probe).Equal(pk) {
+		return todo.Errorf(todo.Conflict, "id %q belongs to another category than %q", id, category)
+	}
+	return nil
+}
+
+// lastVersion is the highest version a todo id has had: from its retained
+// version documents and from its audit history.
+func (s *Service) lastVersion(ctx context.Context, id string, pk store.PartitionKey) (int64, store.Cost, error) {
+	byVersion := []store.Order{{Field: "version", Desc: true}}
+	vp, err := s.versions.Query(ctx, repo.Spec{
+		Partitions: []store.PartitionKey{pk},
+		Filters: []store.Filter{{Field: "type", Op: store.Eq, Value: todo.TypeVersion},
+			{Field: "todoId", Op: store.Eq, Value: id}},
+		OrderBy: byVersion, PageSize: 1,
+	})
+	cost := vp.Cost
+	if err != nil {
+		return 0, cost, err
+	}
+	ap, err := s.audit.Query(ctx, repo.Spec{
+		Partitions: []store.PartitionKey{{todo.EntityKey(userFrom(ctx), id)}},
+		OrderBy:    byVersion, PageSize: 1,
+	})
+	cost.Add(ap.Cost)
+	if err != nil {
+		return 0, cost, err
+	}
+	var last int64
+	if len(vp.Items) > 0 {
+		last = vp.Items[0].Value.Version
+	}
+	if len(ap.Items) > 0 {
+		last = max(last, ap.Items[0].Value.Version)
+	}
+	return last, cost, nil
+}
+
+// Delete removes the caller's todo, recording a delete version.
+func (s *Service) Delete(ctx context.Context, id, ifMatch string) (store.Cost, error) {
+	user, err := caller(ctx)
+	if err != nil {
+		return store.Cost{}, err
+	}
+	var total store.Cost
+	for range writeAttempts {
+		d, cost, err := s.load(ctx, id)
+		total.Add(cost)
+		if err != nil {
+			return total, err
+		}
+		if err := checkIfMatch(ifMatch, d.ETag); err != nil {
+			return total, err
+		}
+		t := d.Value
+		s.advance(&t, todo.OpDelete, user)
+		_, cost, err = s.write(ctx, t, store.OpDelete, d.ETag, todo.OpDelete, user)
+		total.Add(cost)
+		if !retryable(err, ifMatch) {
+			return total, err
+		}
+	}
+	return total, todo.Errorf(todo.Unavailable, "todo %q is changing too fast; try again", id)
+}
+
+// ListOptions select and page a list.
+type ListOptions struct {
+	Category     *string
+	IsCompleted  *bool
+	PageSize     int
+	Continuation string
+}
+
+// Page is one page of todos.
+type Page struct {
+	Items        []Result
+	Continuation string
+	Cost         store.Cost
+}
+
+// DefaultPageSize and MaxPageSize bound list pages.
+const (
+	DefaultPageSize = 20
+	MaxPageSize     = 100
+)
+
+func (o *ListOptions) check() error {
+	if o.PageSize == 0 {
+		o.PageSize = DefaultPageSize
+	}
+	if o.PageSize < 1 || o.PageSize > MaxPageSize {
+		return todo.Errorf(todo.Invalid, "pageSize must be between 1 and %d", MaxPageSize)
+	}
+	if o.Category != nil {
+		return todo.ValidateCategory(*o.Category)
+	}
+	return nil
+}
+
+// List returns a page of the caller's todos at the cheapest scope the scheme
+// allows.
+func (s *Service) List(ctx context.Context, o ListOptions) (Page, error) {
+	user, err := caller(ctx)
+	if err != nil {
+		return Page{}, err
+	}
+	if err := o.check(); err != nil {
+		return Page{}, err
+	}
+	return s.list(ctx, s.scheme.List(user, o.Category), o)
+}
+
+// Admin returns a page of every user's todos: a cross-partition report.
+func (s *Service) Admin(ctx context.Context, o ListOptions) (Page, error) {
+	if err := o.check(); err != nil {
+		return Page{}, err
+	}
+	return s.list(ctx, s.scheme.Admin(o.Category), o)
+}
+
+func (s *Service) list(ctx context.Context, plan partition.Plan, o ListOptions) (Page, error) {
+	filters := append(append([]store.Filter(nil), plan.Filters...), store.Filter{Field: "movingTo", Op: store.NotDefined})
+	if o.IsCompleted != nil {
+		filters = append(filters, store.Filter{Field: "isCompleted", Op: store.Eq, Value: *o.IsCompleted})
+	}
+	p, err := s.todos.Query(ctx, repo.Spec{Partitions: plan.Partitions, Filters: filters, PageSize: o.PageSize, Continuation: o.Continuation})
+	page := Page{Continuation: p.Continuation, Cost: p.Cost}
+	for _, d := range p.Items {
+		page.Items = append(page.Items, Result{Todo: d.Value, ETag: d.ETag})
+	}
+	if page.Cost.Scope.Kind == 0 {
+		page.Cost.Scope = plan.Scope
+	}
+	return page, err
+}
