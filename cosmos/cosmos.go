@@ -1,0 +1,328 @@
+package cosmos
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
+	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+
+	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/store"
+)
+
+// CredentialManagedIdentity is the Credential value (the CosmosDB__credential
+// app setting the Cosmos DB trigger reads too) that selects a managed
+// identity.
+const CredentialManagedIdentity = "managedidentity"
+
+// Config says how to reach the account and which containers to expect.
+type Config struct {
+	// Endpoint is the account endpoint, https://<account>.documents.azure.com:443/.
+	Endpoint string
+	// Key is an account key. Set it for emulators only: with a key, Open
+	// creates the database and missing containers. Without one, Open
+	// authenticates with Microsoft Entra ID and creates nothing.
+	Key string
+	// Credential is CredentialManagedIdentity or empty. Managed identity is
+	// used when it is set or ClientID is; otherwise DefaultAzureCredential
+	// (environment, workload identity, managed identity, Azure CLI,
+	// Azure Developer CLI), which is what a developer machine needs.
+	Credential string
+	// ClientID is the client id of a user-assigned managed identity.
+	ClientID string
+	// Database is the database name.
+	Database string
+	// Containers are created (with a key) or verified (with Entra ID).
+	Containers []store.ContainerSpec
+	// ClientOptions tune the azcosmos client (transport, retries); nil
+	// means the SDK defaults. Tests use it to install a transport.
+	ClientOptions *azcosmos.ClientOptions
+
+	// credential replaces the azidentity credential, for tests.
+	credential azcore.TokenCredential
+}
+
+// Store is the Cosmos DB store. It is safe for concurrent use.
+type Store struct {
+	client   *azcosmos.Client
+	db       *azcosmos.DatabaseClient
+	database string
+
+	mu         sync.Mutex
+	containers map[string]*container
+}
+
+var _ store.Store = (*Store)(nil)
+
+// keyPath is a partition key path the adapter supports: one top-level
+// property, so that it can be named in SQL as c.<name>.
+var keyPath = regexp.MustCompile(`^/[A-Za-z_][A-Za-z0-9_]{0,63}$`)
+
+func checkSpec(spec store.ContainerSpec) error {
+	if spec.Name == "" {
+		return errors.New("a container has no name")
+	}
+	if n := len(spec.PartitionKeyPaths); n < 1 || n > 3 {
+		return fmt.Errorf("container %s: %d partition key paths, want 1 to 3", spec.Name, n)
+	}
+	for _, p := range spec.PartitionKeyPaths {
+		if !keyPath.MatchString(p) {
+			return fmt.Errorf("container %s: partition key path %q is not a top-level property path like /userId", spec.Name, p)
+		}
+	}
+	return nil
+}
+
+// Open connects to the account and warms up: after it returns, the data
+// path makes no container-metadata requests. See Config for what it creates
+// or verifies.
+func Open(ctx context.Context, cfg Config) (*Store, error) {
+	if cfg.Endpoint == "" {
+		return nil, errors.New("cosmos: no account endpoint (set CosmosDB__accountEndpoint or COSMOS_ENDPOINT)")
+	}
+	if cfg.Database == "" {
+		return nil, errors.New("cosmos: no database name (COSMOS_DATABASE)")
+	}
+	seen := map[string]bool{}
+	for _, spec := range cfg.Containers {
+		if err := checkSpec(spec); err != nil {
+			return nil, fmt.Errorf("cosmos: %w", err)
+		}
+		if seen[spec.Name] {
+			return nil, fmt.Errorf("cosmos: container %s is listed twice", spec.Name)
+		}
+		seen[spec.Name] = true
+	}
+	opts := clientOptions(cfg.ClientOptions)
+	client, err := newClient(cfg, opts)
+	if err != nil {
+		return nil, err
+	}
+	db, err := client.NewDatabase(cfg.Database)
+	if err != nil {
+		client.Close()
+		return nil, fmt.Errorf("cosmos: %w", err)
+	}
+	s := &Store{client: client, db: db, database: cfg.Database, containers: map[string]*container{}}
+	if cfg.Key != "" {
+		err = s.provision(ctx, cfg.Containers)
+	} else {
+		err = s.verify(ctx, cfg.Containers)
+	}
+	if err != nil {
+		client.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// clientOptions copies o and adds the policy that meters every request.
+func clientOptions(o *azcosmos.ClientOptions) *azcosmos.ClientOptions {
+	var c azcosmos.ClientOptions
+	if o != nil {
+		c = *o
+	}
+	c.PerRetryPolicies = append(slices.Clone(c.PerRetryPolicies), meterPolicy{})
+	return &c
+}
+
+func newClient(cfg Config, opts *azcosmos.ClientOptions) (*azcosmos.Client, error) {
+	if cfg.Key != "" {
+		cred, err := azcosmos.NewKeyCredential(cfg.Key)
+		if err != nil {
+			// Never include the key in the message.
+			return nil, errors.New("cosmos: COSMOS_KEY is not a valid account key (base64)")
+		}
+		client, err := azcosmos.NewClientWithKey(cfg.Endpoint, cred, opts)
+		if err != nil {
+			return nil, fmt.Errorf("cosmos: endpoint %s: %w", cfg.Endpoint, err)
+		}
+		return client, nil
+	}
+	cred := cfg.credential
+	if cred == nil {
+		var err error
+		if cred, err = entraCredential(cfg, opts); err != nil {
+			return nil, err
+		}
+	}
+	client, err := azcosmos.NewClient(cfg.Endpoint, cred, opts)
+	if err != nil {
+		return nil, fmt.Errorf("cosmos: endpoint %s: %w", cfg.Endpoint, err)
+	}
+	return client, nil
+}
+
+// entraCredential picks the azidentity credential: a managed identity in
+// Azure (user-assigned when ClientID is set), developer credentials locally.
+func entraCredential(cfg Config, opts *azcosmos.ClientOptions) (azcore.TokenCredential, error) {
+	useMI := cfg.ClientID != ""
+	switch {
+	case strings.EqualFold(cfg.Credential, CredentialManagedIdentity):
+		useMI = true
+	case cfg.Credential != "":
+		return nil, fmt.Errorf("cosmos: CosmosDB__credential is %q; want %s or nothing", cfg.Credential, CredentialManagedIdentity)
+	}
+	co := azcore.ClientOptions{Transport: opts.Transport}
+	if useMI {
+		o := &azidentity.ManagedIdentityCredentialOptions{ClientOptions: co}
+		if cfg.ClientID != "" {
+			o.ID = azidentity.ClientID(cfg.ClientID)
+		}
+		cred, err := azidentity.NewManagedIdentityCredential(o)
+		if err != nil {
+			return nil, fmt.Errorf("cosmos: managed identity: %w", err)
+		}
+		return cred, nil
+	}
+	cred, err := azidentity.NewDefaultAzureCredential(&azidentity.DefaultAzureCredentialOptions{ClientOptions: co})
+	if err != nil {
+		return nil, fmt.Errorf("cosmos: developer credentials: %w", err)
+	}
+	return cred, nil
+}
+
+func definition(spec store.ContainerSpec) azcosmos.ContainerProperties {
+	props := azcosmos.ContainerProperties{
+		ID: spec.Name,
+		PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{
+			Kind:    azcosmos.PartitionKeyKindHash,
+			Paths:   slices.Clone(spec.PartitionKeyPaths),
+			Version: 2,
+		},
+	}
+	if len(spec.PartitionKeyPaths) > 1 {
+		props.PartitionKeyDefinition.Kind = azcosmos.PartitionKeyKindMultiHash
+	}
+	if spec.DefaultTTL != nil {
+		ttl := int32(*spec.DefaultTTL)
+		props.DefaultTimeToLive = &ttl
+	}
+	return props
+}
+
+// provision creates the database and the missing containers (key auth, for
+// emulators), then reads every container once.
+func (s *Store) provision(ctx context.Context, specs []store.ContainerSpec) error {
+	_, err := s.client.CreateDatabase(ctx, azcosmos.DatabaseProperties{ID: s.database}, nil)
+	if err != nil && statusOf(err) != http.StatusConflict {
+		return fmt.Errorf("cosmos: creating database %s: %w", s.database, err)
+	}
+	for _, spec := range specs {
+		_, err := s.db.CreateContainer(ctx, definition(spec), nil)
+		if err != nil && statusOf(err) != http.StatusConflict {
+			return fmt.Errorf("cosmos: creating container %s in database %s: %w", spec.Name, s.database, err)
+		}
+	}
+	return s.verify(ctx, specs)
+}
+
+// verify reads every container once, checks its partition key paths and
+// caches its client and properties. It reports everything that is missing or
+// different in one error.
+func (s *Store) verify(ctx context.Context, specs []store.ContainerSpec) error {
+	var problems []string
+	dbChecked := false
+	for _, spec := range specs {
+		c, err := s.open(ctx, spec.Name)
+		if err != nil {
+			switch statusOf(err) {
+			case http.StatusNotFound:
+				if !dbChecked {
+					dbChecked = true
+					if _, derr := s.db.Read(ctx, nil); statusOf(derr) == http.StatusNotFound {
+						return fmt.Errorf("cosmos: database %s does not exist in account %s; nothing is created with Entra ID auth: provision it (infra/bicep)", s.database, s.client.Endpoint())
+					}
+				}
+				problems = append(problems, fmt.Sprintf("container %s does not exist (want partition key %s)", spec.Name, strings.Join(spec.PartitionKeyPaths, ",")))
+			case http.StatusUnauthorized, http.StatusForbidden:
+				return fmt.Errorf("cosmos: not allowed to read container %s in database %s: grant the identity a Cosmos DB data-plane role (Built-in Data Contributor) on the database: %w", spec.Name, s.database, err)
+			default:
+				return fmt.Errorf("cosmos: reading container %s in database %s: %w", spec.Name, s.database, err)
+			}
+			continue
+		}
+		if !slices.Equal(c.spec.PartitionKeyPaths, spec.PartitionKeyPaths) {
+			problems = append(problems, fmt.Sprintf("container %s has partition key %s, want %s (a partition key cannot change: recreate the container)",
+				spec.Name, strings.Join(c.spec.PartitionKeyPaths, ","), strings.Join(spec.PartitionKeyPaths, ",")))
+		}
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("cosmos: database %s: %s", s.database, strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// open reads a container's properties once and caches its client.
+func (s *Store) open(ctx context.Context, name string) (*container, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c, ok := s.containers[name]; ok {
+		return c, nil
+	}
+	cc, err := s.db.NewContainer(name)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := cc.Read(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	props := resp.ContainerProperties
+	if props == nil {
+		return nil, fmt.Errorf("container %s: no properties in the response", name)
+	}
+	spec := store.ContainerSpec{Name: name, PartitionKeyPaths: slices.Clone(props.PartitionKeyDefinition.Paths)}
+	if props.DefaultTimeToLive != nil {
+		ttl := int(*props.DefaultTimeToLive)
+		spec.DefaultTTL = &ttl
+	}
+	if err := checkSpec(spec); err != nil {
+		return nil, err
+	}
+	c := &container{cc: cc, spec: spec}
+	s.containers[name] = c
+	return c, nil
+}
+
+// Container returns the named container: from the cache for the containers
+// Open warmed up, otherwise after one read of its properties.
+func (s *Store) Container(ctx context.Context, name string) (store.Container, error) {
+	c, err := s.open(ctx, name)
+	if err != nil {
+		if statusOf(err) == http.StatusNotFound {
+			return nil, todo.Errorf(todo.NotFound, "container %s does not exist", name)
+		}
+		return nil, mapError(err, "container "+name)
+	}
+	return c, nil
+}
+
+// Ping reads the database, for health checks.
+func (s *Store) Ping(ctx context.Context) error {
+	_, err := s.db.Read(ctx, nil)
+	return mapError(err, "database "+s.database)
+}
+
+// Close releases the client.
+func (s *Store) Close() error {
+	s.client.Close()
+	return nil
+}
+
+// statusOf returns the HTTP status of a Cosmos DB error, 0 for others.
+func statusOf(err error) int {
+	var re *azcore.ResponseError
+	if errors.As(err, &re) {
+		return re.StatusCode
+	}
+	return 0
+}
