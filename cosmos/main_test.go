@@ -3,6 +3,7 @@ package cosmos
 import (
 	"bufio"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -34,7 +35,12 @@ func TestMain(m *testing.M) {
 }
 
 func runTests(m *testing.M) int {
+	flag.Parse()
 	wireEndpoint = os.Getenv("COSMOS_TEST_ENDPOINT")
+	if testing.Short() {
+		wireEndpoint, wireSkip = "", "-short: the Cosmos DB wire tests need a Cosmos-protocol server"
+		return m.Run()
+	}
 	if wireEndpoint == "" {
 		stop, err := startServer()
 		if err != nil {
@@ -67,7 +73,7 @@ func moduleRoot() (string, error) {
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return "", errors.New("go.mod not found")
+			return "", errors.New("cannot find the module root (go.mod) holding node_modules; set COSMOS_TEST_ENDPOINT")
 		}
 		dir = parent
 	}
