@@ -7,6 +7,7 @@ package service
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/todoaudit/todo"
@@ -147,10 +148,13 @@ func checkIfMatch(ifMatch, etag string) error {
 	return nil
 }
 
-// retryable reports whether a write lost a race it may simply run again:
+// retryable reports whether a write's batch lost a race it may simply run
+// again (another writer changed the todo between our read and our write):
 // the caller did not pin a version, so the next attempt re-reads.
 func retryable(err error, ifMatch string) bool {
-	return ifMatch == "" && (todo.IsKind(err, todo.PreconditionFailed) || todo.IsKind(err, todo.Conflict))
+	var be *store.BatchError
+	return ifMatch == "" && errors.As(err, &be) &&
+		(todo.IsKind(err, todo.PreconditionFailed) || todo.IsKind(err, todo.Conflict))
 }
 
 const writeAttempts = 8

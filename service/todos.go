@@ -126,6 +126,15 @@ func (s *Service) createAt(ctx context.Context, user, id string, pk store.Partit
 	t.SetFields(f)
 	etag, c, err := s.write(ctx, t, store.OpCreate, "", todo.OpCreate, user)
 	cost.Add(c)
+	if todo.IsKind(err, todo.Conflict) {
+		// Someone else's document holds the id in this partition (under the
+		// category scheme users share partitions): no retry will help.
+		d, c, gerr := s.todos.GetIn(ctx, pk, id)
+		cost.Add(c)
+		if gerr == nil && (d.Value.UserID != user || d.Value.Type != todo.TypeTodo || d.Value.MovingTo != "") {
+			err = todo.Errorf(todo.Conflict, "id %q is already in use; create the todo with POST /api/todos", id)
+		}
+	}
 	return Result{Todo: t, ETag: etag, Created: true, Cost: cost}, err
 }
 
@@ -149,7 +158,7 @@ func (s *Service) lastVersion(ctx context.Context, id string, pk store.Partition
 	vp, err := s.versions.Query(ctx, repo.Spec{
 		Partitions: []store.PartitionKey{pk},
 		Filters: []store.Filter{{Field: "type", Op: store.Eq, Value: todo.TypeVersion},
-			{Field: "todoId", Op: store.Eq, Value: id}},
+			{Field: "todoId", Op: store.Eq, Value: id}, {Field: "userId", Op: store.Eq, Value: userFrom(ctx)}},
 		OrderBy: byVersion, PageSize: 1,
 	})
 	cost := vp.Cost

@@ -1,0 +1,89 @@
+# The two commands a newcomer needs: `make run` and `make test`.
+# Everything else is here for contributors and deployers; see README.md.
+
+GO        ?= go
+BIN       := bin/handler
+DIST      := dist
+LISTEN_ADDR ?= 127.0.0.1:7071
+DATA_DIR    ?= ./.data
+
+.PHONY: all build run test test-short test-race lint fmt vet staticcheck bicep-lint fuzz bench stage start \
+        check-deploy what-if deploy-infra deploy-app deploy clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./handler
+
+## run: the API standalone on the embedded store (no Azure, no network)
+run: build
+	LISTEN_ADDR=$(LISTEN_ADDR) DATA_DIR=$(DATA_DIR) ./$(BIN)
+
+# npm test tools: the Cosmos DB protocol server for the adapter's wire tests
+# and the Bicep grammar for the offline lint.
+node_modules/.package-lock.json: package.json package-lock.json
+	npm ci --no-audit --no-fund
+
+## test: every test that runs on one machine, Cosmos wire tests included
+test: node_modules/.package-lock.json
+	$(GO) test -race -count=1 ./...
+
+test-short:
+	$(GO) test -short ./...
+
+## lint: gofmt, go vet, staticcheck and the Bicep syntax check
+lint: fmt vet staticcheck bicep-lint
+
+fmt:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+
+staticcheck:
+	$(GO) tool staticcheck ./...
+
+bicep-lint: node_modules/.package-lock.json
+	node scripts/bicep-lint.mjs infra/bicep
+
+## fuzz: a short run of every fuzz target
+FUZZTIME ?= 10s
+fuzz:
+	@set -e; for pkg in $$($(GO) list ./...); do \
+	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+	    echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg; \
+	  done; done
+
+## bench: Go benchmarks and the load tool, side by side in one run
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./bolt/ ./httpapi/
+	$(GO) run ./cmd/loadtest
+
+## stage: the deployable script root dist/ (host.json, function folders, Linux handler)
+stage:
+	rm -rf $(DIST)
+	mkdir -p $(DIST)
+	cp host.json $(DIST)/
+	for f in functions/*/function.json; do d=$$(dirname $$f); mkdir -p $(DIST)/$$(basename $$d); cp $$f $(DIST)/$$(basename $$d)/; done
+	CGO_ENABLED=0 GOOS=linux GOARCH=amd64 $(GO) build -trimpath -ldflags='-s -w' -o $(DIST)/handler ./handler
+	chmod 0755 $(DIST)/handler
+
+## start: the Functions host on dist/ (needs Azure Functions Core Tools and Azurite)
+start: stage
+	@command -v func >/dev/null 2>&1 || { echo "make start needs Azure Functions Core Tools (func) and Azurite; install them, copy local.settings.json.example to dist/local.settings.json, then run make start again. Without them, use make run."; exit 1; }
+	@[ -f $(DIST)/local.settings.json ] || cp local.settings.json.example $(DIST)/local.settings.json
+	cd $(DIST) && func start
+
+## deployment (see README: Deploying to Azure)
+check-deploy:
+	sh infra/deploy.sh check
+what-if:
+	sh infra/deploy.sh what-if
+deploy-infra:
+	sh infra/deploy.sh infra
+deploy-app: stage
+	sh infra/deploy.sh app
+deploy: deploy-infra deploy-app
+
+clean:
+	rm -rf bin $(DIST)
