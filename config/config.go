@@ -108,7 +108,7 @@ func Load(lookup func(string) (string, bool)) (*Config, error) {
 		DataDir:          get("DATA_DIR"),
 		CosmosEndpoint:   first(get("CosmosDB__accountEndpoint"), get("COSMOS_ENDPOINT")),
 		CosmosCredential: get("CosmosDB__credential"),
-		CosmosClientID:   first(get("CosmosDB__clientId"), get("AZURE_CLIENT_ID")),
+		CosmosClientID:   get("CosmosDB__clientId"),
 		CosmosKey:        get("COSMOS_KEY"),
 		Database:         get("COSMOS_DATABASE"),
 		TodoContainer:    get("COSMOS_TODO_CONTAINER"),
@@ -149,6 +149,12 @@ func Load(lookup func(string) (string, bool)) (*Config, error) {
 	}
 	if c.CosmosCredential != "" && !strings.EqualFold(c.CosmosCredential, "managedidentity") {
 		return nil, &Error{"CosmosDB__credential", fmt.Sprintf("%q is not managedidentity", c.CosmosCredential)}
+	}
+	// With a managed identity, AZURE_CLIENT_ID names the user-assigned one
+	// when CosmosDB__clientId does not. Otherwise DefaultAzureCredential
+	// reads AZURE_CLIENT_ID itself (it may name a service principal).
+	if c.CosmosClientID == "" && c.CosmosCredential != "" {
+		c.CosmosClientID = get("AZURE_CLIENT_ID")
 	}
 	for _, name := range []struct{ setting, value string }{
 		{"COSMOS_DATABASE", c.Database}, {"COSMOS_TODO_CONTAINER", c.TodoContainer},

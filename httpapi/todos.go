@@ -3,6 +3,7 @@ package httpapi
 import (
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -194,7 +195,10 @@ type listPage struct {
 // whether repeated or, as the Functions host forwards it, comma-joined.
 func listOptions(r *http.Request) (service.ListOptions, error) {
 	var o service.ListOptions
-	q := r.URL.Query()
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return o, todo.Errorf(todo.Invalid, "query string is not validly encoded")
+	}
 	for k, vs := range q {
 		switch k {
 		case "category", "isCompleted", "pageSize", "continuation":

@@ -1,0 +1,124 @@
+package app_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// Every bad input gets a 4xx problem+json answer, stores nothing and leaves
+// the server serving.
+func TestBadInput(t *testing.T) {
+	s := startApp(t, map[string]string{"MAX_BODY_BYTES": "4096"})
+	good := s.create("Grocery", "milk")
+	id := good["id"].(string)
+	const uuid = "41500e6e-4e08-495b-9d09-824f03961f4a"
+	big := `{"category":"Grocery","title":"` + strings.Repeat("x", 5000) + `"}`
+
+	cases := []struct {
+		name, method, path, body string
+		headers                  []string
+		status                   int
+	}{
+		{"malformed JSON", "POST", "/api/todos", `{"category":`, nil, 400},
+		{"not an object", "POST", "/api/todos", `["Grocery"]`, nil, 400},
+		{"trailing data", "POST", "/api/todos", `{"category":"a","title":"b"} {}`, nil, 400},
+		{"empty body", "POST", "/api/todos", ``, nil, 400},
+		{"wrong type title", "POST", "/api/todos", `{"category":"a","title":7}`, nil, 400},
+		{"wrong type isCompleted", "POST", "/api/todos", `{"category":"a","title":"b","isCompleted":"yes"}`, nil, 400},
+		{"wrong type tags", "POST", "/api/todos", `{"category":"a","title":"b","tags":"x"}`, nil, 400},
+		{"bad dueDate", "POST", "/api/todos", `{"category":"a","title":"b","dueDate":"tomorrow"}`, nil, 400},
+		{"unknown field", "POST", "/api/todos", `{"category":"a","title":"b","owner":"bob"}`, nil, 400},
+		{"id in body", "POST", "/api/todos", `{"id":"x","category":"a","title":"b"}`, nil, 400},
+		{"missing title", "POST", "/api/todos", `{"category":"a"}`, nil, 400},
+		{"missing category", "POST", "/api/todos", `{"title":"b"}`, nil, 400},
+		{"blank title", "POST", "/api/todos", `{"category":"a","title":"  "}`, nil, 400},
+		{"category with /", "POST", "/api/todos", `{"category":"a/b","title":"b"}`, nil, 400},
+		{"category with \\", "POST", "/api/todos", `{"category":"a\\b","title":"b"}`, nil, 400},
+		{"category with ?", "POST", "/api/todos", `{"category":"a?b","title":"b"}`, nil, 400},
+		{"category with #", "POST", "/api/todos", `{"category":"a#b","title":"b"}`, nil, 400},
+		{"category with control character", "POST", "/api/todos", `{"category":"a\u0007b","title":"b"}`, nil, 400},
+		{"category with trailing space", "POST", "/api/todos", `{"category":"Grocery ","title":"b"}`, nil, 400},
+		{"category too long", "POST", "/api/todos", `{"category":"` + strings.Repeat("c", 256) + `","title":"b"}`, nil, 400},
+		{"invalid UTF-8", "POST", "/api/todos", "{\"category\":\"a\",\"title\":\"\xff\xfe\"}", nil, 400},
+		{"oversized body", "POST", "/api/todos", big, nil, 413},
+		{"wrong content type", "POST", "/api/todos", `{"category":"a","title":"b"}`, []string{"Content-Type: text/plain"}, 415},
+		{"id with encoded /", "GET", "/api/todos/Grocery%2Fx:" + uuid, ``, nil, 400},
+		{"id with encoded ?", "GET", "/api/todos/Grocery%3Fx:" + uuid, ``, nil, 400},
+		{"id with encoded #", "GET", "/api/todos/Grocery%23x:" + uuid, ``, nil, 400},
+		{"id with encoded \\", "GET", "/api/todos/Grocery%5Cx:" + uuid, ``, nil, 400},
+		{"id with control character", "GET", "/api/todos/Gro%09cery:" + uuid, ``, nil, 400},
+		{"id with leading space", "GET", "/api/todos/%20Grocery:" + uuid, ``, nil, 400},
+		{"id without uuid", "GET", "/api/todos/Grocery", ``, nil, 400},
+		{"id too long", "GET", "/api/todos/" + strings.Repeat("a", 300) + ":" + uuid, ``, nil, 400},
+		{"PUT to invalid id", "PUT", "/api/todos/not-an-id", `{"category":"a","title":"b"}`, nil, 400},
+		{"PUT body category differs from id", "PUT", "/api/todos/Grocery:" + uuid, `{"category":"Work","title":"b"}`, nil, 409},
+		{"pageSize zero", "GET", "/api/todos?pageSize=0", ``, nil, 400},
+		{"pageSize too big", "GET", "/api/todos?pageSize=1001", ``, nil, 400},
+		{"pageSize not a number", "GET", "/api/todos?pageSize=ten", ``, nil, 400},
+		{"isCompleted not a boolean", "GET", "/api/todos?isCompleted=maybe", ``, nil, 400},
+		{"unknown query parameter", "GET", "/api/todos?owner=bob", ``, nil, 400},
+		{"malformed continuation", "GET", "/api/todos?continuation=%%%", ``, nil, 400},
+		{"forged continuation", "GET", "/api/todos?continuation=eyJwIjo5OSwicSI6IngifQ", ``, nil, 400},
+		{"empty continuation", "GET", "/api/todos?continuation=", ``, nil, 400},
+		{"malformed If-Match", "PUT", "/api/todos/" + id, `{"category":"Grocery","title":"b"}`, []string{"If-Match: abc"}, 400},
+		{"If-Match with two ETags", "DELETE", "/api/todos/" + id, ``, []string{`If-Match: "a", "b"`}, 400},
+		{"stale If-Match", "DELETE", "/api/todos/" + id, ``, []string{`If-Match: "0000000000000000"`}, 412},
+		{"rollback without version", "POST", "/api/todos/" + id + "/rollback", `{}`, nil, 400},
+		{"rollback to version 0", "POST", "/api/todos/" + id + "/rollback", `{"version":0}`, nil, 400},
+		{"rollback to missing version", "POST", "/api/todos/" + id + "/rollback", `{"version":99}`, nil, 404},
+		{"rollback version as string", "POST", "/api/todos/" + id + "/rollback", `{"version":"1"}`, nil, 400},
+		{"move without category", "POST", "/api/todos/" + id + "/move", `{}`, nil, 400},
+		{"move to invalid category", "POST", "/api/todos/" + id + "/move", `{"category":"a#b"}`, nil, 400},
+		{"history with a filter", "GET", "/api/todos/" + id + "/history?category=x", ``, nil, 400},
+		{"bad user id", "GET", "/api/todos", ``, []string{"X-User-Id: a/b"}, 400},
+		{"unknown route", "GET", "/api/nothing", ``, nil, 404},
+		{"wrong method", "PATCH", "/api/todos/" + id, `{}`, nil, 405},
+		{"invocation that is not JSON", "POST", "/AuditTrigger", `not json`, nil, 400},
+		{"invocation without documents", "POST", "/AuditTrigger", `{"Data":{},"Metadata":{}}`, nil, 400},
+		{"invocation with non-array documents", "POST", "/AuditTrigger", `{"Data":{"documents":"\"{}\""},"Metadata":{}}`, nil, 400},
+		{"invocation with a malformed version", "POST", "/AuditTrigger", `{"Data":{"documents":[{"type":"todoVersion","todoId":"a/b","version":1}]}}`, nil, 400},
+	}
+	if len(cases) < 25 {
+		t.Fatalf("only %d bad-input cases", len(cases))
+	}
+	before := state(t, s, id)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var body any
+			if tc.body != "" {
+				body = tc.body
+			}
+			r := s.do(tc.method, tc.path, body, tc.headers...)
+			if r.status != tc.status {
+				t.Fatalf("status %d, want %d: %s", r.status, tc.status, r.body)
+			}
+			if strings.HasPrefix(tc.path, "/api/") {
+				if ct := r.header.Get("Content-Type"); ct != "application/problem+json" {
+					t.Fatalf("Content-Type %q, want application/problem+json", ct)
+				}
+				var p map[string]any
+				if err := json.Unmarshal(r.body, &p); err != nil {
+					t.Fatal(err)
+				}
+				if p["type"] == "" || p["title"] == "" || p["status"] != float64(tc.status) || p["detail"] == "" {
+					t.Fatalf("problem body %s", r.body)
+				}
+			}
+		})
+	}
+	if after := state(t, s, id); after != before {
+		t.Fatalf("bad input changed what is stored:\nbefore %s\nafter  %s", before, after)
+	}
+	want(t, s.do("GET", "/api/health", nil), 200)
+}
+
+// state summarises everything the API shows: every todo of every user and
+// the history of one.
+func state(t *testing.T, s *server, id string) string {
+	t.Helper()
+	all := s.listAll("/api/manage/todos?pageSize=100")
+	h, _ := s.history(id)
+	b, _ := json.Marshal([]any{all, h})
+	return string(b)
+}

@@ -1,0 +1,150 @@
+package app_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/todoaudit/todo/functions"
+	"github.com/todoaudit/todo/httpapi"
+)
+
+// expand turns a function route template into router paths: the optional
+// parameter {id?} gives the path with and without it.
+func expand(route string) []string {
+	var out []string
+	var walk func(prefix string, segs []string)
+	walk = func(prefix string, segs []string) {
+		if len(segs) == 0 {
+			out = append(out, prefix)
+			return
+		}
+		seg := segs[0]
+		if strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "?}") {
+			walk(prefix, segs[1:])
+			seg = strings.TrimSuffix(seg, "?}") + "}"
+		}
+		walk(prefix+"/"+seg, segs[1:])
+	}
+	walk("/api", strings.Split(route, "/"))
+	return out
+}
+
+// Every function.json route and method has a router route, and every router
+// route belongs to the function.json of the function that serves it.
+func TestManifest(t *testing.T) {
+	fns, err := functions.All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := map[string]string{} // "METHOD path" → function
+	for _, r := range httpapi.Routes {
+		served[r.Method+" "+r.Path] = r.Function
+	}
+	declared := map[string]string{}
+	var payload []string
+	for _, f := range fns {
+		trig, ok := f.Trigger()
+		if !ok {
+			t.Fatalf("%s has no trigger", f.Name)
+		}
+		if trig.Type != "httpTrigger" {
+			payload = append(payload, f.Name)
+			continue
+		}
+		if _, ok := f.Output("http"); !ok || len(f.Bindings) != 2 {
+			t.Errorf("%s: an HTTP function needs exactly one httpTrigger and one http output to be forwarded", f.Name)
+		}
+		if trig.AuthLevel == "" {
+			t.Errorf("%s: no authLevel", f.Name)
+		}
+		for _, m := range trig.Methods {
+			any := false
+			for _, p := range expand(trig.Route) {
+				key := strings.ToUpper(m) + " " + p
+				declared[key] = f.Name
+				if fn, ok := served[key]; ok {
+					any = true
+					if fn != f.Name {
+						t.Errorf("%s is declared by %s but served as %s", key, f.Name, fn)
+					}
+				}
+			}
+			if !any {
+				t.Errorf("%s %s (route %q) has no router route", f.Name, m, trig.Route)
+			}
+		}
+	}
+	for key, fn := range served {
+		if declared[key] != fn {
+			t.Errorf("router route %s (%s) is in no function.json", key, fn)
+		}
+	}
+	// The payload-mode functions answer at POST /{name}.
+	s := startApp(t, nil)
+	for _, name := range payload {
+		if r := s.do("POST", "/"+name, `{"Data":{},"Metadata":{}}`); r.status == 404 || r.status == 405 {
+			t.Errorf("payload-mode function %s is not served: %d", name, r.status)
+		}
+	}
+	// authLevel: admin for the cross-user report, anonymous only for health.
+	for _, f := range fns {
+		trig, _ := f.Trigger()
+		switch {
+		case f.Name == "AdminTodos" && trig.AuthLevel != "admin":
+			t.Errorf("AdminTodos authLevel %q, want admin", trig.AuthLevel)
+		case trig.AuthLevel == "anonymous" && f.Name != "Health":
+			t.Errorf("%s is anonymous", f.Name)
+		}
+	}
+}
+
+// make stage builds a complete script root: host.json, one folder per
+// function with its function.json, and an executable Linux handler.
+func TestStage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the handler")
+	}
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("make is not installed")
+	}
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dist := t.TempDir()
+	out, err := exec.Command("make", "-C", root, "--no-print-directory", "stage", "DIST="+dist).CombinedOutput()
+	if err != nil {
+		t.Fatalf("make stage: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(dist, "host.json")); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(filepath.Join(dist, "handler"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode()&0o111 == 0 {
+		t.Fatalf("dist/handler mode %v is not executable", fi.Mode())
+	}
+	b, err := os.ReadFile(filepath.Join(dist, "handler"))
+	if err != nil || len(b) < 4 || string(b[1:4]) != "ELF" {
+		t.Fatal("dist/handler is not a Linux binary")
+	}
+	fns, _ := functions.All()
+	for _, f := range fns {
+		if _, err := os.Stat(filepath.Join(dist, f.Name, "function.json")); err != nil {
+			t.Errorf("dist lacks %s/function.json", f.Name)
+		}
+	}
+	entries, _ := os.ReadDir(dist)
+	if len(entries) != len(fns)+2 {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("dist holds %v, want host.json, handler and %d function folders", names, len(fns))
+	}
+}

@@ -1,0 +1,77 @@
+package config_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/todoaudit/todo/config"
+)
+
+func load(kv map[string]string) (*config.Config, error) {
+	return config.Load(func(k string) (string, bool) { v, ok := kv[k]; return v, ok })
+}
+
+func TestDefaults(t *testing.T) {
+	c, err := load(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Mode != config.Standalone || c.ListenAddr != "127.0.0.1:7071" || c.Store != "embedded" ||
+		c.Scheme != "hierarchical" || c.AuthMode != "dev" || c.Database != "todoapp" || c.MaxBodyBytes != 1<<20 {
+		t.Fatalf("defaults: %+v", c)
+	}
+	h, err := load(map[string]string{"FUNCTIONS_CUSTOMHANDLER_PORT": "4711", "CosmosDB__accountEndpoint": "https://a.documents.azure.com:443/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Mode != config.Host || h.ListenAddr != "127.0.0.1:4711" || h.Store != "cosmos" || h.AuthMode != "easyauth" {
+		t.Fatalf("host defaults: %+v", h)
+	}
+}
+
+func TestManagedIdentityClientID(t *testing.T) {
+	c, _ := load(map[string]string{"AZURE_CLIENT_ID": "sp"})
+	if c.CosmosClientID != "" {
+		t.Fatalf("AZURE_CLIENT_ID alone selected a managed identity: %+v", c)
+	}
+	c, _ = load(map[string]string{"AZURE_CLIENT_ID": "mi", "CosmosDB__credential": "managedidentity"})
+	if c.CosmosClientID != "mi" {
+		t.Fatalf("client id %q, want mi", c.CosmosClientID)
+	}
+}
+
+var badSettings = []struct {
+	kv      map[string]string
+	setting string
+}{
+	{map[string]string{"FUNCTIONS_CUSTOMHANDLER_PORT": "http"}, "FUNCTIONS_CUSTOMHANDLER_PORT"},
+	{map[string]string{"LISTEN_ADDR": "7071"}, "LISTEN_ADDR"},
+	{map[string]string{"STORE": "sql"}, "STORE"},
+	{map[string]string{"STORE": "cosmos"}, "CosmosDB__accountEndpoint"},
+	{map[string]string{"PARTITION_SCHEME": "id"}, "PARTITION_SCHEME"},
+	{map[string]string{"SYNTHETIC_BUCKETS": "0"}, "SYNTHETIC_BUCKETS"},
+	{map[string]string{"SYNTHETIC_BUCKETS": "many"}, "SYNTHETIC_BUCKETS"},
+	{map[string]string{"AUTH_MODE": "none"}, "AUTH_MODE"},
+	{map[string]string{"AUTH_MODE": "dev", "FUNCTIONS_CUSTOMHANDLER_PORT": "4711"}, "AUTH_MODE"},
+	{map[string]string{"MAX_BODY_BYTES": "3000000"}, "MAX_BODY_BYTES"},
+	{map[string]string{"VERSION_TTL_SECONDS": "-1"}, "VERSION_TTL_SECONDS"},
+	{map[string]string{"COSMOS_TODO_CONTAINER": "a/b"}, "COSMOS_TODO_CONTAINER"},
+	{map[string]string{"CosmosDB__credential": "secret"}, "CosmosDB__credential"},
+	{map[string]string{"AUDIT_PUMP": "yes"}, "AUDIT_PUMP"},
+	{map[string]string{"LOG_LEVEL": "loud"}, "LOG_LEVEL"},
+	{map[string]string{"SINGLE_USER_ID": "a/b"}, "SINGLE_USER_ID"},
+}
+
+// A bad setting fails with one line that names it.
+func TestBadSettings(t *testing.T) {
+	for _, tc := range badSettings {
+		_, err := load(tc.kv)
+		if err == nil {
+			t.Errorf("%v: no error", tc.kv)
+			continue
+		}
+		if msg := err.Error(); !strings.Contains(msg, tc.setting) || strings.Contains(msg, "\n") {
+			t.Errorf("%v: error %q does not name %s on one line", tc.kv, msg, tc.setting)
+		}
+	}
+}
