@@ -216,10 +216,9 @@ func (p *Pump) deliver(ctx context.Context, items []store.Item) error {
 
 // apply upserts an output binding value (one object or an array of them),
 // one transactional batch per audit partition.
-func (p *Pump) apply(ctx context.Context, value any) error {
-	raw, err := json.Marshal(value)
-	if err != nil {
-		return err
+func (p *Pump) apply(ctx context.Context, raw json.RawMessage) error {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
 	}
 	var recs []json.RawMessage
 	if bytes.HasPrefix(bytes.TrimSpace(raw), []byte("{")) {

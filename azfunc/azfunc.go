@@ -33,6 +33,14 @@ type InvokeResponse struct {
 	ReturnValue any            `json:"ReturnValue"`
 }
 
+// InvokeResult is a handler's reply as the host reads it, with output
+// values kept as the handler encoded them.
+type InvokeResult struct {
+	Outputs     map[string]json.RawMessage `json:"Outputs"`
+	Logs        []string                   `json:"Logs"`
+	ReturnValue json.RawMessage            `json:"ReturnValue"`
+}
+
 // Sys is Metadata.sys, which the host adds to every invocation.
 type Sys struct {
 	MethodName string `json:"MethodName"`
@@ -155,7 +163,7 @@ func WriteResponse(w http.ResponseWriter, resp InvokeResponse) {
 
 // DecodeResponse reads a handler's reply as the host would: only a 2xx
 // JSON reply completes an invocation.
-func DecodeResponse(resp *http.Response) (*InvokeResponse, error) {
+func DecodeResponse(resp *http.Response) (*InvokeResult, error) {
 	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxRequestBytes))
 	if err != nil {
 		return nil, err
@@ -169,7 +177,7 @@ func DecodeResponse(resp *http.Response) (*InvokeResponse, error) {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil, errors.New("invocation never completes: empty response body")
 	}
-	var out InvokeResponse
+	var out InvokeResult
 	if err := json.Unmarshal(body, &out); err != nil {
 		return nil, fmt.Errorf("invocation failed: response is not a JSON object: %w", err)
 	}

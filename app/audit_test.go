@@ -1,0 +1,95 @@
+package app_test
+
+import (
+	"fmt"
+	"testing"
+)
+
+// 100 rapid updates of one todo: the change feed coalesces them, the
+// outbox does not, so history holds all 101 versions in order.
+func TestRapidUpdatesCompleteHistory(t *testing.T) {
+	forEachScheme(t, nil, func(t *testing.T, s *server, scheme string) {
+		id := s.create("Grocery", "v1")["id"].(string)
+		for i := 2; i <= 101; i++ {
+			want(t, s.do("PUT", "/api/todos/"+id, map[string]any{"category": "Grocery", "title": fmt.Sprint("v", i)}), 200)
+		}
+		h, complete := s.history(id)
+		if len(h) != 101 || !complete {
+			t.Fatalf("history: %d versions, complete %v; want 101, true", len(h), complete)
+		}
+		for i, rec := range h {
+			if rec["version"] != float64(i+1) {
+				t.Fatalf("history[%d] is version %v", i, rec["version"])
+			}
+			if title := rec["entity"].(map[string]any)["title"]; title != fmt.Sprint("v", i+1) {
+				t.Fatalf("version %d holds title %v", i+1, title)
+			}
+		}
+		if h[0]["operation"] != "create" || h[100]["operation"] != "update" {
+			t.Fatalf("operations %v … %v", h[0]["operation"], h[100]["operation"])
+		}
+	})
+}
+
+// Delete and rollback are versions too; rollback restores a deleted todo.
+func TestDeleteAndRollback(t *testing.T) {
+	forEachScheme(t, nil, func(t *testing.T, s *server, scheme string) {
+		id := s.create("Grocery", "first")["id"].(string)
+		want(t, s.do("PUT", "/api/todos/"+id, map[string]any{"category": "Grocery", "title": "second"}), 200)
+		// Roll back to version 1 with If-Match: version 3 holds version 1's content.
+		etag := want(t, s.do("GET", "/api/todos/"+id, nil), 200).header.Get("ETag")
+		want(t, s.do("POST", "/api/todos/"+id+"/rollback", map[string]any{"version": 1}, `If-Match: "0000000000000001"`), 412)
+		rb := want(t, s.do("POST", "/api/todos/"+id+"/rollback", map[string]any{"version": 1}, "If-Match: "+etag), 200).json(t)
+		if rb["title"] != "first" || rb["version"] != 3.0 {
+			t.Fatalf("rollback: %v", rb)
+		}
+		want(t, s.do("DELETE", "/api/todos/"+id, nil), 204)
+		// Rolling back a deleted todo re-creates it as version 5.
+		rb = want(t, s.do("POST", "/api/todos/"+id+"/rollback", map[string]any{"version": 2}), 200).json(t)
+		if rb["title"] != "second" || rb["version"] != 5.0 {
+			t.Fatalf("rollback of a deleted todo: %v", rb)
+		}
+		h, complete := s.history(id)
+		ops := ""
+		for _, rec := range h {
+			ops += fmt.Sprint(rec["operation"], rec["version"], " ")
+		}
+		if !complete || ops != "create1 update2 rollback3 delete4 rollback5 " {
+			t.Fatalf("history %q complete %v", ops, complete)
+		}
+	})
+}
+
+// Move gives a todo a new id in its new category, audited under both ids.
+func TestMove(t *testing.T) {
+	forEachScheme(t, nil, func(t *testing.T, s *server, scheme string) {
+		id := s.create("Grocery", "paint")["id"].(string)
+		r := s.do("POST", "/api/todos/"+id+"/move", map[string]any{"category": "Household"})
+		if scheme == "synthetic" {
+			want(t, r, 409)
+			return
+		}
+		moved := want(t, r, 201).json(t)
+		newID := moved["id"].(string)
+		if r.header.Get("Location") != "/api/todos/"+newID || moved["category"] != "Household" || moved["movedFrom"] != id || moved["version"] != 1.0 {
+			t.Fatalf("move: %v %v", r.header, moved)
+		}
+		want(t, s.do("GET", "/api/todos/"+id, nil), 404)
+		want(t, s.do("GET", "/api/todos/"+newID, nil), 200)
+		if items := s.listAll("/api/todos"); len(items) != 1 || items[0]["id"] != newID {
+			t.Fatalf("list after move: %v", items)
+		}
+		oldH, oldComplete := s.history(id)
+		newH, newComplete := s.history(newID)
+		if len(oldH) != 2 || oldH[1]["operation"] != "move" || !oldComplete {
+			t.Fatalf("old history %v complete %v", oldH, oldComplete)
+		}
+		if oldH[1]["entity"].(map[string]any)["movingTo"] != newID {
+			t.Fatalf("old history does not say where it went: %v", oldH[1])
+		}
+		if len(newH) != 1 || newH[0]["operation"] != "move" || !newComplete {
+			t.Fatalf("new history %v complete %v", newH, newComplete)
+		}
+		want(t, s.do("POST", "/api/todos/"+newID+"/move", map[string]any{"category": "Household"}), 409)
+	})
+}

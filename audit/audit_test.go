@@ -1,0 +1,313 @@
+package audit_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/audit"
+	"github.com/todoaudit/todo/azfunc"
+	"github.com/todoaudit/todo/bolt"
+	"github.com/todoaudit/todo/partition"
+	"github.com/todoaudit/todo/service"
+	"github.com/todoaudit/todo/store"
+)
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+type env struct {
+	todos, audit, leases store.Container
+	svc                  *service.Service
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	ttl := -1
+	st, err := bolt.Open(t.TempDir(), []store.ContainerSpec{
+		{Name: "todos", PartitionKeyPaths: []string{"/userId", "/category"}, DefaultTTL: &ttl},
+		{Name: "audit", PartitionKeyPaths: partition.AuditKeyPaths},
+		{Name: "leases", PartitionKeyPaths: partition.LeaseKeyPaths},
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	e := &env{}
+	ctx := context.Background()
+	e.todos, _ = st.Container(ctx, "todos")
+	e.audit, _ = st.Container(ctx, "audit")
+	e.leases, _ = st.Container(ctx, "leases")
+	sch, _ := partition.New("hierarchical", 1, e.todos)
+	e.svc = service.New(sch, e.todos, e.audit, nil)
+	return e
+}
+
+// writeHistory makes a few todos with creates, rapid updates, a delete and
+// a rollback, and returns the expected audit records (from the outbox).
+func (e *env) writeHistory(t *testing.T) map[string]string {
+	t.Helper()
+	ctx := service.WithUser(context.Background(), "alice")
+	for i := range 3 {
+		r, err := e.svc.Create(ctx, todo.Fields{Category: "Grocery", Title: fmt.Sprint("t", i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j := range 4 {
+			if _, err := e.svc.Put(ctx, r.Todo.ID, todo.Fields{Category: "Grocery", Title: fmt.Sprint("t", i, "-", j)}, ""); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if i == 1 {
+			if _, err := e.svc.Delete(ctx, r.Todo.ID, ""); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := e.svc.Rollback(ctx, r.Todo.ID, 2, ""); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	want := map[string]string{}
+	q := store.Query{PageSize: 1000, Filters: []store.Filter{{Field: "type", Op: store.Eq, Value: todo.TypeVersion}}}
+	page, err := e.todos.Query(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range page.Items {
+		var v todo.Version
+		_ = json.Unmarshal(it.Body, &v)
+		rec, _ := todo.NewAuditRecord(v)
+		b, _ := json.Marshal(rec)
+		want[rec.EntityKey+"|"+rec.ID] = string(b)
+	}
+	if len(want) != 3*5+2 {
+		t.Fatalf("%d versions written, want 17", len(want))
+	}
+	return want
+}
+
+// batches reads the whole change feed in batches of n.
+func (e *env) batches(t *testing.T, n int) [][]json.RawMessage {
+	t.Helper()
+	var out [][]json.RawMessage
+	cont := ""
+	for {
+		b, err := e.todos.ChangeFeed(context.Background(), cont, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b.Items) == 0 {
+			return out
+		}
+		var docs []json.RawMessage
+		for _, it := range b.Items {
+			docs = append(docs, it.Body)
+		}
+		out = append(out, docs)
+		cont = b.Continuation
+	}
+}
+
+// invoke sends a batch to the trigger as the host would and applies the
+// output as the output binding would.
+func (e *env) invoke(t *testing.T, url string, docs []json.RawMessage) {
+	t.Helper()
+	req, _ := azfunc.NewTriggerRequest("AuditTrigger", "documents", docs, time.Now(), "00000000-0000-0000-0000-000000000000")
+	body, _ := json.Marshal(req)
+	resp, err := http.Post(url, "application/json", bytesReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	out, err := azfunc.DecodeResponse(resp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []json.RawMessage
+	if err := json.Unmarshal(out.Outputs["auditRecords"], &recs); err != nil {
+		t.Fatal(err)
+	}
+	if err := audit.UpsertRecords(context.Background(), e.audit, recs); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// stored returns the audit container's records without system properties.
+func (e *env) stored(t *testing.T) map[string]string {
+	t.Helper()
+	got := map[string]string{}
+	page, err := e.audit.Query(context.Background(), store.Query{PageSize: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range page.Items {
+		var rec todo.AuditRecord
+		if err := json.Unmarshal(it.Body, &rec); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(rec)
+		got[rec.EntityKey+"|"+rec.ID] = string(b)
+	}
+	return got
+}
+
+func same(t *testing.T, got, want map[string]string) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%d audit records, want %d", len(got), len(want))
+	}
+	for k, w := range want {
+		if got[k] != w {
+			t.Fatalf("record %s:\n got %s\nwant %s", k, got[k], w)
+		}
+	}
+}
+
+func triggerServer(t *testing.T, wrap func(http.Handler) http.Handler) string {
+	t.Helper()
+	tr, err := audit.NewTrigger(quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h http.Handler = tr
+	if wrap != nil {
+		h = wrap(h)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+func TestRedeliveredBatches(t *testing.T) {
+	e := newEnv(t)
+	want := e.writeHistory(t)
+	url := triggerServer(t, nil)
+	for _, b := range e.batches(t, 4) {
+		for range 3 {
+			e.invoke(t, url, b)
+		}
+	}
+	same(t, e.stored(t), want)
+}
+
+func TestReorderedBatches(t *testing.T) {
+	e := newEnv(t)
+	want := e.writeHistory(t)
+	url := triggerServer(t, nil)
+	bs := e.batches(t, 3)
+	for i := len(bs) - 1; i >= 0; i-- {
+		e.invoke(t, url, bs[i])
+	}
+	same(t, e.stored(t), want)
+}
+
+// A todo document without its version document (another tool wrote it) is
+// still audited, and equals what its version document would have given.
+func TestTodoWithoutVersionIsAudited(t *testing.T) {
+	e := newEnv(t)
+	want := e.writeHistory(t)
+	url := triggerServer(t, nil)
+	var todosOnly []json.RawMessage
+	for _, b := range e.batches(t, 100) {
+		for _, d := range b {
+			var head struct{ Type string }
+			_ = json.Unmarshal(d, &head)
+			if head.Type == todo.TypeTodo {
+				todosOnly = append(todosOnly, d)
+			}
+		}
+	}
+	e.invoke(t, url, todosOnly)
+	got := e.stored(t)
+	if len(got) != 3 {
+		t.Fatalf("%d records from the 3 live todo documents", len(got))
+	}
+	for k, g := range got {
+		if want[k] != g {
+			t.Fatalf("todo-derived record %s differs from the version-derived one:\n%s\n%s", k, g, want[k])
+		}
+	}
+}
+
+// The pump retries a failed invocation with the policy's delays, advances
+// its continuation only after success, and loses nothing.
+func TestPumpRetriesFailedInvocation(t *testing.T) {
+	e := newEnv(t)
+	want := e.writeHistory(t)
+	var calls, failures atomic.Int32
+	url := triggerServer(t, func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if calls.Add(1) == 2 {
+				failures.Add(1)
+				http.Error(w, "transient", http.StatusInternalServerError)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	})
+	p, err := audit.NewPump(e.todos, e.audit, e.leases, url, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.BatchSize, p.Delays = 5, []time.Duration{time.Millisecond}
+	if err := p.Drain(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	same(t, e.stored(t), want)
+	if failures.Load() != 1 {
+		t.Fatalf("%d injected failures", failures.Load())
+	}
+	// A second pump resumes from the saved continuation: nothing to send.
+	before := calls.Load()
+	if err := p.Drain(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if calls.Load() != before {
+		t.Fatalf("a drained pump re-sent %d batches", calls.Load()-before)
+	}
+}
+
+// Reconcile refills history from version documents when batches were lost.
+func TestReconcileRefillsLostBatches(t *testing.T) {
+	e := newEnv(t)
+	want := e.writeHistory(t)
+	url := triggerServer(t, nil)
+	for i, b := range e.batches(t, 3) {
+		if i%2 == 0 {
+			continue // lost after the host's retries
+		}
+		e.invoke(t, url, b)
+	}
+	if len(e.stored(t)) == len(want) {
+		t.Fatal("no batch was lost")
+	}
+	res, err := (&audit.Reconciler{Todos: e.todos, Audit: e.audit, Log: quiet}).Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	same(t, e.stored(t), want)
+	if res.Versions != len(want) || res.Refilled == 0 {
+		t.Fatalf("reconcile result %+v", res)
+	}
+}
+
+func bytesReader(b []byte) io.Reader { return &byteReader{b: b} }
+
+// byteReader hides the length, so the request is chunked as the host's is.
+type byteReader struct{ b []byte }
+
+func (r *byteReader) Read(p []byte) (int, error) {
+	if len(r.b) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, r.b)
+	r.b = r.b[n:]
+	return n, nil
+}

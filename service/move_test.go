@@ -1,0 +1,87 @@
+package service_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/bolt"
+	"github.com/todoaudit/todo/partition"
+	"github.com/todoaudit/todo/service"
+	"github.com/todoaudit/todo/store"
+)
+
+// flaky fails the first batch into a partition other than the first one
+// it saw, as if the process died between the two halves of a move.
+type flaky struct {
+	store.Container
+	first  store.PartitionKey
+	failed bool
+}
+
+func (f *flaky) Batch(ctx context.Context, pk store.PartitionKey, ops []store.Op) ([]store.OpResult, store.Cost, error) {
+	if f.first == nil {
+		f.first = pk
+	}
+	if !f.failed && !pk.Equal(f.first) {
+		f.failed = true
+		return nil, store.Cost{}, todo.Errorf(todo.Unavailable, "injected failure")
+	}
+	return f.Container.Batch(ctx, pk, ops)
+}
+
+func open(t *testing.T, scheme string) (store.Container, store.Container) {
+	t.Helper()
+	paths, _ := partition.Paths(scheme)
+	ttl := -1
+	st, err := bolt.Open(t.TempDir(), []store.ContainerSpec{
+		{Name: "todos", PartitionKeyPaths: paths, DefaultTTL: &ttl},
+		{Name: "audit", PartitionKeyPaths: partition.AuditKeyPaths},
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	todos, _ := st.Container(context.Background(), "todos")
+	audit, _ := st.Container(context.Background(), "audit")
+	return todos, audit
+}
+
+// A move interrupted after its first step leaves the todo hidden but not
+// lost, and retrying the move finishes it under the same new id.
+func TestInterruptedMoveResumes(t *testing.T) {
+	for _, scheme := range []string{partition.Hierarchical, partition.Category} {
+		todos, audit := open(t, scheme)
+		f := &flaky{Container: todos}
+		sch, _ := partition.New(scheme, 1, f)
+		svc := service.New(sch, f, audit, nil)
+		ctx := service.WithUser(context.Background(), "alice")
+		created, err := svc.Create(ctx, todo.Fields{Category: "Grocery", Title: "paint"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := created.Todo.ID
+		if _, err := svc.Move(ctx, id, "Household", ""); !todo.IsKind(err, todo.Unavailable) {
+			t.Fatalf("%s: first move attempt: %v, want the injected failure", scheme, err)
+		}
+		if _, err := svc.Get(ctx, id); !todo.IsKind(err, todo.NotFound) {
+			t.Fatalf("%s: a half-moved todo is visible: %v", scheme, err)
+		}
+		moved, err := svc.Move(ctx, id, "Household", "")
+		if err != nil {
+			t.Fatalf("%s: retried move: %v", scheme, err)
+		}
+		got, err := svc.Get(ctx, moved.Todo.ID)
+		if err != nil || got.Todo.Category != "Household" || got.Todo.MovedFrom != id || got.Todo.Title != "paint" {
+			t.Fatalf("%s: moved todo %+v, %v", scheme, got.Todo, err)
+		}
+		page, err := svc.List(ctx, service.ListOptions{})
+		if err != nil || len(page.Items) != 1 {
+			t.Fatalf("%s: list after the move: %+v %v", scheme, page.Items, err)
+		}
+		// Retrying once more changes nothing.
+		if _, err := svc.Move(ctx, id, "Household", ""); !todo.IsKind(err, todo.NotFound) {
+			t.Fatalf("%s: move of a finished move: %v", scheme, err)
+		}
+	}
+}
