@@ -63,7 +63,7 @@ func writeProblem(w http.ResponseWriter, p Problem) {
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(p.Status)
-	_, _ = w.Write(b)
+	_, _ = w.Write(append(b, '\n'))
 }
 
 // errStatus is an error that carries a status no kind has (405, 415).

@@ -1,0 +1,275 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+var (
+	buildOnce sync.Once
+	binary    string
+	buildErr  error
+)
+
+// handlerBinary builds the handler once per test run.
+func handlerBinary(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and runs the handler binary")
+	}
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "handler-e2e")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binary = filepath.Join(dir, "handler")
+		out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("%v: %s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binary
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// proc is a running handler process.
+type proc struct {
+	cmd    *exec.Cmd
+	addr   string
+	stderr *bytes.Buffer
+}
+
+// startProc runs the handler with env on top of a clean environment and
+// waits until GET / answers.
+func startProc(t *testing.T, env ...string) *proc {
+	t.Helper()
+	bin := handlerBinary(t)
+	addr := freeAddr(t)
+	cmd := exec.Command(bin)
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "LISTEN_ADDR=" + addr, "LOG_LEVEL=warn"}, env...)
+	p := &proc{cmd: cmd, addr: addr, stderr: &bytes.Buffer{}}
+	cmd.Stderr = p.stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+	})
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if resp, err := http.Get("http://" + addr + "/api/health"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return p
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("handler did not become healthy; stderr: %s", p.stderr)
+	return nil
+}
+
+func (p *proc) url(path string) string { return "http://" + p.addr + path }
+
+func post(t *testing.T, url, body string) map[string]any {
+	t.Helper()
+	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var m map[string]any
+	_ = json.NewDecoder(resp.Body).Decode(&m)
+	if resp.StatusCode/100 != 2 {
+		t.Fatalf("POST %s: %d %v", url, resp.StatusCode, m)
+	}
+	return m
+}
+
+func put(t *testing.T, url, body string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPut, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("PUT %s: %d", url, resp.StatusCode)
+	}
+}
+
+// Writes are acknowledged, the process dies with SIGKILL before any audit
+// ran (the pump is off), and the restarted handler's pump catches up from
+// its persisted change-feed continuation: every version is in history.
+func TestKill9AuditCatchesUp(t *testing.T) {
+	dir := t.TempDir()
+	p := startProc(t, "DATA_DIR="+dir, "AUDIT_PUMP=off")
+	var ids []string
+	for i := range 10 {
+		td := post(t, p.url("/api/todos"), fmt.Sprintf(`{"category":"Grocery","title":"t%d"}`, i))
+		id := td["id"].(string)
+		ids = append(ids, id)
+		for j := range 3 {
+			put(t, p.url("/api/todos/"+id), fmt.Sprintf(`{"category":"Grocery","title":"t%d-%d"}`, i, j))
+		}
+	}
+	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = p.cmd.Wait()
+
+	p = startProc(t, "DATA_DIR="+dir)
+	deadline := time.Now().Add(10 * time.Second)
+	for _, id := range ids {
+		for {
+			resp, err := http.Get(p.url("/api/todos/" + id + "/history"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var h struct {
+				Items    []map[string]any `json:"items"`
+				Complete bool             `json:"complete"`
+			}
+			_ = json.NewDecoder(resp.Body).Decode(&h)
+			resp.Body.Close()
+			if h.Complete && len(h.Items) == 4 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("history of %s after restart: %d versions, complete %v", id, len(h.Items), h.Complete)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}
+
+// SIGTERM lets in-flight work finish and closes the store cleanly, so the
+// next start opens it at once.
+func TestGracefulShutdown(t *testing.T) {
+	dir := t.TempDir()
+	p := startProc(t, "DATA_DIR="+dir)
+	post(t, p.url("/api/todos"), `{"category":"a","title":"b"}`)
+	start := time.Now()
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.cmd.Wait(); err != nil {
+		t.Fatalf("exit after SIGTERM: %v; stderr %s", err, p.stderr)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("shutdown took %v", d)
+	}
+	startProc(t, "DATA_DIR="+dir)
+}
+
+// A bad setting stops start-up with one line on stderr naming it.
+func TestConfigErrors(t *testing.T) {
+	bin := handlerBinary(t)
+	for _, tc := range []struct{ env, setting string }{
+		{"PARTITION_SCHEME=random", "PARTITION_SCHEME"},
+		{"FUNCTIONS_CUSTOMHANDLER_PORT=7077\x00AUTH_MODE=dev", "AUTH_MODE"},
+		{"MAX_BODY_BYTES=lots", "MAX_BODY_BYTES"},
+	} {
+		cmd := exec.Command(bin)
+		cmd.Env = append([]string{"DATA_DIR=" + t.TempDir()}, strings.Split(tc.env, "\x00")...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 2 {
+			t.Fatalf("%s: %v, want exit code 2", tc.env, err)
+		}
+		lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+		if len(lines) != 1 || !strings.Contains(lines[0], tc.setting) {
+			t.Fatalf("%s: stderr %q, want one line naming %s", tc.env, stderr.String(), tc.setting)
+		}
+	}
+}
+
+// The README's curl examples run verbatim against the handler started as
+// make run starts it (only the port differs), and give the statuses the
+// README says they give.
+func TestReadmeExamples(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl is not installed")
+	}
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	script, expects := readmeExamples(t, string(readme))
+	p := startProc(t, "DATA_DIR="+t.TempDir())
+	script = strings.ReplaceAll(script, "127.0.0.1:7071", p.addr)
+	cmd := exec.Command("bash", "-euo", "pipefail", "-c", script)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("README examples failed: %v\n%s", err, out)
+	}
+	var got []string
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	status := regexp.MustCompile(`^HTTP/1\.1 (\d{3})`)
+	for sc.Scan() {
+		if m := status.FindStringSubmatch(sc.Text()); m != nil {
+			got = append(got, m[1])
+		}
+	}
+	if strings.Join(got, " ") != strings.Join(expects, " ") {
+		t.Fatalf("statuses %v, README says %v\n%s", got, expects, out)
+	}
+}
+
+// readmeExamples returns the shell block after the <!-- readme-test -->
+// marker and the statuses its "# → NNN" comments promise, in order.
+func readmeExamples(t *testing.T, readme string) (string, []string) {
+	t.Helper()
+	_, rest, ok := strings.Cut(readme, "<!-- readme-test -->")
+	if !ok {
+		t.Fatal("README has no <!-- readme-test --> block")
+	}
+	_, rest, _ = strings.Cut(rest, "```sh\n")
+	block, _, ok := strings.Cut(rest, "```")
+	if !ok {
+		t.Fatal("README test block is not closed")
+	}
+	var expects []string
+	for _, m := range regexp.MustCompile(`# → (\d{3})`).FindAllStringSubmatch(block, -1) {
+		expects = append(expects, m[1])
+	}
+	if len(expects) < 4 {
+		t.Fatalf("README block promises only %d statuses", len(expects))
+	}
+	return block, expects
+}
+
