@@ -1,0 +1,101 @@
+package app_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
+
+	"github.com/todoaudit/todo/httpapi"
+)
+
+func loadSpec(t *testing.T) *openapi3.T {
+	t.Helper()
+	doc, err := openapi3.NewLoader().LoadFromFile("../openapi.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := doc.Validate(context.Background(), openapi3.EnableExamplesValidation()); err != nil {
+		t.Fatalf("openapi.json is not valid (examples included): %v", err)
+	}
+	return doc
+}
+
+// Every served route is documented and every documented route is served.
+func TestOpenAPIMatchesRouter(t *testing.T) {
+	doc := loadSpec(t)
+	var documented, served []string
+	for path, item := range doc.Paths.Map() {
+		for method := range item.Operations() {
+			documented = append(documented, method+" "+path+" "+fmt.Sprint(item.GetOperation(method).Extensions["x-function"]))
+		}
+	}
+	for _, r := range httpapi.Routes {
+		served = append(served, r.Method+" "+r.Path+" "+r.Function)
+	}
+	sort.Strings(documented)
+	sort.Strings(served)
+	if strings.Join(documented, "\n") != strings.Join(served, "\n") {
+		t.Fatalf("documented:\n%s\n\nserved:\n%s", strings.Join(documented, "\n"), strings.Join(served, "\n"))
+	}
+}
+
+// Real answers of the running handler conform to the document.
+func TestResponsesMatchOpenAPI(t *testing.T) {
+	doc := loadSpec(t)
+	doc.Servers = openapi3.Servers{{URL: "http://127.0.0.1"}}
+	router, err := gorillamux.NewRouter(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := startApp(t, nil)
+	id := s.create("Grocery", "milk")["id"].(string)
+	s.history(id)
+	requests := []struct {
+		method, path, body string
+		headers           []string
+	}{
+		{"GET", "/api/todos?pageSize=1", "", nil},
+		{"POST", "/api/todos", `{"category":"Grocery","title":"eggs","tags":["x"],"dueDate":"2026-12-01T09:00:00Z"}`, nil},
+		{"POST", "/api/todos", `{"category":"Grocery"}`, nil},
+		{"GET", "/api/todos/" + id, "", nil},
+		{"GET", "/api/todos/Grocery:41500e6e-4e08-495b-9d09-824f03961f4a", "", nil},
+		{"PUT", "/api/todos/" + id, `{"category":"Grocery","title":"oat milk"}`, nil},
+		{"PUT", "/api/todos/" + id, `{"category":"Grocery","title":"x"}`, []string{`If-Match: "0000000000000000"`}},
+		{"GET", "/api/todos/" + id + "/history", "", nil},
+		{"POST", "/api/todos/" + id + "/rollback", `{"version":1}`, nil},
+		{"POST", "/api/todos/" + id + "/move", `{"category":"Household"}`, nil},
+		{"GET", "/api/manage/todos", "", nil},
+		{"GET", "/api/health", "", nil},
+	}
+	for _, rq := range requests {
+		var body any
+		if rq.body != "" {
+			body = rq.body
+		}
+		r := s.do(rq.method, rq.path, body, rq.headers...)
+		req, _ := http.NewRequest(rq.method, "http://127.0.0.1"+rq.path, strings.NewReader(rq.body))
+		if rq.body != "" {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		route, params, err := router.FindRoute(req)
+		if err != nil {
+			t.Fatalf("%s %s: %v", rq.method, rq.path, err)
+		}
+		in := &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route,
+			Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc}}
+		out := &openapi3filter.ResponseValidationInput{RequestValidationInput: in, Status: r.status, Header: r.header,
+			Body: io.NopCloser(bytes.NewReader(r.body)), Options: &openapi3filter.Options{IncludeResponseStatus: true}}
+		if err := openapi3filter.ValidateResponse(context.Background(), out); err != nil {
+			t.Errorf("%s %s → %d does not match openapi.json: %v\n%s", rq.method, rq.path, r.status, err, r.body)
+		}
+	}
+}
