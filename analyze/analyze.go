@@ -1,8 +1,8 @@
 package analyze
 
 import (
+	"encoding/binary"
 	"fmt"
-	"hash/fnv"
 	"math"
 	"math/bits"
 	"slices"
@@ -275,23 +275,59 @@ func (s *schemeAgg) finish(a *Analyzer) {
 }
 
 // epk approximates the effective partition key's place in the hash space:
-// FNV-1a of the first component in the high 32 bits, of the second in the
-// low 32, so that one user's hierarchical partitions are neighbours as
-// they are under Cosmos DB's MultiHash.
+// MurmurHash3 (x86, 32-bit) of the first component in the high 32 bits, of
+// the rest in the low 32, so that one user's hierarchical partitions are
+// neighbours as they are under Cosmos DB's MultiHash. Cosmos DB hashes its
+// own binary encoding of the key, so exact placement differs; the spread
+// over many keys is the same.
 func epk(pk store.PartitionKey) uint64 {
-	h := func(s string) uint64 {
-		f := fnv.New32a()
-		_, _ = f.Write([]byte(s))
-		return uint64(f.Sum32())
-	}
 	var v uint64
 	if len(pk) > 0 {
-		v = h(pk[0]) << 32
+		v = uint64(murmur3([]byte(pk[0]))) << 32
 	}
 	if len(pk) > 1 {
-		v |= h(strings.Join(pk[1:], "\x1f"))
+		v |= uint64(murmur3([]byte(strings.Join(pk[1:], "\x1f"))))
 	}
 	return v
+}
+
+// murmur3 is MurmurHash3_x86_32 with seed 0.
+func murmur3(data []byte) uint32 {
+	const c1, c2 = 0xcc9e2d51, 0x1b873593
+	var h uint32
+	n := len(data) / 4
+	for i := range n {
+		k := binary.LittleEndian.Uint32(data[4*i:])
+		k *= c1
+		k = bits.RotateLeft32(k, 15)
+		k *= c2
+		h ^= k
+		h = bits.RotateLeft32(h, 13)
+		h = h*5 + 0xe6546b64
+	}
+	var k uint32
+	tail := data[4*n:]
+	switch len(tail) {
+	case 3:
+		k ^= uint32(tail[2]) << 16
+		fallthrough
+	case 2:
+		k ^= uint32(tail[1]) << 8
+		fallthrough
+	case 1:
+		k ^= uint32(tail[0])
+		k *= c1
+		k = bits.RotateLeft32(k, 15)
+		k *= c2
+		h ^= k
+	}
+	h ^= uint32(len(data))
+	h ^= h >> 16
+	h *= 0x85ebca6b
+	h ^= h >> 13
+	h *= 0xc2b2ae35
+	h ^= h >> 16
+	return h
 }
 
 // physicalOf is the physical partition, of n equal hash ranges, of pk.

@@ -42,8 +42,8 @@
 // 50 GB)), each an equal range of the hash space. Cosmos DB places a logical
 // partition by MurmurHash3 of its effective partition key, with the first
 // level of a hierarchical key deciding the range first; the analyzer uses
-// FNV-1a of each key component instead (first level in the high 32 bits), an
-// approximation with the same property that one user's hierarchical
+// MurmurHash3_x86_32 of each key component's UTF-8 instead (first level in
+// the high 32 bits), an approximation with the same property that one user's hierarchical
 // partitions are neighbours. The write load tested is the demand (default:
 // half the provisioned throughput, the rest left to reads) spread as the
 // workload's write charges are; a physical partition is throttled when its

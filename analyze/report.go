@@ -6,6 +6,7 @@ import (
 	"math/bits"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/todoaudit/todo/partition"
 	"github.com/todoaudit/todo/ru"
@@ -112,6 +113,9 @@ type SchemeReport struct {
 	// Problems rule the scheme out; Warnings do not.
 	Problems []string `json:"problems"`
 	Warnings []string `json:"warnings"`
+	// Severity is the worst problem: 3 fails now (a partition over 20 GB or
+	// over 10,000 RU/s), 2 fails within the horizon, 1 reads over budget.
+	Severity int `json:"severity"`
 	// UserRU is the typical user's cost of one of each user query, the
 	// read figure schemes are compared by.
 	UserRU float64 `json:"typicalUserReadRU"`
@@ -137,7 +141,7 @@ type Report struct {
 var Model = []string{
 	"sizes: exported line length + overhead, or the generated item size; version documents (the outbox) count until their TTL",
 	"writes: every create and update is a batch of the todo and its version document, 6 RU per started KB of each (the embedded store's estimate)",
-	"physical partitions: max(throughput/10,000 RU/s, data/50 GB), equal hash ranges; hash is FNV-1a per key level (Cosmos uses MurmurHash3), first level decides the range",
+	"physical partitions: max(throughput/10,000 RU/s, data/50 GB), equal hash ranges; hash is MurmurHash3-32 per key level (Cosmos hashes its own binary key encoding), first level decides the range",
 	"throttling: the demand spread as the workload's write charges; a physical partition gets throughput/partitions, a logical partition never more than 10,000 RU/s",
 	"reads: the embedded store's query charge (2.5 + 0.05 per document scanned + 1 per KB returned) per request; every document in the partitions a plan reads is scanned",
 }
@@ -257,7 +261,6 @@ func histogram(sorted []*part) []Bin {
 	return bins
 }
 
-
 // users picks the typical (median by todos) and the busiest user, and
 // each one's biggest category.
 func (a *Analyzer) pickUsers() (typical, busiest string) {
@@ -374,17 +377,24 @@ func (a *Analyzer) judge(r *SchemeReport) {
 	if l.MonthsToLimit != nil && *l.MonthsToLimit <= 0 {
 		r.Problems = append(r.Problems, fmt.Sprintf("logical partition %s is already %s, over the 20 GB limit: writes to it fail",
 			fmtKey(l.Largest.Key), fmtBytes(l.Largest.Bytes)))
+		r.Severity = 3
 	} else if l.MonthsToLimit != nil && *l.MonthsToLimit <= a.opt.HorizonMonths {
 		r.Problems = append(r.Problems, fmt.Sprintf("logical partition %s (%s) reaches the 20 GB limit in %s at %.0f%% growth a month",
 			fmtKey(l.Largest.Key), fmtBytes(l.Largest.Bytes), fmtMonths(*l.MonthsToLimit), a.opt.GrowthPerMonth*100))
+		r.Severity = 2
 	}
 	if w.OverLimit {
 		r.Problems = append(r.Problems, fmt.Sprintf("logical partition %s takes %.0f%% of the writes, %s RU/s at %s RU/s demand: above the 10,000 RU/s one logical partition can ever get",
 			fmtKey(w.Hottest.Key), w.Hottest.Share*100, fmtInt(int64(w.HottestRU)), fmtInt(int64(a.opt.Demand))))
+		r.Severity = 3
 	}
 	if w.Throttled {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("hottest physical partition would need %s RU/s of its %s: throttled (429) at %s RU/s demand; the hot key is %s (%.0f%% of writes)",
 			fmtInt(int64(w.HottestLoad)), fmtInt(int64(w.CapacityRU)), fmtInt(int64(a.opt.Demand)), fmtKey(w.Hottest.Key), w.Hottest.Share*100))
+	}
+	if r.Name == partition.Synthetic && len(w.Hottest.Key) == 1 && strings.HasSuffix(w.Hottest.Key[0], "-0") {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("bucket %s is the hottest (%.1f%% of writes): it holds the user's sequence document, which every create reads and rewrites; more buckets do not spread that",
+			fmtKey(w.Hottest.Key), w.Hottest.Share*100))
 	}
 	for _, q := range r.Reads {
 		if q.Optional {
@@ -395,13 +405,15 @@ func (a *Analyzer) judge(r *SchemeReport) {
 		switch {
 		case q.Typical.RU > a.opt.ReadBudget:
 			r.Problems = append(r.Problems, what+fmt.Sprintf(", over the %s RU read budget", fmtRU(a.opt.ReadBudget)))
+			r.Severity = max(r.Severity, 1)
 		case q.Typical.Scanned > 20*max(q.Typical.Items, 1) && q.Typical.Scanned > 1000:
 			r.Warnings = append(r.Warnings, what)
 		}
 	}
 }
 
-// recommend picks the scheme with no problems, then not throttled, then
+// recommend picks the scheme with the least severe problems, then not
+// throttled, then
 // the cheapest typical user reads, then the default order.
 func recommend(rep *Report) Recommendation {
 	if len(rep.Schemes) == 0 {
@@ -409,10 +421,7 @@ func recommend(rep *Report) Recommendation {
 	}
 	order := slices.Clone(rep.Schemes)
 	rank := func(s SchemeReport) (int, int, float64) {
-		p, t := 0, 0
-		if len(s.Problems) > 0 {
-			p = 1
-		}
+		p, t := s.Severity, 0
 		if s.Writes.Throttled {
 			t = 1
 		}
@@ -436,7 +445,7 @@ func recommend(rep *Report) Recommendation {
 	}
 	l, w := best.Logical, best.Writes
 	rec.Reasons = append(rec.Reasons,
-		fmt.Sprintf("largest logical partition %s is %s, %.2g%% of the 20 GB limit%s",
+		fmt.Sprintf("largest logical partition %s is %s, %.3g%% of the 20 GB limit%s",
 			fmtKey(l.Largest.Key), fmtBytes(l.Largest.Bytes), l.OfLimit*100, monthsPhrase(l.MonthsToLimit, rep.Options.GrowthPerMonth)),
 		fmt.Sprintf("hottest logical partition takes %.1f%% of the writes; the hottest of %d physical partitions needs %s of its %s RU/s%s",
 			w.Hottest.Share*100, w.Partitions, fmtInt(int64(w.HottestLoad)), fmtInt(int64(w.CapacityRU)), throttledPhrase(w.Throttled)),

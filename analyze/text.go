@@ -110,7 +110,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	row("  size p50 / p99", func(s *SchemeReport) string {
 		return fmtBytes(s.Logical.P50Bytes) + " / " + fmtBytes(s.Logical.P99Bytes)
 	})
-	row("  largest", func(s *SchemeReport) string { return fmtBytes(s.Logical.Largest.Bytes) + " " + fmtKey(s.Logical.Largest.Key) })
+	row("  largest", func(s *SchemeReport) string {
+		return fmtBytes(s.Logical.Largest.Bytes) + " " + fmtKey(s.Logical.Largest.Key)
+	})
 	row("  of 20 GB limit", func(s *SchemeReport) string { return fmt.Sprintf("%.3g%%", s.Logical.OfLimit*100) })
 	row("  reaches 20 GB in", func(s *SchemeReport) string {
 		if s.Logical.MonthsToLimit == nil {

@@ -1,0 +1,282 @@
+// Package hotkeys is the live view of partition load: a store.Store
+// decorator that records, per logical partition (container + partition
+// key), the requests and request charge (RU) the store reports, in a
+// sliding window, and an http.Handler that serves the hottest first as
+// JSON (GET /api/manage/partitions).
+//
+// The window is a ring of fixed buckets (5 minutes in 10-second buckets by
+// default): recording takes one lock and one map update, memory is bounded
+// by the distinct keys seen in the window, capped per bucket (beyond the
+// cap, calls are counted under an "(other)" key).
+package hotkeys
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/todoaudit/todo/store"
+)
+
+// Defaults of NewRecorder.
+const (
+	DefaultWindow     = 5 * time.Minute
+	DefaultResolution = 10 * time.Second
+	// MaxKeysPerBucket bounds memory under a flood of distinct keys.
+	MaxKeysPerBucket = 50_000
+)
+
+// Key names what a call touched: one logical partition (a full key), a
+// prefix of a hierarchical key, every partition (empty key), or the change
+// feed.
+type Key struct {
+	Container    string   `json:"container"`
+	PartitionKey []string `json:"partitionKey"`
+	Scope        string   `json:"scope"`
+}
+
+// Stat is what the calls to one key cost in the window.
+type Stat struct {
+	Key
+	Requests int64   `json:"requests"`
+	RU       float64 `json:"ru"`
+	// Share is the key's share of all RU recorded in the window.
+	Share float64 `json:"ruShare"`
+}
+
+type entry struct {
+	key      Key
+	requests int64
+	ru       float64
+}
+
+type bucket struct {
+	epoch int64 // the bucket's start, in resolutions since the Unix epoch
+	stats map[string]*entry
+}
+
+// Recorder keeps the sliding window. It is safe for concurrent use.
+type Recorder struct {
+	mu         sync.Mutex
+	resolution time.Duration
+	buckets    []bucket
+	now        func() time.Time
+}
+
+// NewRecorder returns a recorder over window in steps of resolution
+// (DefaultWindow and DefaultResolution when zero).
+func NewRecorder(window, resolution time.Duration) *Recorder {
+	if window <= 0 {
+		window = DefaultWindow
+	}
+	if resolution <= 0 {
+		resolution = DefaultResolution
+	}
+	n := int((window + resolution - 1) / resolution)
+	return &Recorder{resolution: resolution, buckets: make([]bucket, max(n, 1)), now: time.Now}
+}
+
+// Window is the time the recorder looks back over.
+func (r *Recorder) Window() time.Duration { return r.resolution * time.Duration(len(r.buckets)) }
+
+func mapKey(k Key) string {
+	return k.Container + "\x00" + k.Scope + "\x00" + strings.Join(k.PartitionKey, "\x1f")
+}
+
+// Record counts one call of the given cost against a key.
+func (r *Recorder) Record(k Key, c store.Cost) {
+	epoch := r.now().UnixNano() / int64(r.resolution)
+	mk := mapKey(k)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	b := &r.buckets[int(epoch%int64(len(r.buckets)))]
+	if b.epoch != epoch || b.stats == nil {
+		b.epoch, b.stats = epoch, map[string]*entry{}
+	}
+	e := b.stats[mk]
+	if e == nil {
+		if len(b.stats) >= MaxKeysPerBucket {
+			k = Key{Container: k.Container, Scope: "(other)"}
+			mk = mapKey(k)
+			e = b.stats[mk]
+		}
+		if e == nil {
+			e = &entry{key: Key{Container: k.Container, PartitionKey: append([]string(nil), k.PartitionKey...), Scope: k.Scope}}
+			b.stats[mk] = e
+		}
+	}
+	e.requests += int64(max(c.Requests, 1))
+	e.ru += c.Charge
+}
+
+// Top returns the n hottest keys of the window by RU (then requests),
+// of one container when container is not empty; n <= 0 means all.
+func (r *Recorder) Top(n int, container string) []Stat {
+	epoch := r.now().UnixNano() / int64(r.resolution)
+	sums := map[string]*Stat{}
+	var total float64
+	r.mu.Lock()
+	for _, b := range r.buckets {
+		if b.stats == nil || b.epoch <= epoch-int64(len(r.buckets)) || b.epoch > epoch {
+			continue
+		}
+		for mk, e := range b.stats {
+			if container != "" && e.key.Container != container {
+				continue
+			}
+			s := sums[mk]
+			if s == nil {
+				s = &Stat{Key: e.key}
+				sums[mk] = s
+			}
+			s.Requests += e.requests
+			s.RU += e.ru
+			total += e.ru
+		}
+	}
+	r.mu.Unlock()
+	out := make([]Stat, 0, len(sums))
+	for _, s := range sums {
+		if total > 0 {
+			s.Share = s.RU / total
+		}
+		out = append(out, *s)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.RU != b.RU {
+			return a.RU > b.RU
+		}
+		if a.Requests != b.Requests {
+			return a.Requests > b.Requests
+		}
+		return mapKey(a.Key) < mapKey(b.Key)
+	})
+	if n > 0 && len(out) > n {
+		out = out[:n]
+	}
+	return out
+}
+
+// Response is the body of GET /api/manage/partitions.
+type Response struct {
+	Window     string `json:"window"`
+	Resolution string `json:"resolution"`
+	Partitions []Stat `json:"partitions"`
+}
+
+// Handler serves the top keys as JSON: ?top=N (default defaultTop, at most
+// 1000) and ?container=NAME.
+func (r *Recorder) Handler(defaultTop int) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		n := defaultTop
+		if v := req.URL.Query().Get("top"); v != "" {
+			t, err := strconv.Atoi(v)
+			if err != nil || t < 1 || t > 1000 {
+				w.Header().Set("Content-Type", "application/problem+json")
+				w.WriteHeader(http.StatusBadRequest)
+				_, _ = w.Write([]byte(`{"type":"urn:todoaudit:problem:invalid","title":"Bad Request","status":400,"detail":"top must be an integer from 1 to 1000"}` + "\n"))
+				return
+			}
+			n = t
+		}
+		body, err := json.Marshal(Response{Window: r.Window().String(), Resolution: r.resolution.String(),
+			Partitions: r.Top(n, req.URL.Query().Get("container"))})
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "no-store")
+		_, _ = w.Write(append(body, '\n'))
+	})
+}
+
+// Wrap returns st with every container call recorded in r.
+func Wrap(st store.Store, r *Recorder) store.Store { return &recordingStore{Store: st, r: r} }
+
+type recordingStore struct {
+	store.Store
+	r *Recorder
+}
+
+func (s *recordingStore) Container(ctx context.Context, name string) (store.Container, error) {
+	c, err := s.Store.Container(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	return WrapContainer(c, s.r), nil
+}
+
+// WrapContainer returns c with every call recorded in r.
+func WrapContainer(c store.Container, r *Recorder) store.Container {
+	return &container{Container: c, r: r, name: c.Spec().Name, paths: len(c.Spec().PartitionKeyPaths)}
+}
+
+type container struct {
+	store.Container
+	r     *Recorder
+	name  string
+	paths int
+}
+
+func (c *container) rec(pk store.PartitionKey, cost store.Cost) {
+	scope := store.ScopeOf(pk, c.paths).String()
+	if cost.Scope.Kind == store.ScopePoint {
+		scope = store.Point.String()
+	}
+	c.r.Record(Key{Container: c.name, PartitionKey: pk, Scope: scope}, cost)
+}
+
+func (c *container) Read(ctx context.Context, pk store.PartitionKey, id string) (store.Item, store.Cost, error) {
+	it, cost, err := c.Container.Read(ctx, pk, id)
+	c.rec(pk, cost)
+	return it, cost, err
+}
+
+func (c *container) Create(ctx context.Context, pk store.PartitionKey, doc []byte) (store.Item, store.Cost, error) {
+	it, cost, err := c.Container.Create(ctx, pk, doc)
+	c.rec(pk, cost)
+	return it, cost, err
+}
+
+func (c *container) Upsert(ctx context.Context, pk store.PartitionKey, doc []byte, o *store.WriteOptions) (store.Item, store.Cost, error) {
+	it, cost, err := c.Container.Upsert(ctx, pk, doc, o)
+	c.rec(pk, cost)
+	return it, cost, err
+}
+
+func (c *container) Replace(ctx context.Context, pk store.PartitionKey, doc []byte, o *store.WriteOptions) (store.Item, store.Cost, error) {
+	it, cost, err := c.Container.Replace(ctx, pk, doc, o)
+	c.rec(pk, cost)
+	return it, cost, err
+}
+
+func (c *container) Delete(ctx context.Context, pk store.PartitionKey, id string, o *store.WriteOptions) (store.Cost, error) {
+	cost, err := c.Container.Delete(ctx, pk, id, o)
+	c.rec(pk, cost)
+	return cost, err
+}
+
+func (c *container) Batch(ctx context.Context, pk store.PartitionKey, ops []store.Op) ([]store.OpResult, store.Cost, error) {
+	res, cost, err := c.Container.Batch(ctx, pk, ops)
+	c.rec(pk, cost)
+	return res, cost, err
+}
+
+func (c *container) Query(ctx context.Context, q store.Query) (store.Page, error) {
+	p, err := c.Container.Query(ctx, q)
+	c.rec(q.PartitionKey, p.Cost)
+	return p, err
+}
+
+func (c *container) ChangeFeed(ctx context.Context, continuation string, max int) (store.ChangeBatch, error) {
+	b, err := c.Container.ChangeFeed(ctx, continuation, max)
+	c.r.Record(Key{Container: c.name, Scope: "change-feed"}, b.Cost)
+	return b, err
+}

@@ -1,0 +1,141 @@
+package hotkeys
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/todoaudit/todo/bolt"
+	"github.com/todoaudit/todo/store"
+)
+
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) now() time.Time      { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) add(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
+
+func TestWindowSlides(t *testing.T) {
+	r := NewRecorder(time.Minute, 10*time.Second)
+	c := &clock{t: time.Unix(1_000_000, 0)}
+	r.now = c.now
+	hot := Key{Container: "todos", PartitionKey: []string{"alice", "Grocery"}, Scope: "partition"}
+	cold := Key{Container: "todos", PartitionKey: []string{"bob", "Work"}, Scope: "partition"}
+	for range 10 {
+		r.Record(hot, store.Cost{Requests: 1, Charge: 12})
+	}
+	r.Record(cold, store.Cost{Requests: 1, Charge: 6})
+	top := r.Top(10, "")
+	if len(top) != 2 || top[0].PartitionKey[1] != "Grocery" || top[0].Requests != 10 || top[0].RU != 120 {
+		t.Fatalf("top = %+v", top)
+	}
+	if s := top[0].Share; s < 0.95 || s > 0.96 {
+		t.Fatalf("share = %v, want 120/126", s)
+	}
+	c.add(30 * time.Second)
+	r.Record(cold, store.Cost{Requests: 1, Charge: 6})
+	if got := r.Top(1, ""); got[0].RU != 120 {
+		t.Fatalf("after 30s top = %+v", got)
+	}
+	c.add(40 * time.Second) // the first bucket has left the window
+	top = r.Top(10, "")
+	if len(top) != 1 || top[0].PartitionKey[0] != "bob" || top[0].Requests != 1 {
+		t.Fatalf("after 70s top = %+v", top)
+	}
+	c.add(time.Hour)
+	if top := r.Top(10, ""); len(top) != 0 {
+		t.Fatalf("after an hour top = %+v", top)
+	}
+}
+
+// Calls through a wrapped embedded store are recorded per logical
+// partition, concurrently (run with -race), and served hottest first.
+func TestWrappedStoreAndHandler(t *testing.T) {
+	st, err := bolt.Open(t.TempDir(), []store.ContainerSpec{{Name: "todos", PartitionKeyPaths: []string{"/userId", "/category"}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	r := NewRecorder(0, 0)
+	ctx := context.Background()
+	c, err := Wrap(st, r).Container(ctx, "todos")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for w := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			user := "user-cold"
+			if w < 6 {
+				user = "user-hot"
+			}
+			for i := range 10 {
+				doc := fmt.Sprintf(`{"id":"w%d-%d","userId":%q,"category":"Grocery"}`, w, i, user)
+				if _, _, err := c.Create(ctx, store.PartitionKey{user, "Grocery"}, []byte(doc)); err != nil {
+					t.Error(err)
+					return
+				}
+				if _, _, err := c.Read(ctx, store.PartitionKey{user, "Grocery"}, fmt.Sprintf("w%d-%d", w, i)); err != nil {
+					t.Error(err)
+				}
+				_ = r.Top(3, "")
+			}
+		}()
+	}
+	wg.Wait()
+	if _, err := c.Query(ctx, store.Query{PageSize: 10}); err != nil {
+		t.Fatal(err)
+	}
+	rec := httptest.NewRecorder()
+	r.Handler(10).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/api/manage/partitions?top=2&container=todos", nil))
+	if rec.Code != 200 || rec.Header().Get("Content-Type") != "application/json" {
+		t.Fatalf("status %d %s", rec.Code, rec.Body)
+	}
+	var resp Response
+	if err := json.Unmarshal(rec.Body.Bytes(), &resp); err != nil {
+		t.Fatal(err)
+	}
+	if resp.Window != "5m0s" || len(resp.Partitions) != 2 {
+		t.Fatalf("response %+v", resp)
+	}
+	hot := resp.Partitions[0]
+	if hot.PartitionKey[0] != "user-hot" || hot.Requests != 120 || hot.RU != 60*6+60*1 {
+		t.Fatalf("hottest = %+v, want user-hot with 60 creates (6 RU) and 60 reads (1 RU)", hot)
+	}
+	all := r.Top(0, "")
+	var cross bool
+	for _, s := range all {
+		cross = cross || (s.Scope == "cross-partition" && len(s.PartitionKey) == 0)
+	}
+	if !cross {
+		t.Fatalf("cross-partition query not recorded: %+v", all)
+	}
+	rec = httptest.NewRecorder()
+	r.Handler(10).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/api/manage/partitions?top=x", nil))
+	if rec.Code != http.StatusBadRequest {
+		t.Fatalf("top=x: status %d", rec.Code)
+	}
+}
+
+func TestKeyCap(t *testing.T) {
+	r := NewRecorder(time.Minute, time.Minute)
+	for i := range MaxKeysPerBucket + 10 {
+		r.Record(Key{Container: "todos", PartitionKey: []string{fmt.Sprint(i)}}, store.Cost{Requests: 1, Charge: 1})
+	}
+	top := r.Top(0, "")
+	if len(top) != MaxKeysPerBucket+1 {
+		t.Fatalf("%d keys, want the cap plus (other)", len(top))
+	}
+	if top[0].Scope != "(other)" || top[0].Requests != 10 {
+		t.Fatalf("top = %+v", top[0])
+	}
+}
