@@ -60,8 +60,9 @@ type Todo struct {
 	// MovedFrom is the id this todo was moved from, on the first version
 	// after a move.
 	MovedFrom string `json:"movedFrom,omitempty"`
-	// MovingTo marks a todo whose move to another partition has started but
-	// not finished; such a todo is hidden and a retried move completes it.
+	// MovingTo marks a todo whose move to another partition has started: it
+	// is hidden from then on, a retried move completes it, and its last
+	// version in history says where it went.
 	MovingTo string `json:"movingTo,omitempty"`
 	// PartitionKey is the synthetic partition key property, set only under
 	// the synthetic scheme.
@@ -111,7 +112,6 @@ type Version struct {
 // NewVersion returns the version document of t as it stands, with the
 // given time to live in seconds (0 keeps the container default).
 func NewVersion(t Todo, op Operation, actor string, at time.Time, ttl int) Version {
-	snap := t.Snapshot()
 	return Version{
 		ID:           VersionID(t.ID, t.Version),
 		Type:         TypeVersion,
@@ -121,18 +121,11 @@ func NewVersion(t Todo, op Operation, actor string, at time.Time, ttl int) Versi
 		PartitionKey: t.PartitionKey,
 		Version:      t.Version,
 		Operation:    op,
-		Entity:       snap,
+		Entity:       t,
 		Actor:        actor,
 		At:           at,
 		TTL:          ttl,
 	}
-}
-
-// Snapshot returns the copy of t that histories keep: the todo without the
-// transient move marker.
-func (t Todo) Snapshot() Todo {
-	t.MovingTo = ""
-	return t
 }
 
 // AuditRecord is one version of one entity in the audit container. Its

@@ -48,13 +48,27 @@ func ValidateSegment(what, s string, maxBytes int) error {
 // ValidateID checks a whole item id against the Cosmos id rules.
 func ValidateID(id string) error { return ValidateSegment("id", id, MaxIDBytes) }
 
+// ValidateCategory checks a category, which is embedded in ids and used as
+// a partition key value. Commas are refused too: the Functions host joins a
+// repeated query parameter with commas, so a comma in a category filter
+// would be ambiguous.
+func ValidateCategory(c string) error {
+	if err := ValidateSegment("category", c, MaxCategoryBytes); err != nil {
+		return err
+	}
+	if strings.ContainsRune(c, ',') {
+		return Errorf(Invalid, "category may not contain ','")
+	}
+	return nil
+}
+
 // ValidateUserID checks an authenticated user id, which becomes part of
 // partition keys and of audit entity keys.
 func ValidateUserID(user string) error { return ValidateSegment("user id", user, MaxUserIDBytes) }
 
 // Validate checks the user-editable fields of a todo.
 func (f *Fields) Validate() error {
-	if err := ValidateSegment("category", f.Category, MaxCategoryBytes); err != nil {
+	if err := ValidateCategory(f.Category); err != nil {
 		return err
 	}
 	if err := checkText("title", f.Title, MaxTitleBytes, true); err != nil {

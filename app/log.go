@@ -1,9 +1,12 @@
 package app
 
 import (
+	"bufio"
 	"context"
 	"io"
 	"log/slog"
+	"sync"
+	"time"
 )
 
 // NewLogger returns a structured JSON logger that writes to stdout, and
@@ -45,4 +48,53 @@ func (h *splitHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
 
 func (h *splitHandler) WithGroup(name string) slog.Handler {
 	return &splitHandler{out: h.out.WithGroup(name), err: h.err.WithGroup(name)}
+}
+
+// FlushingWriter buffers log lines and writes them out at least every
+// interval, so a busy handler makes one write system call per batch of
+// lines rather than one per request. Flush before exiting.
+type FlushingWriter struct {
+	mu   sync.Mutex
+	w    *bufio.Writer
+	stop chan struct{}
+	done chan struct{}
+}
+
+// NewFlushingWriter buffers w, flushing every interval.
+func NewFlushingWriter(w io.Writer, interval time.Duration) *FlushingWriter {
+	f := &FlushingWriter{w: bufio.NewWriterSize(w, 64<<10), stop: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(f.done)
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-f.stop:
+				return
+			case <-t.C:
+				_ = f.Flush()
+			}
+		}
+	}()
+	return f
+}
+
+func (f *FlushingWriter) Write(p []byte) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.w.Write(p)
+}
+
+// Flush writes out what is buffered.
+func (f *FlushingWriter) Flush() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.w.Flush()
+}
+
+// Close stops the periodic flush and flushes.
+func (f *FlushingWriter) Close() error {
+	close(f.stop)
+	<-f.done
+	return f.Flush()
 }

@@ -61,7 +61,7 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 	s.history(id)
 	requests := []struct {
 		method, path, body string
-		headers           []string
+		headers            []string
 	}{
 		{"GET", "/api/todos?pageSize=1", "", nil},
 		{"POST", "/api/todos", `{"category":"Grocery","title":"eggs","tags":["x"],"dueDate":"2026-12-01T09:00:00Z"}`, nil},

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/azfunc"
@@ -41,6 +42,8 @@ type Pump struct {
 	Input, Output string
 	BatchSize     int
 	Delays        []time.Duration
+	// Parallel is how many batches may be in delivery at once.
+	Parallel int
 }
 
 // NewPump returns a pump configured from AuditTrigger's function.json.
@@ -65,7 +68,7 @@ func NewPump(feed, audit, leases store.Container, endpoint string, log *slog.Log
 	return &Pump{
 		Feed: feed, Audit: audit, Leases: leases, Endpoint: endpoint,
 		Client: &http.Client{Timeout: time.Minute}, Log: log, Poll: 20 * time.Millisecond,
-		Function: f.Name, Input: in.Name, Output: out.Name, BatchSize: size, Delays: delays,
+		Function: f.Name, Input: in.Name, Output: out.Name, BatchSize: size, Delays: delays, Parallel: 4,
 	}, nil
 }
 
@@ -78,39 +81,99 @@ type lease struct {
 func (p *Pump) leaseID() string { return "pump-" + p.Feed.Spec().Name }
 
 // Run pumps until ctx is cancelled.
-func (p *Pump) Run(ctx context.Context) error {
-	cont, err := p.load(ctx)
+func (p *Pump) Run(ctx context.Context) error { return p.pump(ctx, false) }
+
+// Drain processes every change up to now, for tests and shutdown.
+func (p *Pump) Drain(ctx context.Context) error { return p.pump(ctx, true) }
+
+// flight is one batch being delivered.
+type flight struct {
+	cont string // the continuation after this batch
+	done chan struct{}
+}
+
+// pump reads the feed ahead and delivers up to Parallel batches at once,
+// as the host runs one invocation per lease in parallel. Audit records are
+// idempotent, so batches may land in any order; the continuation is saved
+// only up to the oldest batch not yet delivered, so a restart never skips
+// one. With untilIdle it returns once the feed is drained.
+func (p *Pump) pump(ctx context.Context, untilIdle bool) error {
+	saved, err := p.load(ctx)
 	if err != nil {
 		return err
 	}
+	read := saved
+	parallel := max(p.Parallel, 1)
+	var queue []*flight
 	for ctx.Err() == nil {
-		next, n, err := p.step(ctx, cont)
+		// Checkpoint after the batches delivered so far, in order.
+		last := ""
+		for len(queue) > 0 && isDone(queue[0].done) {
+			last, queue = queue[0].cont, queue[1:]
+		}
+		if last != "" && last != saved {
+			if err := p.save(ctx, last); err != nil {
+				return err
+			}
+			saved = last
+		}
+		if len(queue) >= parallel {
+			p.wait(ctx, queue[0].done, time.Hour)
+			continue
+		}
+		batch, err := p.Feed.ChangeFeed(ctx, read, p.BatchSize)
 		if err != nil {
+			if ctx.Err() != nil {
+				break
+			}
 			return err
 		}
-		cont = next
-		if n == 0 {
-			select {
-			case <-ctx.Done():
-			case <-time.After(p.Poll):
+		if batch.Continuation == read {
+			switch {
+			case len(queue) > 0:
+				p.wait(ctx, queue[0].done, p.Poll)
+			case untilIdle:
+				return nil
+			default:
+				p.wait(ctx, nil, p.Poll)
 			}
+			continue
 		}
+		f := &flight{cont: batch.Continuation, done: make(chan struct{})}
+		queue = append(queue, f)
+		read = batch.Continuation
+		if len(batch.Items) == 0 {
+			close(f.done)
+			continue
+		}
+		go func() {
+			defer close(f.done)
+			p.deliverRetrying(ctx, batch.Items)
+		}()
+	}
+	for _, f := range queue {
+		<-f.done
 	}
 	return nil
 }
 
-// Drain processes every change up to now, for tests and shutdown.
-func (p *Pump) Drain(ctx context.Context) error {
-	cont, err := p.load(ctx)
-	if err != nil {
-		return err
+func isDone(c chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
 	}
-	for {
-		next, n, err := p.step(ctx, cont)
-		if err != nil || n == 0 {
-			return err
-		}
-		cont = next
+}
+
+// wait blocks until c is closed, d passes or ctx ends.
+func (p *Pump) wait(ctx context.Context, c chan struct{}, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-c:
+	case <-t.C:
 	}
 }
 
@@ -129,43 +192,27 @@ func (p *Pump) load(ctx context.Context) (string, error) {
 	return l.Continuation, nil
 }
 
-// step reads one batch after cont, delivers it (retrying until it succeeds
-// or ctx ends) and saves the new continuation. It returns an error only when
-// ctx ends or the feed cannot be read.
-func (p *Pump) step(ctx context.Context, cont string) (string, int, error) {
-	batch, err := p.Feed.ChangeFeed(ctx, cont, p.BatchSize)
-	if err != nil {
-		if ctx.Err() != nil {
-			return cont, 0, nil
+func (p *Pump) save(ctx context.Context, cont string) error {
+	body, _ := json.Marshal(lease{ID: p.leaseID(), Continuation: cont})
+	_, _, err := p.Leases.Upsert(ctx, store.PartitionKey{p.leaseID()}, body, nil)
+	if err != nil && ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+// deliverRetrying delivers one batch, retrying with the policy's delays
+// until it succeeds or ctx ends: the pump never drops a batch.
+func (p *Pump) deliverRetrying(ctx context.Context, items []store.Item) {
+	for attempt := 0; ctx.Err() == nil; attempt++ {
+		err := p.deliver(ctx, items)
+		if err == nil || ctx.Err() != nil {
+			return
 		}
-		return cont, 0, err
+		delay := p.delay(attempt)
+		p.Log.Error("audit batch failed; retrying", "error", err.Error(), "attempt", attempt+1, "retryIn", delay.String())
+		p.wait(ctx, nil, delay)
 	}
-	if batch.Continuation == cont {
-		return cont, 0, nil
-	}
-	if len(batch.Items) > 0 {
-		for attempt := 0; ; attempt++ {
-			err := p.deliver(ctx, batch.Items)
-			if err == nil {
-				break
-			}
-			delay := p.delay(attempt)
-			p.Log.Error("audit batch failed; retrying", "error", err.Error(), "attempt", attempt+1, "retryIn", delay.String())
-			select {
-			case <-ctx.Done():
-				return cont, 0, nil
-			case <-time.After(delay):
-			}
-		}
-	}
-	body, _ := json.Marshal(lease{ID: p.leaseID(), Continuation: batch.Continuation})
-	if _, _, err := p.Leases.Upsert(ctx, store.PartitionKey{p.leaseID()}, body, nil); err != nil {
-		if ctx.Err() != nil {
-			return cont, 0, nil
-		}
-		return cont, 0, err
-	}
-	return batch.Continuation, len(batch.Items) + 1, nil
 }
 
 // delay is the wait before retry attempt n: the policy's, then its last
@@ -246,15 +293,22 @@ func UpsertRecords(ctx context.Context, audit store.Container, recs []json.RawMe
 		}
 		byKey[head.EntityKey] = append(byKey[head.EntityKey], store.Op{Kind: store.OpUpsert, Doc: r})
 	}
+	// One batch per partition, sent concurrently: Cosmos DB serves them in
+	// parallel, and the embedded store folds them into shared commits.
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(32)
 	for _, key := range order {
 		ops := byKey[key]
-		for len(ops) > 0 {
-			n := min(len(ops), store.MaxBatchOps)
-			if _, _, err := audit.Batch(ctx, store.PartitionKey{key}, ops[:n]); err != nil {
-				return err
+		g.Go(func() error {
+			for len(ops) > 0 {
+				n := min(len(ops), store.MaxBatchOps)
+				if _, _, err := audit.Batch(ctx, store.PartitionKey{key}, ops[:n]); err != nil {
+					return err
+				}
+				ops = ops[n:]
 			}
-			ops = ops[n:]
-		}
+			return nil
+		})
 	}
-	return nil
+	return g.Wait()
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -226,4 +227,14 @@ func lsnKey(lsn uint64) []byte {
 	return b
 }
 
-func etagOf(lsn uint64) string { return fmt.Sprintf("\"%016x\"", lsn) }
+func etagOf(lsn uint64) string {
+	var b [18]byte
+	hex := strconv.AppendUint(b[:0], lsn, 16)
+	out := make([]byte, 0, 18)
+	out = append(out, '"')
+	for range 16 - len(hex) {
+		out = append(out, '0')
+	}
+	out = append(out, hex...)
+	return string(append(out, '"'))
+}

@@ -120,12 +120,21 @@ func (c *container) prepare(pk store.PartitionKey, op store.Op) (prepared, error
 		}
 		p.ttl = &ttl
 	}
+	// Cosmos DB owns the system properties: drop any the caller sent. When
+	// there are none (the usual case) the document is kept as sent.
+	body := bytes.TrimSpace(op.Doc)
 	for _, name := range systemProperties {
-		delete(fields, name)
-	}
-	body, err := json.Marshal(fields)
-	if err != nil {
-		return p, todo.Wrap(todo.Invalid, err, "document cannot be encoded")
+		if _, ok := fields[name]; ok {
+			for _, name := range systemProperties {
+				delete(fields, name)
+			}
+			b, err := json.Marshal(fields)
+			if err != nil {
+				return p, todo.Wrap(todo.Invalid, err, "document cannot be encoded")
+			}
+			body = b
+			break
+		}
 	}
 	p.body = body
 	p.key = itemKey(pk, p.id)

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -30,7 +31,16 @@ func run(lookup func(string) (string, bool), stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "handler:", err)
 		return 2
 	}
-	log := app.NewLogger(stdout, stderr, app.ParseLevel(cfg.LogLevel))
+	// Informational logs are buffered (flushed every 100 ms and at exit);
+	// errors go to stderr at once.
+	out := app.NewFlushingWriter(stdout, 100*time.Millisecond)
+	defer out.Close()
+	log := app.NewLogger(out, stderr, app.ParseLevel(cfg.LogLevel))
+	// The heap is small and short-lived; trading a little memory for less
+	// GC work raises throughput (an explicit GOGC still wins).
+	if _, set := lookup("GOGC"); !set {
+		debug.SetGCPercent(400)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 

@@ -272,4 +272,3 @@ func readmeExamples(t *testing.T, readme string) (string, []string) {
 	}
 	return block, expects
 }
-

@@ -13,28 +13,6 @@ import (
 	"github.com/todoaudit/todo/store"
 )
 
-// todoView is a todo as the API shows it: without storage properties.
-type todoView struct {
-	ID          string     `json:"id"`
-	UserID      string     `json:"userId"`
-	Category    string     `json:"category"`
-	Title       string     `json:"title"`
-	Notes       string     `json:"notes,omitempty"`
-	DueDate     *time.Time `json:"dueDate,omitempty"`
-	Tags        []string   `json:"tags,omitempty"`
-	IsCompleted bool       `json:"isCompleted"`
-	Version     int64      `json:"version"`
-	CreatedAt   time.Time  `json:"createdAt"`
-	UpdatedAt   time.Time  `json:"updatedAt"`
-	MovedFrom   string     `json:"movedFrom,omitempty"`
-}
-
-func viewOf(t todo.Todo) todoView {
-	return todoView{ID: t.ID, UserID: t.UserID, Category: t.Category, Title: t.Title, Notes: t.Notes,
-		DueDate: t.DueDate, Tags: t.Tags, IsCompleted: t.IsCompleted, Version: t.Version,
-		CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt, MovedFrom: t.MovedFrom}
-}
-
 // todoInput is the body of a create or update. Pointers tell a missing
 // required field from a zero value.
 type todoInput struct {
@@ -69,11 +47,18 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 func writeTodo(w http.ResponseWriter, status int, res service.Result) {
-	w.Header().Set("ETag", res.ETag)
+	h := w.Header()
+	h.Set("ETag", res.ETag)
 	if status == http.StatusCreated {
-		w.Header().Set("Location", "/api/todos/"+res.Todo.ID)
+		h.Set("Location", "/api/todos/"+res.Todo.ID)
 	}
-	writeJSON(w, status, viewOf(res.Todo))
+	writeBytes(w, status, append(appendTodo(make([]byte, 0, 512), &res.Todo), '\n'))
+}
+
+func writeBytes(w http.ResponseWriter, status int, b []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
 }
 
 // ifMatch parses an If-Match header: "" (absent), "*", or one strong ETag.
@@ -184,12 +169,6 @@ func (a *api) delete(w http.ResponseWriter, r *http.Request) (store.Cost, error)
 	return cost, err
 }
 
-// listPage is the body of list answers.
-type listPage struct {
-	Items        []todoView `json:"items"`
-	Continuation *string    `json:"continuation"`
-}
-
 // listOptions reads the list query string. Unknown parameters are refused
 // (except code, the function key); a repeated parameter is refused too,
 // whether repeated or, as the Functions host forwards it, comma-joined.
@@ -240,16 +219,24 @@ func listOptions(r *http.Request) (service.ListOptions, error) {
 	return o, nil
 }
 
+// writePage answers {"items":[…],"continuation":token or null}.
 func writePage(w http.ResponseWriter, p service.Page) {
-	body := listPage{Items: make([]todoView, 0, len(p.Items))}
-	for _, res := range p.Items {
-		body.Items = append(body.Items, viewOf(res.Todo))
+	b := make([]byte, 0, 256*(len(p.Items)+1))
+	b = append(b, `{"items":[`...)
+	for i := range p.Items {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendTodo(b, &p.Items[i].Todo)
 	}
+	b = append(b, `],"continuation":`...)
 	if p.Continuation != "" {
-		body.Continuation = &p.Continuation
+		b = appendString(b, p.Continuation)
+	} else {
+		b = append(b, "null"...)
 	}
 	setCost(w.Header(), p.Cost)
-	writeJSON(w, http.StatusOK, body)
+	writeBytes(w, http.StatusOK, append(b, "}\n"...))
 }
 
 func (a *api) list(w http.ResponseWriter, r *http.Request) (store.Cost, error) {

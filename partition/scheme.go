@@ -119,7 +119,7 @@ func categoryOf(user, id string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := todo.ValidateSegment("category", c, todo.MaxCategoryBytes); err != nil {
+	if err := todo.ValidateCategory(c); err != nil {
 		return "", err
 	}
 	return c, nil

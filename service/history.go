@@ -62,14 +62,20 @@ func (s *Service) History(ctx context.Context, id string, pageSize int, continua
 		return page, nil
 	}
 	// Last page: history must reach the latest version the todo has had.
-	last, cost, err := s.lastVersion(ctx, id, pk)
+	var last int64
+	cur, cost, err := s.load(ctx, id)
 	page.Cost.Add(cost)
-	if err != nil {
-		return page, err
-	}
-	if cur, cost, err := s.load(ctx, id); err == nil {
-		last = max(last, cur.Value.Version)
+	switch {
+	case err == nil:
+		last = cur.Value.Version
+	case todo.IsKind(err, todo.NotFound):
+		last, cost, err = s.lastVersion(ctx, id, pk)
 		page.Cost.Add(cost)
+		if err != nil {
+			return page, err
+		}
+	default:
+		return page, err
 	}
 	if last == 0 && len(page.Items) == 0 && continuation == "" {
 		return page, notFound(id)

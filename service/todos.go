@@ -151,36 +151,37 @@ func (s *Service) checkIDCategory(user, id string, pk store.PartitionKey, catego
 	return nil
 }
 
-// lastVersion is the highest version a todo id has had: from its retained
-// version documents and from its audit history.
+// lastVersion is the highest version a todo id has had, for an id whose
+// todo does not exist now (deleted, or never created): the newest audit
+// record, then any newer retained version documents, found by point reads
+// of their deterministic ids (the audit may lag behind the outbox).
 func (s *Service) lastVersion(ctx context.Context, id string, pk store.PartitionKey) (int64, store.Cost, error) {
-	byVersion := []store.Order{{Field: "version", Desc: true}}
-	vp, err := s.versions.Query(ctx, repo.Spec{
-		Partitions: []store.PartitionKey{pk},
-		Filters: []store.Filter{{Field: "type", Op: store.Eq, Value: todo.TypeVersion},
-			{Field: "todoId", Op: store.Eq, Value: id}, {Field: "userId", Op: store.Eq, Value: userFrom(ctx)}},
-		OrderBy: byVersion, PageSize: 1,
-	})
-	cost := vp.Cost
-	if err != nil {
-		return 0, cost, err
-	}
 	ap, err := s.audit.Query(ctx, repo.Spec{
 		Partitions: []store.PartitionKey{{todo.EntityKey(userFrom(ctx), id)}},
-		OrderBy:    byVersion, PageSize: 1,
+		OrderBy:    []store.Order{{Field: "version", Desc: true}},
+		PageSize:   1,
 	})
-	cost.Add(ap.Cost)
+	cost := ap.Cost
 	if err != nil {
 		return 0, cost, err
 	}
 	var last int64
-	if len(vp.Items) > 0 {
-		last = vp.Items[0].Value.Version
-	}
 	if len(ap.Items) > 0 {
-		last = max(last, ap.Items[0].Value.Version)
+		last = ap.Items[0].Value.Version
 	}
-	return last, cost, nil
+	for {
+		v, c, err := s.versions.GetIn(ctx, pk, todo.VersionID(id, last+1))
+		cost.Add(c)
+		switch {
+		case todo.IsKind(err, todo.NotFound):
+			return last, cost, nil
+		case err != nil:
+			return 0, cost, err
+		case v.Value.UserID != userFrom(ctx):
+			return last, cost, nil
+		}
+		last++
+	}
 }
 
 // Delete removes the caller's todo, recording a delete version.

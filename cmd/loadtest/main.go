@@ -1,0 +1,434 @@
+// Command loadtest measures the handler against the quality bars of the
+// README's benchmark section, side by side in one run on one machine:
+//
+//   - readiness: time from process start to the first answer to GET /;
+//   - point reads: GET /api/todos/{id} throughput of the handler on the
+//     embedded store, against a bare net/http server (another process)
+//     returning the same pre-encoded JSON, rounds interleaved;
+//   - durable upserts: PUTs (each an fsynced batch with its version
+//     document) per second from 32 concurrent clients;
+//   - audit lag: from a create's acknowledgement to its version appearing in
+//     the todo's history (through the change-feed pump), sampled during the
+//     upsert load.
+//
+// It only talks to servers it starts on 127.0.0.1, and every phase is
+// bounded in time. Run it with make bench.
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+func main() {
+	var (
+		duration = flag.Duration("duration", 3*time.Second, "length of each measured round")
+		clients  = flag.Int("clients", 32, "concurrent clients")
+		bin      = flag.String("handler", "", "handler binary (default: build ./handler)")
+		baseline = flag.String("serve-baseline", "", "internal: serve this file as the bare net/http baseline")
+		listen   = flag.String("listen", "", "internal: baseline listen address")
+	)
+	flag.Parse()
+	if *baseline != "" {
+		serveBaseline(*baseline, *listen)
+		return
+	}
+	if err := run(*bin, *duration, *clients); err != nil {
+		fmt.Fprintln(os.Stderr, "loadtest:", err)
+		os.Exit(1)
+	}
+}
+
+func run(bin string, d time.Duration, clients int) error {
+	tmp, err := os.MkdirTemp("", "loadtest")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	if bin == "" {
+		bin = filepath.Join(tmp, "handler")
+		if out, err := exec.Command("go", "build", "-o", bin, "./handler").CombinedOutput(); err != nil {
+			return fmt.Errorf("build: %v: %s", err, out)
+		}
+	}
+	fmt.Printf("loadtest: %d clients, %v rounds, GOMAXPROCS of this machine: %d cores\n\n", clients, d, numCPU())
+
+	// Readiness.
+	var ready []time.Duration
+	for i := range 5 {
+		r, err := readiness(bin, filepath.Join(tmp, fmt.Sprint("ready", i)))
+		if err != nil {
+			return err
+		}
+		ready = append(ready, r)
+	}
+
+	h, err := startHandler(bin, filepath.Join(tmp, "data"))
+	if err != nil {
+		return err
+	}
+	defer h.stop()
+	client := newClient(clients)
+	id, body, etag, err := seed(client, h.base)
+	if err != nil {
+		return err
+	}
+	bodyFile := filepath.Join(tmp, "body.json")
+	if err := os.WriteFile(bodyFile, body, 0o600); err != nil {
+		return err
+	}
+	b, err := startBaseline(bodyFile, etag)
+	if err != nil {
+		return err
+	}
+	defer b.stop()
+
+	// Point reads, rounds interleaved so both see the same machine.
+	var base, hand []float64
+	for range 3 {
+		base = append(base, load(client, clients, d, func(c *http.Client, _ int) error { return get(c, b.base+"/api/todos/"+id) }))
+		hand = append(hand, load(client, clients, d, func(c *http.Client, _ int) error { return get(c, h.base+"/api/todos/"+id) }))
+	}
+
+	// Durable upserts with the audit lag sampled meanwhile.
+	ids := make([]string, clients)
+	for i := range ids {
+		ids[i], _, _, err = seed(client, h.base)
+		if err != nil {
+			return err
+		}
+	}
+	var n atomic.Int64
+	upsert := func(c *http.Client, w int) error { return putTodo(c, h.base+"/api/todos/"+ids[w], n.Add(1)) }
+	upserts := load(client, clients, 2*d, upsert)
+
+	// Audit lag at the throughput the bar asks for (2,000 upserts/s from
+	// all clients), and, for information, at saturation.
+	lags := withProbe(client, h.base, func() { paced(client, clients, 2*d, 2000, upsert) })
+	satLags := withProbe(client, h.base, func() { load(client, clients, 2*d, upsert) })
+
+	readRatio := median(hand) / median(base)
+	fmt.Printf("%-44s %14s %14s %s\n", "measure", "result", "bar", "")
+	row := func(name, got, bar string, ok bool) {
+		verdict := "PASS"
+		if !ok {
+			verdict = "FAIL"
+		}
+		fmt.Printf("%-44s %14s %14s %s\n", name, got, bar, verdict)
+	}
+	slices.Sort(ready)
+	row("ready for GET / after process start (max of 5)", ready[len(ready)-1].Round(time.Millisecond/10).String(), "<= 100ms", ready[len(ready)-1] <= 100*time.Millisecond)
+	fmt.Printf("%-44s %14.0f\n", "bare net/http, same JSON (req/s, median)", median(base))
+	fmt.Printf("%-44s %14.0f\n", "handler point read (req/s, median)", median(hand))
+	row("point-read throughput vs bare net/http", fmt.Sprintf("%.0f%%", 100*readRatio), ">= 60%", readRatio >= 0.6)
+	row("durable upserts, 32 clients (req/s)", fmt.Sprintf("%.0f", upserts), ">= 2000", upserts >= 2000)
+	if len(lags) == 0 {
+		return fmt.Errorf("no audit lag samples")
+	}
+	slices.Sort(lags)
+	p50, p99 := percentile(lags, 50), percentile(lags, 99)
+	fmt.Printf("%-44s %14s   (%d samples)\n", "upsert-to-audit lag p50 at 2,000 upserts/s", p50, len(lags))
+	row("upsert-to-audit lag p99 at 2,000 upserts/s", p99.String(), "<= 250ms", p99 <= 250*time.Millisecond)
+	if len(satLags) > 0 {
+		fmt.Printf("%-44s %14s   (p99 %v, %d samples)\n", "upsert-to-audit lag p50 at saturation", percentile(satLags, 50), percentile(satLags, 99), len(satLags))
+	}
+	return nil
+}
+
+func numCPU() int { return runtimeNumCPU() }
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func newClient(conns int) *http.Client {
+	return &http.Client{
+		Timeout: 10 * time.Second,
+		Transport: &http.Transport{
+			MaxIdleConns:        conns * 2,
+			MaxIdleConnsPerHost: conns * 2,
+			DisableCompression:  true,
+		},
+	}
+}
+
+type proc struct {
+	cmd  *exec.Cmd
+	base string
+}
+
+func (p *proc) stop() {
+	_ = p.cmd.Process.Signal(os.Interrupt)
+	done := make(chan struct{})
+	go func() { _ = p.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		_ = p.cmd.Process.Kill()
+	}
+}
+
+func freeAddr() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
+}
+
+func startHandler(bin, dir string) (*proc, error) {
+	addr, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(bin)
+	cmd.Env = append(os.Environ(), "LISTEN_ADDR="+addr, "DATA_DIR="+dir, "AUTH_MODE=dev")
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	p := &proc{cmd: cmd, base: "http://" + addr}
+	return p, waitFor(p.base+"/api/health", 10*time.Second)
+}
+
+func startBaseline(body, etag string) (*proc, error) {
+	addr, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(self, "-serve-baseline", body, "-listen", addr)
+	cmd.Env = append(os.Environ(), "BASELINE_ETAG="+etag)
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	p := &proc{cmd: cmd, base: "http://" + addr}
+	return p, waitFor(p.base+"/", 10*time.Second)
+}
+
+// serveBaseline is the bare net/http server: the same JSON bytes and
+// headers a point read returns, with no routing, store or logging.
+func serveBaseline(file, addr string) {
+	body, err := os.ReadFile(file)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	etag := os.Getenv("BASELINE_ETAG")
+	srv := &http.Server{Addr: addr, Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("ETag", etag)
+		_, _ = w.Write(body)
+	})}
+	go func() {
+		sig := make(chan os.Signal, 1)
+		notifyInterrupt(sig)
+		<-sig
+		_ = srv.Close()
+	}()
+	_ = srv.ListenAndServe()
+}
+
+func waitFor(url string, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		if resp, err := http.Get(url); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return nil
+			}
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return fmt.Errorf("%s did not answer within %v", url, limit)
+}
+
+// readiness starts the handler and times the first answer to GET /.
+func readiness(bin, dir string) (time.Duration, error) {
+	addr, err := freeAddr()
+	if err != nil {
+		return 0, err
+	}
+	cmd := exec.Command(bin)
+	cmd.Env = append(os.Environ(), "LISTEN_ADDR="+addr, "DATA_DIR="+dir)
+	c := &http.Client{Timeout: time.Second}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return 0, err
+	}
+	defer (&proc{cmd: cmd}).stop()
+	for time.Since(start) < 10*time.Second {
+		if resp, err := c.Get("http://" + addr + "/"); err == nil {
+			resp.Body.Close()
+			return time.Since(start), nil
+		}
+		time.Sleep(200 * time.Microsecond)
+	}
+	return 0, fmt.Errorf("handler not ready after 10s")
+}
+
+func seed(c *http.Client, base string) (id string, body []byte, etag string, err error) {
+	resp, err := c.Post(base+"/api/todos", "application/json", bytes.NewReader([]byte(`{"category":"Grocery","title":"Get more milk","tags":["dairy"]}`)))
+	if err != nil {
+		return "", nil, "", err
+	}
+	defer resp.Body.Close()
+	var td struct{ ID string }
+	if err := json.NewDecoder(resp.Body).Decode(&td); err != nil || resp.StatusCode != 201 {
+		return "", nil, "", fmt.Errorf("seed: %d %v", resp.StatusCode, err)
+	}
+	r, err := c.Get(base + "/api/todos/" + td.ID)
+	if err != nil {
+		return "", nil, "", err
+	}
+	defer r.Body.Close()
+	body, err = io.ReadAll(r.Body)
+	return td.ID, body, r.Header.Get("ETag"), err
+}
+
+func get(c *http.Client, url string) error {
+	resp, err := c.Get(url)
+	if err != nil {
+		return err
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		return fmt.Errorf("GET %s: %d", url, resp.StatusCode)
+	}
+	return nil
+}
+
+func putTodo(c *http.Client, url string, n int64) error {
+	req, _ := http.NewRequest(http.MethodPut, url, bytes.NewReader(fmt.Appendf(nil, `{"category":"Grocery","title":"update %d"}`, n)))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := c.Do(req)
+	if err != nil {
+		return err
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		return fmt.Errorf("PUT %s: %d", url, resp.StatusCode)
+	}
+	return nil
+}
+
+// load runs fn from n workers for d and returns completed calls per second.
+func load(c *http.Client, n int, d time.Duration, fn func(c *http.Client, worker int) error) float64 {
+	var done atomic.Int64
+	var failed atomic.Int64
+	stop := time.Now().Add(d)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for w := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for time.Now().Before(stop) {
+				if err := fn(c, w); err != nil {
+					failed.Add(1)
+					continue
+				}
+				done.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if f := failed.Load(); f > 0 {
+		fmt.Fprintf(os.Stderr, "loadtest: %d failed calls\n", f)
+	}
+	return float64(done.Load()) / time.Since(start).Seconds()
+}
+
+func percentile(xs []time.Duration, p int) time.Duration {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[min(len(s)-1, len(s)*p/100)].Round(time.Millisecond / 10)
+}
+
+// withProbe runs work while probing the audit lag, once the audit has
+// caught up with earlier phases.
+func withProbe(c *http.Client, base string, work func()) []time.Duration {
+	settle, cancelSettle := context.WithTimeout(context.Background(), time.Minute)
+	probeOnce(settle, c, base)
+	cancelSettle()
+	ctx, cancel := context.WithCancel(context.Background())
+	lagc := make(chan []time.Duration)
+	go func() { lagc <- probeLag(ctx, c, base) }()
+	work()
+	cancel()
+	return <-lagc
+}
+
+// paced runs fn from n workers for d at rate calls per second in all.
+func paced(c *http.Client, n int, d time.Duration, rate float64, fn func(c *http.Client, worker int) error) {
+	interval := time.Duration(float64(n) / rate * float64(time.Second))
+	stop := time.Now().Add(d)
+	var wg sync.WaitGroup
+	for w := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			next := time.Now().Add(time.Duration(w) * interval / time.Duration(n))
+			for next.Before(stop) {
+				time.Sleep(time.Until(next))
+				_ = fn(c, w)
+				next = next.Add(interval)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// probeLag creates a todo, then polls its history until version 1 is
+// there, over and over until ctx ends.
+func probeLag(ctx context.Context, c *http.Client, base string) []time.Duration {
+	var lags []time.Duration
+	for ctx.Err() == nil {
+		if lag, ok := probeOnce(ctx, c, base); ok {
+			lags = append(lags, lag)
+		}
+	}
+	return lags
+}
+
+// probeOnce creates a todo and waits until its history shows version 1.
+func probeOnce(ctx context.Context, c *http.Client, base string) (time.Duration, bool) {
+	id, _, _, err := seed(c, base)
+	if err != nil {
+		return 0, false
+	}
+	acked := time.Now()
+	for ctx.Err() == nil {
+		resp, err := c.Get(base + "/api/todos/" + id + "/history")
+		if err == nil {
+			var h struct{ Items []json.RawMessage }
+			_ = json.NewDecoder(resp.Body).Decode(&h)
+			resp.Body.Close()
+			if len(h.Items) > 0 {
+				return time.Since(acked), true
+			}
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return 0, false
+}

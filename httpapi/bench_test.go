@@ -1,0 +1,72 @@
+package httpapi_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/bolt"
+	"github.com/todoaudit/todo/httpapi"
+	"github.com/todoaudit/todo/partition"
+	"github.com/todoaudit/todo/service"
+	"github.com/todoaudit/todo/store"
+)
+
+func newAPI(b *testing.B) (http.Handler, string) {
+	b.Helper()
+	ttl := -1
+	st, err := bolt.Open(b.TempDir(), []store.ContainerSpec{
+		{Name: "todos", PartitionKeyPaths: []string{"/userId", "/category"}, DefaultTTL: &ttl},
+		{Name: "audit", PartitionKeyPaths: partition.AuditKeyPaths},
+	}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = st.Close() })
+	todos, _ := st.Container(context.Background(), "todos")
+	audit, _ := st.Container(context.Background(), "audit")
+	sch, _ := partition.New("hierarchical", 1, todos)
+	svc := service.New(sch, todos, audit, nil)
+	auth, _ := httpapi.NewAuthenticator("dev", "")
+	h := httpapi.New(httpapi.Config{Service: svc, Auth: auth, MaxBodyBytes: 1 << 20,
+		Log: slog.New(slog.NewJSONHandler(io.Discard, nil)), StoreName: "embedded"})
+	res, err := svc.Create(service.WithUser(context.Background(), "local"), todo.Fields{Category: "Grocery", Title: "Get more milk", Tags: []string{"dairy"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return h, res.Todo.ID
+}
+
+// BenchmarkGetTodo is the handler's own work for one point read: routing,
+// authentication, the store read, decoding, encoding and the log line.
+func BenchmarkGetTodo(b *testing.B) {
+	h, id := newAPI(b)
+	req := httptest.NewRequest(http.MethodGet, "/api/todos/"+id, nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		if w.Code != 200 {
+			b.Fatal(w.Code)
+		}
+	}
+}
+
+// BenchmarkUpdateTodo is one PUT: a point read and the outbox batch.
+func BenchmarkUpdateTodo(b *testing.B) {
+	h, id := newAPI(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		req := httptest.NewRequest(http.MethodPut, "/api/todos/"+id, strings.NewReader(`{"category":"Grocery","title":"Get oat milk"}`))
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		if w.Code != 200 {
+			b.Fatal(w.Code, w.Body)
+		}
+	}
+}
