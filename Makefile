@@ -54,10 +54,14 @@ fuzz:
 	    echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg; \
 	  done; done
 
-## bench: Go benchmarks and the load tool, side by side in one run
+## bench: Go benchmarks, the load tool (quality bars, side by side in one run)
+## and the partition analyzer on 1,000,000 generated todos
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./bolt/ ./httpapi/
 	$(GO) run ./cmd/loadtest
+	$(GO) test -run '^$$' -bench Analyze1M -benchtime 1x -benchmem ./analyze/
+	$(GO) build -o bin/partition-analyzer ./cmd/partition-analyzer
+	bin/partition-analyzer --generate --todos 1000000 --users 100000 --stats > /dev/null
 
 ## stage: the deployable script root dist/ (host.json, function folders, Linux handler)
 stage:

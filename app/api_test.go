@@ -104,6 +104,13 @@ func TestAPI(t *testing.T) {
 		want(t, s.do("GET", "/api/todos/"+id, nil), 404)
 		want(t, s.do("DELETE", "/api/todos/"+id, nil), 404)
 
+		// The live partition view puts alice's busiest partition first.
+		hot := want(t, s.do("GET", "/api/manage/partitions?container=todos&top=3", nil), 200).json(t)
+		parts := hot["partitions"].([]any)
+		if len(parts) == 0 || parts[0].(map[string]any)["requests"].(float64) < 5 {
+			t.Fatalf("partition view: %v", hot)
+		}
+
 		// Health.
 		if h := want(t, s.do("GET", "/api/health", nil), 200).json(t); h["status"] != "ok" || h["scheme"] != scheme {
 			t.Fatalf("health: %v", h)

@@ -22,6 +22,7 @@ import (
 	"github.com/todoaudit/todo/bolt"
 	"github.com/todoaudit/todo/config"
 	"github.com/todoaudit/todo/cosmos"
+	"github.com/todoaudit/todo/hotkeys"
 	"github.com/todoaudit/todo/httpapi"
 	"github.com/todoaudit/todo/partition"
 	"github.com/todoaudit/todo/service"
@@ -133,6 +134,10 @@ func (a *App) open(ctx context.Context) error {
 		return err
 	}
 	a.store = st
+	// Every store call is also counted per logical partition, for the live
+	// view of hot partitions.
+	hot := hotkeys.NewRecorder(0, 0)
+	st = hotkeys.Wrap(st, hot)
 	var cs [3]store.Container
 	for i, spec := range specs {
 		if cs[i], err = st.Container(ctx, spec.Name); err != nil {
@@ -163,8 +168,9 @@ func (a *App) open(ctx context.Context) error {
 			"AuditTrigger": trigger,
 			"Reconcile":    reconcileHandler(rec, a.log),
 		},
-		Log:       a.log,
-		StoreName: storeName,
+		Log:        a.log,
+		StoreName:  storeName,
+		Partitions: hot.Handler(20),
 	})
 	a.handler.Store(&h)
 	a.log.Info("handler ready", "mode", string(a.cfg.Mode), "addr", a.Addr(), "store", storeName,

@@ -73,6 +73,7 @@ func TestBadInput(t *testing.T) {
 		{"history with a filter", "GET", "/api/todos/" + id + "/history?category=x", ``, nil, 400},
 		{"bad user id", "GET", "/api/todos", ``, []string{"X-User-Id: a/b"}, 400},
 		{"unknown route", "GET", "/api/nothing", ``, nil, 404},
+		{"partitions top out of range", "GET", "/api/manage/partitions?top=0", ``, nil, 400},
 		{"wrong method", "PATCH", "/api/todos/" + id, `{}`, nil, 405},
 		{"invocation that is not JSON", "POST", "/AuditTrigger", `not json`, nil, 400},
 		{"invocation without documents", "POST", "/AuditTrigger", `{"Data":{},"Metadata":{}}`, nil, 400},

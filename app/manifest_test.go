@@ -93,8 +93,8 @@ func TestManifest(t *testing.T) {
 	for _, f := range fns {
 		trig, _ := f.Trigger()
 		switch {
-		case f.Name == "AdminTodos" && trig.AuthLevel != "admin":
-			t.Errorf("AdminTodos authLevel %q, want admin", trig.AuthLevel)
+		case (f.Name == "AdminTodos" || f.Name == "Partitions") && trig.AuthLevel != "admin":
+			t.Errorf("%s authLevel %q, want admin", f.Name, trig.AuthLevel)
 		case trig.AuthLevel == "anonymous" && f.Name != "Health":
 			t.Errorf("%s is anonymous", f.Name)
 		}

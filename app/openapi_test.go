@@ -75,6 +75,7 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		{"POST", "/api/todos/" + id + "/move", `{"category":"Household"}`, nil},
 		{"GET", "/api/manage/todos", "", nil},
 		{"GET", "/api/health", "", nil},
+		{"GET", "/api/manage/partitions?top=5", "", nil},
 	}
 	for _, rq := range requests {
 		var body any

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	bbolt "go.etcd.io/bbolt"
 
 	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/ru"
 	"github.com/todoaudit/todo/store"
 )
 
@@ -27,11 +27,6 @@ type container struct {
 var _ store.Container = (*container)(nil)
 
 func (c *container) Spec() store.ContainerSpec { return c.spec }
-
-func kb(n int) float64 { return math.Max(1, math.Ceil(float64(n)/1024)) }
-
-func readCharge(n int) float64  { return kb(n) }
-func writeCharge(n int) float64 { return 6 * kb(n) }
 
 func (c *container) checkFullKey(pk store.PartitionKey) error {
 	if len(pk) != len(c.spec.PartitionKeyPaths) {
@@ -63,7 +58,7 @@ func (c *container) Read(ctx context.Context, pk store.PartitionKey, id string) 
 		return nil
 	})
 	if err == nil {
-		cost.Charge = readCharge(len(item.Body))
+		cost.Charge = ru.Read(int64(len(item.Body)))
 	}
 	return item, cost, err
 }
@@ -222,7 +217,7 @@ func (c *container) Batch(ctx context.Context, pk store.PartitionKey, ops []stor
 			return nil, cost, &store.BatchError{Index: i, Err: err}
 		}
 		preps[i] = p
-		cost.Charge += writeCharge(len(p.body))
+		cost.Charge += ru.Write(int64(len(p.body)))
 	}
 	results := make([]store.OpResult, len(ops))
 	err := c.s.commit.do(func(tx *bbolt.Tx) error {
@@ -348,7 +343,7 @@ func (c *container) Query(ctx context.Context, q store.Query) (store.Page, error
 	for _, it := range page.Items {
 		returned += len(it.Body)
 	}
-	page.Cost.Charge = 2.5 + 0.05*float64(scanned) + math.Ceil(float64(returned)/1024)
+	page.Cost.Charge = ru.Query(int64(scanned), int64(returned))
 	return page, err
 }
 
@@ -491,7 +486,7 @@ func (c *container) queryOrdered(q store.Query, prefix []byte) ([]store.Item, st
 
 // ChangeFeed reads the feed bucket in LSN order after the continuation.
 func (c *container) ChangeFeed(ctx context.Context, continuation string, max int) (store.ChangeBatch, error) {
-	batch := store.ChangeBatch{Continuation: continuation, Cost: store.Cost{Scope: store.CrossPartition, Requests: 1, Charge: 1}}
+	batch := store.ChangeBatch{Continuation: continuation, Cost: store.Cost{Scope: store.CrossPartition, Requests: 1}}
 	if err := ctx.Err(); err != nil {
 		return batch, todo.Wrap(todo.Unavailable, err, "request cancelled")
 	}
@@ -534,7 +529,7 @@ func (c *container) ChangeFeed(ctx context.Context, continuation string, max int
 		}
 		return nil
 	})
-	batch.Cost.Charge += math.Ceil(float64(returned) / 1024)
+	batch.Cost.Charge = ru.ChangeFeed(int64(returned))
 	return batch, err
 }
 

@@ -14,11 +14,6 @@
 // concurrent writers are grouped into shared commits by a committer that
 // takes whatever queued while the previous commit was syncing.
 //
-// Request charges are estimates in the spirit of Cosmos DB's published costs
-// (a 1 KB point read costs 1 RU, a 1 KB write about 6 RU):
-//
-//	point read    max(1, ceil(KB))
-//	write/delete  6 × max(1, ceil(KB))      per item, summed over a batch
-//	query         2.5 + 0.05 × items scanned + ceil(KB returned)
-//	change feed   1 + ceil(KB returned)
+// Request charges are the estimates of package ru, which the partition
+// analyzer uses too.
 package bolt

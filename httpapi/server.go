@@ -42,6 +42,7 @@ var Routes = []Route{
 	{"TodoHistory", http.MethodGet, "/api/todos/{id}/history"},
 	{"RollbackTodo", http.MethodPost, "/api/todos/{id}/rollback"},
 	{"AdminTodos", http.MethodGet, "/api/manage/todos"},
+	{"Partitions", http.MethodGet, "/api/manage/partitions"},
 	{"Health", http.MethodGet, "/api/health"},
 }
 
@@ -59,6 +60,8 @@ type Config struct {
 	Log         *slog.Logger
 	// StoreName and Scheme are reported by /api/health.
 	StoreName string
+	// Partitions serves the live per-partition load (the hotkeys view).
+	Partitions http.Handler
 }
 
 // api holds the handlers' dependencies.
@@ -87,10 +90,14 @@ func New(c Config) http.Handler {
 		"GET /api/todos/{id}/history":   a.history,
 		"POST /api/todos/{id}/rollback": a.rollback,
 		"GET /api/manage/todos":         a.admin,
+		"GET /api/manage/partitions":    a.partitions,
 		"GET /api/health":               a.health,
 	}
 	for _, rt := range Routes {
-		h := handlers[rt.Method+" "+rt.Path]
+		h, ok := handlers[rt.Method+" "+rt.Path]
+		if !ok {
+			panic("httpapi: no handler for route " + rt.Method + " " + rt.Path)
+		}
 		r.Methods(rt.Method).Path(rt.Path).Name(rt.Function).Handler(a.wrap(rt.Function, h))
 	}
 	for name, h := range c.Invocations {

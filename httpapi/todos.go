@@ -359,3 +359,12 @@ func (a *api) health(w http.ResponseWriter, r *http.Request) (store.Cost, error)
 	writeJSON(w, code, map[string]string{"status": status, "store": a.StoreName, "scheme": a.Service.Scheme().Name()})
 	return store.Cost{}, nil
 }
+
+// partitions serves the live view of the hottest logical partitions.
+func (a *api) partitions(w http.ResponseWriter, r *http.Request) (store.Cost, error) {
+	if a.Partitions == nil {
+		return store.Cost{}, todo.Errorf(todo.NotFound, "the partition load view is not enabled")
+	}
+	a.Partitions.ServeHTTP(w, r)
+	return store.Cost{}, nil
+}
