@@ -32,6 +32,7 @@ import (
 // App is a running handler.
 type App struct {
 	cfg    *config.Config
+	opts   *Options
 	log    *slog.Logger
 	ln     net.Listener
 	server *http.Server
@@ -48,16 +49,26 @@ type App struct {
 // ReconcileEvery is how often the standalone pump reconciles history.
 const ReconcileEvery = 10 * time.Minute
 
+// Options adjust how the app is wired; nil means none.
+type Options struct {
+	// Cosmos adjusts the Cosmos DB adapter's configuration before it
+	// opens (tests install a transport here).
+	Cosmos func(*cosmos.Config)
+}
+
 // Start listens at once, so the host's readiness poll of GET / succeeds
 // within milliseconds, then opens the store; API requests get 503 until it
 // is open. Wait reports how opening went.
-func Start(cfg *config.Config, log *slog.Logger) (*App, error) {
+func Start(cfg *config.Config, log *slog.Logger, o *Options) (*App, error) {
+	if o == nil {
+		o = &Options{}
+	}
 	ln, err := net.Listen("tcp", cfg.ListenAddr)
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", cfg.ListenAddr, err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	a := &App{cfg: cfg, log: log, ln: ln, cancel: cancel, ready: make(chan error, 1)}
+	a := &App{cfg: cfg, log: log, opts: o, ln: ln, cancel: cancel, ready: make(chan error, 1)}
 	var starting http.Handler = http.HandlerFunc(a.starting)
 	a.handler.Store(&starting)
 	a.server = &http.Server{
@@ -114,10 +125,14 @@ func containers(cfg *config.Config) ([]store.ContainerSpec, error) {
 
 func (a *App) openStore(ctx context.Context, specs []store.ContainerSpec) (store.Store, string, error) {
 	if a.cfg.Store == "cosmos" {
-		s, err := cosmos.Open(ctx, cosmos.Config{
+		c := cosmos.Config{
 			Endpoint: a.cfg.CosmosEndpoint, Key: a.cfg.CosmosKey, Credential: a.cfg.CosmosCredential,
 			ClientID: a.cfg.CosmosClientID, Database: a.cfg.Database, Containers: specs,
-		})
+		}
+		if a.opts.Cosmos != nil {
+			a.opts.Cosmos(&c)
+		}
+		s, err := cosmos.Open(ctx, c)
 		return s, "cosmos", err
 	}
 	s, err := bolt.Open(a.cfg.DataDir, specs, nil)

@@ -9,9 +9,9 @@ import (
 // outbox does not, so history holds all 101 versions in order.
 func TestRapidUpdatesCompleteHistory(t *testing.T) {
 	forEachScheme(t, nil, func(t *testing.T, s *server, scheme string) {
-		id := s.create("Grocery", "v1")["id"].(string)
+		id := s.Create("Grocery", "v1")["id"].(string)
 		for i := 2; i <= 101; i++ {
-			want(t, s.do("PUT", "/api/todos/"+id, map[string]any{"category": "Grocery", "title": fmt.Sprint("v", i)}), 200)
+			want(t, s.Do("PUT", "/api/todos/"+id, map[string]any{"category": "Grocery", "title": fmt.Sprint("v", i)}), 200)
 		}
 		h, complete := s.history(id)
 		if len(h) != 101 || !complete {
@@ -34,18 +34,18 @@ func TestRapidUpdatesCompleteHistory(t *testing.T) {
 // Delete and rollback are versions too; rollback restores a deleted todo.
 func TestDeleteAndRollback(t *testing.T) {
 	forEachScheme(t, nil, func(t *testing.T, s *server, scheme string) {
-		id := s.create("Grocery", "first")["id"].(string)
-		want(t, s.do("PUT", "/api/todos/"+id, map[string]any{"category": "Grocery", "title": "second"}), 200)
+		id := s.Create("Grocery", "first")["id"].(string)
+		want(t, s.Do("PUT", "/api/todos/"+id, map[string]any{"category": "Grocery", "title": "second"}), 200)
 		// Roll back to version 1 with If-Match: version 3 holds version 1's content.
-		etag := want(t, s.do("GET", "/api/todos/"+id, nil), 200).header.Get("ETag")
-		want(t, s.do("POST", "/api/todos/"+id+"/rollback", map[string]any{"version": 1}, `If-Match: "0000000000000001"`), 412)
-		rb := want(t, s.do("POST", "/api/todos/"+id+"/rollback", map[string]any{"version": 1}, "If-Match: "+etag), 200).json(t)
+		etag := want(t, s.Do("GET", "/api/todos/"+id, nil), 200).Header.Get("ETag")
+		want(t, s.Do("POST", "/api/todos/"+id+"/rollback", map[string]any{"version": 1}, `If-Match: "0000000000000001"`), 412)
+		rb := want(t, s.Do("POST", "/api/todos/"+id+"/rollback", map[string]any{"version": 1}, "If-Match: "+etag), 200).JSON(t)
 		if rb["title"] != "first" || rb["version"] != 3.0 {
 			t.Fatalf("rollback: %v", rb)
 		}
-		want(t, s.do("DELETE", "/api/todos/"+id, nil), 204)
+		want(t, s.Do("DELETE", "/api/todos/"+id, nil), 204)
 		// Rolling back a deleted todo re-creates it as version 5.
-		rb = want(t, s.do("POST", "/api/todos/"+id+"/rollback", map[string]any{"version": 2}), 200).json(t)
+		rb = want(t, s.Do("POST", "/api/todos/"+id+"/rollback", map[string]any{"version": 2}), 200).JSON(t)
 		if rb["title"] != "second" || rb["version"] != 5.0 {
 			t.Fatalf("rollback of a deleted todo: %v", rb)
 		}
@@ -63,20 +63,20 @@ func TestDeleteAndRollback(t *testing.T) {
 // Move gives a todo a new id in its new category, audited under both ids.
 func TestMove(t *testing.T) {
 	forEachScheme(t, nil, func(t *testing.T, s *server, scheme string) {
-		id := s.create("Grocery", "paint")["id"].(string)
-		r := s.do("POST", "/api/todos/"+id+"/move", map[string]any{"category": "Household"})
+		id := s.Create("Grocery", "paint")["id"].(string)
+		r := s.Do("POST", "/api/todos/"+id+"/move", map[string]any{"category": "Household"})
 		if scheme == "synthetic" {
 			want(t, r, 409)
 			return
 		}
-		moved := want(t, r, 201).json(t)
+		moved := want(t, r, 201).JSON(t)
 		newID := moved["id"].(string)
-		if r.header.Get("Location") != "/api/todos/"+newID || moved["category"] != "Household" || moved["movedFrom"] != id || moved["version"] != 1.0 {
-			t.Fatalf("move: %v %v", r.header, moved)
+		if r.Header.Get("Location") != "/api/todos/"+newID || moved["category"] != "Household" || moved["movedFrom"] != id || moved["version"] != 1.0 {
+			t.Fatalf("move: %v %v", r.Header, moved)
 		}
-		want(t, s.do("GET", "/api/todos/"+id, nil), 404)
-		want(t, s.do("GET", "/api/todos/"+newID, nil), 200)
-		if items := s.listAll("/api/todos"); len(items) != 1 || items[0]["id"] != newID {
+		want(t, s.Do("GET", "/api/todos/"+id, nil), 404)
+		want(t, s.Do("GET", "/api/todos/"+newID, nil), 200)
+		if items := s.ListAll("/api/todos"); len(items) != 1 || items[0]["id"] != newID {
 			t.Fatalf("list after move: %v", items)
 		}
 		oldH, oldComplete := s.history(id)
@@ -90,6 +90,6 @@ func TestMove(t *testing.T) {
 		if len(newH) != 1 || newH[0]["operation"] != "move" || !newComplete {
 			t.Fatalf("new history %v complete %v", newH, newComplete)
 		}
-		want(t, s.do("POST", "/api/todos/"+newID+"/move", map[string]any{"category": "Household"}), 409)
+		want(t, s.Do("POST", "/api/todos/"+newID+"/move", map[string]any{"category": "Household"}), 409)
 	})
 }

@@ -10,7 +10,7 @@ import (
 // the server serving.
 func TestBadInput(t *testing.T) {
 	s := startApp(t, map[string]string{"MAX_BODY_BYTES": "4096"})
-	good := s.create("Grocery", "milk")
+	good := s.Create("Grocery", "milk")
 	id := good["id"].(string)
 	const uuid = "41500e6e-4e08-495b-9d09-824f03961f4a"
 	big := `{"category":"Grocery","title":"` + strings.Repeat("x", 5000) + `"}`
@@ -90,20 +90,20 @@ func TestBadInput(t *testing.T) {
 			if tc.body != "" {
 				body = tc.body
 			}
-			r := s.do(tc.method, tc.path, body, tc.headers...)
-			if r.status != tc.status {
-				t.Fatalf("status %d, want %d: %s", r.status, tc.status, r.body)
+			r := s.Do(tc.method, tc.path, body, tc.headers...)
+			if r.Status != tc.status {
+				t.Fatalf("status %d, want %d: %s", r.Status, tc.status, r.Body)
 			}
 			if strings.HasPrefix(tc.path, "/api/") {
-				if ct := r.header.Get("Content-Type"); ct != "application/problem+json" {
+				if ct := r.Header.Get("Content-Type"); ct != "application/problem+json" {
 					t.Fatalf("Content-Type %q, want application/problem+json", ct)
 				}
 				var p map[string]any
-				if err := json.Unmarshal(r.body, &p); err != nil {
+				if err := json.Unmarshal(r.Body, &p); err != nil {
 					t.Fatal(err)
 				}
 				if p["type"] == "" || p["title"] == "" || p["status"] != float64(tc.status) || p["detail"] == "" {
-					t.Fatalf("problem body %s", r.body)
+					t.Fatalf("problem body %s", r.Body)
 				}
 			}
 		})
@@ -111,14 +111,14 @@ func TestBadInput(t *testing.T) {
 	if after := state(t, s, id); after != before {
 		t.Fatalf("bad input changed what is stored:\nbefore %s\nafter  %s", before, after)
 	}
-	want(t, s.do("GET", "/api/health", nil), 200)
+	want(t, s.Do("GET", "/api/health", nil), 200)
 }
 
 // state summarises everything the API shows: every todo of every user and
 // the history of one.
 func state(t *testing.T, s *server, id string) string {
 	t.Helper()
-	all := s.listAll("/api/manage/todos?pageSize=100")
+	all := s.ListAll("/api/manage/todos?pageSize=100")
 	h, _ := s.history(id)
 	b, _ := json.Marshal([]any{all, h})
 	return string(b)

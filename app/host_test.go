@@ -25,11 +25,11 @@ func freePort(t *testing.T) string {
 func TestHostMode(t *testing.T) {
 	port := freePort(t)
 	s := startApp(t, map[string]string{"FUNCTIONS_CUSTOMHANDLER_PORT": port, "AUTH_MODE": "easyauth", "PARTITION_SCHEME": "category"})
-	if !strings.HasSuffix(s.base, "127.0.0.1:"+port) {
-		t.Fatalf("under the host the handler listens on %s, want port %s", s.base, port)
+	if !strings.HasSuffix(s.Base, "127.0.0.1:"+port) {
+		t.Fatalf("under the host the handler listens on %s, want port %s", s.Base, port)
 	}
-	s.user = ""
-	s.hdr = map[string]string{
+	s.User = ""
+	s.Header = map[string]string{
 		"X-Azure-Functions-HostVersion":  "4.1045.200.25556",
 		"X-Azure-Functions-InvocationId": "6f3b2a1c-0000-4000-8000-000000000001",
 		"User-Agent":                     "curl/8.5.0 Azure-Functions-Host/4.1045.200.25556",
@@ -37,27 +37,27 @@ func TestHostMode(t *testing.T) {
 		"Host":                           "myapp.azurewebsites.net",
 	}
 	// No EasyAuth principal: 401.
-	want(t, s.do("GET", "/api/todos?code=key", nil), 401)
-	alice := *s
-	alice.hdr = map[string]string{httpapi.PrincipalHeader: "8f1e2d3c-aaaa-4bbb-8ccc-123456789abc"}
-	for k, v := range s.hdr {
-		alice.hdr[k] = v
+	want(t, s.Do("GET", "/api/todos?code=key", nil), 401)
+	alice := s.As("")
+	alice.Header = map[string]string{httpapi.PrincipalHeader: "8f1e2d3c-aaaa-4bbb-8ccc-123456789abc"}
+	for k, v := range s.Header {
+		alice.Header[k] = v
 	}
-	td := want(t, alice.do("POST", "/api/todos?code=key", map[string]any{"category": "Grocery", "title": "milk"}), 201).json(t)
+	td := want(t, alice.Do("POST", "/api/todos?code=key", map[string]any{"category": "Grocery", "title": "milk"}), 201).JSON(t)
 	if td["userId"] != "8f1e2d3c-aaaa-4bbb-8ccc-123456789abc" {
 		t.Fatalf("user from EasyAuth: %v", td)
 	}
-	want(t, alice.do("GET", "/api/todos/"+td["id"].(string)+"?code=key", nil), 200)
-	if items := alice.listAll("/api/todos?category=Grocery&code=key"); len(items) != 1 {
+	want(t, alice.Do("GET", "/api/todos/"+td["id"].(string)+"?code=key", nil), 200)
+	if items := alice.ListAll("/api/todos?category=Grocery&code=key"); len(items) != 1 {
 		t.Fatalf("list with ?code=: %v", items)
 	}
 	// The host rebuilds the query with repeated keys comma-joined.
 	for _, q := range []string{"category=Grocery%2CWork", "isCompleted=true%2Cfalse", "pageSize=5%2C6", "category=Grocery&category=Work"} {
-		want(t, alice.do("GET", "/api/todos?"+q, nil), 400)
+		want(t, alice.Do("GET", "/api/todos?"+q, nil), 400)
 	}
 	// The payload-mode functions answer on /{FunctionName}.
-	want(t, alice.do("POST", "/AuditTrigger", `{"Data":{"documents":"\"[]\""},"Metadata":{"sys":{"MethodName":"AuditTrigger"}}}`), 200)
-	want(t, alice.do("POST", "/Reconcile", `{"Data":{"timer":{"IsPastDue":false}},"Metadata":{"sys":{"MethodName":"Reconcile"}}}`), 200)
+	want(t, alice.Do("POST", "/AuditTrigger", `{"Data":{"documents":"\"[]\""},"Metadata":{"sys":{"MethodName":"AuditTrigger"}}}`), 200)
+	want(t, alice.Do("POST", "/Reconcile", `{"Data":{"timer":{"IsPastDue":false}},"Metadata":{"sys":{"MethodName":"Reconcile"}}}`), 200)
 	// Health is anonymous.
-	want(t, s.do("GET", "/api/health", nil), 200)
+	want(t, s.Do("GET", "/api/health", nil), 200)
 }

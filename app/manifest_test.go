@@ -85,8 +85,8 @@ func TestManifest(t *testing.T) {
 	// The payload-mode functions answer at POST /{name}.
 	s := startApp(t, nil)
 	for _, name := range payload {
-		if r := s.do("POST", "/"+name, `{"Data":{},"Metadata":{}}`); r.status == 404 || r.status == 405 {
-			t.Errorf("payload-mode function %s is not served: %d", name, r.status)
+		if r := s.Do("POST", "/"+name, `{"Data":{},"Metadata":{}}`); r.Status == 404 || r.Status == 405 {
+			t.Errorf("payload-mode function %s is not served: %d", name, r.Status)
 		}
 	}
 	// authLevel: admin for the cross-user report, anonymous only for health.

@@ -57,7 +57,7 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := startApp(t, nil)
-	id := s.create("Grocery", "milk")["id"].(string)
+	id := s.Create("Grocery", "milk")["id"].(string)
 	s.history(id)
 	requests := []struct {
 		method, path, body string
@@ -82,7 +82,7 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		if rq.body != "" {
 			body = rq.body
 		}
-		r := s.do(rq.method, rq.path, body, rq.headers...)
+		r := s.Do(rq.method, rq.path, body, rq.headers...)
 		req, _ := http.NewRequest(rq.method, "http://127.0.0.1"+rq.path, strings.NewReader(rq.body))
 		if rq.body != "" {
 			req.Header.Set("Content-Type", "application/json")
@@ -93,10 +93,10 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		}
 		in := &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route,
 			Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc}}
-		out := &openapi3filter.ResponseValidationInput{RequestValidationInput: in, Status: r.status, Header: r.header,
-			Body: io.NopCloser(bytes.NewReader(r.body)), Options: &openapi3filter.Options{IncludeResponseStatus: true}}
+		out := &openapi3filter.ResponseValidationInput{RequestValidationInput: in, Status: r.Status, Header: r.Header,
+			Body: io.NopCloser(bytes.NewReader(r.Body)), Options: &openapi3filter.Options{IncludeResponseStatus: true}}
 		if err := openapi3filter.ValidateResponse(context.Background(), out); err != nil {
-			t.Errorf("%s %s → %d does not match openapi.json: %v\n%s", rq.method, rq.path, r.status, err, r.body)
+			t.Errorf("%s %s → %d does not match openapi.json: %v\n%s", rq.method, rq.path, r.Status, err, r.Body)
 		}
 	}
 }

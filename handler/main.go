@@ -44,7 +44,7 @@ func run(lookup func(string) (string, bool), stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 
-	a, err := app.Start(cfg, log)
+	a, err := app.Start(cfg, log, nil)
 	if err != nil {
 		fmt.Fprintln(stderr, "handler:", err)
 		return 1

@@ -48,7 +48,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 func writeTodo(w http.ResponseWriter, status int, res service.Result) {
 	h := w.Header()
-	h.Set("ETag", res.ETag)
+	h.Set("ETag", httpETag(res.ETag))
 	if status == http.StatusCreated {
 		h.Set("Location", "/api/todos/"+res.Todo.ID)
 	}
@@ -131,13 +131,22 @@ func (a *api) get(w http.ResponseWriter, r *http.Request) (store.Cost, error) {
 		return res.Cost, err
 	}
 	setCost(w.Header(), res.Cost)
-	if noneMatch(r.Header.Get("If-None-Match"), res.ETag) {
-		w.Header().Set("ETag", res.ETag)
+	if noneMatch(r.Header.Get("If-None-Match"), httpETag(res.ETag)) {
+		w.Header().Set("ETag", httpETag(res.ETag))
 		w.WriteHeader(http.StatusNotModified)
 		return res.Cost, nil
 	}
 	writeTodo(w, http.StatusOK, res)
 	return res.Cost, nil
+}
+
+// httpETag is a store's ETag as an HTTP entity tag: quoted. Cosmos DB's
+// _etag values carry their quotes; other stores' may not.
+func httpETag(s string) string {
+	if s == "" || (len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"') {
+		return s
+	}
+	return `"` + s + `"`
 }
 
 // noneMatch reports whether an If-None-Match header matches etag (weak

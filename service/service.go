@@ -8,6 +8,7 @@ package service
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/todoaudit/todo"
@@ -141,8 +142,10 @@ func (s *Service) load(ctx context.Context, id string) (repo.Doc[todo.Todo], sto
 func notFound(id string) error { return todo.Errorf(todo.NotFound, "todo %q not found", id) }
 
 // checkIfMatch compares a caller's If-Match value with the current ETag.
+// Stores differ in whether their ETags carry HTTP quotes, so quotes are
+// not significant.
 func checkIfMatch(ifMatch, etag string) error {
-	if ifMatch != "" && ifMatch != "*" && ifMatch != etag {
+	if ifMatch != "" && ifMatch != "*" && strings.Trim(ifMatch, `"`) != strings.Trim(etag, `"`) {
 		return todo.Errorf(todo.PreconditionFailed, "the todo has changed since ETag %s", ifMatch)
 	}
 	return nil
