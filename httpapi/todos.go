@@ -75,6 +75,25 @@ func ifMatch(r *http.Request) (string, error) {
 
 func (a *api) body(r *http.Request, v any) error { return decodeBody(r, a.MaxBodyBytes, v) }
 
+// target reads the todo a request addresses and its If-Match condition.
+func target(r *http.Request) (id, match string, err error) {
+	if id, err = pathID(r); err != nil {
+		return "", "", err
+	}
+	match, err = ifMatch(r)
+	return id, match, err
+}
+
+// answer writes a todo result with the given status, when there was no
+// error.
+func answer(w http.ResponseWriter, status int, res service.Result, err error) (store.Cost, error) {
+	if err == nil {
+		setCost(w.Header(), res.Cost)
+		writeTodo(w, status, res)
+	}
+	return res.Cost, err
+}
+
 func (a *api) create(w http.ResponseWriter, r *http.Request) (store.Cost, error) {
 	var in todoInput
 	if err := a.body(r, &in); err != nil {
@@ -85,19 +104,11 @@ func (a *api) create(w http.ResponseWriter, r *http.Request) (store.Cost, error)
 		return store.Cost{}, err
 	}
 	res, err := a.Service.Create(r.Context(), f)
-	if err == nil {
-		setCost(w.Header(), res.Cost)
-		writeTodo(w, http.StatusCreated, res)
-	}
-	return res.Cost, err
+	return answer(w, http.StatusCreated, res, err)
 }
 
 func (a *api) put(w http.ResponseWriter, r *http.Request) (store.Cost, error) {
-	id, err := pathID(r)
-	if err != nil {
-		return store.Cost{}, err
-	}
-	match, err := ifMatch(r)
+	id, match, err := target(r)
 	if err != nil {
 		return store.Cost{}, err
 	}
@@ -110,15 +121,11 @@ func (a *api) put(w http.ResponseWriter, r *http.Request) (store.Cost, error) {
 		return store.Cost{}, err
 	}
 	res, err := a.Service.Put(r.Context(), id, f, match)
-	if err == nil {
-		setCost(w.Header(), res.Cost)
-		status := http.StatusOK
-		if res.Created {
-			status = http.StatusCreated
-		}
-		writeTodo(w, status, res)
+	status := http.StatusOK
+	if res.Created {
+		status = http.StatusCreated
 	}
-	return res.Cost, err
+	return answer(w, status, res, err)
 }
 
 func (a *api) get(w http.ResponseWriter, r *http.Request) (store.Cost, error) {
@@ -162,11 +169,7 @@ func noneMatch(header, etag string) bool {
 }
 
 func (a *api) delete(w http.ResponseWriter, r *http.Request) (store.Cost, error) {
-	id, err := pathID(r)
-	if err != nil {
-		return store.Cost{}, err
-	}
-	match, err := ifMatch(r)
+	id, match, err := target(r)
 	if err != nil {
 		return store.Cost{}, err
 	}
@@ -308,11 +311,7 @@ func (a *api) history(w http.ResponseWriter, r *http.Request) (store.Cost, error
 }
 
 func (a *api) rollback(w http.ResponseWriter, r *http.Request) (store.Cost, error) {
-	id, err := pathID(r)
-	if err != nil {
-		return store.Cost{}, err
-	}
-	match, err := ifMatch(r)
+	id, match, err := target(r)
 	if err != nil {
 		return store.Cost{}, err
 	}
@@ -326,19 +325,11 @@ func (a *api) rollback(w http.ResponseWriter, r *http.Request) (store.Cost, erro
 		return store.Cost{}, todo.Errorf(todo.Invalid, "version is required")
 	}
 	res, err := a.Service.Rollback(r.Context(), id, *in.Version, match)
-	if err == nil {
-		setCost(w.Header(), res.Cost)
-		writeTodo(w, http.StatusOK, res)
-	}
-	return res.Cost, err
+	return answer(w, http.StatusOK, res, err)
 }
 
 func (a *api) move(w http.ResponseWriter, r *http.Request) (store.Cost, error) {
-	id, err := pathID(r)
-	if err != nil {
-		return store.Cost{}, err
-	}
-	match, err := ifMatch(r)
+	id, match, err := target(r)
 	if err != nil {
 		return store.Cost{}, err
 	}
@@ -352,11 +343,7 @@ func (a *api) move(w http.ResponseWriter, r *http.Request) (store.Cost, error) {
 		return store.Cost{}, todo.Errorf(todo.Invalid, "category is required")
 	}
 	res, err := a.Service.Move(r.Context(), id, *in.Category, match)
-	if err == nil {
-		setCost(w.Header(), res.Cost)
-		writeTodo(w, http.StatusCreated, res)
-	}
-	return res.Cost, err
+	return answer(w, http.StatusCreated, res, err)
 }
 
 func (a *api) health(w http.ResponseWriter, r *http.Request) (store.Cost, error) {

@@ -126,36 +126,17 @@ func (s *Service) Rollback(ctx context.Context, id string, n int64, ifMatch stri
 	if err != nil {
 		return Result{Cost: total}, err
 	}
-	for range writeAttempts {
-		d, cost, err := s.load(ctx, id)
-		total.Add(cost)
-		var res Result
-		switch {
-		case todo.IsKind(err, todo.NotFound):
-			if ifMatch != "" && ifMatch != "*" {
-				return Result{Cost: total}, todo.Errorf(todo.PreconditionFailed, "todo %q does not exist", id)
-			}
-			res, err = s.restore(ctx, user, id, pk, old)
-		case err != nil:
-			return Result{Cost: total}, err
-		default:
-			if err := checkIfMatch(ifMatch, d.ETag); err != nil {
-				return Result{Cost: total}, err
-			}
+	res, err := s.readModifyWrite(ctx, id, ifMatch,
+		func() (Result, error) { return s.restore(ctx, user, id, pk, old) },
+		func(d repo.Doc[todo.Todo]) (Result, error) {
 			t := d.Value
 			t.SetFields(old.Fields())
 			s.advance(&t, todo.OpRollback, user)
-			var etag string
-			etag, res.Cost, err = s.write(ctx, t, store.OpReplace, d.ETag, todo.OpRollback, user)
-			res.Todo, res.ETag = t, etag
-		}
-		total.Add(res.Cost)
-		res.Cost = total
-		if !retryable(err, ifMatch) {
-			return res, err
-		}
-	}
-	return Result{Cost: total}, todo.Errorf(todo.Unavailable, "todo %q is changing too fast; try again", id)
+			etag, cost, err := s.write(ctx, t, store.OpReplace, d.ETag, todo.OpRollback, user)
+			return Result{Todo: t, ETag: etag, Cost: cost}, err
+		})
+	res.Cost.Add(total)
+	return res, err
 }
 
 // restore re-creates a deleted todo from an old version's content.

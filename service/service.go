@@ -161,3 +161,36 @@ func retryable(err error, ifMatch string) bool {
 }
 
 const writeAttempts = 8
+
+// readModifyWrite reads the caller's todo id and hands it to existing (after
+// checking If-Match), or calls missing when there is none (nil: not found),
+// again and again while the write loses a race to another writer.
+func (s *Service) readModifyWrite(ctx context.Context, id, ifMatch string,
+	missing func() (Result, error), existing func(repo.Doc[todo.Todo]) (Result, error)) (Result, error) {
+	var total store.Cost
+	for range writeAttempts {
+		d, cost, err := s.load(ctx, id)
+		total.Add(cost)
+		var res Result
+		switch {
+		case todo.IsKind(err, todo.NotFound) && missing != nil:
+			if ifMatch != "" {
+				return Result{Cost: total}, todo.Errorf(todo.PreconditionFailed, "todo %q does not exist", id)
+			}
+			res, err = missing()
+		case err != nil:
+			return Result{Cost: total}, err
+		default:
+			if err := checkIfMatch(ifMatch, d.ETag); err != nil {
+				return Result{Cost: total}, err
+			}
+			res, err = existing(d)
+		}
+		total.Add(res.Cost)
+		res.Cost = total
+		if !retryable(err, ifMatch) {
+			return res, err
+		}
+	}
+	return Result{Cost: total}, todo.Errorf(todo.Unavailable, "todo %q is changing too fast; try again", id)
+}

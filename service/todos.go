@@ -53,29 +53,9 @@ func (s *Service) Put(ctx context.Context, id string, f todo.Fields, ifMatch str
 	if err != nil {
 		return Result{}, err
 	}
-	var total store.Cost
-	for range writeAttempts {
-		d, cost, err := s.load(ctx, id)
-		total.Add(cost)
-		var res Result
-		switch {
-		case todo.IsKind(err, todo.NotFound):
-			if ifMatch != "" {
-				return Result{Cost: total}, todo.Errorf(todo.PreconditionFailed, "todo %q does not exist", id)
-			}
-			res, err = s.createAt(ctx, user, id, pk, f)
-		case err != nil:
-			return Result{Cost: total}, err
-		default:
-			res, err = s.update(ctx, user, d, f, ifMatch)
-		}
-		total.Add(res.Cost)
-		res.Cost = total
-		if !retryable(err, ifMatch) {
-			return res, err
-		}
-	}
-	return Result{Cost: total}, todo.Errorf(todo.Unavailable, "todo %q is changing too fast; try again", id)
+	return s.readModifyWrite(ctx, id, ifMatch,
+		func() (Result, error) { return s.createAt(ctx, user, id, pk, f) },
+		func(d repo.Doc[todo.Todo]) (Result, error) { return s.update(ctx, user, d, f) })
 }
 
 func (s *Service) checkCategory(id string, cur, next string) error {
@@ -85,10 +65,7 @@ func (s *Service) checkCategory(id string, cur, next string) error {
 	return nil
 }
 
-func (s *Service) update(ctx context.Context, user string, d repo.Doc[todo.Todo], f todo.Fields, ifMatch string) (Result, error) {
-	if err := checkIfMatch(ifMatch, d.ETag); err != nil {
-		return Result{}, err
-	}
+func (s *Service) update(ctx context.Context, user string, d repo.Doc[todo.Todo], f todo.Fields) (Result, error) {
 	if err := s.checkCategory(d.Value.ID, d.Value.Category, f.Category); err != nil {
 		return Result{}, err
 	}
@@ -190,25 +167,13 @@ func (s *Service) Delete(ctx context.Context, id, ifMatch string) (store.Cost, e
 	if err != nil {
 		return store.Cost{}, err
 	}
-	var total store.Cost
-	for range writeAttempts {
-		d, cost, err := s.load(ctx, id)
-		total.Add(cost)
-		if err != nil {
-			return total, err
-		}
-		if err := checkIfMatch(ifMatch, d.ETag); err != nil {
-			return total, err
-		}
+	res, err := s.readModifyWrite(ctx, id, ifMatch, nil, func(d repo.Doc[todo.Todo]) (Result, error) {
 		t := d.Value
 		s.advance(&t, todo.OpDelete, user)
-		_, cost, err = s.write(ctx, t, store.OpDelete, d.ETag, todo.OpDelete, user)
-		total.Add(cost)
-		if !retryable(err, ifMatch) {
-			return total, err
-		}
-	}
-	return total, todo.Errorf(todo.Unavailable, "todo %q is changing too fast; try again", id)
+		_, cost, err := s.write(ctx, t, store.OpDelete, d.ETag, todo.OpDelete, user)
+		return Result{Cost: cost}, err
+	})
+	return res.Cost, err
 }
 
 // ListOptions select and page a list.
