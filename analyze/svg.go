@@ -16,7 +16,7 @@ func (r *Report) WriteSVG(w io.Writer) error {
 		left, top            = 50, 60
 	)
 	n := len(r.Schemes)
-	width, height := 20+n*colW, 470
+	width, height := 60+n*colW, 470
 	var b strings.Builder
 	p := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
 	p(`<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="11">`+"\n", width, height, width, height)
