@@ -103,6 +103,8 @@ func (p *Pump) pump(ctx context.Context, untilIdle bool) error {
 		return err
 	}
 	read := saved
+	// The store errors the loop meets are logged and retried, so it only
+	// ends with ctx (or, for Drain, when the feed is drained).
 	parallel := max(p.Parallel, 1)
 	var queue []*flight
 	for ctx.Err() == nil {
@@ -113,9 +115,12 @@ func (p *Pump) pump(ctx context.Context, untilIdle bool) error {
 		}
 		if last != "" && last != saved {
 			if err := p.save(ctx, last); err != nil {
-				return err
+				// Not fatal: the batches are delivered, and a later save or
+				// a redelivery after a restart covers them.
+				p.Log.Error("saving the change feed continuation failed", "error", err.Error())
+			} else {
+				saved = last
 			}
-			saved = last
 		}
 		if len(queue) >= parallel {
 			p.wait(ctx, queue[0].done, time.Hour)
@@ -123,10 +128,11 @@ func (p *Pump) pump(ctx context.Context, untilIdle bool) error {
 		}
 		batch, err := p.Feed.ChangeFeed(ctx, read, p.BatchSize)
 		if err != nil {
-			if ctx.Err() != nil {
-				break
+			if ctx.Err() == nil {
+				p.Log.Error("reading the change feed failed; retrying", "error", err.Error())
+				p.wait(ctx, nil, p.delay(0))
 			}
-			return err
+			continue
 		}
 		if batch.Continuation == read {
 			switch {
@@ -276,6 +282,20 @@ func (p *Pump) apply(ctx context.Context, raw json.RawMessage) error {
 	return UpsertRecords(ctx, p.Audit, recs)
 }
 
+// batchLen is how many of ops fit one transactional batch: at most
+// store.MaxBatchOps operations and store.MaxBatchBytes of documents.
+func batchLen(ops []store.Op) int {
+	n, size := 0, 0
+	for n < len(ops) && n < store.MaxBatchOps {
+		size += len(ops[n].Doc)
+		if n > 0 && size > store.MaxBatchBytes {
+			break
+		}
+		n++
+	}
+	return n
+}
+
 // UpsertRecords writes audit records (JSON objects with an entityKey), one
 // transactional batch per partition, as the output binding would.
 func UpsertRecords(ctx context.Context, audit store.Container, recs []json.RawMessage) error {
@@ -301,7 +321,7 @@ func UpsertRecords(ctx context.Context, audit store.Container, recs []json.RawMe
 		ops := byKey[key]
 		g.Go(func() error {
 			for len(ops) > 0 {
-				n := min(len(ops), store.MaxBatchOps)
+				n := batchLen(ops)
 				if _, _, err := audit.Batch(ctx, store.PartitionKey{key}, ops[:n]); err != nil {
 					return err
 				}

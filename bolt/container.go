@@ -210,6 +210,13 @@ func (c *container) Batch(ctx context.Context, pk store.PartitionKey, ops []stor
 	if len(ops) == 0 || len(ops) > store.MaxBatchOps {
 		return nil, cost, todo.Errorf(todo.Invalid, "a batch holds 1 to %d operations", store.MaxBatchOps)
 	}
+	size := 0
+	for _, op := range ops {
+		size += len(op.Doc)
+	}
+	if size > store.MaxBatchBytes {
+		return nil, cost, todo.Errorf(todo.TooLarge, "a batch holds at most %d bytes of documents", store.MaxBatchBytes)
+	}
 	preps := make([]prepared, len(ops))
 	for i, op := range ops {
 		p, err := c.prepare(pk, op)

@@ -201,9 +201,8 @@ func (c *container) Batch(ctx context.Context, pk store.PartitionKey, ops []stor
 			b.ReadItem(jsonInner(id), opts)
 		}
 	}
-	if size > todo.MaxDocumentBytes {
-		// Cosmos DB limits a transactional batch request to 2 MB.
-		return nil, m.cost(store.Partition), todo.Errorf(todo.TooLarge, "the batch is larger than %d bytes", todo.MaxDocumentBytes)
+	if size > store.MaxBatchBytes {
+		return nil, m.cost(store.Partition), todo.Errorf(todo.TooLarge, "the batch is larger than %d bytes", store.MaxBatchBytes)
 	}
 	resp, err := c.cc.ExecuteTransactionalBatch(ctx, b, nil)
 	if err != nil {

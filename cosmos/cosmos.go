@@ -254,6 +254,9 @@ func (s *Store) verify(ctx context.Context, specs []store.ContainerSpec) error {
 			problems = append(problems, fmt.Sprintf("container %s has partition key %s, want %s (a partition key cannot change: recreate the container)",
 				spec.Name, strings.Join(c.spec.PartitionKeyPaths, ","), strings.Join(spec.PartitionKeyPaths, ",")))
 		}
+		if spec.DefaultTTL != nil && c.spec.DefaultTTL == nil {
+			problems = append(problems, fmt.Sprintf("container %s has time to live off; turn it on (default -1) so that version documents expire", spec.Name))
+		}
 	}
 	if len(problems) > 0 {
 		return fmt.Errorf("cosmos: database %s: %s", s.database, strings.Join(problems, "; "))

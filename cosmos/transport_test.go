@@ -182,6 +182,7 @@ func (f *fakeCosmos) addContainer(name string, paths ...string) {
 	b, _ := json.Marshal(map[string]any{
 		"id": name, "_rid": "rid-" + name, "_etag": `"1"`,
 		"partitionKey": map[string]any{"paths": paths, "kind": kind, "version": 2},
+		"defaultTtl":   -1,
 	})
 	f.containers[name] = string(b)
 }

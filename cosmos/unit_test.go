@@ -588,6 +588,19 @@ func TestOpenEntraVerifies(t *testing.T) {
 		t.Errorf("wrong containers: %v", err)
 	}
 
+	// The todo container needs time to live on, or version documents
+	// never expire.
+	ttl := -1
+	specs[0].DefaultTTL = &ttl
+	f = newFake(t, "todoapp")
+	for _, s := range specs {
+		f.addContainer(s.Name, s.PartitionKeyPaths...)
+	}
+	f.containers["todos"] = strings.Replace(f.containers["todos"], `"defaultTtl":-1,`, "", 1)
+	if _, err = open(f); err == nil || !strings.Contains(err.Error(), "container todos has time to live off") {
+		t.Errorf("todo container without TTL: %v", err)
+	}
+
 	f = newFake(t, "todoapp")
 	for _, s := range specs {
 		f.addContainer(s.Name, s.PartitionKeyPaths...)

@@ -50,7 +50,7 @@ func writeTodo(w http.ResponseWriter, status int, res service.Result) {
 	h := w.Header()
 	h.Set("ETag", httpETag(res.ETag))
 	if status == http.StatusCreated {
-		h.Set("Location", "/api/todos/"+res.Todo.ID)
+		h.Set("Location", "/api/todos/"+url.PathEscape(res.Todo.ID))
 	}
 	writeBytes(w, status, append(appendTodo(make([]byte, 0, 512), &res.Todo), '\n'))
 }

@@ -3,6 +3,9 @@ package service
 import (
 	"context"
 	"encoding/json"
+	"strconv"
+	"strings"
+	"time"
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/repo"
@@ -38,27 +41,37 @@ func (s *Service) History(ctx context.Context, id string, pageSize int, continua
 	if pageSize < 1 || pageSize > MaxPageSize {
 		return HistoryPage{}, todo.Errorf(todo.Invalid, "pageSize must be between 1 and %d", MaxPageSize)
 	}
+	// The history token carries the last version of the previous page, so
+	// a gap at a page boundary is seen too.
+	var prev int64
+	var inner string
+	if continuation != "" {
+		head, rest, ok := strings.Cut(continuation, ".")
+		n, err := strconv.ParseInt(head, 10, 64)
+		if !ok || err != nil || n < 0 || rest == "" {
+			return HistoryPage{}, todo.Errorf(todo.Invalid, "continuation token is malformed or belongs to another query")
+		}
+		prev, inner = n, rest
+	}
 	p, err := s.audit.Query(ctx, repo.Spec{
 		Partitions:   []store.PartitionKey{{todo.EntityKey(user, id)}},
 		OrderBy:      []store.Order{{Field: "version"}},
 		PageSize:     pageSize,
-		Continuation: continuation,
+		Continuation: inner,
 	})
-	page := HistoryPage{Continuation: p.Continuation, Cost: p.Cost, Complete: true}
+	page := HistoryPage{Cost: p.Cost, Complete: true}
 	if err != nil {
 		return page, err
 	}
-	for i, d := range p.Items {
+	for _, d := range p.Items {
 		page.Items = append(page.Items, d.Value)
-		want := int64(1)
-		if i > 0 {
-			want = p.Items[i-1].Value.Version + 1
-		}
-		if (i > 0 || continuation == "") && d.Value.Version != want {
+		if d.Value.Version != prev+1 {
 			page.Complete = false
 		}
+		prev = d.Value.Version
 	}
-	if page.Continuation != "" {
+	if p.Continuation != "" {
+		page.Continuation = strconv.FormatInt(prev, 10) + "." + p.Continuation
 		return page, nil
 	}
 	// Last page: history must reach the latest version the todo has had.
@@ -71,6 +84,9 @@ func (s *Service) History(ctx context.Context, id string, pageSize int, continua
 	case todo.IsKind(err, todo.NotFound):
 		last, cost, err = s.lastVersion(ctx, id, pk)
 		page.Cost.Add(cost)
+		if todo.IsKind(err, todo.Conflict) {
+			last, err = 0, nil // the id's versions are another user's
+		}
 		if err != nil {
 			return page, err
 		}
@@ -80,7 +96,7 @@ func (s *Service) History(ctx context.Context, id string, pageSize int, continua
 	if last == 0 && len(page.Items) == 0 && continuation == "" {
 		return page, notFound(id)
 	}
-	if n := len(page.Items); n == 0 || page.Items[n-1].Version < last {
+	if prev < last {
 		page.Complete = false
 	}
 	return page, nil
@@ -174,43 +190,47 @@ func (s *Service) Move(ctx context.Context, id, category, ifMatch string) (Resul
 	if err != nil {
 		return Result{}, err
 	}
+	// A move interrupted after its first step resumes where it stopped.
 	d, total, err := s.todos.GetIn(ctx, pk, id)
-	if err == nil && (d.Value.Type != todo.TypeTodo || d.Value.UserID != user) {
-		err = notFound(id)
+	if err == nil && d.Value.Type == todo.TypeTodo && d.Value.UserID == user && d.Value.MovingTo != "" {
+		res, err := s.finishMove(ctx, user, d.Value, d.ETag)
+		res.Cost.Add(total)
+		return res, err
 	}
-	if err != nil {
+	if err != nil && !todo.IsKind(err, todo.NotFound) {
 		return Result{Cost: total}, err
 	}
-	old := d.Value
-	if old.MovingTo == "" {
-		if err := checkIfMatch(ifMatch, d.ETag); err != nil {
-			return Result{Cost: total}, err
-		}
+	// Step one: mark the todo as moving, as its final version.
+	marked, err := s.readModifyWrite(ctx, id, ifMatch, nil, func(d repo.Doc[todo.Todo]) (Result, error) {
+		old := d.Value
 		if old.Category == category {
-			return Result{Cost: total}, todo.Errorf(todo.Conflict, "todo %q is already in category %q", id, category)
+			return Result{}, todo.Errorf(todo.Conflict, "todo %q is already in category %q", id, category)
 		}
 		key, cost, err := s.scheme.NewKey(ctx, user, category)
-		total.Add(cost)
 		if err != nil {
-			return Result{Cost: total}, err
+			return Result{Cost: cost}, err
 		}
 		old.MovingTo = key.ID
 		s.advance(&old, todo.OpMove, user)
-		d.ETag, cost, err = s.write(ctx, old, store.OpReplace, d.ETag, todo.OpMove, user)
-		total.Add(cost)
-		if err != nil {
-			return Result{Cost: total}, err
-		}
+		etag, c, err := s.write(ctx, old, store.OpReplace, d.ETag, todo.OpMove, user)
+		cost.Add(c)
+		return Result{Todo: old, ETag: etag, Cost: cost}, err
+	})
+	total.Add(marked.Cost)
+	if err != nil {
+		return Result{Cost: total}, err
 	}
-	res, err := s.finishMove(ctx, user, old, d.ETag)
-	total.Add(res.Cost)
-	res.Cost = total
+	res, err := s.finishMove(ctx, user, marked.Todo, marked.ETag)
+	res.Cost.Add(total)
 	return res, err
 }
 
 // finishMove creates the moved todo (if a previous attempt has not) and
-// deletes the marked original.
+// deletes the marked original. It runs to the end even when the caller
+// goes away, so that a move is not left half done.
 func (s *Service) finishMove(ctx context.Context, user string, old todo.Todo, etag string) (Result, error) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
 	newPK, err := s.scheme.Resolve(user, old.MovingTo)
 	if err != nil {
 		return Result{}, err
@@ -223,20 +243,26 @@ func (s *Service) finishMove(ctx context.Context, user string, old todo.Todo, et
 	res.Todo, res.Created = t, true
 	res.ETag, res.Cost, err = s.write(ctx, t, store.OpCreate, "", todo.OpMove, user)
 	if todo.IsKind(err, todo.Conflict) {
+		// An earlier attempt created it; it may have changed, or even been
+		// deleted, since.
 		d, cost, gerr := s.todos.GetIn(ctx, newPK, t.ID)
 		res.Cost.Add(cost)
-		if gerr != nil {
+		switch {
+		case gerr == nil:
+			res.Todo, res.ETag, err = d.Value, d.ETag, nil
+		case todo.IsKind(gerr, todo.NotFound):
+			err = todo.Errorf(todo.NotFound, "todo %q was moved to %q, which no longer exists", old.ID, t.ID)
+		default:
 			return res, gerr
 		}
-		res.Todo, res.ETag, err = d.Value, d.ETag, nil
 	}
-	if err != nil {
+	if err != nil && !todo.IsKind(err, todo.NotFound) {
 		return res, err
 	}
-	cost, err := s.todos.C.Delete(ctx, s.scheme.KeyOf(&old), old.ID, &store.WriteOptions{IfMatch: etag})
+	cost, derr := s.todos.C.Delete(ctx, s.scheme.KeyOf(&old), old.ID, &store.WriteOptions{IfMatch: etag})
 	res.Cost.Add(cost)
-	if todo.IsKind(err, todo.NotFound) {
-		err = nil
+	if derr != nil && !todo.IsKind(derr, todo.NotFound) {
+		return res, derr
 	}
 	return res, err
 }

@@ -48,40 +48,43 @@ func open(t *testing.T, scheme string) (store.Container, store.Container) {
 }
 
 // A move interrupted after its first step leaves the todo hidden but not
-// lost, and retrying the move finishes it under the same new id.
+// lost: retrying the move finishes it under the same new id, and so does
+// the next read of the old id (read repair).
 func TestInterruptedMoveResumes(t *testing.T) {
 	for _, scheme := range []string{partition.Hierarchical, partition.Category} {
-		todos, audit := open(t, scheme)
-		f := &flaky{Container: todos}
-		sch, _ := partition.New(scheme, 1, f)
-		svc := service.New(sch, f, audit, nil)
-		ctx := service.WithUser(context.Background(), "alice")
-		created, err := svc.Create(ctx, todo.Fields{Category: "Grocery", Title: "paint"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		id := created.Todo.ID
-		if _, err := svc.Move(ctx, id, "Household", ""); !todo.IsKind(err, todo.Unavailable) {
-			t.Fatalf("%s: first move attempt: %v, want the injected failure", scheme, err)
-		}
-		if _, err := svc.Get(ctx, id); !todo.IsKind(err, todo.NotFound) {
-			t.Fatalf("%s: a half-moved todo is visible: %v", scheme, err)
-		}
-		moved, err := svc.Move(ctx, id, "Household", "")
-		if err != nil {
-			t.Fatalf("%s: retried move: %v", scheme, err)
-		}
-		got, err := svc.Get(ctx, moved.Todo.ID)
-		if err != nil || got.Todo.Category != "Household" || got.Todo.MovedFrom != id || got.Todo.Title != "paint" {
-			t.Fatalf("%s: moved todo %+v, %v", scheme, got.Todo, err)
-		}
-		page, err := svc.List(ctx, service.ListOptions{})
-		if err != nil || len(page.Items) != 1 {
-			t.Fatalf("%s: list after the move: %+v %v", scheme, page.Items, err)
-		}
-		// Retrying once more changes nothing.
-		if _, err := svc.Move(ctx, id, "Household", ""); !todo.IsKind(err, todo.NotFound) {
-			t.Fatalf("%s: move of a finished move: %v", scheme, err)
+		for _, resume := range []string{"retry", "read"} {
+			todos, audit := open(t, scheme)
+			f := &flaky{Container: todos}
+			sch, _ := partition.New(scheme, 1, f)
+			svc := service.New(sch, f, audit, nil)
+			ctx := service.WithUser(context.Background(), "alice")
+			created, err := svc.Create(ctx, todo.Fields{Category: "Grocery", Title: "paint"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			id := created.Todo.ID
+			if _, err := svc.Move(ctx, id, "Household", ""); !todo.IsKind(err, todo.Unavailable) {
+				t.Fatalf("%s: first move attempt: %v, want the injected failure", scheme, err)
+			}
+			if resume == "retry" {
+				if _, err := svc.Move(ctx, id, "Household", ""); err != nil {
+					t.Fatalf("%s: retried move: %v", scheme, err)
+				}
+			} else if _, err := svc.Get(ctx, id); !todo.IsKind(err, todo.NotFound) {
+				t.Fatalf("%s: a moved todo is still visible: %v", scheme, err)
+			}
+			page, err := svc.List(ctx, service.ListOptions{})
+			if err != nil || len(page.Items) != 1 {
+				t.Fatalf("%s/%s: list after the move: %+v %v", scheme, resume, page.Items, err)
+			}
+			got := page.Items[0].Todo
+			if got.Category != "Household" || got.MovedFrom != id || got.Title != "paint" {
+				t.Fatalf("%s/%s: moved todo %+v", scheme, resume, got)
+			}
+			// Moving the old id again finds nothing.
+			if _, err := svc.Move(ctx, id, "Household", ""); !todo.IsKind(err, todo.NotFound) {
+				t.Fatalf("%s/%s: move of a finished move: %v", scheme, resume, err)
+			}
 		}
 	}
 }

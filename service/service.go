@@ -122,8 +122,9 @@ func (s *Service) write(ctx context.Context, t todo.Todo, kind store.OpKind, ifM
 	return res[0].ETag, cost, nil
 }
 
-// load point-reads the caller's todo. Another user's todo, a document of
-// another type and a todo being moved away all read as not found.
+// load point-reads the caller's todo. Another user's todo and a document
+// of another type read as not found. So does a todo being moved away: its
+// move is finished here, should an earlier attempt have stopped half way.
 func (s *Service) load(ctx context.Context, id string) (repo.Doc[todo.Todo], store.Cost, error) {
 	user, err := caller(ctx)
 	if err != nil {
@@ -133,8 +134,16 @@ func (s *Service) load(ctx context.Context, id string) (repo.Doc[todo.Todo], sto
 	if err != nil {
 		return d, cost, err
 	}
-	if d.Value.Type != todo.TypeTodo || d.Value.UserID != user || d.Value.MovingTo != "" {
+	if d.Value.Type != todo.TypeTodo || d.Value.UserID != user {
 		return repo.Doc[todo.Todo]{}, cost, notFound(id)
+	}
+	if d.Value.MovingTo != "" {
+		res, err := s.finishMove(ctx, user, d.Value, d.ETag)
+		cost.Add(res.Cost)
+		if err != nil && !todo.IsKind(err, todo.NotFound) {
+			return repo.Doc[todo.Todo]{}, cost, err
+		}
+		return repo.Doc[todo.Todo]{}, cost, todo.Errorf(todo.NotFound, "todo %q has moved to %q", id, d.Value.MovingTo)
 	}
 	return d, cost, nil
 }
@@ -152,12 +161,15 @@ func checkIfMatch(ifMatch, etag string) error {
 }
 
 // retryable reports whether a write's batch lost a race it may simply run
-// again (another writer changed the todo between our read and our write):
-// the caller did not pin a version, so the next attempt re-reads.
+// again (another writer changed or deleted the todo between our read and
+// our write): the caller did not pin a version ("*" pins none), so the next
+// attempt re-reads.
 func retryable(err error, ifMatch string) bool {
 	var be *store.BatchError
-	return ifMatch == "" && errors.As(err, &be) &&
-		(todo.IsKind(err, todo.PreconditionFailed) || todo.IsKind(err, todo.Conflict))
+	if (ifMatch != "" && ifMatch != "*") || !errors.As(err, &be) {
+		return false
+	}
+	return todo.IsKind(err, todo.PreconditionFailed) || todo.IsKind(err, todo.Conflict) || todo.IsKind(err, todo.NotFound)
 }
 
 const writeAttempts = 8

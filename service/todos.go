@@ -155,7 +155,9 @@ func (s *Service) lastVersion(ctx context.Context, id string, pk store.Partition
 		case err != nil:
 			return 0, cost, err
 		case v.Value.UserID != userFrom(ctx):
-			return last, cost, nil
+			// Users share partitions under the category scheme: this id's
+			// history belongs to someone else.
+			return 0, cost, todo.Errorf(todo.Conflict, "id %q is already in use; create the todo with POST /api/todos", id)
 		}
 		last++
 	}

@@ -113,8 +113,12 @@ type Container interface {
 	ChangeFeed(ctx context.Context, continuation string, max int) (ChangeBatch, error)
 }
 
-// MaxBatchOps is the Cosmos DB limit on operations in a transactional batch.
-const MaxBatchOps = 100
+// Cosmos DB limits a transactional batch to 100 operations and a 2 MB
+// request.
+const (
+	MaxBatchOps   = 100
+	MaxBatchBytes = 2 * 1024 * 1024
+)
 
 // OpKind is the kind of a batch operation.
 type OpKind int

@@ -335,6 +335,12 @@ func (s *suite) batchLimit(t *testing.T, c, _ store.Container) {
 	if _, _, err := c.Batch(s.ctx, pk("p1"), ops[:store.MaxBatchOps]); err != nil {
 		t.Fatalf("a batch of %d: %v", store.MaxBatchOps, err)
 	}
+	half := strings.Repeat("x", store.MaxBatchBytes/2)
+	_, _, err = c.Batch(s.ctx, pk("p2"), []store.Op{
+		{Kind: store.OpCreate, Doc: doc("id", "big1", "pk", "p2", "blob", half)},
+		{Kind: store.OpCreate, Doc: doc("id", "big2", "pk", "p2", "blob", half)},
+	})
+	wantKind(t, err, todo.TooLarge)
 }
 
 func (s *suite) ttl(t *testing.T, c, _ store.Container) {
