@@ -6,11 +6,18 @@ package apitest
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
+	"maps"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/todoaudit/todo/app"
+	"github.com/todoaudit/todo/config"
 )
 
 // Client calls a running handler as one user (dev mode's X-User-Id).
@@ -191,4 +198,32 @@ func CRUD(t *testing.T, c *Client, scheme string) {
 	Want(t, c.Do("DELETE", "/api/todos/"+id, nil), 204)
 	Want(t, c.Do("GET", "/api/todos/"+id, nil), 404)
 	Want(t, c.Do("DELETE", "/api/todos/"+id, nil), 404)
+}
+
+// Start runs the whole handler in-process on a free loopback port, with
+// settings on top of the defaults (logs off), and stops it when the test
+// ends.
+func Start(t testing.TB, settings map[string]string, o *app.Options) *app.App {
+	t.Helper()
+	kv := map[string]string{"LISTEN_ADDR": "127.0.0.1:0", "LOG_LEVEL": "error"}
+	maps.Copy(kv, settings)
+	cfg, err := config.Load(func(k string) (string, bool) { v, ok := kv[k]; return v, ok })
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := app.Start(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := a.Close(ctx); err != nil {
+			t.Errorf("close: %v", err)
+		}
+	})
+	if err := a.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	return a
 }

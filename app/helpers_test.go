@@ -2,20 +2,12 @@ package app_test
 
 import (
 	"context"
-	"io"
-	"log/slog"
+	"maps"
 	"testing"
-	"time"
 
 	"github.com/todoaudit/todo/apitest"
 	"github.com/todoaudit/todo/app"
-	"github.com/todoaudit/todo/config"
 )
-
-// env builds a config lookup from key/value pairs.
-func env(kv map[string]string) func(string) (string, bool) {
-	return func(k string) (string, bool) { v, ok := kv[k]; return v, ok }
-}
 
 // server is a running handler under test, with an API client.
 type server struct {
@@ -26,37 +18,13 @@ type server struct {
 // As returns a client of the same server acting as another user.
 func (s *server) As(user string) *server { return &server{Client: s.Client.As(user), app: s.app} }
 
-// startApp runs the whole handler in-process on a free port with the given
-// settings on top of test defaults.
+// startApp runs the whole handler in-process on a free port, on a fresh
+// embedded store with the audit pump, with the given settings on top.
 func startApp(t testing.TB, settings map[string]string) *server {
 	t.Helper()
-	kv := map[string]string{
-		"LISTEN_ADDR": "127.0.0.1:0",
-		"DATA_DIR":    t.TempDir(),
-		"AUDIT_PUMP":  "on",
-		"LOG_LEVEL":   "error",
-	}
-	for k, v := range settings {
-		kv[k] = v
-	}
-	cfg, err := config.Load(env(kv))
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := app.Start(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := a.Wait(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := a.Close(ctx); err != nil {
-			t.Errorf("close: %v", err)
-		}
-	})
+	kv := map[string]string{"DATA_DIR": t.TempDir(), "AUDIT_PUMP": "on"}
+	maps.Copy(kv, settings)
+	a := apitest.Start(t, kv, nil)
 	return &server{Client: &apitest.Client{T: t, Base: "http://" + a.Addr(), User: "alice"}, app: a}
 }
 
