@@ -192,17 +192,3 @@ func isJSONType(ct string) bool {
 	}
 	return false
 }
-
-// StringValue decodes a Data or Metadata value that the host string-encoded
-// once ("\"x\"" → x).
-func StringValue(raw json.RawMessage) (string, error) {
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return "", err
-	}
-	var inner string
-	if json.Unmarshal([]byte(s), &inner) == nil {
-		return inner, nil
-	}
-	return s, nil
-}

@@ -101,16 +101,6 @@ func TestDocumentsEncodings(t *testing.T) {
 	}
 }
 
-// StringValue undoes the host's extra quoting of .NET strings.
-func TestStringValue(t *testing.T) {
-	for raw, want := range map[string]string{`"\"Grocery:abc\""`: "Grocery:abc", `"plain"`: "plain", `"\"2\""`: "2"} {
-		got, err := azfunc.StringValue(json.RawMessage(raw))
-		if err != nil || got != want {
-			t.Errorf("StringValue(%s) = %q, %v; want %q", raw, got, err, want)
-		}
-	}
-}
-
 func FuzzDocuments(f *testing.F) {
 	for _, name := range []string{"cosmos-trigger-v4.json", "cosmos-trigger-v3.json", "cosmos-trigger-array.json"} {
 		b, _ := os.ReadFile(filepath.Join("testdata", name))

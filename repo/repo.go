@@ -133,11 +133,8 @@ func (r *Repository[T]) Batch(ctx context.Context, pk store.PartitionKey, ops []
 	return r.C.Batch(ctx, pk, ops)
 }
 
-// Create, Replace and Delete build batch operations.
+// Create builds a create operation.
 func Create(v any) (store.Op, error) { return op(store.OpCreate, v, "") }
-
-// Upsert builds an upsert operation.
-func Upsert(v any) (store.Op, error) { return op(store.OpUpsert, v, "") }
 
 // Replace builds a replace operation conditional on ifMatch ("" = none).
 func Replace(v any, ifMatch string) (store.Op, error) { return op(store.OpReplace, v, ifMatch) }
