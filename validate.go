@@ -2,6 +2,7 @@ package todo
 
 import (
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 )
@@ -48,16 +49,32 @@ func ValidateSegment(what, s string, maxBytes int) error {
 // ValidateID checks a whole item id against the Cosmos id rules.
 func ValidateID(id string) error { return ValidateSegment("id", id, MaxIDBytes) }
 
-// ValidateCategory checks a category, which is embedded in ids and used as
-// a partition key value. Commas are refused too: the Functions host joins a
-// repeated query parameter with commas, so a comma in a category filter
-// would be ambiguous.
+// ValidateCategory checks a category, which is embedded in ids, used as a
+// partition key value and sent in URL paths and query strings. It must be
+// safe in all of them as it is, so it is restricted to Unicode letters,
+// combining marks and decimal digits, the ASCII punctuation "-", "_", "." and
+// "~" (the unreserved characters of URLs), and single spaces between words.
+// Everything else is refused: "%" (an id holding "%2F" would only work
+// double-encoded), the separators "/", "\\", "?", "#", ":", ",", "&", "=" and
+// "+", control, format (zero-width, bidi override) and other invisible
+// characters.
 func ValidateCategory(c string) error {
 	if err := ValidateSegment("category", c, MaxCategoryBytes); err != nil {
 		return err
 	}
-	if strings.ContainsRune(c, ',') {
-		return Errorf(Invalid, "category may not contain ','")
+	prev := ' '
+	for _, r := range c {
+		switch {
+		case r == ' ' && prev == ' ':
+			return Errorf(Invalid, "category may not contain two spaces in a row")
+		case r == ' ', r == '-', r == '_', r == '.', r == '~':
+		case unicode.In(r, unicode.Variation_Selector, unicode.Other_Default_Ignorable_Code_Point):
+			return Errorf(Invalid, "category may not contain invisible characters (%U)", r)
+		case unicode.In(r, unicode.L, unicode.Nd, unicode.Mn, unicode.Mc):
+		default:
+			return Errorf(Invalid, "category may not contain %q (%U): use letters, digits, spaces between words and - _ . ~", r, r)
+		}
+		prev = r
 	}
 	return nil
 }
@@ -81,8 +98,22 @@ func (f *Fields) Validate() error {
 		return Errorf(Invalid, "at most %d tags are allowed", MaxTags)
 	}
 	for _, tag := range f.Tags {
-		if err := checkText("tag", tag, MaxTagBytes, true); err != nil {
+		if err := checkTag(tag); err != nil {
 			return err
+		}
+	}
+	if f.DueDate != nil {
+		return ValidateDueDate(*f.DueDate)
+	}
+	return nil
+}
+
+// ValidateDueDate checks that a due date's year, as given and in UTC, is
+// from 1 to 9999: the range RFC 3339 and Cosmos DB can hold.
+func ValidateDueDate(d time.Time) error {
+	for _, y := range []int{d.Year(), d.UTC().Year()} {
+		if y < 1 || y > 9999 {
+			return Errorf(Invalid, "dueDate must fall in the years 1 to 9999 (in UTC too)")
 		}
 	}
 	return nil
@@ -100,6 +131,21 @@ func checkText(what, s string, maxBytes int, required bool) error {
 	for _, r := range s {
 		if unicode.IsControl(r) && r != '\n' && r != '\t' && r != '\r' {
 			return Errorf(Invalid, "%s may not contain control characters", what)
+		}
+	}
+	return nil
+}
+
+// checkTag checks a tag: text without line breaks, control characters or
+// format characters (zero-width characters, bidi overrides and the like),
+// which would make two tags that look the same differ.
+func checkTag(tag string) error {
+	if err := checkText("tag", tag, MaxTagBytes, true); err != nil {
+		return err
+	}
+	for _, r := range tag {
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+			return Errorf(Invalid, "tag may not contain control or format characters (%U)", r)
 		}
 	}
 	return nil

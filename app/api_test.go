@@ -126,11 +126,35 @@ func TestIsolation(t *testing.T) {
 	})
 }
 
+// Every character a category may hold works in ids, paths and query
+// strings, escaped as net/url escapes them.
 func TestQueryEscaping(t *testing.T) {
 	s := startApp(t, nil)
-	s.Create("a b&c=d", "odd category")
-	items := s.ListAll("/api/todos?category=" + url.QueryEscape("a b&c=d"))
-	if len(items) != 1 {
-		t.Fatalf("escaped category: %v", items)
+	for _, c := range []string{"Home Office", "Café-Bar_2.0~x", "日本語", "हिन्दी"} {
+		td := s.Create(c, "odd category")
+		want(t, s.Do("GET", "/api/todos/"+url.PathEscape(td["id"].(string)), nil), 200)
+		items := s.ListAll("/api/todos?category=" + url.QueryEscape(c))
+		if len(items) != 1 || items[0]["category"] != c {
+			t.Fatalf("category %q: %v", c, items)
+		}
+	}
+}
+
+// HEAD answers wherever GET does, with GET's status and headers and no body.
+func TestHead(t *testing.T) {
+	s := startApp(t, nil)
+	id := s.Create("Grocery", "milk")["id"].(string)
+	s.history(id)
+	for _, p := range []string{"/", "/api/health", "/api/todos", "/api/todos/" + id, "/api/todos/" + id + "/history",
+		"/api/manage/todos", "/api/manage/partitions", "/api/todos/Grocery:41500e6e-4e08-495b-9d09-824f03961f4a"} {
+		get, head := s.Do("GET", p, nil), s.Do("HEAD", p, nil)
+		if head.Status != get.Status || len(head.Body) != 0 {
+			t.Errorf("HEAD %s: %d with %d bytes, GET gave %d", p, head.Status, len(head.Body), get.Status)
+		}
+		for _, h := range []string{"Content-Type", "ETag", "X-Query-Scope"} {
+			if head.Header.Get(h) != get.Header.Get(h) {
+				t.Errorf("HEAD %s: %s %q, GET gave %q", p, h, head.Header.Get(h), get.Header.Get(h))
+			}
+		}
 	}
 }

@@ -82,7 +82,7 @@ func Start(cfg *config.Config, log *slog.Logger, o *Options) (*App, error) {
 	a.wg.Add(1)
 	go func() {
 		defer a.wg.Done()
-		if err := a.server.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := a.server.Serve(httpapi.Listener(ln)); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			log.Error("server stopped", "error", err.Error())
 		}
 	}()
@@ -93,7 +93,7 @@ func Start(cfg *config.Config, log *slog.Logger, o *Options) (*App, error) {
 // starting answers while the store opens: GET / is ready, the rest 503.
 func (a *App) starting(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
-	if r.Method == http.MethodGet && r.URL.Path == "/" {
+	if (r.Method == http.MethodGet || r.Method == http.MethodHead) && r.URL.Path == "/" {
 		_, _ = w.Write([]byte(`{"status":"starting"}` + "\n"))
 		return
 	}

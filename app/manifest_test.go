@@ -41,7 +41,9 @@ func TestManifest(t *testing.T) {
 	}
 	served := map[string]string{} // "METHOD path" → function
 	for _, r := range httpapi.Routes {
-		served[r.Method+" "+r.Path] = r.Function
+		for _, m := range r.Methods() {
+			served[m+" "+r.Path] = r.Function
+		}
 	}
 	declared := map[string]string{}
 	var payload []string

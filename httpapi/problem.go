@@ -59,11 +59,16 @@ func writeError(w http.ResponseWriter, err error) int {
 }
 
 func writeProblem(w http.ResponseWriter, p Problem) {
-	b, _ := json.Marshal(p)
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(p.Status)
-	_, _ = w.Write(append(b, '\n'))
+	_, _ = w.Write(problemJSON(p))
+}
+
+// problemJSON is the body of a problem answer.
+func problemJSON(p Problem) []byte {
+	b, _ := json.Marshal(p)
+	return append(b, '\n')
 }
 
 // errStatus is an error that carries a status no kind has (405, 415).

@@ -46,6 +46,14 @@ var Routes = []Route{
 	{"Health", http.MethodGet, "/api/health"},
 }
 
+// Methods are the methods a route answers: HEAD wherever GET.
+func (rt Route) Methods() []string {
+	if rt.Method == http.MethodGet {
+		return []string{http.MethodGet, http.MethodHead}
+	}
+	return []string{rt.Method}
+}
+
 // Config wires the API.
 type Config struct {
 	Service *service.Service
@@ -79,7 +87,7 @@ func New(c Config) http.Handler {
 	r.MethodNotAllowedHandler = a.wrap("", func(w http.ResponseWriter, r *http.Request) (store.Cost, error) {
 		return store.Cost{}, &errStatus{http.StatusMethodNotAllowed, r.Method + " is not allowed on " + r.URL.Path}
 	})
-	r.Methods(http.MethodGet).Path("/").HandlerFunc(ready)
+	r.Methods(http.MethodGet, http.MethodHead).Path("/").HandlerFunc(ready)
 	handlers := map[string]handlerFunc{
 		"GET /api/todos":                a.list,
 		"POST /api/todos":               a.create,
@@ -98,7 +106,7 @@ func New(c Config) http.Handler {
 		if !ok {
 			panic("httpapi: no handler for route " + rt.Method + " " + rt.Path)
 		}
-		r.Methods(rt.Method).Path(rt.Path).Name(rt.Function).Handler(a.wrap(rt.Function, h))
+		r.Methods(rt.Methods()...).Path(rt.Path).Name(rt.Function).Handler(a.wrap(rt.Function, h))
 	}
 	for name, h := range c.Invocations {
 		r.Methods(http.MethodPost).Path("/" + name).Name(name).Handler(a.recoverer(name, h))

@@ -29,7 +29,9 @@ var resolveTests = []struct {
 	kind             todo.Kind // when the id is refused
 }{
 	{"hierarchical", "alice", "Grocery:" + someUUID, store.PartitionKey{"alice", "Grocery"}, 0},
-	{"hierarchical", "alice", "Work:Q1:" + someUUID, store.PartitionKey{"alice", "Work:Q1"}, 0},
+	{"hierarchical", "alice", "Work Q1:" + someUUID, store.PartitionKey{"alice", "Work Q1"}, 0},
+	{"hierarchical", "alice", "Work:Q1:" + someUUID, nil, todo.Invalid},
+	{"hierarchical", "alice", "Work%2FQ1:" + someUUID, nil, todo.Invalid},
 	{"category", "alice", "Grocery:" + someUUID, store.PartitionKey{"Grocery"}, 0},
 	{"synthetic", "alice", "3:" + someUUID, store.PartitionKey{"alice-3"}, 0},
 	{"synthetic", "alice", "0:" + someUUID, store.PartitionKey{"alice-0"}, 0},
