@@ -110,8 +110,28 @@ type Version struct {
 }
 
 // NewVersion returns the version document of t as it stands, with the
-// given time to live in seconds (0 keeps the container default).
-func NewVersion(t Todo, op Operation, actor string, at time.Time, ttl int) Version {
+// given time to live in seconds (0 keeps the container default). Its
+// operation, actor and time are t's own LastOperation, UpdatedBy and
+// UpdatedAt, so the audit record built from it equals the one built from
+// the todo document.
+func NewVersion(t Todo, ttl int) Version {
+	v := VersionOf(t)
+	v.TTL = ttl
+	return v
+}
+
+// VersionOf returns the version a todo document stands for. Its operation
+// and actor come from the document's own change description; a document
+// written by another tool without one counts as a create at version 1 and
+// an update after.
+func VersionOf(t Todo) Version {
+	op := t.LastOperation
+	if !op.Valid() {
+		op = OpUpdate
+		if t.Version <= 1 {
+			op = OpCreate
+		}
+	}
 	return Version{
 		ID:           VersionID(t.ID, t.Version),
 		Type:         TypeVersion,
@@ -122,9 +142,8 @@ func NewVersion(t Todo, op Operation, actor string, at time.Time, ttl int) Versi
 		Version:      t.Version,
 		Operation:    op,
 		Entity:       t,
-		Actor:        actor,
-		At:           at,
-		TTL:          ttl,
+		Actor:        t.UpdatedBy,
+		At:           t.UpdatedAt,
 	}
 }
 
@@ -179,19 +198,4 @@ func NewAuditRecord(v Version) (AuditRecord, error) {
 		DateCreatedUTC: v.At.UTC(),
 		Actor:          v.Actor,
 	}, nil
-}
-
-// VersionOf returns the version a todo document stands for, for documents
-// seen without their version document (written by another tool). Its
-// operation and actor come from the document's own change description when
-// present.
-func VersionOf(t Todo) Version {
-	op := t.LastOperation
-	if !op.Valid() {
-		op = OpUpdate
-		if t.Version <= 1 {
-			op = OpCreate
-		}
-	}
-	return NewVersion(t, op, t.UpdatedBy, t.UpdatedAt, 0)
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/todoaudit/todo/bolt"
 	"github.com/todoaudit/todo/partition"
+	"github.com/todoaudit/todo/sequence"
 	"github.com/todoaudit/todo/store"
 )
 
@@ -178,7 +179,7 @@ func TestSyntheticSimulationMatchesScheme(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	real, err := partition.New(partition.Synthetic, buckets, c)
+	real, err := partition.New(partition.Synthetic, buckets, sequence.New(c))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +188,7 @@ func TestSyntheticSimulationMatchesScheme(t *testing.T) {
 	want := map[string]int64{}
 	var order []string
 	err = w.Each(Start, func(g *GeneratedTodo) error {
-		k, _, err := real.NewKey(ctx, UserID(g.User), CategoryName(g.Category))
+		k, err := real.NewKey(ctx, UserID(g.User), CategoryName(g.Category))
 		want[k.Property]++
 		order = append(order, k.Property)
 		return err
@@ -310,7 +311,7 @@ func TestExport(t *testing.T) {
 	for i := range 2500 {
 		doc, _ := json.Marshal(map[string]any{"id": "Grocery:" + strconv.Itoa(i),
 			"type": "todo", "userId": UserID(i % 3), "category": "Grocery", "version": 1})
-		if _, _, err := c.Create(ctx, store.PartitionKey{UserID(i % 3), "Grocery"}, doc); err != nil {
+		if _, err := c.Create(ctx, store.PartitionKey{UserID(i % 3), "Grocery"}, doc); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -60,7 +60,7 @@ func (w Workload) WriteJSONL(out io.Writer, scheme string, buckets int) error {
 			if at.at.Before(cutoff) {
 				continue
 			}
-			if err := line(todo.NewVersion(t, at.op, user, at.at, ttl)); err != nil {
+			if err := line(todo.NewVersion(t, ttl)); err != nil {
 				return err
 			}
 		}

@@ -6,7 +6,6 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -16,15 +15,16 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/todoaudit/todo"
-	"github.com/todoaudit/todo/audit"
-	"github.com/todoaudit/todo/azfunc"
+	"github.com/todoaudit/todo/audit/pump"
+	"github.com/todoaudit/todo/audit/reconcile"
+	"github.com/todoaudit/todo/audit/trigger"
 	"github.com/todoaudit/todo/bolt"
 	"github.com/todoaudit/todo/config"
 	"github.com/todoaudit/todo/cosmos"
 	"github.com/todoaudit/todo/hotkeys"
 	"github.com/todoaudit/todo/httpapi"
 	"github.com/todoaudit/todo/partition"
+	"github.com/todoaudit/todo/sequence"
 	"github.com/todoaudit/todo/service"
 	"github.com/todoaudit/todo/store"
 )
@@ -39,7 +39,7 @@ type App struct {
 
 	handler atomic.Pointer[http.Handler]
 	store   store.Store
-	pump    *audit.Pump
+	pump    *pump.Pump
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -160,7 +160,7 @@ func (a *App) open(ctx context.Context) error {
 		}
 	}
 	todos, auditC, leases := cs[0], cs[1], cs[2]
-	scheme, err := partition.New(a.cfg.Scheme, a.cfg.SyntheticBuckets, todos)
+	scheme, err := partition.New(a.cfg.Scheme, a.cfg.SyntheticBuckets, sequence.New(todos))
 	if err != nil {
 		return err
 	}
@@ -169,38 +169,38 @@ func (a *App) open(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	trigger, err := audit.NewTrigger(a.log)
+	auditTrigger, err := trigger.New(a.log)
 	if err != nil {
 		return err
 	}
-	rec := &audit.Reconciler{Todos: todos, Audit: auditC, Log: a.log}
+	rec := &reconcile.Reconciler{Todos: todos, Audit: auditC, Log: a.log}
 	h := httpapi.New(httpapi.Config{
 		Service:      svc,
 		Auth:         auth,
 		MaxBodyBytes: a.cfg.MaxBodyBytes,
 		Ping:         func(r *http.Request) error { return st.Ping(r.Context()) },
 		Invocations: map[string]http.Handler{
-			"AuditTrigger": trigger,
-			"Reconcile":    reconcileHandler(rec, a.log),
+			"AuditTrigger": auditTrigger,
+			"Reconcile":    reconcile.Handler(rec, a.log),
 		},
 		Log:        a.log,
 		StoreName:  storeName,
-		Partitions: hot.Handler(20),
+		Partitions: hot,
 	})
 	a.handler.Store(&h)
 	a.log.Info("handler ready", "mode", string(a.cfg.Mode), "addr", a.Addr(), "store", storeName,
 		"scheme", a.cfg.Scheme, "auth", a.cfg.AuthMode)
 
 	if a.cfg.Mode == config.Standalone && a.cfg.AuditPump {
-		pump, err := audit.NewPump(todos, auditC, leases, "http://"+a.Addr()+"/AuditTrigger", a.log)
+		p, err := pump.New(todos, auditC, leases, "http://"+a.Addr()+"/AuditTrigger", a.log)
 		if err != nil {
 			return err
 		}
-		a.pump = pump
+		a.pump = p
 		a.wg.Add(2)
 		go func() {
 			defer a.wg.Done()
-			if err := pump.Run(ctx); err != nil {
+			if err := p.Run(ctx); err != nil {
 				a.log.Error("audit pump stopped", "error", err.Error())
 			}
 		}()
@@ -213,7 +213,7 @@ func (a *App) open(ctx context.Context) error {
 }
 
 // reconcileLoop refills history at start and then periodically.
-func (a *App) reconcileLoop(ctx context.Context, rec *audit.Reconciler) {
+func (a *App) reconcileLoop(ctx context.Context, rec *reconcile.Reconciler) {
 	t := time.NewTicker(ReconcileEvery)
 	defer t.Stop()
 	for {
@@ -226,30 +226,6 @@ func (a *App) reconcileLoop(ctx context.Context, rec *audit.Reconciler) {
 		case <-t.C:
 		}
 	}
-}
-
-// reconcileHandler serves the Reconcile timer function in payload mode.
-func reconcileHandler(rec *audit.Reconciler, log *slog.Logger) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if _, err := azfunc.DecodeRequest(r.Body); err != nil {
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusBadRequest)
-			b, _ := json.Marshal(map[string]string{"error": err.Error()})
-			_, _ = w.Write(b)
-			return
-		}
-		res, err := rec.Run(r.Context())
-		if err != nil {
-			log.Error("reconcile failed", "error", err.Error(), "kind", todo.KindOf(err).String())
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusInternalServerError)
-			_, _ = w.Write([]byte(`{"error":"reconcile failed"}`))
-			return
-		}
-		azfunc.WriteResponse(w, azfunc.InvokeResponse{Logs: []string{
-			fmt.Sprintf("reconcile: %d version documents, %d audit records refilled, %.1f RU", res.Versions, res.Refilled, res.Cost.Charge),
-		}})
-	})
 }
 
 // DrainAudit delivers every pending change to the audit container now

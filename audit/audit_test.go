@@ -14,6 +14,9 @@ import (
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/audit"
+	"github.com/todoaudit/todo/audit/pump"
+	"github.com/todoaudit/todo/audit/reconcile"
+	"github.com/todoaudit/todo/audit/trigger"
 	"github.com/todoaudit/todo/azfunc"
 	"github.com/todoaudit/todo/bolt"
 	"github.com/todoaudit/todo/partition"
@@ -45,7 +48,7 @@ func newEnv(t *testing.T) *env {
 	e.todos, _ = st.Container(ctx, "todos")
 	e.audit, _ = st.Container(ctx, "audit")
 	e.leases, _ = st.Container(ctx, "leases")
-	sch, _ := partition.New("hierarchical", 1, e.todos)
+	sch, _ := partition.New("hierarchical", 1, nil)
 	e.svc = service.New(sch, e.todos, e.audit, nil)
 	return e
 }
@@ -66,7 +69,7 @@ func (e *env) writeHistory(t *testing.T) map[string]string {
 			}
 		}
 		if i == 1 {
-			if _, err := e.svc.Delete(ctx, r.Todo.ID, ""); err != nil {
+			if err := e.svc.Delete(ctx, r.Todo.ID, ""); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := e.svc.Rollback(ctx, r.Todo.ID, 2, ""); err != nil {
@@ -172,7 +175,7 @@ func same(t *testing.T, got, want map[string]string) {
 
 func triggerServer(t *testing.T, wrap func(http.Handler) http.Handler) string {
 	t.Helper()
-	tr, err := audit.NewTrigger(quiet)
+	tr, err := trigger.New(quiet)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +255,7 @@ func TestPumpRetriesFailedInvocation(t *testing.T) {
 			next.ServeHTTP(w, r)
 		})
 	})
-	p, err := audit.NewPump(e.todos, e.audit, e.leases, url, quiet)
+	p, err := pump.New(e.todos, e.audit, e.leases, url, quiet)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,7 +291,7 @@ func TestReconcileRefillsLostBatches(t *testing.T) {
 	if len(e.stored(t)) == len(want) {
 		t.Fatal("no batch was lost")
 	}
-	res, err := (&audit.Reconciler{Todos: e.todos, Audit: e.audit, Log: quiet}).Run(context.Background())
+	res, err := (&reconcile.Reconciler{Todos: e.todos, Audit: e.audit, Log: quiet}).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

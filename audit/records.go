@@ -1,8 +1,9 @@
-// Package audit turns the todo container's change feed into a complete audit
-// history: the AuditTrigger function (the same code under the Functions host
-// and standalone), the standalone pump that feeds it the embedded change
-// feed exactly as the host would, and the reconciler that refills history
-// from retained version documents.
+// Package audit is the audit history's records: built from the todo
+// container's change-feed documents, and written to the audit container
+// one transactional batch per entity, as the output binding writes them.
+// The function that builds them is audit/trigger, the host's stand-in that
+// feeds it standalone is audit/pump, and audit/reconcile refills what a
+// lost batch left out.
 package audit
 
 import (

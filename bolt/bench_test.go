@@ -33,7 +33,7 @@ func BenchmarkPointRead(b *testing.B) {
 	c := benchContainer(b)
 	pk := store.PartitionKey{"alice", "Grocery"}
 	for i := range 1000 {
-		if _, _, err := c.Create(context.Background(), pk, todoDoc(fmt.Sprint("t", i))); err != nil {
+		if _, err := c.Create(context.Background(), pk, todoDoc(fmt.Sprint("t", i))); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -41,7 +41,7 @@ func BenchmarkPointRead(b *testing.B) {
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			if _, _, err := c.Read(context.Background(), pk, fmt.Sprint("t", n.Add(1)%1000)); err != nil {
+			if _, err := c.Read(context.Background(), pk, fmt.Sprint("t", n.Add(1)%1000)); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -59,10 +59,10 @@ func BenchmarkBatchWrite(b *testing.B) {
 		for pb.Next() {
 			id := fmt.Sprint("w", n.Add(1))
 			ops := []store.Op{
-				{Kind: store.OpCreate, Doc: todoDoc(id)},
-				{Kind: store.OpCreate, Doc: todoDoc(id + ":v1")},
+				{Kind: store.BatchCreate, Doc: todoDoc(id)},
+				{Kind: store.BatchCreate, Doc: todoDoc(id + ":v1")},
 			}
-			if _, _, err := c.Batch(context.Background(), store.PartitionKey{"alice", "Grocery"}, ops); err != nil {
+			if _, err := c.Batch(context.Background(), store.PartitionKey{"alice", "Grocery"}, ops); err != nil {
 				b.Fatal(err)
 			}
 		}

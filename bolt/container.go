@@ -36,13 +36,14 @@ func (c *container) checkFullKey(pk store.PartitionKey) error {
 }
 
 // Read is a point read.
-func (c *container) Read(ctx context.Context, pk store.PartitionKey, id string) (store.Item, store.Cost, error) {
+func (c *container) Read(ctx context.Context, pk store.PartitionKey, id string) (store.Item, error) {
 	cost := store.Cost{Scope: store.Point, Requests: 1, Charge: 1}
+	defer func() { store.Charge(ctx, cost) }()
 	if err := ctx.Err(); err != nil {
-		return store.Item{}, cost, todo.Wrap(todo.Unavailable, err, "request cancelled")
+		return store.Item{}, todo.Wrap(todo.Unavailable, err, "request cancelled")
 	}
 	if err := c.checkFullKey(pk); err != nil {
-		return store.Item{}, cost, err
+		return store.Item{}, err
 	}
 	var item store.Item
 	err := c.s.db.View(func(tx *bbolt.Tx) error {
@@ -60,7 +61,7 @@ func (c *container) Read(ctx context.Context, pk store.PartitionKey, id string) 
 	if err == nil {
 		cost.Charge = ru.Read(int64(len(item.Body)))
 	}
-	return item, cost, err
+	return item, err
 }
 
 func notFound(id string) error { return todo.Errorf(todo.NotFound, "item %q not found", id) }
@@ -81,7 +82,7 @@ var systemProperties = []string{"_rid", "_self", "_etag", "_attachments", "_ts",
 // id whose partition key properties equal pk, at most 2 MB.
 func (c *container) prepare(pk store.PartitionKey, op store.Op) (prepared, error) {
 	p := prepared{kind: op.Kind, id: op.ID, ifMatch: op.IfMatch}
-	if op.Kind == store.OpDelete || op.Kind == store.OpRead {
+	if op.Kind == store.BatchDelete || op.Kind == store.BatchRead {
 		if err := todo.ValidateID(op.ID); err != nil {
 			return p, err
 		}
@@ -151,21 +152,21 @@ func (c *container) expiry(ts int64, itemTTL *int64) int64 {
 	return ts + ttl
 }
 
-func (c *container) Create(ctx context.Context, pk store.PartitionKey, doc []byte) (store.Item, store.Cost, error) {
-	return c.single(ctx, pk, store.Op{Kind: store.OpCreate, Doc: doc})
+func (c *container) Create(ctx context.Context, pk store.PartitionKey, doc []byte) (store.Item, error) {
+	return c.single(ctx, pk, store.Op{Kind: store.BatchCreate, Doc: doc})
 }
 
-func (c *container) Upsert(ctx context.Context, pk store.PartitionKey, doc []byte, o *store.WriteOptions) (store.Item, store.Cost, error) {
-	return c.single(ctx, pk, store.Op{Kind: store.OpUpsert, Doc: doc, IfMatch: ifMatch(o)})
+func (c *container) Upsert(ctx context.Context, pk store.PartitionKey, doc []byte, o *store.WriteOptions) (store.Item, error) {
+	return c.single(ctx, pk, store.Op{Kind: store.BatchUpsert, Doc: doc, IfMatch: ifMatch(o)})
 }
 
-func (c *container) Replace(ctx context.Context, pk store.PartitionKey, doc []byte, o *store.WriteOptions) (store.Item, store.Cost, error) {
-	return c.single(ctx, pk, store.Op{Kind: store.OpReplace, Doc: doc, IfMatch: ifMatch(o)})
+func (c *container) Replace(ctx context.Context, pk store.PartitionKey, doc []byte, o *store.WriteOptions) (store.Item, error) {
+	return c.single(ctx, pk, store.Op{Kind: store.BatchReplace, Doc: doc, IfMatch: ifMatch(o)})
 }
 
-func (c *container) Delete(ctx context.Context, pk store.PartitionKey, id string, o *store.WriteOptions) (store.Cost, error) {
-	_, cost, err := c.single(ctx, pk, store.Op{Kind: store.OpDelete, ID: id, IfMatch: ifMatch(o)})
-	return cost, err
+func (c *container) Delete(ctx context.Context, pk store.PartitionKey, id string, o *store.WriteOptions) error {
+	_, err := c.single(ctx, pk, store.Op{Kind: store.BatchDelete, ID: id, IfMatch: ifMatch(o)})
+	return err
 }
 
 func ifMatch(o *store.WriteOptions) string {
@@ -175,31 +176,41 @@ func ifMatch(o *store.WriteOptions) string {
 	return o.IfMatch
 }
 
-func (c *container) single(ctx context.Context, pk store.PartitionKey, op store.Op) (store.Item, store.Cost, error) {
-	res, cost, err := c.Batch(ctx, pk, []store.Op{op})
+// single is a write of one item: a batch of one, charged as a point
+// operation.
+func (c *container) single(ctx context.Context, pk store.PartitionKey, op store.Op) (store.Item, error) {
+	res, cost, err := c.batch(ctx, pk, []store.Op{op})
 	cost.Scope = store.Point
+	store.Charge(ctx, cost)
 	var be *store.BatchError
 	if errors.As(err, &be) {
 		err = be.Err
 	}
 	if err != nil {
-		return store.Item{}, cost, err
+		return store.Item{}, err
 	}
 	item := store.Item{ID: op.ID, PartitionKey: pk, ETag: res[0].ETag, Body: res[0].Body}
-	if op.Kind != store.OpDelete {
+	if op.Kind != store.BatchDelete {
 		var doc struct {
 			ID string `json:"id"`
 		}
 		_ = json.Unmarshal(op.Doc, &doc)
 		item.ID = doc.ID
 	}
-	return item, cost, nil
+	return item, nil
 }
 
 // Batch runs ops atomically in one logical partition: every condition is
 // checked against the partition as the earlier operations leave it before
 // anything is written, and everything is written in one transaction.
-func (c *container) Batch(ctx context.Context, pk store.PartitionKey, ops []store.Op) ([]store.OpResult, store.Cost, error) {
+func (c *container) Batch(ctx context.Context, pk store.PartitionKey, ops []store.Op) ([]store.OpResult, error) {
+	res, cost, err := c.batch(ctx, pk, ops)
+	store.Charge(ctx, cost)
+	return res, err
+}
+
+// batch runs a batch and says what it cost.
+func (c *container) batch(ctx context.Context, pk store.PartitionKey, ops []store.Op) ([]store.OpResult, store.Cost, error) {
 	cost := store.Cost{Scope: store.Partition, Requests: 1}
 	if err := ctx.Err(); err != nil {
 		return nil, cost, todo.Wrap(todo.Unavailable, err, "request cancelled")
@@ -262,9 +273,9 @@ func (c *container) apply(tx *bbolt.Tx, preps []prepared, results []store.OpResu
 		st := current(p.key)
 		var err error
 		switch {
-		case p.kind == store.OpCreate && st.exists:
+		case p.kind == store.BatchCreate && st.exists:
 			err = todo.Errorf(todo.Conflict, "item %q already exists", p.id)
-		case p.kind != store.OpCreate && p.kind != store.OpUpsert && !st.exists:
+		case p.kind != store.BatchCreate && p.kind != store.BatchUpsert && !st.exists:
 			err = notFound(p.id)
 		case p.ifMatch != "" && !st.exists:
 			err = todo.Errorf(todo.PreconditionFailed, "item %q does not exist", p.id)
@@ -275,10 +286,10 @@ func (c *container) apply(tx *bbolt.Tx, preps []prepared, results []store.OpResu
 			return &store.BatchError{Index: i, Err: err}
 		}
 		switch p.kind {
-		case store.OpDelete:
+		case store.BatchDelete:
 			overlay[string(p.key)] = state{}
 			results[i].StatusCode = http.StatusNoContent
-		case store.OpRead:
+		case store.BatchRead:
 			results[i] = store.OpResult{StatusCode: http.StatusOK, ETag: etagOf(st.rec.lsn), Body: bytes.Clone(st.rec.body)}
 		default:
 			results[i].StatusCode = http.StatusOK
@@ -291,7 +302,7 @@ func (c *container) apply(tx *bbolt.Tx, preps []prepared, results []store.OpResu
 	// Apply. Failures from here on leave the transaction half-written.
 	ts := now.Unix()
 	for i, p := range preps {
-		if p.kind == store.OpRead {
+		if p.kind == store.BatchRead {
 			continue
 		}
 		if v := items.Get(p.key); v != nil {
@@ -299,7 +310,7 @@ func (c *container) apply(tx *bbolt.Tx, preps []prepared, results []store.OpResu
 				return fmt.Errorf("%w: %v", errDirty, err)
 			}
 		}
-		if p.kind == store.OpDelete {
+		if p.kind == store.BatchDelete {
 			if err := items.Delete(p.key); err != nil {
 				return fmt.Errorf("%w: %v", errDirty, err)
 			}
@@ -332,7 +343,9 @@ func (c *container) apply(tx *bbolt.Tx, preps []prepared, results []store.OpResu
 
 // Query evaluates q over the key range of its partition key.
 func (c *container) Query(ctx context.Context, q store.Query) (store.Page, error) {
-	page := store.Page{Cost: store.Cost{Scope: store.ScopeOf(q.PartitionKey, len(c.spec.PartitionKeyPaths)), Requests: 1}}
+	var page store.Page
+	cost := store.Cost{Scope: store.ScopeOf(q.PartitionKey, len(c.spec.PartitionKeyPaths)), Requests: 1}
+	defer func() { store.Charge(ctx, cost) }()
 	if err := ctx.Err(); err != nil {
 		return page, todo.Wrap(todo.Unavailable, err, "request cancelled")
 	}
@@ -350,7 +363,7 @@ func (c *container) Query(ctx context.Context, q store.Query) (store.Page, error
 	for _, it := range page.Items {
 		returned += len(it.Body)
 	}
-	page.Cost.Charge = ru.Query(int64(scanned), int64(returned))
+	cost.Charge = ru.Query(int64(scanned), int64(returned))
 	return page, err
 }
 
@@ -493,7 +506,9 @@ func (c *container) queryOrdered(q store.Query, prefix []byte) ([]store.Item, st
 
 // ChangeFeed reads the feed bucket in LSN order after the continuation.
 func (c *container) ChangeFeed(ctx context.Context, continuation string, max int) (store.ChangeBatch, error) {
-	batch := store.ChangeBatch{Continuation: continuation, Cost: store.Cost{Scope: store.CrossPartition, Requests: 1}}
+	batch := store.ChangeBatch{Continuation: continuation}
+	cost := store.Cost{Scope: store.CrossPartition, Requests: 1}
+	defer func() { store.Charge(ctx, cost) }()
 	if err := ctx.Err(); err != nil {
 		return batch, todo.Wrap(todo.Unavailable, err, "request cancelled")
 	}
@@ -536,7 +551,7 @@ func (c *container) ChangeFeed(ctx context.Context, continuation string, max int
 		}
 		return nil
 	})
-	batch.Cost.Charge = ru.ChangeFeed(int64(returned))
+	cost.Charge = ru.ChangeFeed(int64(returned))
 	return batch, err
 }
 

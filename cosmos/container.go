@@ -85,84 +85,84 @@ func itemOptions(o *store.WriteOptions) *azcosmos.ItemOptions {
 }
 
 // Read is a point read: one ReadItem.
-func (c *container) Read(ctx context.Context, pk store.PartitionKey, id string) (store.Item, store.Cost, error) {
-	ctx, m := withMeter(ctx)
+func (c *container) Read(ctx context.Context, pk store.PartitionKey, id string) (store.Item, error) {
+	store.Charge(ctx, store.Cost{Scope: store.Point})
 	if err := c.checkFullKey(pk); err != nil {
-		return store.Item{}, m.cost(store.Point), err
+		return store.Item{}, err
 	}
 	if err := todo.ValidateID(id); err != nil {
-		return store.Item{}, m.cost(store.Point), err
+		return store.Item{}, err
 	}
 	resp, err := c.cc.ReadItem(ctx, partitionKey(pk), id, nil)
 	if err != nil {
-		return store.Item{}, m.cost(store.Point), mapError(err, subject(id))
+		return store.Item{}, mapError(err, subject(id))
 	}
-	return store.Item{ID: id, PartitionKey: pk, ETag: string(resp.ETag), Body: resp.Value}, m.cost(store.Point), nil
+	return store.Item{ID: id, PartitionKey: pk, ETag: string(resp.ETag), Body: resp.Value}, nil
 }
 
 // Create is one CreateItem.
-func (c *container) Create(ctx context.Context, pk store.PartitionKey, doc []byte) (store.Item, store.Cost, error) {
-	return c.write(ctx, store.OpCreate, pk, doc, nil)
+func (c *container) Create(ctx context.Context, pk store.PartitionKey, doc []byte) (store.Item, error) {
+	return c.write(ctx, store.BatchCreate, pk, doc, nil)
 }
 
 // Upsert is one UpsertItem, conditional on IfMatch when it is set.
-func (c *container) Upsert(ctx context.Context, pk store.PartitionKey, doc []byte, o *store.WriteOptions) (store.Item, store.Cost, error) {
-	return c.write(ctx, store.OpUpsert, pk, doc, o)
+func (c *container) Upsert(ctx context.Context, pk store.PartitionKey, doc []byte, o *store.WriteOptions) (store.Item, error) {
+	return c.write(ctx, store.BatchUpsert, pk, doc, o)
 }
 
 // Replace is one ReplaceItem, conditional on IfMatch when it is set.
-func (c *container) Replace(ctx context.Context, pk store.PartitionKey, doc []byte, o *store.WriteOptions) (store.Item, store.Cost, error) {
-	return c.write(ctx, store.OpReplace, pk, doc, o)
+func (c *container) Replace(ctx context.Context, pk store.PartitionKey, doc []byte, o *store.WriteOptions) (store.Item, error) {
+	return c.write(ctx, store.BatchReplace, pk, doc, o)
 }
 
-func (c *container) write(ctx context.Context, kind store.OpKind, pk store.PartitionKey, doc []byte, o *store.WriteOptions) (store.Item, store.Cost, error) {
-	ctx, m := withMeter(ctx)
+func (c *container) write(ctx context.Context, kind store.OpKind, pk store.PartitionKey, doc []byte, o *store.WriteOptions) (store.Item, error) {
+	store.Charge(ctx, store.Cost{Scope: store.Point})
 	if err := c.checkFullKey(pk); err != nil {
-		return store.Item{}, m.cost(store.Point), err
+		return store.Item{}, err
 	}
 	id, err := c.checkDoc(pk, doc)
 	if err != nil {
-		return store.Item{}, m.cost(store.Point), err
+		return store.Item{}, err
 	}
 	key, opts := partitionKey(pk), itemOptions(o)
 	var resp azcosmos.ItemResponse
 	switch kind {
-	case store.OpCreate:
+	case store.BatchCreate:
 		resp, err = c.cc.CreateItem(ctx, key, doc, opts)
-	case store.OpUpsert:
+	case store.BatchUpsert:
 		resp, err = c.cc.UpsertItem(ctx, key, doc, opts)
 	default:
 		resp, err = c.cc.ReplaceItem(ctx, key, id, doc, opts)
 	}
 	if err != nil {
-		return store.Item{}, m.cost(store.Point), mapError(err, subject(id))
+		return store.Item{}, mapError(err, subject(id))
 	}
-	return store.Item{ID: id, PartitionKey: pk, ETag: string(resp.ETag), Body: resp.Value}, m.cost(store.Point), nil
+	return store.Item{ID: id, PartitionKey: pk, ETag: string(resp.ETag), Body: resp.Value}, nil
 }
 
 // Delete is one DeleteItem, conditional on IfMatch when it is set.
-func (c *container) Delete(ctx context.Context, pk store.PartitionKey, id string, o *store.WriteOptions) (store.Cost, error) {
-	ctx, m := withMeter(ctx)
+func (c *container) Delete(ctx context.Context, pk store.PartitionKey, id string, o *store.WriteOptions) error {
+	store.Charge(ctx, store.Cost{Scope: store.Point})
 	if err := c.checkFullKey(pk); err != nil {
-		return m.cost(store.Point), err
+		return err
 	}
 	if err := todo.ValidateID(id); err != nil {
-		return m.cost(store.Point), err
+		return err
 	}
 	opts := itemOptions(o)
 	opts.EnableContentResponseOnWrite = false
 	_, err := c.cc.DeleteItem(ctx, partitionKey(pk), id, opts)
-	return m.cost(store.Point), mapError(err, subject(id))
+	return mapError(err, subject(id))
 }
 
 // Batch is one ExecuteTransactionalBatch in the logical partition pk.
-func (c *container) Batch(ctx context.Context, pk store.PartitionKey, ops []store.Op) ([]store.OpResult, store.Cost, error) {
-	ctx, m := withMeter(ctx)
+func (c *container) Batch(ctx context.Context, pk store.PartitionKey, ops []store.Op) ([]store.OpResult, error) {
+	store.Charge(ctx, store.Cost{Scope: store.Partition})
 	if err := c.checkFullKey(pk); err != nil {
-		return nil, m.cost(store.Partition), err
+		return nil, err
 	}
 	if len(ops) == 0 || len(ops) > store.MaxBatchOps {
-		return nil, m.cost(store.Partition), todo.Errorf(todo.Invalid, "a batch holds 1 to %d operations", store.MaxBatchOps)
+		return nil, todo.Errorf(todo.Invalid, "a batch holds 1 to %d operations", store.MaxBatchOps)
 	}
 	b := c.cc.NewTransactionalBatch(partitionKey(pk))
 	ids := make([]string, len(ops))
@@ -176,53 +176,53 @@ func (c *container) Batch(ctx context.Context, pk store.PartitionKey, ops []stor
 		id := op.ID
 		var err error
 		switch op.Kind {
-		case store.OpCreate, store.OpUpsert, store.OpReplace:
+		case store.BatchCreate, store.BatchUpsert, store.BatchReplace:
 			id, err = c.checkDoc(pk, op.Doc)
 			size += len(op.Doc)
-		case store.OpDelete, store.OpRead:
+		case store.BatchDelete, store.BatchRead:
 			err = todo.ValidateID(id)
 		default:
 			err = todo.Errorf(todo.Invalid, "unknown batch operation kind %d", op.Kind)
 		}
 		if err != nil {
-			return nil, m.cost(store.Partition), &store.BatchError{Index: i, Err: err}
+			return nil, &store.BatchError{Index: i, Err: err}
 		}
 		ids[i] = id
 		switch op.Kind {
-		case store.OpCreate:
+		case store.BatchCreate:
 			b.CreateItem(op.Doc, opts)
-		case store.OpUpsert:
+		case store.BatchUpsert:
 			b.UpsertItem(op.Doc, opts)
-		case store.OpReplace:
+		case store.BatchReplace:
 			b.ReplaceItem(jsonInner(id), op.Doc, opts)
-		case store.OpDelete:
+		case store.BatchDelete:
 			b.DeleteItem(jsonInner(id), opts)
-		case store.OpRead:
+		case store.BatchRead:
 			b.ReadItem(jsonInner(id), opts)
 		}
 	}
 	if size > store.MaxBatchBytes {
-		return nil, m.cost(store.Partition), todo.Errorf(todo.TooLarge, "the batch is larger than %d bytes", store.MaxBatchBytes)
+		return nil, todo.Errorf(todo.TooLarge, "the batch is larger than %d bytes", store.MaxBatchBytes)
 	}
 	resp, err := c.cc.ExecuteTransactionalBatch(ctx, b, nil)
 	if err != nil {
-		return nil, m.cost(store.Partition), mapError(err, "batch in partition "+pk.String())
+		return nil, mapError(err, "batch in partition "+pk.String())
 	}
 	if err := batchFailure(resp, ids); err != nil {
-		return nil, m.cost(store.Partition), err
+		return nil, err
 	}
 	if len(resp.OperationResults) != len(ops) {
-		return nil, m.cost(store.Partition), todo.Wrap(todo.Internal,
+		return nil, todo.Wrap(todo.Internal,
 			fmt.Errorf("batch of %d operations answered with %d results", len(ops), len(resp.OperationResults)), "Cosmos DB request failed")
 	}
 	results := make([]store.OpResult, len(ops))
 	for i, r := range resp.OperationResults {
 		results[i] = store.OpResult{StatusCode: int(r.StatusCode), ETag: string(r.ETag)}
-		if ops[i].Kind == store.OpRead {
+		if ops[i].Kind == store.BatchRead {
 			results[i].Body = r.ResourceBody
 		}
 	}
-	return results, m.cost(store.Partition), nil
+	return results, nil
 }
 
 // batchFailure finds the operation that failed a batch: Cosmos DB answers
@@ -263,11 +263,11 @@ func jsonInner(id string) string {
 
 // Query reads one page: one request of a query pager.
 func (c *container) Query(ctx context.Context, q store.Query) (store.Page, error) {
-	ctx, m := withMeter(ctx)
 	r, err := render(c.spec, q)
 	if err != nil {
-		return store.Page{Cost: m.cost(store.ScopeOf(q.PartitionKey, len(c.spec.PartitionKeyPaths)))}, err
+		return store.Page{}, err
 	}
+	store.Charge(ctx, store.Cost{Scope: r.Scope})
 	opts := &azcosmos.QueryOptions{PageSizeHint: int32(q.PageSize), QueryParameters: r.Params}
 	if q.Continuation != "" {
 		cont := q.Continuation
@@ -275,20 +275,19 @@ func (c *container) Query(ctx context.Context, q store.Query) (store.Page, error
 	}
 	resp, err := c.cc.NewQueryItemsPager(r.SQL, r.Key, opts).NextPage(ctx)
 	if err != nil {
-		return store.Page{Cost: m.cost(r.Scope)}, mapError(err, "query")
+		return store.Page{}, mapError(err, "query")
 	}
 	page := store.Page{Items: make([]store.Item, 0, len(resp.Items))}
 	for _, body := range resp.Items {
 		it, err := c.item(body)
 		if err != nil {
-			return store.Page{Cost: m.cost(r.Scope)}, err
+			return store.Page{}, err
 		}
 		page.Items = append(page.Items, it)
 	}
 	if resp.ContinuationToken != nil {
 		page.Continuation = *resp.ContinuationToken
 	}
-	page.Cost = m.cost(r.Scope)
 	return page, nil
 }
 
@@ -341,7 +340,7 @@ type feedToken struct {
 // the whole container. The continuation is the SDK's own token, passed
 // through: it holds the ETag of every feed range, sent back as If-None-Match.
 func (c *container) ChangeFeed(ctx context.Context, continuation string, max int) (store.ChangeBatch, error) {
-	ctx, m := withMeter(ctx)
+	store.Charge(ctx, store.Cost{Scope: store.CrossPartition})
 	batch := store.ChangeBatch{Continuation: continuation}
 	if max <= 0 {
 		max = 100
@@ -350,27 +349,23 @@ func (c *container) ChangeFeed(ctx context.Context, continuation string, max int
 	if continuation != "" {
 		var tok feedToken
 		if json.Unmarshal([]byte(continuation), &tok) != nil || len(tok.Continuation) == 0 {
-			batch.Cost = m.cost(store.CrossPartition)
 			return batch, todo.Errorf(todo.Invalid, "malformed change feed continuation")
 		}
 		opts.Continuation = &continuation
 	} else {
 		full, err := c.fullRange(ctx)
 		if err != nil {
-			batch.Cost = m.cost(store.CrossPartition)
 			return batch, mapError(err, "change feed")
 		}
 		opts.FeedRange = &full
 	}
 	resp, err := c.cc.ReadChangeFeed(ctx, opts)
 	if err != nil {
-		batch.Cost = m.cost(store.CrossPartition)
 		return batch, mapError(err, "change feed")
 	}
 	for _, body := range resp.Items {
 		it, err := c.item(body)
 		if err != nil {
-			batch.Cost = m.cost(store.CrossPartition)
 			return batch, err
 		}
 		batch.Items = append(batch.Items, it)
@@ -378,6 +373,5 @@ func (c *container) ChangeFeed(ctx context.Context, continuation string, max int
 	if resp.ContinuationToken != "" {
 		batch.Continuation = resp.ContinuationToken
 	}
-	batch.Cost = m.cost(store.CrossPartition)
 	return batch, nil
 }

@@ -1,6 +1,7 @@
 package cosmos
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strings"
@@ -29,13 +30,15 @@ func checkCounts(t *testing.T, s *Store, rec *recorder) {
 	}
 	start := rec.count()
 	p1 := store.PartitionKey{"p1"}
-	step := func(name string, fn func() (store.Cost, error)) {
+	step := func(name string, fn func(ctx context.Context) error) {
 		t.Helper()
 		n := rec.count()
-		cost, err := fn()
+		mctx, m := store.WithMeter(ctx)
+		err := fn(mctx)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
+		cost := m.Cost()
 		if got := rec.count() - n; got != 1 || cost.Requests != 1 {
 			t.Errorf("%s: %d requests on the wire (%v), cost says %d; want 1", name, got, rec.since(n), cost.Requests)
 		}
@@ -43,30 +46,34 @@ func checkCounts(t *testing.T, s *Store, rec *recorder) {
 			t.Errorf("%s: charge %v, want > 0", name, cost.Charge)
 		}
 	}
-	item := func(_ store.Item, c store.Cost, err error) (store.Cost, error) { return c, err }
-	step("create", func() (store.Cost, error) { return item(flat.Create(ctx, p1, doc("id", "a", "pk", "p1"))) })
-	step("point read", func() (store.Cost, error) { return item(flat.Read(ctx, p1, "a")) })
-	step("upsert", func() (store.Cost, error) {
-		return item(flat.Upsert(ctx, p1, doc("id", "a", "pk", "p1", "n", "2"), nil))
+	step("create", func(ctx context.Context) error {
+		_, err := flat.Create(ctx, p1, doc("id", "a", "pk", "p1"))
+		return err
 	})
-	step("replace", func() (store.Cost, error) {
-		return item(flat.Replace(ctx, p1, doc("id", "a", "pk", "p1", "n", "3"), nil))
+	step("point read", func(ctx context.Context) error { _, err := flat.Read(ctx, p1, "a"); return err })
+	step("upsert", func(ctx context.Context) error {
+		_, err := flat.Upsert(ctx, p1, doc("id", "a", "pk", "p1", "n", "2"), nil)
+		return err
 	})
-	step("batch", func() (store.Cost, error) {
-		_, c, err := flat.Batch(ctx, p1, []store.Op{
-			{Kind: store.OpCreate, Doc: doc("id", "b", "pk", "p1")},
-			{Kind: store.OpUpsert, Doc: doc("id", "b-v1", "pk", "p1")},
+	step("replace", func(ctx context.Context) error {
+		_, err := flat.Replace(ctx, p1, doc("id", "a", "pk", "p1", "n", "3"), nil)
+		return err
+	})
+	step("batch", func(ctx context.Context) error {
+		_, err := flat.Batch(ctx, p1, []store.Op{
+			{Kind: store.BatchCreate, Doc: doc("id", "b", "pk", "p1")},
+			{Kind: store.BatchUpsert, Doc: doc("id", "b-v1", "pk", "p1")},
 		})
-		return c, err
+		return err
 	})
-	page := func(c store.Container, q store.Query) func() (store.Cost, error) {
-		return func() (store.Cost, error) { p, err := c.Query(ctx, q); return p.Cost, err }
+	page := func(c store.Container, q store.Query) func(context.Context) error {
+		return func(ctx context.Context) error { _, err := c.Query(ctx, q); return err }
 	}
 	step("single-partition query page", page(flat, store.Query{PartitionKey: p1, PageSize: 10}))
 	step("prefix query page", page(tree, store.Query{PartitionKey: store.PartitionKey{"t1"}, PageSize: 10}))
 	step("cross-partition query page", page(flat, store.Query{PageSize: 10}))
-	step("change feed", func() (store.Cost, error) { b, err := flat.ChangeFeed(ctx, "", 10); return b.Cost, err })
-	step("delete", func() (store.Cost, error) { return flat.Delete(ctx, p1, "a", nil) })
+	step("change feed", func(ctx context.Context) error { _, err := flat.ChangeFeed(ctx, "", 10); return err })
+	step("delete", func(ctx context.Context) error { return flat.Delete(ctx, p1, "a", nil) })
 	for _, r := range rec.since(start) {
 		if isMetadata(r) {
 			t.Errorf("container metadata read after warm-up: %s", r)

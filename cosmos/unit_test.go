@@ -194,12 +194,14 @@ func TestBatchFailure(t *testing.T) {
 			s, rec := openFake(t, f, flatSpec)
 			c, _ := s.Container(t.Context(), "flat")
 			ops := []store.Op{
-				{Kind: store.OpReplace, Doc: doc("id", `q"uote`, "pk", "p1"), IfMatch: `"e1"`},
-				{Kind: store.OpDelete, ID: "gone", IfMatch: `"e2"`},
-				{Kind: store.OpRead, ID: "r"},
+				{Kind: store.BatchReplace, Doc: doc("id", `q"uote`, "pk", "p1"), IfMatch: `"e1"`},
+				{Kind: store.BatchDelete, ID: "gone", IfMatch: `"e2"`},
+				{Kind: store.BatchRead, ID: "r"},
 			}[:len(tc.statuses)]
 			n := rec.count()
-			_, cost, err := c.Batch(t.Context(), store.PartitionKey{"p1"}, ops)
+			ctx, m := store.WithMeter(t.Context())
+			_, err := c.Batch(ctx, store.PartitionKey{"p1"}, ops)
+			cost := m.Cost()
 			var be *store.BatchError
 			if !errors.As(err, &be) || be.Index != tc.index || todo.KindOf(err) != tc.kind {
 				t.Fatalf("Batch = %v, want a %v at operation %d", err, tc.kind, tc.index)
@@ -231,14 +233,14 @@ func TestTooLarge(t *testing.T) {
 	c, _ := s.Container(t.Context(), "flat")
 	n := rec.count()
 	big := `{"id":"big","pk":"p1","blob":"` + strings.Repeat("x", todo.MaxDocumentBytes) + `"}`
-	_, _, err := c.Create(t.Context(), store.PartitionKey{"p1"}, []byte(big))
+	_, err := c.Create(t.Context(), store.PartitionKey{"p1"}, []byte(big))
 	wantKind(t, err, todo.TooLarge)
 	if rec.count() != n {
 		t.Fatalf("an oversized document was sent")
 	}
-	_, _, err = c.Upsert(t.Context(), store.PartitionKey{"p1"}, doc("id", "a", "pk", "p1"), nil)
+	_, err = c.Upsert(t.Context(), store.PartitionKey{"p1"}, doc("id", "a", "pk", "p1"), nil)
 	wantKind(t, err, todo.TooLarge)
-	_, _, err = c.Batch(t.Context(), store.PartitionKey{"p1"}, []store.Op{{Kind: store.OpCreate, Doc: doc("id", "a", "pk", "p1")}})
+	_, err = c.Batch(t.Context(), store.PartitionKey{"p1"}, []store.Op{{Kind: store.BatchCreate, Doc: doc("id", "a", "pk", "p1")}})
 	wantKind(t, err, todo.TooLarge)
 }
 
@@ -253,24 +255,24 @@ func TestValidationBeforeRequests(t *testing.T) {
 	ctx := t.Context()
 	n := rec.count()
 	p1 := store.PartitionKey{"p1"}
-	_, _, err := flat.Read(ctx, p1, "a/b")
+	_, err := flat.Read(ctx, p1, "a/b")
 	wantKind(t, err, todo.Invalid)
-	_, _, err = flat.Read(ctx, store.PartitionKey{"p1", "x"}, "a")
+	_, err = flat.Read(ctx, store.PartitionKey{"p1", "x"}, "a")
 	wantKind(t, err, todo.Invalid)
-	_, _, err = tree.Read(ctx, store.PartitionKey{"t1"}, "a")
+	_, err = tree.Read(ctx, store.PartitionKey{"t1"}, "a")
 	wantKind(t, err, todo.Invalid)
-	_, err = flat.Delete(ctx, p1, " a", nil)
+	err = flat.Delete(ctx, p1, " a", nil)
 	wantKind(t, err, todo.Invalid)
-	_, _, err = flat.Create(ctx, p1, []byte(`{"id":"a","pk":"p2"}`))
+	_, err = flat.Create(ctx, p1, []byte(`{"id":"a","pk":"p2"}`))
 	wantKind(t, err, todo.Invalid)
-	_, _, err = flat.Replace(ctx, p1, []byte(`{"id":"a?","pk":"p1"}`), nil)
+	_, err = flat.Replace(ctx, p1, []byte(`{"id":"a?","pk":"p1"}`), nil)
 	wantKind(t, err, todo.Invalid)
-	_, _, err = flat.Batch(ctx, p1, []store.Op{{Kind: store.OpCreate, Doc: doc("id", "a", "pk", "p1")}, {Kind: store.OpDelete, ID: "#"}})
+	_, err = flat.Batch(ctx, p1, []store.Op{{Kind: store.BatchCreate, Doc: doc("id", "a", "pk", "p1")}, {Kind: store.BatchDelete, ID: "#"}})
 	var be *store.BatchError
 	if !errors.As(err, &be) || be.Index != 1 || todo.KindOf(err) != todo.Invalid {
 		t.Fatalf("batch with a bad id = %v", err)
 	}
-	_, _, err = flat.Batch(ctx, p1, nil)
+	_, err = flat.Batch(ctx, p1, nil)
 	wantKind(t, err, todo.Invalid)
 	_, err = flat.ChangeFeed(ctx, "not a token", 10)
 	wantKind(t, err, todo.Invalid)
@@ -290,7 +292,9 @@ func TestHierarchicalKeyHeader(t *testing.T) {
 	s, rec := openFake(t, f, treeSpec)
 	c, _ := s.Container(t.Context(), "tree")
 	n := rec.count()
-	it, cost, err := c.Read(t.Context(), store.PartitionKey{"t1", "u2"}, "x")
+	ctx, m := store.WithMeter(t.Context())
+	it, err := c.Read(ctx, store.PartitionKey{"t1", "u2"}, "x")
+	cost := m.Cost()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,7 +306,7 @@ func TestHierarchicalKeyHeader(t *testing.T) {
 		t.Fatalf("item %+v, cost %+v", it, cost)
 	}
 	n = rec.count()
-	if _, _, err := c.Upsert(t.Context(), store.PartitionKey{"t1", "u2"}, doc("id", "x", "tenant", "t1", "user", "u2"), &store.WriteOptions{IfMatch: `"e"`}); err != nil {
+	if _, err := c.Upsert(t.Context(), store.PartitionKey{"t1", "u2"}, doc("id", "x", "tenant", "t1", "user", "u2"), &store.WriteOptions{IfMatch: `"e"`}); err != nil {
 		t.Fatal(err)
 	}
 	req = rec.since(n)[0]
@@ -324,7 +328,9 @@ func TestQueryRequests(t *testing.T) {
 	c, _ := s.Container(t.Context(), "tree")
 
 	n := rec.count()
-	p, err := c.Query(t.Context(), store.Query{PartitionKey: store.PartitionKey{"t1"}, PageSize: 7, Continuation: "opaque-token"})
+	ctx, m := store.WithMeter(t.Context())
+	p, err := c.Query(ctx, store.Query{PartitionKey: store.PartitionKey{"t1"}, PageSize: 7, Continuation: "opaque-token"})
+	cost := m.Cost()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -350,8 +356,8 @@ func TestQueryRequests(t *testing.T) {
 	if len(p.Items) != 2 || p.Items[1].ID != "b" || !p.Items[1].PartitionKey.Equal(store.PartitionKey{"t1", "u2"}) || p.Items[1].ETag != `"f"` {
 		t.Errorf("items %+v", p.Items)
 	}
-	if p.Continuation != `{"token":"+RID:~abc#RT:1","range":{"min":"","max":"FF"}}` || p.Cost.Scope != store.Prefix || p.Cost.Requests != 1 {
-		t.Errorf("continuation %q, cost %+v", p.Continuation, p.Cost)
+	if p.Continuation != `{"token":"+RID:~abc#RT:1","range":{"min":"","max":"FF"}}` || cost.Scope != store.Prefix || cost.Requests != 1 {
+		t.Errorf("continuation %q, cost %+v", p.Continuation, cost)
 	}
 
 	n = rec.count()
@@ -409,15 +415,16 @@ func TestChangeFeedIncremental(t *testing.T) {
 		t.Fatalf("first read %s, continuation %q", ids, first.Continuation)
 	}
 	n := rec.count()
-	next, err := c.ChangeFeed(t.Context(), first.Continuation, 50)
+	ctx, m := store.WithMeter(t.Context())
+	next, err := c.ChangeFeed(ctx, first.Continuation, 50)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if ids := fmt.Sprint(idsOf(next.Items)); ids != "[c a]" || !next.Items[1].PartitionKey.Equal(store.PartitionKey{"t1", "u1"}) {
 		t.Fatalf("incremental read %s", ids)
 	}
-	if next.Cost.Requests != 1 || rec.count()-n != 1 || next.Cost.Scope != store.CrossPartition {
-		t.Fatalf("incremental read made %d requests (cost %+v)", rec.count()-n, next.Cost)
+	if cost := m.Cost(); cost.Requests != 1 || rec.count()-n != 1 || cost.Scope != store.CrossPartition {
+		t.Fatalf("incremental read made %d requests (cost %+v)", rec.count()-n, cost)
 	}
 	last, err := c.ChangeFeed(t.Context(), next.Continuation, 0)
 	if err != nil {
@@ -460,7 +467,9 @@ func TestThrottled(t *testing.T) {
 	s, rec := openFake(t, f, flatSpec)
 	c, _ := s.Container(t.Context(), "flat")
 	n := rec.count()
-	_, cost, err := c.Read(t.Context(), store.PartitionKey{"p1"}, "a")
+	ctx, m := store.WithMeter(t.Context())
+	_, err := c.Read(ctx, store.PartitionKey{"p1"}, "a")
+	cost := m.Cost()
 	wantKind(t, err, todo.Throttled)
 	if todo.RetryAfter(err) != 3*time.Millisecond {
 		t.Fatalf("retry after %v", todo.RetryAfter(err))
@@ -471,8 +480,9 @@ func TestThrottled(t *testing.T) {
 	f.mu.Lock()
 	throttle = 1
 	f.mu.Unlock()
-	_, cost, err = c.Read(t.Context(), store.PartitionKey{"p1"}, "a")
-	if err != nil || cost.Requests != 2 {
+	ctx, m = store.WithMeter(t.Context())
+	_, err = c.Read(ctx, store.PartitionKey{"p1"}, "a")
+	if cost := m.Cost(); err != nil || cost.Requests != 2 {
 		t.Fatalf("read after one 429: %v, cost %+v", err, cost)
 	}
 }
@@ -486,7 +496,7 @@ func TestUnavailable(t *testing.T) {
 	}
 	s, _ := openFake(t, f, flatSpec)
 	c, _ := s.Container(t.Context(), "flat")
-	_, _, err := c.Create(t.Context(), store.PartitionKey{"p1"}, doc("id", "a", "pk", "p1"))
+	_, err := c.Create(t.Context(), store.PartitionKey{"p1"}, doc("id", "a", "pk", "p1"))
 	wantKind(t, err, todo.Unavailable)
 }
 

@@ -1,8 +1,7 @@
-// Package hotkeys is the live view of partition load: a store.Store
-// decorator that records, per logical partition (container + partition
-// key), the requests and request charge (RU) the store reports, in a
-// sliding window, and an http.Handler that serves the hottest first as
-// JSON (GET /api/manage/partitions).
+// Package hotkeys counts the load on each logical partition: a store.Store
+// decorator records, per container and partition key, the requests and
+// request charge (RU) every call is charged, in a sliding window that the
+// API serves hottest first (GET /api/manage/partitions).
 //
 // The window is a ring of fixed buckets (5 minutes in 10-second buckets by
 // default): recording takes one lock and one map update, memory is bounded
@@ -12,10 +11,7 @@ package hotkeys
 
 import (
 	"context"
-	"encoding/json"
-	"net/http"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -83,6 +79,9 @@ func NewRecorder(window, resolution time.Duration) *Recorder {
 
 // Window is the time the recorder looks back over.
 func (r *Recorder) Window() time.Duration { return r.resolution * time.Duration(len(r.buckets)) }
+
+// Resolution is the length of one step of the window.
+func (r *Recorder) Resolution() time.Duration { return r.resolution }
 
 func mapKey(k Key) string {
 	return k.Container + "\x00" + k.Scope + "\x00" + strings.Join(k.PartitionKey, "\x1f")
@@ -163,40 +162,6 @@ func (r *Recorder) Top(n int, container string) []Stat {
 	return out
 }
 
-// Response is the body of GET /api/manage/partitions.
-type Response struct {
-	Window     string `json:"window"`
-	Resolution string `json:"resolution"`
-	Partitions []Stat `json:"partitions"`
-}
-
-// Handler serves the top keys as JSON: ?top=N (default defaultTop, at most
-// 1000) and ?container=NAME.
-func (r *Recorder) Handler(defaultTop int) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		n := defaultTop
-		if v := req.URL.Query().Get("top"); v != "" {
-			t, err := strconv.Atoi(v)
-			if err != nil || t < 1 || t > 1000 {
-				w.Header().Set("Content-Type", "application/problem+json")
-				w.WriteHeader(http.StatusBadRequest)
-				_, _ = w.Write([]byte(`{"type":"urn:todoaudit:problem:invalid","title":"Bad Request","status":400,"detail":"top must be an integer from 1 to 1000"}` + "\n"))
-				return
-			}
-			n = t
-		}
-		body, err := json.Marshal(Response{Window: r.Window().String(), Resolution: r.resolution.String(),
-			Partitions: r.Top(n, req.URL.Query().Get("container"))})
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusInternalServerError)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Cache-Control", "no-store")
-		_, _ = w.Write(append(body, '\n'))
-	})
-}
-
 // Wrap returns st with every container call recorded in r.
 func Wrap(st store.Store, r *Recorder) store.Store { return &recordingStore{Store: st, r: r} }
 
@@ -225,7 +190,12 @@ type container struct {
 	paths int
 }
 
-func (c *container) rec(pk store.PartitionKey, cost store.Cost) {
+// measure runs one call with a meter of its own and records what it cost
+// against the key of pk.
+func (c *container) measure(ctx context.Context, pk store.PartitionKey, call func(context.Context)) {
+	mctx, m := store.WithMeter(ctx)
+	call(mctx)
+	cost := m.Cost()
 	scope := store.ScopeOf(pk, c.paths).String()
 	if cost.Scope.Kind == store.ScopePoint {
 		scope = store.Point.String()
@@ -233,50 +203,44 @@ func (c *container) rec(pk store.PartitionKey, cost store.Cost) {
 	c.r.Record(Key{Container: c.name, PartitionKey: pk, Scope: scope}, cost)
 }
 
-func (c *container) Read(ctx context.Context, pk store.PartitionKey, id string) (store.Item, store.Cost, error) {
-	it, cost, err := c.Container.Read(ctx, pk, id)
-	c.rec(pk, cost)
-	return it, cost, err
+func (c *container) Read(ctx context.Context, pk store.PartitionKey, id string) (it store.Item, err error) {
+	c.measure(ctx, pk, func(ctx context.Context) { it, err = c.Container.Read(ctx, pk, id) })
+	return it, err
 }
 
-func (c *container) Create(ctx context.Context, pk store.PartitionKey, doc []byte) (store.Item, store.Cost, error) {
-	it, cost, err := c.Container.Create(ctx, pk, doc)
-	c.rec(pk, cost)
-	return it, cost, err
+func (c *container) Create(ctx context.Context, pk store.PartitionKey, doc []byte) (it store.Item, err error) {
+	c.measure(ctx, pk, func(ctx context.Context) { it, err = c.Container.Create(ctx, pk, doc) })
+	return it, err
 }
 
-func (c *container) Upsert(ctx context.Context, pk store.PartitionKey, doc []byte, o *store.WriteOptions) (store.Item, store.Cost, error) {
-	it, cost, err := c.Container.Upsert(ctx, pk, doc, o)
-	c.rec(pk, cost)
-	return it, cost, err
+func (c *container) Upsert(ctx context.Context, pk store.PartitionKey, doc []byte, o *store.WriteOptions) (it store.Item, err error) {
+	c.measure(ctx, pk, func(ctx context.Context) { it, err = c.Container.Upsert(ctx, pk, doc, o) })
+	return it, err
 }
 
-func (c *container) Replace(ctx context.Context, pk store.PartitionKey, doc []byte, o *store.WriteOptions) (store.Item, store.Cost, error) {
-	it, cost, err := c.Container.Replace(ctx, pk, doc, o)
-	c.rec(pk, cost)
-	return it, cost, err
+func (c *container) Replace(ctx context.Context, pk store.PartitionKey, doc []byte, o *store.WriteOptions) (it store.Item, err error) {
+	c.measure(ctx, pk, func(ctx context.Context) { it, err = c.Container.Replace(ctx, pk, doc, o) })
+	return it, err
 }
 
-func (c *container) Delete(ctx context.Context, pk store.PartitionKey, id string, o *store.WriteOptions) (store.Cost, error) {
-	cost, err := c.Container.Delete(ctx, pk, id, o)
-	c.rec(pk, cost)
-	return cost, err
+func (c *container) Delete(ctx context.Context, pk store.PartitionKey, id string, o *store.WriteOptions) (err error) {
+	c.measure(ctx, pk, func(ctx context.Context) { err = c.Container.Delete(ctx, pk, id, o) })
+	return err
 }
 
-func (c *container) Batch(ctx context.Context, pk store.PartitionKey, ops []store.Op) ([]store.OpResult, store.Cost, error) {
-	res, cost, err := c.Container.Batch(ctx, pk, ops)
-	c.rec(pk, cost)
-	return res, cost, err
+func (c *container) Batch(ctx context.Context, pk store.PartitionKey, ops []store.Op) (res []store.OpResult, err error) {
+	c.measure(ctx, pk, func(ctx context.Context) { res, err = c.Container.Batch(ctx, pk, ops) })
+	return res, err
 }
 
-func (c *container) Query(ctx context.Context, q store.Query) (store.Page, error) {
-	p, err := c.Container.Query(ctx, q)
-	c.rec(q.PartitionKey, p.Cost)
+func (c *container) Query(ctx context.Context, q store.Query) (p store.Page, err error) {
+	c.measure(ctx, q.PartitionKey, func(ctx context.Context) { p, err = c.Container.Query(ctx, q) })
 	return p, err
 }
 
 func (c *container) ChangeFeed(ctx context.Context, continuation string, max int) (store.ChangeBatch, error) {
-	b, err := c.Container.ChangeFeed(ctx, continuation, max)
-	c.r.Record(Key{Container: c.name, Scope: "change-feed"}, b.Cost)
+	mctx, m := store.WithMeter(ctx)
+	b, err := c.Container.ChangeFeed(mctx, continuation, max)
+	c.r.Record(Key{Container: c.name, Scope: "change-feed"}, m.Cost())
 	return b, err
 }

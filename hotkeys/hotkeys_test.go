@@ -2,10 +2,7 @@ package hotkeys
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
@@ -56,8 +53,8 @@ func TestWindowSlides(t *testing.T) {
 }
 
 // Calls through a wrapped embedded store are recorded per logical
-// partition, concurrently (run with -race), and served hottest first.
-func TestWrappedStoreAndHandler(t *testing.T) {
+// partition, concurrently (run with -race), hottest first.
+func TestWrappedStore(t *testing.T) {
 	st, err := bolt.Open(t.TempDir(), []store.ContainerSpec{{Name: "todos", PartitionKeyPaths: []string{"/userId", "/category"}}}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -80,11 +77,11 @@ func TestWrappedStoreAndHandler(t *testing.T) {
 			}
 			for i := range 10 {
 				doc := fmt.Sprintf(`{"id":"w%d-%d","userId":%q,"category":"Grocery"}`, w, i, user)
-				if _, _, err := c.Create(ctx, store.PartitionKey{user, "Grocery"}, []byte(doc)); err != nil {
+				if _, err := c.Create(ctx, store.PartitionKey{user, "Grocery"}, []byte(doc)); err != nil {
 					t.Error(err)
 					return
 				}
-				if _, _, err := c.Read(ctx, store.PartitionKey{user, "Grocery"}, fmt.Sprintf("w%d-%d", w, i)); err != nil {
+				if _, err := c.Read(ctx, store.PartitionKey{user, "Grocery"}, fmt.Sprintf("w%d-%d", w, i)); err != nil {
 					t.Error(err)
 				}
 				_ = r.Top(3, "")
@@ -95,19 +92,14 @@ func TestWrappedStoreAndHandler(t *testing.T) {
 	if _, err := c.Query(ctx, store.Query{PageSize: 10}); err != nil {
 		t.Fatal(err)
 	}
-	rec := httptest.NewRecorder()
-	r.Handler(10).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/api/manage/partitions?top=2&container=todos", nil))
-	if rec.Code != 200 || rec.Header().Get("Content-Type") != "application/json" {
-		t.Fatalf("status %d %s", rec.Code, rec.Body)
+	if r.Window() != 5*time.Minute {
+		t.Fatalf("window %v", r.Window())
 	}
-	var resp Response
-	if err := json.Unmarshal(rec.Body.Bytes(), &resp); err != nil {
-		t.Fatal(err)
+	top := r.Top(2, "todos")
+	if len(top) != 2 {
+		t.Fatalf("top = %+v", top)
 	}
-	if resp.Window != "5m0s" || len(resp.Partitions) != 2 {
-		t.Fatalf("response %+v", resp)
-	}
-	hot := resp.Partitions[0]
+	hot := top[0]
 	if hot.PartitionKey[0] != "user-hot" || hot.Requests != 120 || hot.RU != 60*6+60*1 {
 		t.Fatalf("hottest = %+v, want user-hot with 60 creates (6 RU) and 60 reads (1 RU)", hot)
 	}
@@ -118,11 +110,6 @@ func TestWrappedStoreAndHandler(t *testing.T) {
 	}
 	if !cross {
 		t.Fatalf("cross-partition query not recorded: %+v", all)
-	}
-	rec = httptest.NewRecorder()
-	r.Handler(10).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/api/manage/partitions?top=x", nil))
-	if rec.Code != http.StatusBadRequest {
-		t.Fatalf("top=x: status %d", rec.Code)
 	}
 }
 

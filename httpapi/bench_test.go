@@ -30,7 +30,7 @@ func newAPI(b *testing.B) (http.Handler, string) {
 	b.Cleanup(func() { _ = st.Close() })
 	todos, _ := st.Container(context.Background(), "todos")
 	audit, _ := st.Container(context.Background(), "audit")
-	sch, _ := partition.New("hierarchical", 1, todos)
+	sch, _ := partition.New("hierarchical", 1, nil)
 	svc := service.New(sch, todos, audit, nil)
 	auth, _ := httpapi.NewAuthenticator("dev", "")
 	h := httpapi.New(httpapi.Config{Service: svc, Auth: auth, MaxBodyBytes: 1 << 20,

@@ -15,6 +15,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/hotkeys"
 	"github.com/todoaudit/todo/service"
 	"github.com/todoaudit/todo/store"
 )
@@ -68,8 +69,9 @@ type Config struct {
 	Log         *slog.Logger
 	// StoreName and Scheme are reported by /api/health.
 	StoreName string
-	// Partitions serves the live per-partition load (the hotkeys view).
-	Partitions http.Handler
+	// Partitions is the live per-partition load served at
+	// /api/manage/partitions; nil disables it.
+	Partitions *hotkeys.Recorder
 }
 
 // api holds the handlers' dependencies.
@@ -81,11 +83,11 @@ type api struct {
 func New(c Config) http.Handler {
 	a := &api{c}
 	r := mux.NewRouter().UseEncodedPath()
-	r.NotFoundHandler = a.wrap("", func(w http.ResponseWriter, r *http.Request) (store.Cost, error) {
-		return store.Cost{}, todo.Errorf(todo.NotFound, "no route for %s", r.URL.Path)
+	r.NotFoundHandler = a.wrap("", func(w http.ResponseWriter, r *http.Request) error {
+		return todo.Errorf(todo.NotFound, "no route for %s", r.URL.Path)
 	})
-	r.MethodNotAllowedHandler = a.wrap("", func(w http.ResponseWriter, r *http.Request) (store.Cost, error) {
-		return store.Cost{}, &errStatus{http.StatusMethodNotAllowed, r.Method + " is not allowed on " + r.URL.Path}
+	r.MethodNotAllowedHandler = a.wrap("", func(w http.ResponseWriter, r *http.Request) error {
+		return &errStatus{http.StatusMethodNotAllowed, r.Method + " is not allowed on " + r.URL.Path}
 	})
 	r.Methods(http.MethodGet, http.MethodHead).Path("/").HandlerFunc(ready)
 	handlers := map[string]handlerFunc{
@@ -120,26 +122,30 @@ func ready(w http.ResponseWriter, _ *http.Request) {
 	_, _ = w.Write([]byte(`{"status":"ready"}` + "\n"))
 }
 
-// handlerFunc serves a request and returns what its store calls cost; it
-// writes the response only on success.
-type handlerFunc func(w http.ResponseWriter, r *http.Request) (store.Cost, error)
+// handlerFunc serves a request; it writes the response only on success.
+type handlerFunc func(w http.ResponseWriter, r *http.Request) error
 
-// statusWriter records the status a handler wrote.
+// statusWriter records the status a handler wrote and, as the headers go
+// out, reports what the request's store calls cost so far.
 type statusWriter struct {
 	http.ResponseWriter
 	status int
+	meter  *store.Meter
 }
 
 func (s *statusWriter) WriteHeader(code int) {
 	if s.status == 0 {
 		s.status = code
+		if c := s.meter.Cost(); c.Touched() {
+			setCost(s.Header(), c)
+		}
 	}
 	s.ResponseWriter.WriteHeader(code)
 }
 
 func (s *statusWriter) Write(b []byte) (int, error) {
 	if s.status == 0 {
-		s.status = http.StatusOK
+		s.WriteHeader(http.StatusOK)
 	}
 	return s.ResponseWriter.Write(b)
 }
@@ -149,8 +155,8 @@ func (s *statusWriter) Write(b []byte) (int, error) {
 func (a *api) wrap(function string, h handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		sw := &statusWriter{ResponseWriter: w}
-		var cost store.Cost
+		ctx, meter := store.WithMeter(r.Context())
+		sw := &statusWriter{ResponseWriter: w, meter: meter}
 		var err error
 		defer func() {
 			if p := recover(); p != nil {
@@ -164,7 +170,7 @@ func (a *api) wrap(function string, h handlerFunc) http.Handler {
 			attrs = append(attrs, slog.String("function", function), slog.String("method", r.Method),
 				slog.String("path", r.URL.Path), slog.Int("status", sw.status),
 				slog.Duration("duration", time.Since(start)))
-			if cost.Requests > 0 {
+			if cost := meter.Cost(); cost.Touched() {
 				attrs = append(attrs, slog.String("scope", cost.Scope.String()), slog.Float64("ru", cost.Charge))
 			}
 			if id := r.Header.Get("X-Azure-Functions-InvocationId"); id != "" {
@@ -184,13 +190,9 @@ func (a *api) wrap(function string, h handlerFunc) http.Handler {
 				writeAny(sw, err)
 				return
 			}
-			r = r.WithContext(service.WithUser(r.Context(), user))
+			ctx = service.WithUser(ctx, user)
 		}
-		cost, err = h(sw, r)
-		if err != nil {
-			if cost.Requests > 0 {
-				setCost(sw.Header(), cost)
-			}
+		if err = h(sw, r.WithContext(ctx)); err != nil {
 			writeAny(sw, err)
 		}
 	})

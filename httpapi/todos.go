@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/hotkeys"
 	"github.com/todoaudit/todo/service"
-	"github.com/todoaudit/todo/store"
 )
 
 // todoInput is the body of a create or update. Pointers tell a missing
@@ -86,39 +86,38 @@ func target(r *http.Request) (id, match string, err error) {
 
 // answer writes a todo result with the given status, when there was no
 // error.
-func answer(w http.ResponseWriter, status int, res service.Result, err error) (store.Cost, error) {
+func answer(w http.ResponseWriter, status int, res service.Result, err error) error {
 	if err == nil {
-		setCost(w.Header(), res.Cost)
 		writeTodo(w, status, res)
 	}
-	return res.Cost, err
+	return err
 }
 
-func (a *api) create(w http.ResponseWriter, r *http.Request) (store.Cost, error) {
+func (a *api) create(w http.ResponseWriter, r *http.Request) error {
 	var in todoInput
 	if err := a.body(r, &in); err != nil {
-		return store.Cost{}, err
+		return err
 	}
 	f, err := in.fields()
 	if err != nil {
-		return store.Cost{}, err
+		return err
 	}
 	res, err := a.Service.Create(r.Context(), f)
 	return answer(w, http.StatusCreated, res, err)
 }
 
-func (a *api) put(w http.ResponseWriter, r *http.Request) (store.Cost, error) {
+func (a *api) put(w http.ResponseWriter, r *http.Request) error {
 	id, match, err := target(r)
 	if err != nil {
-		return store.Cost{}, err
+		return err
 	}
 	var in todoInput
 	if err := a.body(r, &in); err != nil {
-		return store.Cost{}, err
+		return err
 	}
 	f, err := in.fields()
 	if err != nil {
-		return store.Cost{}, err
+		return err
 	}
 	res, err := a.Service.Put(r.Context(), id, f, match)
 	status := http.StatusOK
@@ -128,23 +127,22 @@ func (a *api) put(w http.ResponseWriter, r *http.Request) (store.Cost, error) {
 	return answer(w, status, res, err)
 }
 
-func (a *api) get(w http.ResponseWriter, r *http.Request) (store.Cost, error) {
+func (a *api) get(w http.ResponseWriter, r *http.Request) error {
 	id, err := pathID(r)
 	if err != nil {
-		return store.Cost{}, err
+		return err
 	}
 	res, err := a.Service.Get(r.Context(), id)
 	if err != nil {
-		return res.Cost, err
+		return err
 	}
-	setCost(w.Header(), res.Cost)
 	if noneMatch(r.Header.Get("If-None-Match"), httpETag(res.ETag)) {
 		w.Header().Set("ETag", httpETag(res.ETag))
 		w.WriteHeader(http.StatusNotModified)
-		return res.Cost, nil
+		return nil
 	}
 	writeTodo(w, http.StatusOK, res)
-	return res.Cost, nil
+	return nil
 }
 
 // httpETag is a store's ETag as an HTTP entity tag: quoted. Cosmos DB's
@@ -168,17 +166,16 @@ func noneMatch(header, etag string) bool {
 	return false
 }
 
-func (a *api) delete(w http.ResponseWriter, r *http.Request) (store.Cost, error) {
+func (a *api) delete(w http.ResponseWriter, r *http.Request) error {
 	id, match, err := target(r)
 	if err != nil {
-		return store.Cost{}, err
+		return err
 	}
-	cost, err := a.Service.Delete(r.Context(), id, match)
+	err = a.Service.Delete(r.Context(), id, match)
 	if err == nil {
-		setCost(w.Header(), cost)
 		w.WriteHeader(http.StatusNoContent)
 	}
-	return cost, err
+	return err
 }
 
 // listOptions reads the list query string. Unknown parameters are refused
@@ -247,32 +244,31 @@ func writePage(w http.ResponseWriter, p service.Page) {
 	} else {
 		b = append(b, "null"...)
 	}
-	setCost(w.Header(), p.Cost)
 	writeBytes(w, http.StatusOK, append(b, "}\n"...))
 }
 
-func (a *api) list(w http.ResponseWriter, r *http.Request) (store.Cost, error) {
+func (a *api) list(w http.ResponseWriter, r *http.Request) error {
 	o, err := listOptions(r)
 	if err != nil {
-		return store.Cost{}, err
+		return err
 	}
 	p, err := a.Service.List(r.Context(), o)
 	if err == nil {
 		writePage(w, p)
 	}
-	return p.Cost, err
+	return err
 }
 
-func (a *api) admin(w http.ResponseWriter, r *http.Request) (store.Cost, error) {
+func (a *api) admin(w http.ResponseWriter, r *http.Request) error {
 	o, err := listOptions(r)
 	if err != nil {
-		return store.Cost{}, err
+		return err
 	}
 	p, err := a.Service.Admin(r.Context(), o)
 	if err == nil {
 		writePage(w, p)
 	}
-	return p.Cost, err
+	return err
 }
 
 // historyPage is the body of history answers.
@@ -282,21 +278,21 @@ type historyPage struct {
 	Complete     bool               `json:"complete"`
 }
 
-func (a *api) history(w http.ResponseWriter, r *http.Request) (store.Cost, error) {
+func (a *api) history(w http.ResponseWriter, r *http.Request) error {
 	id, err := pathID(r)
 	if err != nil {
-		return store.Cost{}, err
+		return err
 	}
 	o, err := listOptions(r)
 	if err != nil {
-		return store.Cost{}, err
+		return err
 	}
 	if o.Category != nil || o.IsCompleted != nil {
-		return store.Cost{}, todo.Errorf(todo.Invalid, "history takes only pageSize and continuation")
+		return todo.Errorf(todo.Invalid, "history takes only pageSize and continuation")
 	}
 	p, err := a.Service.History(r.Context(), id, o.PageSize, o.Continuation)
 	if err != nil {
-		return p.Cost, err
+		return err
 	}
 	body := historyPage{Items: p.Items, Complete: p.Complete}
 	if body.Items == nil {
@@ -305,62 +301,83 @@ func (a *api) history(w http.ResponseWriter, r *http.Request) (store.Cost, error
 	if p.Continuation != "" {
 		body.Continuation = &p.Continuation
 	}
-	setCost(w.Header(), p.Cost)
 	writeJSON(w, http.StatusOK, body)
-	return p.Cost, nil
+	return nil
 }
 
-func (a *api) rollback(w http.ResponseWriter, r *http.Request) (store.Cost, error) {
+func (a *api) rollback(w http.ResponseWriter, r *http.Request) error {
 	id, match, err := target(r)
 	if err != nil {
-		return store.Cost{}, err
+		return err
 	}
 	var in struct {
 		Version *int64 `json:"version"`
 	}
 	if err := a.body(r, &in); err != nil {
-		return store.Cost{}, err
+		return err
 	}
 	if in.Version == nil {
-		return store.Cost{}, todo.Errorf(todo.Invalid, "version is required")
+		return todo.Errorf(todo.Invalid, "version is required")
 	}
 	res, err := a.Service.Rollback(r.Context(), id, *in.Version, match)
 	return answer(w, http.StatusOK, res, err)
 }
 
-func (a *api) move(w http.ResponseWriter, r *http.Request) (store.Cost, error) {
+func (a *api) move(w http.ResponseWriter, r *http.Request) error {
 	id, match, err := target(r)
 	if err != nil {
-		return store.Cost{}, err
+		return err
 	}
 	var in struct {
 		Category *string `json:"category"`
 	}
 	if err := a.body(r, &in); err != nil {
-		return store.Cost{}, err
+		return err
 	}
 	if in.Category == nil {
-		return store.Cost{}, todo.Errorf(todo.Invalid, "category is required")
+		return todo.Errorf(todo.Invalid, "category is required")
 	}
 	res, err := a.Service.Move(r.Context(), id, *in.Category, match)
 	return answer(w, http.StatusCreated, res, err)
 }
 
-func (a *api) health(w http.ResponseWriter, r *http.Request) (store.Cost, error) {
+func (a *api) health(w http.ResponseWriter, r *http.Request) error {
 	status, code := "ok", http.StatusOK
 	if err := a.Ping(r); err != nil {
 		a.Log.Error("health check failed", "error", err.Error())
 		status, code = "unavailable", http.StatusServiceUnavailable
 	}
 	writeJSON(w, code, map[string]string{"status": status, "store": a.StoreName, "scheme": a.Service.Scheme().Name()})
-	return store.Cost{}, nil
+	return nil
 }
 
-// partitions serves the live view of the hottest logical partitions.
-func (a *api) partitions(w http.ResponseWriter, r *http.Request) (store.Cost, error) {
+// partitionsView is the body of GET /api/manage/partitions.
+type partitionsView struct {
+	Window     string         `json:"window"`
+	Resolution string         `json:"resolution"`
+	Partitions []hotkeys.Stat `json:"partitions"`
+}
+
+// defaultTop is how many partitions the live view lists without ?top.
+const defaultTop = 20
+
+// partitions serves the live view of the hottest logical partitions:
+// ?top=N (1 to 1000) and ?container=NAME.
+func (a *api) partitions(w http.ResponseWriter, r *http.Request) error {
 	if a.Partitions == nil {
-		return store.Cost{}, todo.Errorf(todo.NotFound, "the partition load view is not enabled")
+		return todo.Errorf(todo.NotFound, "the partition load view is not enabled")
 	}
-	a.Partitions.ServeHTTP(w, r)
-	return store.Cost{}, nil
+	q := r.URL.Query()
+	n := defaultTop
+	if v := q.Get("top"); v != "" {
+		t, err := strconv.Atoi(v)
+		if err != nil || t < 1 || t > 1000 {
+			return todo.Errorf(todo.Invalid, "top must be an integer from 1 to 1000")
+		}
+		n = t
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	writeJSON(w, http.StatusOK, partitionsView{Window: a.Partitions.Window().String(),
+		Resolution: a.Partitions.Resolution().String(), Partitions: a.Partitions.Top(n, q.Get("container"))})
+	return nil
 }

@@ -1,6 +1,6 @@
 // Package partition holds the three partition schemes of the todo container
-// (seed 000's category key, seed 002's hierarchical key, seed 003's
-// sequence/modulo synthetic key): how a new todo gets its id and partition
+// (a category key, a hierarchical user/category key, a sequence/modulo
+// synthetic key): how a new todo gets its id and partition
 // key, how an id plus the caller resolves to a partition key for a point
 // read, and which partitions each list query must touch. The schemes are
 // the single source of truth for how a document maps to a partition.
@@ -25,7 +25,7 @@ type Scheme interface {
 	Paths() []string
 	// NewKey allocates the id and partition key of a new todo of user in
 	// category. Only the synthetic scheme touches the store to do so.
-	NewKey(ctx context.Context, user, category string) (Key, store.Cost, error)
+	NewKey(ctx context.Context, user, category string) (Key, error)
 	// Resolve returns the partition key of the todo id owned by user: one id
 	// gives a point read. Invalid when the id is malformed.
 	Resolve(user, id string) (store.PartitionKey, error)
@@ -58,9 +58,15 @@ type Plan struct {
 	Scope      store.Scope
 }
 
-// New returns the named scheme. The synthetic scheme keeps its per-user
-// sequence documents in todos.
-func New(name string, buckets int, todos store.Container) (Scheme, error) {
+// Sequencer hands out a user's sequence numbers, starting at 0, from a
+// counter kept in the single-component partition pk.
+type Sequencer interface {
+	Next(ctx context.Context, user string, pk store.PartitionKey) (int64, error)
+}
+
+// New returns the named scheme. The synthetic scheme takes its buckets from
+// seq, which may be nil where no todo is created (the analyzer).
+func New(name string, buckets int, seq Sequencer) (Scheme, error) {
 	switch name {
 	case Hierarchical:
 		return hierarchical{}, nil
@@ -70,7 +76,7 @@ func New(name string, buckets int, todos store.Container) (Scheme, error) {
 		if buckets < 1 || buckets > 100 {
 			return nil, todo.Errorf(todo.Invalid, "synthetic buckets must be 1 to 100, not %d", buckets)
 		}
-		return &synthetic{buckets: buckets, c: todos}, nil
+		return &synthetic{buckets: buckets, seq: seq}, nil
 	}
 	return nil, todo.Errorf(todo.Invalid, "unknown partition scheme %q", name)
 }
@@ -110,7 +116,7 @@ func splitID(user, id string) (string, error) {
 	return id[:i], nil
 }
 
-// categoryID is the id of the two schemes that embed the category (seed 000).
+// categoryID is the id of the two schemes that embed the category.
 func categoryID(category string) string { return category + ":" + newUUID() }
 
 // categoryOf parses a category-embedding id.
@@ -125,7 +131,7 @@ func categoryOf(user, id string) (string, error) {
 	return c, nil
 }
 
-// hierarchical keys on [userId, category] (seed 002): a category is one
+// hierarchical keys on [userId, category]: a category is one
 // logical partition, a user is a prefix.
 type hierarchical struct{}
 
@@ -133,8 +139,8 @@ func (hierarchical) Name() string         { return Hierarchical }
 func (hierarchical) Paths() []string      { p, _ := Paths(Hierarchical); return p }
 func (hierarchical) KeysOnCategory() bool { return true }
 
-func (hierarchical) NewKey(_ context.Context, user, category string) (Key, store.Cost, error) {
-	return Key{ID: categoryID(category), PartitionKey: store.PartitionKey{user, category}}, store.Cost{}, nil
+func (hierarchical) NewKey(_ context.Context, user, category string) (Key, error) {
+	return Key{ID: categoryID(category), PartitionKey: store.PartitionKey{user, category}}, nil
 }
 
 func (hierarchical) Resolve(user, id string) (store.PartitionKey, error) {
@@ -165,7 +171,7 @@ func (hierarchical) Admin(category *string) Plan {
 	return Plan{Partitions: []store.PartitionKey{nil}, Filters: f, Scope: store.CrossPartition}
 }
 
-// category keys on /category alone, as seed 000 is written: every user's
+// category keys on /category alone: every user's
 // todos of one category share a logical partition, filtered by userId.
 type category struct{}
 
@@ -173,8 +179,8 @@ func (category) Name() string         { return Category }
 func (category) Paths() []string      { p, _ := Paths(Category); return p }
 func (category) KeysOnCategory() bool { return true }
 
-func (category) NewKey(_ context.Context, _, c string) (Key, store.Cost, error) {
-	return Key{ID: categoryID(c), PartitionKey: store.PartitionKey{c}}, store.Cost{}, nil
+func (category) NewKey(_ context.Context, _, c string) (Key, error) {
+	return Key{ID: categoryID(c), PartitionKey: store.PartitionKey{c}}, nil
 }
 
 func (category) Resolve(user, id string) (store.PartitionKey, error) {
@@ -203,12 +209,12 @@ func (category) Admin(c *string) Plan {
 	return Plan{Partitions: []store.PartitionKey{nil}, Filters: f, Scope: store.CrossPartition}
 }
 
-// synthetic keys on partitionKey = "{userId}-{n}" (seed 003), n = sequence
-// mod buckets from a per-user sequence document: one user's writes spread
-// over a bounded number of logical partitions.
+// synthetic keys on partitionKey = "{userId}-{n}", n = sequence mod
+// buckets from a per-user sequence kept in the user's bucket 0: one user's
+// writes spread over a bounded number of logical partitions.
 type synthetic struct {
 	buckets int
-	c       store.Container
+	seq     Sequencer
 }
 
 func (*synthetic) Name() string         { return Synthetic }
@@ -218,13 +224,14 @@ func (*synthetic) KeysOnCategory() bool { return false }
 // Bucket returns the synthetic partition key value of bucket n of user.
 func Bucket(user string, n int) string { return user + "-" + strconv.Itoa(n) }
 
-func (s *synthetic) NewKey(ctx context.Context, user, _ string) (Key, store.Cost, error) {
-	n, cost, err := s.next(ctx, user)
+func (s *synthetic) NewKey(ctx context.Context, user, _ string) (Key, error) {
+	seq, err := s.seq.Next(ctx, user, store.PartitionKey{Bucket(user, 0)})
 	if err != nil {
-		return Key{}, cost, err
+		return Key{}, err
 	}
+	n := int(seq % int64(s.buckets))
 	p := Bucket(user, n)
-	return Key{ID: strconv.Itoa(n) + ":" + newUUID(), PartitionKey: store.PartitionKey{p}, Property: p}, cost, nil
+	return Key{ID: strconv.Itoa(n) + ":" + newUUID(), PartitionKey: store.PartitionKey{p}, Property: p}, nil
 }
 
 func (s *synthetic) Resolve(user, id string) (store.PartitionKey, error) {

@@ -9,6 +9,7 @@ import (
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/bolt"
 	"github.com/todoaudit/todo/partition"
+	"github.com/todoaudit/todo/sequence"
 	"github.com/todoaudit/todo/store"
 )
 
@@ -16,7 +17,11 @@ const someUUID = "41500e6e-4e08-495b-9d09-824f03961f4a"
 
 func mustScheme(t testing.TB, name string, buckets int, c store.Container) partition.Scheme {
 	t.Helper()
-	s, err := partition.New(name, buckets, c)
+	var seq partition.Sequencer
+	if c != nil {
+		seq = sequence.New(c)
+	}
+	s, err := partition.New(name, buckets, seq)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +96,7 @@ func openTodos(t testing.TB, scheme string) store.Container {
 func TestNewKeyRoundTrip(t *testing.T) {
 	for _, name := range partition.Names {
 		s := mustScheme(t, name, 4, openTodos(t, name))
-		k, _, err := s.NewKey(context.Background(), "alice", "Grocery")
+		k, err := s.NewKey(context.Background(), "alice", "Grocery")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -155,7 +160,7 @@ func TestSyntheticSequenceConcurrent(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range each {
-				k, _, err := s.NewKey(context.Background(), "alice", "x")
+				k, err := s.NewKey(context.Background(), "alice", "x")
 				if err != nil {
 					t.Error(err)
 					return

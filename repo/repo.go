@@ -1,8 +1,9 @@
-// Package repo is the partitioned repository of seed 000, generic over
-// entity types: a caller passes one id, the repository resolves the
-// partition key from it and does a point read; queries are specifications
-// run at the scope a partition scheme planned, with opaque continuation
-// tokens that span fan-outs.
+// Package repo is the partitioned repository, generic over entity types: a
+// caller passes one id, the repository resolves the partition key from it
+// and does a point read; queries are specifications run at the scope a
+// partition scheme planned, with opaque continuation tokens that span
+// fan-outs. What the calls cost is charged to the store.Meter of their
+// context.
 package repo
 
 import (
@@ -15,10 +16,18 @@ import (
 
 // Repository reads and writes entities of type T in one container.
 type Repository[T any] struct {
-	C store.Container
-	// Resolve maps an id (and the caller carried by ctx) to the entity's
-	// partition key.
-	Resolve func(ctx context.Context, id string) (store.PartitionKey, error)
+	c       store.Container
+	resolve Resolver
+}
+
+// Resolver maps an id (and the caller carried by ctx) to the entity's
+// partition key.
+type Resolver func(ctx context.Context, id string) (store.PartitionKey, error)
+
+// New returns the repository of entities of type T in c. resolve may be nil
+// for a repository that only reads by known partition key and queries.
+func New[T any](c store.Container, resolve Resolver) *Repository[T] {
+	return &Repository[T]{c: c, resolve: resolve}
 }
 
 // Doc is an entity with its ETag.
@@ -28,23 +37,22 @@ type Doc[T any] struct {
 }
 
 // Get point-reads the entity with the given id.
-func (r *Repository[T]) Get(ctx context.Context, id string) (Doc[T], store.PartitionKey, store.Cost, error) {
-	pk, err := r.Resolve(ctx, id)
+func (r *Repository[T]) Get(ctx context.Context, id string) (Doc[T], store.PartitionKey, error) {
+	pk, err := r.resolve(ctx, id)
 	if err != nil {
-		return Doc[T]{}, nil, store.Cost{}, err
+		return Doc[T]{}, nil, err
 	}
-	d, cost, err := r.GetIn(ctx, pk, id)
-	return d, pk, cost, err
+	d, err := r.GetIn(ctx, pk, id)
+	return d, pk, err
 }
 
 // GetIn point-reads an entity whose partition key is known.
-func (r *Repository[T]) GetIn(ctx context.Context, pk store.PartitionKey, id string) (Doc[T], store.Cost, error) {
-	item, cost, err := r.C.Read(ctx, pk, id)
+func (r *Repository[T]) GetIn(ctx context.Context, pk store.PartitionKey, id string) (Doc[T], error) {
+	item, err := r.c.Read(ctx, pk, id)
 	if err != nil {
-		return Doc[T]{}, cost, err
+		return Doc[T]{}, err
 	}
-	d, err := decode[T](item)
-	return d, cost, err
+	return decode[T](item)
 }
 
 func decode[T any](item store.Item) (Doc[T], error) {
@@ -74,7 +82,6 @@ type Spec struct {
 type Page[T any] struct {
 	Items        []Doc[T]
 	Continuation string
-	Cost         store.Cost
 }
 
 // Query returns one page. A fan-out reads its partitions in order, moving to
@@ -92,14 +99,13 @@ func (r *Repository[T]) Query(ctx context.Context, s Spec) (Page[T], error) {
 	}
 	for i := tok.Partition; i < len(s.Partitions); i++ {
 		want := s.PageSize - len(page.Items)
-		p, err := r.C.Query(ctx, store.Query{
+		p, err := r.c.Query(ctx, store.Query{
 			PartitionKey: s.Partitions[i],
 			Filters:      s.Filters,
 			OrderBy:      s.OrderBy,
 			PageSize:     want,
 			Continuation: tok.Store,
 		})
-		page.Cost.Add(p.Cost)
 		if err != nil {
 			return page, err
 		}
@@ -123,25 +129,30 @@ func (r *Repository[T]) Query(ctx context.Context, s Spec) (Page[T], error) {
 		}
 	}
 	if len(s.Partitions) > 1 {
-		page.Cost.Scope = store.Fanout(len(s.Partitions))
+		store.Charge(ctx, store.Cost{Scope: store.Fanout(len(s.Partitions))})
 	}
 	return page, nil
 }
 
 // Batch runs ops in one logical partition, all or nothing.
-func (r *Repository[T]) Batch(ctx context.Context, pk store.PartitionKey, ops []store.Op) ([]store.OpResult, store.Cost, error) {
-	return r.C.Batch(ctx, pk, ops)
+func (r *Repository[T]) Batch(ctx context.Context, pk store.PartitionKey, ops []store.Op) ([]store.OpResult, error) {
+	return r.c.Batch(ctx, pk, ops)
+}
+
+// Remove deletes the entity id in pk, conditional on ifMatch ("" = none).
+func (r *Repository[T]) Remove(ctx context.Context, pk store.PartitionKey, id, ifMatch string) error {
+	return r.c.Delete(ctx, pk, id, &store.WriteOptions{IfMatch: ifMatch})
 }
 
 // Create builds a create operation.
-func Create(v any) (store.Op, error) { return op(store.OpCreate, v, "") }
+func Create(v any) (store.Op, error) { return op(store.BatchCreate, v, "") }
 
 // Replace builds a replace operation conditional on ifMatch ("" = none).
-func Replace(v any, ifMatch string) (store.Op, error) { return op(store.OpReplace, v, ifMatch) }
+func Replace(v any, ifMatch string) (store.Op, error) { return op(store.BatchReplace, v, ifMatch) }
 
 // Delete builds a delete operation conditional on ifMatch ("" = none).
 func Delete(id, ifMatch string) store.Op {
-	return store.Op{Kind: store.OpDelete, ID: id, IfMatch: ifMatch}
+	return store.Op{Kind: store.BatchDelete, ID: id, IfMatch: ifMatch}
 }
 
 func op(kind store.OpKind, v any, ifMatch string) (store.Op, error) {

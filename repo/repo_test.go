@@ -27,19 +27,20 @@ func newRepo(t testing.TB) *Repository[thing] {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Repository[thing]{C: c, Resolve: func(_ context.Context, id string) (store.PartitionKey, error) {
+	return New[thing](c, func(_ context.Context, id string) (store.PartitionKey, error) {
 		return store.PartitionKey{id[:2]}, nil
-	}}
+	})
 }
 
 func TestGetResolvesPartition(t *testing.T) {
 	r := newRepo(t)
 	op, _ := Create(thing{ID: "p1-x", PK: "p1", N: 7})
-	if _, _, err := r.Batch(context.Background(), store.PartitionKey{"p1"}, []store.Op{op}); err != nil {
+	if _, err := r.Batch(context.Background(), store.PartitionKey{"p1"}, []store.Op{op}); err != nil {
 		t.Fatal(err)
 	}
-	d, pk, cost, err := r.Get(context.Background(), "p1-x")
-	if err != nil || d.Value.N != 7 || d.ETag == "" || !pk.Equal(store.PartitionKey{"p1"}) || cost.Scope != store.Point {
+	ctx, m := store.WithMeter(context.Background())
+	d, pk, err := r.Get(ctx, "p1-x")
+	if cost := m.Cost(); err != nil || d.Value.N != 7 || d.ETag == "" || !pk.Equal(store.PartitionKey{"p1"}) || cost.Scope != store.Point {
 		t.Fatalf("Get = %+v %v %+v %v", d, pk, cost, err)
 	}
 }
@@ -57,7 +58,7 @@ func TestFanoutPaging(t *testing.T) {
 		parts = append(parts, store.PartitionKey{pk})
 		for j := range n {
 			op, _ := Create(thing{ID: fmt.Sprintf("%s-%d", pk, j), PK: pk})
-			if _, _, err := r.Batch(ctx, store.PartitionKey{pk}, []store.Op{op}); err != nil {
+			if _, err := r.Batch(ctx, store.PartitionKey{pk}, []store.Op{op}); err != nil {
 				t.Fatal(err)
 			}
 			total++
@@ -70,12 +71,13 @@ func TestFanoutPaging(t *testing.T) {
 			if pages > 100 {
 				t.Fatal("paging did not end")
 			}
-			p, err := r.Query(ctx, spec)
+			mctx, m := store.WithMeter(ctx)
+			p, err := r.Query(mctx, spec)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(p.Items) > size || p.Cost.Scope != store.Fanout(len(parts)) {
-				t.Fatalf("page of %d (size %d), scope %v", len(p.Items), size, p.Cost.Scope)
+			if len(p.Items) > size || m.Cost().Scope != store.Fanout(len(parts)) {
+				t.Fatalf("page of %d (size %d), scope %v", len(p.Items), size, m.Cost().Scope)
 			}
 			for _, d := range p.Items {
 				if seen[d.Value.ID] {
@@ -99,7 +101,7 @@ func TestTokenBoundToQuery(t *testing.T) {
 	ctx := context.Background()
 	for i := range 3 {
 		op, _ := Create(thing{ID: fmt.Sprint("p1-", i), PK: "p1"})
-		if _, _, err := r.Batch(ctx, store.PartitionKey{"p1"}, []store.Op{op}); err != nil {
+		if _, err := r.Batch(ctx, store.PartitionKey{"p1"}, []store.Op{op}); err != nil {
 			t.Fatal(err)
 		}
 	}

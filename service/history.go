@@ -20,7 +20,6 @@ type HistoryPage struct {
 	// or (on the last page) history that ends before the todo's latest
 	// version.
 	Complete bool
-	Cost     store.Cost
 }
 
 // History returns the audit records of the caller's todo id, oldest first:
@@ -59,7 +58,7 @@ func (s *Service) History(ctx context.Context, id string, pageSize int, continua
 		PageSize:     pageSize,
 		Continuation: inner,
 	})
-	page := HistoryPage{Cost: p.Cost, Complete: true}
+	page := HistoryPage{Complete: true}
 	if err != nil {
 		return page, err
 	}
@@ -76,14 +75,12 @@ func (s *Service) History(ctx context.Context, id string, pageSize int, continua
 	}
 	// Last page: history must reach the latest version the todo has had.
 	var last int64
-	cur, cost, err := s.load(ctx, id)
-	page.Cost.Add(cost)
+	cur, err := s.load(ctx, id)
 	switch {
 	case err == nil:
 		last = cur.Value.Version
 	case todo.IsKind(err, todo.NotFound):
-		last, cost, err = s.lastVersion(ctx, id, pk)
-		page.Cost.Add(cost)
+		last, err = s.lastVersion(ctx, id, pk)
 		if todo.IsKind(err, todo.Conflict) {
 			last, err = 0, nil // the id's versions are another user's
 		}
@@ -104,24 +101,23 @@ func (s *Service) History(ctx context.Context, id string, pageSize int, continua
 
 // version finds the content of version n of todo id: from its audit record,
 // or from its retained version document when the audit lags behind.
-func (s *Service) version(ctx context.Context, id string, pk store.PartitionKey, n int64) (todo.Todo, store.Cost, error) {
+func (s *Service) version(ctx context.Context, id string, pk store.PartitionKey, n int64) (todo.Todo, error) {
 	var t todo.Todo
-	rec, cost, err := s.audit.GetIn(ctx, store.PartitionKey{todo.EntityKey(userFrom(ctx), id)}, todo.AuditID(id, n))
+	rec, err := s.audit.GetIn(ctx, store.PartitionKey{todo.EntityKey(userFrom(ctx), id)}, todo.AuditID(id, n))
 	if err == nil {
 		if err := json.Unmarshal(rec.Value.Entity, &t); err != nil {
-			return t, cost, todo.Wrap(todo.Internal, err, "audit record does not decode")
+			return t, todo.Wrap(todo.Internal, err, "audit record does not decode")
 		}
-		return t, cost, nil
+		return t, nil
 	}
 	if !todo.IsKind(err, todo.NotFound) {
-		return t, cost, err
+		return t, err
 	}
-	v, c, err := s.versions.GetIn(ctx, pk, todo.VersionID(id, n))
-	cost.Add(c)
+	v, err := s.versions.GetIn(ctx, pk, todo.VersionID(id, n))
 	if todo.IsKind(err, todo.NotFound) || (err == nil && v.Value.UserID != userFrom(ctx)) {
-		return t, cost, todo.Errorf(todo.NotFound, "version %d of todo %q not found", n, id)
+		return t, todo.Errorf(todo.NotFound, "version %d of todo %q not found", n, id)
 	}
-	return v.Value.Entity, cost, err
+	return v.Value.Entity, err
 }
 
 // Rollback writes the content of version n as a new version of the caller's
@@ -138,35 +134,32 @@ func (s *Service) Rollback(ctx context.Context, id string, n int64, ifMatch stri
 	if n < 1 {
 		return Result{}, todo.Errorf(todo.Invalid, "version must be 1 or more")
 	}
-	old, total, err := s.version(ctx, id, pk, n)
+	old, err := s.version(ctx, id, pk, n)
 	if err != nil {
-		return Result{Cost: total}, err
+		return Result{}, err
 	}
-	res, err := s.readModifyWrite(ctx, id, ifMatch,
+	return s.readModifyWrite(ctx, id, ifMatch,
 		func() (Result, error) { return s.restore(ctx, user, id, pk, old) },
 		func(d repo.Doc[todo.Todo]) (Result, error) {
 			t := d.Value
 			t.SetFields(old.Fields())
 			s.advance(&t, todo.OpRollback, user)
-			etag, cost, err := s.write(ctx, t, store.OpReplace, d.ETag, todo.OpRollback, user)
-			return Result{Todo: t, ETag: etag, Cost: cost}, err
+			etag, err := s.write(ctx, t, store.BatchReplace, d.ETag)
+			return Result{Todo: t, ETag: etag}, err
 		})
-	res.Cost.Add(total)
-	return res, err
 }
 
 // restore re-creates a deleted todo from an old version's content.
 func (s *Service) restore(ctx context.Context, user, id string, pk store.PartitionKey, old todo.Todo) (Result, error) {
-	last, cost, err := s.lastVersion(ctx, id, pk)
+	last, err := s.lastVersion(ctx, id, pk)
 	if err != nil {
-		return Result{Cost: cost}, err
+		return Result{}, err
 	}
 	t := old
 	t.MovingTo, t.Version = "", last
 	s.advance(&t, todo.OpRollback, user)
-	etag, c, err := s.write(ctx, t, store.OpCreate, "", todo.OpRollback, user)
-	cost.Add(c)
-	return Result{Todo: t, ETag: etag, Created: true, Cost: cost}, err
+	etag, err := s.write(ctx, t, store.BatchCreate, "")
+	return Result{Todo: t, ETag: etag, Created: true}, err
 }
 
 // Move gives the caller's todo a new category where the scheme keys on it:
@@ -191,14 +184,12 @@ func (s *Service) Move(ctx context.Context, id, category, ifMatch string) (Resul
 		return Result{}, err
 	}
 	// A move interrupted after its first step resumes where it stopped.
-	d, total, err := s.todos.GetIn(ctx, pk, id)
+	d, err := s.todos.GetIn(ctx, pk, id)
 	if err == nil && d.Value.Type == todo.TypeTodo && d.Value.UserID == user && d.Value.MovingTo != "" {
-		res, err := s.finishMove(ctx, user, d.Value, d.ETag)
-		res.Cost.Add(total)
-		return res, err
+		return s.finishMove(ctx, user, d.Value, d.ETag)
 	}
 	if err != nil && !todo.IsKind(err, todo.NotFound) {
-		return Result{Cost: total}, err
+		return Result{}, err
 	}
 	// Step one: mark the todo as moving, as its final version.
 	marked, err := s.readModifyWrite(ctx, id, ifMatch, nil, func(d repo.Doc[todo.Todo]) (Result, error) {
@@ -206,23 +197,19 @@ func (s *Service) Move(ctx context.Context, id, category, ifMatch string) (Resul
 		if old.Category == category {
 			return Result{}, todo.Errorf(todo.Conflict, "todo %q is already in category %q", id, category)
 		}
-		key, cost, err := s.scheme.NewKey(ctx, user, category)
+		key, err := s.scheme.NewKey(ctx, user, category)
 		if err != nil {
-			return Result{Cost: cost}, err
+			return Result{}, err
 		}
 		old.MovingTo = key.ID
 		s.advance(&old, todo.OpMove, user)
-		etag, c, err := s.write(ctx, old, store.OpReplace, d.ETag, todo.OpMove, user)
-		cost.Add(c)
-		return Result{Todo: old, ETag: etag, Cost: cost}, err
+		etag, err := s.write(ctx, old, store.BatchReplace, d.ETag)
+		return Result{Todo: old, ETag: etag}, err
 	})
-	total.Add(marked.Cost)
 	if err != nil {
-		return Result{Cost: total}, err
+		return Result{}, err
 	}
-	res, err := s.finishMove(ctx, user, marked.Todo, marked.ETag)
-	res.Cost.Add(total)
-	return res, err
+	return s.finishMove(ctx, user, marked.Todo, marked.ETag)
 }
 
 // finishMove creates the moved todo (if a previous attempt has not) and
@@ -241,12 +228,11 @@ func (s *Service) finishMove(ctx context.Context, user string, old todo.Todo, et
 	t.LastOperation = todo.OpMove
 	var res Result
 	res.Todo, res.Created = t, true
-	res.ETag, res.Cost, err = s.write(ctx, t, store.OpCreate, "", todo.OpMove, user)
+	res.ETag, err = s.write(ctx, t, store.BatchCreate, "")
 	if todo.IsKind(err, todo.Conflict) {
 		// An earlier attempt created it; it may have changed, or even been
 		// deleted, since.
-		d, cost, gerr := s.todos.GetIn(ctx, newPK, t.ID)
-		res.Cost.Add(cost)
+		d, gerr := s.todos.GetIn(ctx, newPK, t.ID)
 		switch {
 		case gerr == nil:
 			res.Todo, res.ETag, err = d.Value, d.ETag, nil
@@ -259,8 +245,7 @@ func (s *Service) finishMove(ctx context.Context, user string, old todo.Todo, et
 	if err != nil && !todo.IsKind(err, todo.NotFound) {
 		return res, err
 	}
-	cost, derr := s.todos.C.Delete(ctx, s.scheme.KeyOf(&old), old.ID, &store.WriteOptions{IfMatch: etag})
-	res.Cost.Add(cost)
+	derr := s.todos.Remove(ctx, s.scheme.KeyOf(&old), old.ID, etag)
 	if derr != nil && !todo.IsKind(derr, todo.NotFound) {
 		return res, derr
 	}

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/todoaudit/todo"
-	"github.com/todoaudit/todo/audit"
+	"github.com/todoaudit/todo/audit/reconcile"
 	"github.com/todoaudit/todo/partition"
 	"github.com/todoaudit/todo/service"
 	"github.com/todoaudit/todo/store"
@@ -18,7 +18,7 @@ import (
 // newest versions are missing.
 func TestHistoryCompleteness(t *testing.T) {
 	todos, auditC := open(t, partition.Hierarchical)
-	sch, _ := partition.New(partition.Hierarchical, 1, todos)
+	sch, _ := partition.New(partition.Hierarchical, 1, nil)
 	svc := service.New(sch, todos, auditC, nil)
 	ctx := service.WithUser(context.Background(), "alice")
 	r, err := svc.Create(ctx, todo.Fields{Category: "Grocery", Title: "v1"})
@@ -31,7 +31,7 @@ func TestHistoryCompleteness(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	rec := &audit.Reconciler{Todos: todos, Audit: auditC, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	rec := &reconcile.Reconciler{Todos: todos, Audit: auditC, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	if _, err := rec.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestHistoryCompleteness(t *testing.T) {
 		t.Fatalf("full history: %v complete %v", v, ok)
 	}
 	for _, missing := range []int64{3, 5} {
-		if _, err := auditC.Delete(context.Background(), store.PartitionKey{todo.EntityKey("alice", id)}, todo.AuditID(id, missing), nil); err != nil {
+		if err := auditC.Delete(context.Background(), store.PartitionKey{todo.EntityKey("alice", id)}, todo.AuditID(id, missing), nil); err != nil {
 			t.Fatal(err)
 		}
 		for _, size := range []int{1, 2, 3, 10} {

@@ -19,13 +19,13 @@ type flaky struct {
 	failed bool
 }
 
-func (f *flaky) Batch(ctx context.Context, pk store.PartitionKey, ops []store.Op) ([]store.OpResult, store.Cost, error) {
+func (f *flaky) Batch(ctx context.Context, pk store.PartitionKey, ops []store.Op) ([]store.OpResult, error) {
 	if f.first == nil {
 		f.first = pk
 	}
 	if !f.failed && !pk.Equal(f.first) {
 		f.failed = true
-		return nil, store.Cost{}, todo.Errorf(todo.Unavailable, "injected failure")
+		return nil, todo.Errorf(todo.Unavailable, "injected failure")
 	}
 	return f.Container.Batch(ctx, pk, ops)
 }
@@ -55,7 +55,7 @@ func TestInterruptedMoveResumes(t *testing.T) {
 		for _, resume := range []string{"retry", "read"} {
 			todos, audit := open(t, scheme)
 			f := &flaky{Container: todos}
-			sch, _ := partition.New(scheme, 1, f)
+			sch, _ := partition.New(scheme, 1, nil)
 			svc := service.New(sch, f, audit, nil)
 			ctx := service.WithUser(context.Background(), "alice")
 			created, err := svc.Create(ctx, todo.Fields{Category: "Grocery", Title: "paint"})

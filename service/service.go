@@ -51,11 +51,11 @@ func New(scheme partition.Scheme, todos, audit store.Container, o *Options) *Ser
 	resolve := func(ctx context.Context, id string) (store.PartitionKey, error) {
 		return scheme.Resolve(userFrom(ctx), id)
 	}
-	s.todos = &repo.Repository[todo.Todo]{C: todos, Resolve: resolve}
-	s.versions = &repo.Repository[todo.Version]{C: todos, Resolve: resolve}
-	s.audit = &repo.Repository[todo.AuditRecord]{C: audit, Resolve: func(ctx context.Context, id string) (store.PartitionKey, error) {
+	s.todos = repo.New[todo.Todo](todos, resolve)
+	s.versions = repo.New[todo.Version](todos, resolve)
+	s.audit = repo.New[todo.AuditRecord](audit, func(ctx context.Context, id string) (store.PartitionKey, error) {
 		return store.PartitionKey{todo.EntityKey(userFrom(ctx), id)}, nil
-	}}
+	})
 	return s
 }
 
@@ -74,12 +74,12 @@ func userFrom(ctx context.Context) string {
 	return u
 }
 
-// Result is a todo as written or read, with what it cost.
+// Result is a todo as written or read. What it cost is charged to the
+// store.Meter of the call's context.
 type Result struct {
 	Todo    todo.Todo
 	ETag    string
 	Created bool
-	Cost    store.Cost
 }
 
 func (s *Service) stamp() time.Time { return s.now().UTC().Truncate(time.Millisecond) }
@@ -94,58 +94,56 @@ func caller(ctx context.Context) (string, error) {
 }
 
 // write commits a new state of a todo with its version document in one
-// batch. op is the todo operation (create, replace or delete), ifMatch its
-// condition.
-func (s *Service) write(ctx context.Context, t todo.Todo, kind store.OpKind, ifMatch string, op todo.Operation, actor string) (string, store.Cost, error) {
+// batch: kind is the store operation on the todo document (create, replace
+// or delete), ifMatch its condition. The version, and so the audit record,
+// describe the change by t's LastOperation and UpdatedBy.
+func (s *Service) write(ctx context.Context, t todo.Todo, kind store.OpKind, ifMatch string) (string, error) {
 	pk := s.scheme.KeyOf(&t)
-	v := todo.NewVersion(t, op, actor, t.UpdatedAt, s.ttl)
-	vop, err := repo.Create(v)
+	vop, err := repo.Create(todo.NewVersion(t, s.ttl))
 	if err != nil {
-		return "", store.Cost{}, err
+		return "", err
 	}
 	var top store.Op
 	switch kind {
-	case store.OpCreate:
+	case store.BatchCreate:
 		top, err = repo.Create(t)
-	case store.OpReplace:
+	case store.BatchReplace:
 		top, err = repo.Replace(t, ifMatch)
-	case store.OpDelete:
+	case store.BatchDelete:
 		top = repo.Delete(t.ID, ifMatch)
 	}
 	if err != nil {
-		return "", store.Cost{}, err
+		return "", err
 	}
-	res, cost, err := s.todos.Batch(ctx, pk, []store.Op{top, vop})
+	res, err := s.todos.Batch(ctx, pk, []store.Op{top, vop})
 	if err != nil {
-		return "", cost, err
+		return "", err
 	}
-	return res[0].ETag, cost, nil
+	return res[0].ETag, nil
 }
 
 // load point-reads the caller's todo. Another user's todo and a document
 // of another type read as not found. So does a todo being moved away: its
 // move is finished here, should an earlier attempt have stopped half way.
-func (s *Service) load(ctx context.Context, id string) (repo.Doc[todo.Todo], store.Cost, error) {
+func (s *Service) load(ctx context.Context, id string) (repo.Doc[todo.Todo], error) {
 	user, err := caller(ctx)
 	if err != nil {
-		return repo.Doc[todo.Todo]{}, store.Cost{}, err
+		return repo.Doc[todo.Todo]{}, err
 	}
-	d, _, cost, err := s.todos.Get(ctx, id)
+	d, _, err := s.todos.Get(ctx, id)
 	if err != nil {
-		return d, cost, err
+		return d, err
 	}
 	if d.Value.Type != todo.TypeTodo || d.Value.UserID != user {
-		return repo.Doc[todo.Todo]{}, cost, notFound(id)
+		return repo.Doc[todo.Todo]{}, notFound(id)
 	}
 	if d.Value.MovingTo != "" {
-		res, err := s.finishMove(ctx, user, d.Value, d.ETag)
-		cost.Add(res.Cost)
-		if err != nil && !todo.IsKind(err, todo.NotFound) {
-			return repo.Doc[todo.Todo]{}, cost, err
+		if _, err := s.finishMove(ctx, user, d.Value, d.ETag); err != nil && !todo.IsKind(err, todo.NotFound) {
+			return repo.Doc[todo.Todo]{}, err
 		}
-		return repo.Doc[todo.Todo]{}, cost, todo.Errorf(todo.NotFound, "todo %q has moved to %q", id, d.Value.MovingTo)
+		return repo.Doc[todo.Todo]{}, todo.Errorf(todo.NotFound, "todo %q has moved to %q", id, d.Value.MovingTo)
 	}
-	return d, cost, nil
+	return d, nil
 }
 
 func notFound(id string) error { return todo.Errorf(todo.NotFound, "todo %q not found", id) }
@@ -179,30 +177,26 @@ const writeAttempts = 8
 // again and again while the write loses a race to another writer.
 func (s *Service) readModifyWrite(ctx context.Context, id, ifMatch string,
 	missing func() (Result, error), existing func(repo.Doc[todo.Todo]) (Result, error)) (Result, error) {
-	var total store.Cost
 	for range writeAttempts {
-		d, cost, err := s.load(ctx, id)
-		total.Add(cost)
+		d, err := s.load(ctx, id)
 		var res Result
 		switch {
 		case todo.IsKind(err, todo.NotFound) && missing != nil:
 			if ifMatch != "" {
-				return Result{Cost: total}, todo.Errorf(todo.PreconditionFailed, "todo %q does not exist", id)
+				return Result{}, todo.Errorf(todo.PreconditionFailed, "todo %q does not exist", id)
 			}
 			res, err = missing()
 		case err != nil:
-			return Result{Cost: total}, err
+			return Result{}, err
 		default:
 			if err := checkIfMatch(ifMatch, d.ETag); err != nil {
-				return Result{Cost: total}, err
+				return Result{}, err
 			}
 			res, err = existing(d)
 		}
-		total.Add(res.Cost)
-		res.Cost = total
 		if !retryable(err, ifMatch) {
 			return res, err
 		}
 	}
-	return Result{Cost: total}, todo.Errorf(todo.Unavailable, "todo %q is changing too fast; try again", id)
+	return Result{}, todo.Errorf(todo.Unavailable, "todo %q is changing too fast; try again", id)
 }

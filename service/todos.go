@@ -18,23 +18,22 @@ func (s *Service) Create(ctx context.Context, f todo.Fields) (Result, error) {
 	if err := f.Validate(); err != nil {
 		return Result{}, err
 	}
-	key, cost, err := s.scheme.NewKey(ctx, user, f.Category)
+	key, err := s.scheme.NewKey(ctx, user, f.Category)
 	if err != nil {
-		return Result{Cost: cost}, err
+		return Result{}, err
 	}
 	now := s.stamp()
 	t := todo.Todo{ID: key.ID, Type: todo.TypeTodo, UserID: user, PartitionKey: key.Property,
 		Version: 1, CreatedAt: now, UpdatedAt: now, LastOperation: todo.OpCreate, UpdatedBy: user}
 	t.SetFields(f)
-	etag, c, err := s.write(ctx, t, store.OpCreate, "", todo.OpCreate, user)
-	cost.Add(c)
-	return Result{Todo: t, ETag: etag, Created: true, Cost: cost}, err
+	etag, err := s.write(ctx, t, store.BatchCreate, "")
+	return Result{Todo: t, ETag: etag, Created: true}, err
 }
 
 // Get point-reads one of the caller's todos.
 func (s *Service) Get(ctx context.Context, id string) (Result, error) {
-	d, cost, err := s.load(ctx, id)
-	return Result{Todo: d.Value, ETag: d.ETag, Cost: cost}, err
+	d, err := s.load(ctx, id)
+	return Result{Todo: d.Value, ETag: d.ETag}, err
 }
 
 // Put updates the caller's todo id, or creates it under that id when it does
@@ -72,8 +71,8 @@ func (s *Service) update(ctx context.Context, user string, d repo.Doc[todo.Todo]
 	t := d.Value
 	t.SetFields(f)
 	s.advance(&t, todo.OpUpdate, user)
-	etag, cost, err := s.write(ctx, t, store.OpReplace, d.ETag, todo.OpUpdate, user)
-	return Result{Todo: t, ETag: etag, Cost: cost}, err
+	etag, err := s.write(ctx, t, store.BatchReplace, d.ETag)
+	return Result{Todo: t, ETag: etag}, err
 }
 
 // advance makes t the next version, written now by user.
@@ -90,9 +89,9 @@ func (s *Service) createAt(ctx context.Context, user, id string, pk store.Partit
 	if err := s.checkIDCategory(user, id, pk, f.Category); err != nil {
 		return Result{}, err
 	}
-	last, cost, err := s.lastVersion(ctx, id, pk)
+	last, err := s.lastVersion(ctx, id, pk)
 	if err != nil {
-		return Result{Cost: cost}, err
+		return Result{}, err
 	}
 	now := s.stamp()
 	t := todo.Todo{ID: id, Type: todo.TypeTodo, UserID: user, Version: last + 1, CreatedAt: now, UpdatedAt: now,
@@ -101,18 +100,16 @@ func (s *Service) createAt(ctx context.Context, user, id string, pk store.Partit
 		t.PartitionKey = pk[0]
 	}
 	t.SetFields(f)
-	etag, c, err := s.write(ctx, t, store.OpCreate, "", todo.OpCreate, user)
-	cost.Add(c)
+	etag, err := s.write(ctx, t, store.BatchCreate, "")
 	if todo.IsKind(err, todo.Conflict) {
 		// Someone else's document holds the id in this partition (under the
 		// category scheme users share partitions): no retry will help.
-		d, c, gerr := s.todos.GetIn(ctx, pk, id)
-		cost.Add(c)
+		d, gerr := s.todos.GetIn(ctx, pk, id)
 		if gerr == nil && (d.Value.UserID != user || d.Value.Type != todo.TypeTodo || d.Value.MovingTo != "") {
 			err = todo.Errorf(todo.Conflict, "id %q is already in use; create the todo with POST /api/todos", id)
 		}
 	}
-	return Result{Todo: t, ETag: etag, Created: true, Cost: cost}, err
+	return Result{Todo: t, ETag: etag, Created: true}, err
 }
 
 // checkIDCategory refuses a body whose category disagrees with the one the
@@ -132,50 +129,48 @@ func (s *Service) checkIDCategory(user, id string, pk store.PartitionKey, catego
 // todo does not exist now (deleted, or never created): the newest audit
 // record, then any newer retained version documents, found by point reads
 // of their deterministic ids (the audit may lag behind the outbox).
-func (s *Service) lastVersion(ctx context.Context, id string, pk store.PartitionKey) (int64, store.Cost, error) {
+func (s *Service) lastVersion(ctx context.Context, id string, pk store.PartitionKey) (int64, error) {
 	ap, err := s.audit.Query(ctx, repo.Spec{
 		Partitions: []store.PartitionKey{{todo.EntityKey(userFrom(ctx), id)}},
 		OrderBy:    []store.Order{{Field: "version", Desc: true}},
 		PageSize:   1,
 	})
-	cost := ap.Cost
 	if err != nil {
-		return 0, cost, err
+		return 0, err
 	}
 	var last int64
 	if len(ap.Items) > 0 {
 		last = ap.Items[0].Value.Version
 	}
 	for {
-		v, c, err := s.versions.GetIn(ctx, pk, todo.VersionID(id, last+1))
-		cost.Add(c)
+		v, err := s.versions.GetIn(ctx, pk, todo.VersionID(id, last+1))
 		switch {
 		case todo.IsKind(err, todo.NotFound):
-			return last, cost, nil
+			return last, nil
 		case err != nil:
-			return 0, cost, err
+			return 0, err
 		case v.Value.UserID != userFrom(ctx):
 			// Users share partitions under the category scheme: this id's
 			// history belongs to someone else.
-			return 0, cost, todo.Errorf(todo.Conflict, "id %q is already in use; create the todo with POST /api/todos", id)
+			return 0, todo.Errorf(todo.Conflict, "id %q is already in use; create the todo with POST /api/todos", id)
 		}
 		last++
 	}
 }
 
 // Delete removes the caller's todo, recording a delete version.
-func (s *Service) Delete(ctx context.Context, id, ifMatch string) (store.Cost, error) {
+func (s *Service) Delete(ctx context.Context, id, ifMatch string) error {
 	user, err := caller(ctx)
 	if err != nil {
-		return store.Cost{}, err
+		return err
 	}
-	res, err := s.readModifyWrite(ctx, id, ifMatch, nil, func(d repo.Doc[todo.Todo]) (Result, error) {
+	_, err = s.readModifyWrite(ctx, id, ifMatch, nil, func(d repo.Doc[todo.Todo]) (Result, error) {
 		t := d.Value
 		s.advance(&t, todo.OpDelete, user)
-		_, cost, err := s.write(ctx, t, store.OpDelete, d.ETag, todo.OpDelete, user)
-		return Result{Cost: cost}, err
+		_, err := s.write(ctx, t, store.BatchDelete, d.ETag)
+		return Result{}, err
 	})
-	return res.Cost, err
+	return err
 }
 
 // ListOptions select and page a list.
@@ -190,7 +185,6 @@ type ListOptions struct {
 type Page struct {
 	Items        []Result
 	Continuation string
-	Cost         store.Cost
 }
 
 // DefaultPageSize and MaxPageSize bound list pages.
@@ -238,13 +232,13 @@ func (s *Service) list(ctx context.Context, plan partition.Plan, o ListOptions) 
 	if o.IsCompleted != nil {
 		filters = append(filters, store.Filter{Field: "isCompleted", Op: store.Eq, Value: *o.IsCompleted})
 	}
+	// The plan's scope is what the list reports, however the store counts
+	// the requests it takes.
+	store.Charge(ctx, store.Cost{Scope: plan.Scope})
 	p, err := s.todos.Query(ctx, repo.Spec{Partitions: plan.Partitions, Filters: filters, PageSize: o.PageSize, Continuation: o.Continuation})
-	page := Page{Continuation: p.Continuation, Cost: p.Cost}
+	page := Page{Continuation: p.Continuation}
 	for _, d := range p.Items {
 		page.Items = append(page.Items, Result{Todo: d.Value, ETag: d.ETag})
-	}
-	if page.Cost.Scope.Kind == 0 {
-		page.Cost.Scope = plan.Scope
 	}
 	return page, err
 }

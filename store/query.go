@@ -67,7 +67,6 @@ type Page struct {
 	Items []Item
 	// Continuation fetches the next page; "" when this is the last one.
 	Continuation string
-	Cost         Cost
 }
 
 var fieldName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)

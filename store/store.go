@@ -5,8 +5,9 @@
 // ExecuteTransactionalBatch, NewQueryItemsPager, ReadChangeFeed) and the
 // embedded bbolt store reproduces the same semantics on one machine.
 //
-// Every call reports what it cost: its Scope (how many logical partitions it
-// touched) and its request charge in request units (RU).
+// Every call charges what it cost, its Scope (how many logical partitions it
+// touched) and its request charge in request units (RU), to the Meter its
+// context carries.
 package store
 
 import (
@@ -89,19 +90,19 @@ type Container interface {
 	Spec() ContainerSpec
 	// Read is a point read of one item by full partition key and id: the
 	// cheapest operation there is. NotFound when absent or expired.
-	Read(ctx context.Context, pk PartitionKey, id string) (Item, Cost, error)
+	Read(ctx context.Context, pk PartitionKey, id string) (Item, error)
 	// Create inserts doc; Conflict when an item with its id exists in pk.
-	Create(ctx context.Context, pk PartitionKey, doc []byte) (Item, Cost, error)
+	Create(ctx context.Context, pk PartitionKey, doc []byte) (Item, error)
 	// Upsert inserts or replaces doc. With IfMatch set it only replaces.
-	Upsert(ctx context.Context, pk PartitionKey, doc []byte, o *WriteOptions) (Item, Cost, error)
+	Upsert(ctx context.Context, pk PartitionKey, doc []byte, o *WriteOptions) (Item, error)
 	// Replace replaces an existing item; NotFound when absent.
-	Replace(ctx context.Context, pk PartitionKey, doc []byte, o *WriteOptions) (Item, Cost, error)
+	Replace(ctx context.Context, pk PartitionKey, doc []byte, o *WriteOptions) (Item, error)
 	// Delete removes an item; NotFound when absent.
-	Delete(ctx context.Context, pk PartitionKey, id string, o *WriteOptions) (Cost, error)
+	Delete(ctx context.Context, pk PartitionKey, id string, o *WriteOptions) error
 	// Batch runs up to MaxBatchOps operations in one logical partition, all
 	// or nothing. On failure the error is a *BatchError naming the failing
 	// operation and nothing was written.
-	Batch(ctx context.Context, pk PartitionKey, ops []Op) ([]OpResult, Cost, error)
+	Batch(ctx context.Context, pk PartitionKey, ops []Op) ([]OpResult, error)
 	// Query returns one page of the items that spec selects within
 	// q.PartitionKey (full key, prefix, or empty for every partition).
 	Query(ctx context.Context, q Query) (Page, error)
@@ -125,11 +126,11 @@ type OpKind int
 
 // Batch operation kinds.
 const (
-	OpCreate OpKind = iota + 1
-	OpUpsert
-	OpReplace
-	OpDelete
-	OpRead
+	BatchCreate OpKind = iota + 1
+	BatchUpsert
+	BatchReplace
+	BatchDelete
+	BatchRead
 )
 
 // Op is one operation of a transactional batch.
@@ -162,5 +163,4 @@ type ChangeBatch struct {
 	// Continuation resumes the feed after these items; it equals the input
 	// continuation when there was nothing new.
 	Continuation string
-	Cost         Cost
 }

@@ -144,8 +144,8 @@ func wantKind(t testing.TB, err error, k todo.Kind) {
 	}
 }
 
-func must[T any](t testing.TB) func(T, store.Cost, error) T {
-	return func(v T, _ store.Cost, err error) T {
+func must[T any](t testing.TB) func(T, error) T {
+	return func(v T, err error) T {
 		t.Helper()
 		if err != nil {
 			t.Fatal(err)
@@ -159,7 +159,9 @@ func (s *suite) createRead(t *testing.T, c, _ store.Container) {
 	if created.ETag == "" {
 		t.Fatal("Create returned no ETag")
 	}
-	got, cost, err := c.Read(s.ctx, pk("p1"), "a")
+	ctx, m := store.WithMeter(s.ctx)
+	got, err := c.Read(ctx, pk("p1"), "a")
+	cost := m.Cost()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,16 +177,16 @@ func (s *suite) createRead(t *testing.T, c, _ store.Container) {
 }
 
 func (s *suite) readMissing(t *testing.T, c, _ store.Container) {
-	_, _, err := c.Read(s.ctx, pk("p1"), "nope")
+	_, err := c.Read(s.ctx, pk("p1"), "nope")
 	wantKind(t, err, todo.NotFound)
 	must[store.Item](t)(c.Create(s.ctx, pk("p1"), doc("id", "a", "pk", "p1")))
-	_, _, err = c.Read(s.ctx, pk("p2"), "a")
+	_, err = c.Read(s.ctx, pk("p2"), "a")
 	wantKind(t, err, todo.NotFound)
 }
 
 func (s *suite) createConflict(t *testing.T, c, _ store.Container) {
 	must[store.Item](t)(c.Create(s.ctx, pk("p1"), doc("id", "a", "pk", "p1")))
-	_, _, err := c.Create(s.ctx, pk("p1"), doc("id", "a", "pk", "p1", "n", 2))
+	_, err := c.Create(s.ctx, pk("p1"), doc("id", "a", "pk", "p1", "n", 2))
 	wantKind(t, err, todo.Conflict)
 }
 
@@ -204,7 +206,7 @@ func (s *suite) hierarchicalIdentity(t *testing.T, _, h store.Container) {
 	if field(t, got.Body, "n") != 2.0 {
 		t.Fatalf("read [t1,u2]/x = %s", got.Body)
 	}
-	_, _, err := h.Read(s.ctx, pk("t1", "u3"), "x")
+	_, err := h.Read(s.ctx, pk("t1", "u3"), "x")
 	wantKind(t, err, todo.NotFound)
 }
 
@@ -218,14 +220,14 @@ func (s *suite) upsertReplaceDelete(t *testing.T, c, _ store.Container) {
 	if got := must[store.Item](t)(c.Read(s.ctx, pk("p1"), "a")); field(t, got.Body, "n") != 3.0 {
 		t.Fatalf("after replace: %s", got.Body)
 	}
-	_, _, err := c.Replace(s.ctx, pk("p1"), doc("id", "b", "pk", "p1"), nil)
+	_, err := c.Replace(s.ctx, pk("p1"), doc("id", "b", "pk", "p1"), nil)
 	wantKind(t, err, todo.NotFound)
-	if _, err := c.Delete(s.ctx, pk("p1"), "a", nil); err != nil {
+	if err := c.Delete(s.ctx, pk("p1"), "a", nil); err != nil {
 		t.Fatal(err)
 	}
-	_, _, err = c.Read(s.ctx, pk("p1"), "a")
+	_, err = c.Read(s.ctx, pk("p1"), "a")
 	wantKind(t, err, todo.NotFound)
-	_, err = c.Delete(s.ctx, pk("p1"), "a", nil)
+	err = c.Delete(s.ctx, pk("p1"), "a", nil)
 	wantKind(t, err, todo.NotFound)
 }
 
@@ -244,48 +246,49 @@ func (s *suite) ifMatch(t *testing.T, c, _ store.Container) {
 	first := must[store.Item](t)(c.Create(s.ctx, pk("p1"), doc("id", "a", "pk", "p1", "n", 1)))
 	second := must[store.Item](t)(c.Replace(s.ctx, pk("p1"), doc("id", "a", "pk", "p1", "n", 2), &store.WriteOptions{IfMatch: first.ETag}))
 	stale := &store.WriteOptions{IfMatch: first.ETag}
-	_, _, err := c.Replace(s.ctx, pk("p1"), doc("id", "a", "pk", "p1", "n", 3), stale)
+	_, err := c.Replace(s.ctx, pk("p1"), doc("id", "a", "pk", "p1", "n", 3), stale)
 	wantKind(t, err, todo.PreconditionFailed)
-	_, _, err = c.Upsert(s.ctx, pk("p1"), doc("id", "a", "pk", "p1", "n", 3), stale)
+	_, err = c.Upsert(s.ctx, pk("p1"), doc("id", "a", "pk", "p1", "n", 3), stale)
 	wantKind(t, err, todo.PreconditionFailed)
-	_, err = c.Delete(s.ctx, pk("p1"), "a", stale)
+	err = c.Delete(s.ctx, pk("p1"), "a", stale)
 	wantKind(t, err, todo.PreconditionFailed)
 	if got := must[store.Item](t)(c.Read(s.ctx, pk("p1"), "a")); field(t, got.Body, "n") != 2.0 {
 		t.Fatalf("a failed conditional write changed the item: %s", got.Body)
 	}
-	if _, err := c.Delete(s.ctx, pk("p1"), "a", &store.WriteOptions{IfMatch: second.ETag}); err != nil {
+	if err := c.Delete(s.ctx, pk("p1"), "a", &store.WriteOptions{IfMatch: second.ETag}); err != nil {
 		t.Fatal(err)
 	}
 }
 
 func (s *suite) invalidDocuments(t *testing.T, c, _ store.Container) {
 	for _, body := range []string{`[1]`, `{"pk":"p1"}`, `{"id":7,"pk":"p1"}`, `{"id":"a/b","pk":"p1"}`, `{"id":"a#b","pk":"p1"}`, `{"id":"a?b","pk":"p1"}`, `{"id":"a\\b","pk":"p1"}`, `{"id":" a","pk":"p1"}`} {
-		_, _, err := c.Create(s.ctx, pk("p1"), []byte(body))
+		_, err := c.Create(s.ctx, pk("p1"), []byte(body))
 		wantKind(t, err, todo.Invalid)
 	}
 }
 
 func (s *suite) tooLarge(t *testing.T, c, _ store.Container) {
 	big := strings.Repeat("x", todo.MaxDocumentBytes)
-	_, _, err := c.Create(s.ctx, pk("p1"), doc("id", "big", "pk", "p1", "blob", big))
+	_, err := c.Create(s.ctx, pk("p1"), doc("id", "big", "pk", "p1", "blob", big))
 	wantKind(t, err, todo.TooLarge)
-	_, _, err = c.Read(s.ctx, pk("p1"), "big")
+	_, err = c.Read(s.ctx, pk("p1"), "big")
 	wantKind(t, err, todo.NotFound)
 }
 
 func (s *suite) pkMismatch(t *testing.T, c, _ store.Container) {
-	_, _, err := c.Create(s.ctx, pk("p1"), doc("id", "a", "pk", "p2"))
+	_, err := c.Create(s.ctx, pk("p1"), doc("id", "a", "pk", "p2"))
 	wantKind(t, err, todo.Invalid)
 }
 
 func (s *suite) batch(t *testing.T, c, _ store.Container) {
 	old := must[store.Item](t)(c.Create(s.ctx, pk("p1"), doc("id", "old", "pk", "p1")))
 	must[store.Item](t)(c.Create(s.ctx, pk("p1"), doc("id", "gone", "pk", "p1")))
-	res, cost, err := c.Batch(s.ctx, pk("p1"), []store.Op{
-		{Kind: store.OpCreate, Doc: doc("id", "a", "pk", "p1")},
-		{Kind: store.OpUpsert, Doc: doc("id", "b", "pk", "p1")},
-		{Kind: store.OpReplace, Doc: doc("id", "old", "pk", "p1", "n", 2), IfMatch: old.ETag},
-		{Kind: store.OpDelete, ID: "gone"},
+	ctx, m := store.WithMeter(s.ctx)
+	res, err := c.Batch(ctx, pk("p1"), []store.Op{
+		{Kind: store.BatchCreate, Doc: doc("id", "a", "pk", "p1")},
+		{Kind: store.BatchUpsert, Doc: doc("id", "b", "pk", "p1")},
+		{Kind: store.BatchReplace, Doc: doc("id", "old", "pk", "p1", "n", 2), IfMatch: old.ETag},
+		{Kind: store.BatchDelete, ID: "gone"},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -293,31 +296,31 @@ func (s *suite) batch(t *testing.T, c, _ store.Container) {
 	if len(res) != 4 || res[0].StatusCode != 201 || res[2].StatusCode != 200 || res[3].StatusCode != 204 || res[0].ETag == "" {
 		t.Fatalf("batch results = %+v", res)
 	}
-	if cost.Requests != 1 || cost.Charge <= 0 {
+	if cost := m.Cost(); cost.Requests != 1 || cost.Charge <= 0 || cost.Scope != store.Partition {
 		t.Fatalf("batch cost = %+v, want one request with a charge", cost)
 	}
 	for _, id := range []string{"a", "b", "old"} {
 		must[store.Item](t)(c.Read(s.ctx, pk("p1"), id))
 	}
-	_, _, err = c.Read(s.ctx, pk("p1"), "gone")
+	_, err = c.Read(s.ctx, pk("p1"), "gone")
 	wantKind(t, err, todo.NotFound)
 }
 
 func (s *suite) batchAtomic(t *testing.T, c, _ store.Container) {
 	must[store.Item](t)(c.Create(s.ctx, pk("p1"), doc("id", "dup", "pk", "p1")))
-	_, _, err := c.Batch(s.ctx, pk("p1"), []store.Op{
-		{Kind: store.OpCreate, Doc: doc("id", "new", "pk", "p1")},
-		{Kind: store.OpCreate, Doc: doc("id", "dup", "pk", "p1")},
+	_, err := c.Batch(s.ctx, pk("p1"), []store.Op{
+		{Kind: store.BatchCreate, Doc: doc("id", "new", "pk", "p1")},
+		{Kind: store.BatchCreate, Doc: doc("id", "dup", "pk", "p1")},
 	})
 	var be *store.BatchError
 	if !errors.As(err, &be) || be.Index != 1 || todo.KindOf(err) != todo.Conflict {
 		t.Fatalf("batch error = %v, want a conflict at operation 1", err)
 	}
-	_, _, err = c.Read(s.ctx, pk("p1"), "new")
+	_, err = c.Read(s.ctx, pk("p1"), "new")
 	wantKind(t, err, todo.NotFound)
-	_, _, err = c.Batch(s.ctx, pk("p1"), []store.Op{
-		{Kind: store.OpUpsert, Doc: doc("id", "dup", "pk", "p1", "n", 9)},
-		{Kind: store.OpReplace, Doc: doc("id", "dup", "pk", "p1", "n", 10), IfMatch: `"stale"`},
+	_, err = c.Batch(s.ctx, pk("p1"), []store.Op{
+		{Kind: store.BatchUpsert, Doc: doc("id", "dup", "pk", "p1", "n", 9)},
+		{Kind: store.BatchReplace, Doc: doc("id", "dup", "pk", "p1", "n", 10), IfMatch: `"stale"`},
 	})
 	wantKind(t, err, todo.PreconditionFailed)
 	if got := must[store.Item](t)(c.Read(s.ctx, pk("p1"), "dup")); field(t, got.Body, "n") != nil {
@@ -328,17 +331,17 @@ func (s *suite) batchAtomic(t *testing.T, c, _ store.Container) {
 func (s *suite) batchLimit(t *testing.T, c, _ store.Container) {
 	ops := make([]store.Op, store.MaxBatchOps+1)
 	for i := range ops {
-		ops[i] = store.Op{Kind: store.OpCreate, Doc: doc("id", fmt.Sprint("i", i), "pk", "p1")}
+		ops[i] = store.Op{Kind: store.BatchCreate, Doc: doc("id", fmt.Sprint("i", i), "pk", "p1")}
 	}
-	_, _, err := c.Batch(s.ctx, pk("p1"), ops)
+	_, err := c.Batch(s.ctx, pk("p1"), ops)
 	wantKind(t, err, todo.Invalid)
-	if _, _, err := c.Batch(s.ctx, pk("p1"), ops[:store.MaxBatchOps]); err != nil {
+	if _, err := c.Batch(s.ctx, pk("p1"), ops[:store.MaxBatchOps]); err != nil {
 		t.Fatalf("a batch of %d: %v", store.MaxBatchOps, err)
 	}
 	half := strings.Repeat("x", store.MaxBatchBytes/2)
-	_, _, err = c.Batch(s.ctx, pk("p2"), []store.Op{
-		{Kind: store.OpCreate, Doc: doc("id", "big1", "pk", "p2", "blob", half)},
-		{Kind: store.OpCreate, Doc: doc("id", "big2", "pk", "p2", "blob", half)},
+	_, err = c.Batch(s.ctx, pk("p2"), []store.Op{
+		{Kind: store.BatchCreate, Doc: doc("id", "big1", "pk", "p2", "blob", half)},
+		{Kind: store.BatchCreate, Doc: doc("id", "big2", "pk", "p2", "blob", half)},
 	})
 	wantKind(t, err, todo.TooLarge)
 }
@@ -352,7 +355,7 @@ func (s *suite) ttl(t *testing.T, c, _ store.Container) {
 	must[store.Item](t)(c.Create(s.ctx, pk("p1"), doc("id", "never", "pk", "p1", "ttl", -1)))
 	must[store.Item](t)(c.Read(s.ctx, pk("p1"), "short"))
 	s.h.Advance(11 * time.Second)
-	_, _, err := c.Read(s.ctx, pk("p1"), "short")
+	_, err := c.Read(s.ctx, pk("p1"), "short")
 	wantKind(t, err, todo.NotFound)
 	must[store.Item](t)(c.Read(s.ctx, pk("p1"), "forever"))
 	page := s.query(t, c, store.Query{PartitionKey: pk("p1"), PageSize: 10})
@@ -380,11 +383,19 @@ func idsOf(items []store.Item) []string {
 
 func (s *suite) query(t testing.TB, c store.Container, q store.Query) store.Page {
 	t.Helper()
-	p, err := c.Query(s.ctx, q)
+	p, _ := s.queryCost(t, c, q)
+	return p
+}
+
+// queryCost runs q and says what it was charged.
+func (s *suite) queryCost(t testing.TB, c store.Container, q store.Query) (store.Page, store.Cost) {
+	t.Helper()
+	ctx, m := store.WithMeter(s.ctx)
+	p, err := c.Query(ctx, q)
 	if err != nil {
 		t.Fatalf("Query(%+v): %v", q, err)
 	}
-	return p
+	return p, m.Cost()
 }
 
 // all pages through q and returns every item, checking each page's size.
@@ -416,23 +427,23 @@ func (s *suite) seedTree(t testing.TB, h store.Container) {
 
 func (s *suite) queryPartition(t *testing.T, _, h store.Container) {
 	s.seedTree(t, h)
-	p := s.query(t, h, store.Query{PartitionKey: pk("t1", "u1"), PageSize: 10})
+	p, cost := s.queryCost(t, h, store.Query{PartitionKey: pk("t1", "u1"), PageSize: 10})
 	if ids := strings.Join(idsOf(p.Items), ","); ids != "a,b" {
 		t.Fatalf("full-key query = %s, want a,b", ids)
 	}
-	if p.Cost.Scope != store.Partition {
-		t.Fatalf("scope = %v, want partition", p.Cost.Scope)
+	if cost.Scope != store.Partition {
+		t.Fatalf("scope = %v, want partition", cost.Scope)
 	}
 }
 
 func (s *suite) queryPrefix(t *testing.T, _, h store.Container) {
 	s.seedTree(t, h)
-	p := s.query(t, h, store.Query{PartitionKey: pk("t1"), PageSize: 10})
+	p, cost := s.queryCost(t, h, store.Query{PartitionKey: pk("t1"), PageSize: 10})
 	if ids := strings.Join(sorted(idsOf(p.Items)), ","); ids != "a,b,c" {
 		t.Fatalf("prefix query = %s, want a,b,c (not t10's e)", ids)
 	}
-	if p.Cost.Scope != store.Prefix {
-		t.Fatalf("scope = %v, want prefix", p.Cost.Scope)
+	if cost.Scope != store.Prefix {
+		t.Fatalf("scope = %v, want prefix", cost.Scope)
 	}
 }
 
@@ -442,9 +453,8 @@ func (s *suite) queryCross(t *testing.T, _, h store.Container) {
 	if ids := strings.Join(sorted(idsOf(items)), ","); ids != "a,b,d,e" {
 		t.Fatalf("cross-partition query = %s", ids)
 	}
-	p := s.query(t, h, store.Query{PageSize: 2})
-	if p.Cost.Scope != store.CrossPartition {
-		t.Fatalf("scope = %v, want cross-partition", p.Cost.Scope)
+	if _, cost := s.queryCost(t, h, store.Query{PageSize: 2}); cost.Scope != store.CrossPartition {
+		t.Fatalf("scope = %v, want cross-partition", cost.Scope)
 	}
 }
 
@@ -607,7 +617,7 @@ func (s *suite) feedNoDeletes(t *testing.T, c, _ store.Container) {
 	start := s.drainFeed(t, c, "").cont
 	must[store.Item](t)(c.Create(s.ctx, pk("p1"), doc("id", "a", "pk", "p1")))
 	must[store.Item](t)(c.Create(s.ctx, pk("p1"), doc("id", "b", "pk", "p1")))
-	if _, err := c.Delete(s.ctx, pk("p1"), "a", nil); err != nil {
+	if err := c.Delete(s.ctx, pk("p1"), "a", nil); err != nil {
 		t.Fatal(err)
 	}
 	got := s.drainFeed(t, c, start)
@@ -633,17 +643,33 @@ func (s *suite) feedOrder(t *testing.T, c, _ store.Container) {
 }
 
 func (s *suite) costs(t *testing.T, c, _ store.Container) {
-	_, cost, err := c.Create(s.ctx, pk("p1"), doc("id", "a", "pk", "p1"))
-	if err != nil || cost.Charge <= 0 || cost.Requests != 1 {
+	ctx, create := store.WithMeter(s.ctx)
+	_, err := c.Create(ctx, pk("p1"), doc("id", "a", "pk", "p1"))
+	if cost := create.Cost(); err != nil || cost.Charge <= 0 || cost.Requests != 1 || cost.Scope != store.Point {
 		t.Fatalf("create cost = %+v, %v", cost, err)
 	}
-	cost, err = c.Delete(s.ctx, pk("p1"), "a", nil)
-	if err != nil || cost.Charge <= 0 {
+	ctx, del := store.WithMeter(s.ctx)
+	err = c.Delete(ctx, pk("p1"), "a", nil)
+	if cost := del.Cost(); err != nil || cost.Charge <= 0 || cost.Scope != store.Point {
 		t.Fatalf("delete cost = %+v, %v", cost, err)
 	}
-	p := s.query(t, c, store.Query{PartitionKey: pk("p1"), PageSize: 1})
-	if p.Cost.Charge <= 0 || p.Cost.Requests != 1 {
-		t.Fatalf("query cost = %+v", p.Cost)
+	if _, cost := s.queryCost(t, c, store.Query{PartitionKey: pk("p1"), PageSize: 1}); cost.Charge <= 0 || cost.Requests != 1 {
+		t.Fatalf("query cost = %+v", cost)
+	}
+	// A meter inside another is charged to both: what a decorator that
+	// measures single calls relies on.
+	outer, request := store.WithMeter(s.ctx)
+	inner, call := store.WithMeter(outer)
+	if _, err := c.Read(inner, pk("p1"), "a"); !todo.IsKind(err, todo.NotFound) {
+		t.Fatalf("read of a deleted item: %v", err)
+	}
+	if call.Cost() != request.Cost() || call.Cost().Requests != 1 || call.Cost().Scope != store.Point {
+		t.Fatalf("nested meters = %+v and %+v, want the same point read", call.Cost(), request.Cost())
+	}
+	// The change feed is charged as a cross-partition read.
+	ctx, feed := store.WithMeter(s.ctx)
+	if _, err := c.ChangeFeed(ctx, "", 10); err != nil || feed.Cost().Scope != store.CrossPartition || feed.Cost().Requests < 1 {
+		t.Fatalf("change feed cost = %+v, %v", feed.Cost(), err)
 	}
 }
 
@@ -694,9 +720,9 @@ func (s *suite) concurrent(t *testing.T) {
 			for i := range 20 {
 				p := fmt.Sprint("p", w%4)
 				id := fmt.Sprintf("w%d-%d", w, i)
-				if _, _, err := c.Batch(s.ctx, pk(p), []store.Op{
-					{Kind: store.OpCreate, Doc: doc("id", id, "pk", p)},
-					{Kind: store.OpCreate, Doc: doc("id", id+"-v", "pk", p)},
+				if _, err := c.Batch(s.ctx, pk(p), []store.Op{
+					{Kind: store.BatchCreate, Doc: doc("id", id, "pk", p)},
+					{Kind: store.BatchCreate, Doc: doc("id", id+"-v", "pk", p)},
 				}); err != nil {
 					errs <- err
 					return
@@ -772,7 +798,7 @@ func (s *suite) killNine(t *testing.T) {
 	for n := range acked {
 		id := fmt.Sprint("k", n)
 		for _, suffix := range []string{"", "-v"} {
-			it, _, err := c.Read(s.ctx, pk("p1"), id+suffix)
+			it, err := c.Read(s.ctx, pk("p1"), id+suffix)
 			if err != nil {
 				t.Fatalf("acknowledged write %s%s lost after kill -9: %v", id, suffix, err)
 			}
@@ -786,7 +812,7 @@ func (s *suite) killNine(t *testing.T) {
 		if strings.HasSuffix(it.ID, "-v") {
 			continue
 		}
-		if _, _, err := c.Read(s.ctx, pk("p1"), it.ID+"-v"); err != nil {
+		if _, err := c.Read(s.ctx, pk("p1"), it.ID+"-v"); err != nil {
 			t.Fatalf("half a batch survived: %s without %s-v", it.ID, it.ID)
 		}
 	}
@@ -809,9 +835,9 @@ func (s *suite) killChild(t *testing.T, dir string) {
 				next++
 				mu.Unlock()
 				id := fmt.Sprint("k", n)
-				if _, _, err := c.Batch(s.ctx, pk("p1"), []store.Op{
-					{Kind: store.OpCreate, Doc: doc("id", id, "pk", "p1", "n", n)},
-					{Kind: store.OpCreate, Doc: doc("id", id+"-v", "pk", "p1", "n", n)},
+				if _, err := c.Batch(s.ctx, pk("p1"), []store.Op{
+					{Kind: store.BatchCreate, Doc: doc("id", id, "pk", "p1", "n", n)},
+					{Kind: store.BatchCreate, Doc: doc("id", id+"-v", "pk", "p1", "n", n)},
 				}); err != nil {
 					fmt.Println("ERR", err)
 					return

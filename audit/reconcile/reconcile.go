@@ -1,18 +1,24 @@
-package audit
+// Package reconcile refills audit history from the version documents still
+// retained in the todo container: the safety net for batches the real
+// trigger dropped after its retries ran out. Handler serves it as the
+// Reconcile timer function.
+package reconcile
 
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
+	"net/http"
 
 	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/audit"
+	"github.com/todoaudit/todo/azfunc"
 	"github.com/todoaudit/todo/repo"
 	"github.com/todoaudit/todo/store"
 )
 
-// Reconciler refills audit history from the version documents still
-// retained in the todo container: the safety net for batches the real
-// trigger dropped after its retries ran out.
+// Reconciler refills one audit container from one todo container.
 type Reconciler struct {
 	Todos store.Container
 	Audit store.Container
@@ -23,14 +29,13 @@ type Reconciler struct {
 type Result struct {
 	Versions int // version documents examined
 	Refilled int // audit records written
-	Cost     store.Cost
 }
 
 // Run examines every retained version document (a cross-partition query,
 // paged) and writes the audit records that are missing.
 func (r *Reconciler) Run(ctx context.Context) (Result, error) {
 	var res Result
-	versions := &repo.Repository[todo.Version]{C: r.Todos}
+	versions := repo.New[todo.Version](r.Todos, nil)
 	spec := repo.Spec{
 		Partitions: []store.PartitionKey{nil},
 		Filters:    []store.Filter{{Field: "type", Op: store.Eq, Value: todo.TypeVersion}},
@@ -38,7 +43,6 @@ func (r *Reconciler) Run(ctx context.Context) (Result, error) {
 	}
 	for {
 		page, err := versions.Query(ctx, spec)
-		res.Cost.Add(page.Cost)
 		if err != nil {
 			return res, err
 		}
@@ -49,8 +53,7 @@ func (r *Reconciler) Run(ctx context.Context) (Result, error) {
 			res.Versions++
 		}
 		for key, vs := range byEntity {
-			n, cost, err := r.refill(ctx, key, vs)
-			res.Cost.Add(cost)
+			n, err := r.refill(ctx, key, vs)
 			res.Refilled += n
 			if err != nil {
 				return res, err
@@ -68,15 +71,13 @@ func (r *Reconciler) Run(ctx context.Context) (Result, error) {
 }
 
 // refill writes the records of vs missing from one entity's history.
-func (r *Reconciler) refill(ctx context.Context, key string, vs []todo.Version) (int, store.Cost, error) {
+func (r *Reconciler) refill(ctx context.Context, key string, vs []todo.Version) (int, error) {
 	have := map[int64]bool{}
-	var cost store.Cost
 	q := store.Query{PartitionKey: store.PartitionKey{key}, PageSize: store.MaxPageSize}
 	for {
 		page, err := r.Audit.Query(ctx, q)
-		cost.Add(page.Cost)
 		if err != nil {
-			return 0, cost, err
+			return 0, err
 		}
 		for _, it := range page.Items {
 			var rec struct {
@@ -98,16 +99,42 @@ func (r *Reconciler) refill(ctx context.Context, key string, vs []todo.Version) 
 		}
 		rec, err := todo.NewAuditRecord(v)
 		if err != nil {
-			return 0, cost, err
+			return 0, err
 		}
 		b, err := json.Marshal(rec)
 		if err != nil {
-			return 0, cost, err
+			return 0, err
 		}
 		missing = append(missing, b)
 	}
 	if len(missing) == 0 {
-		return 0, cost, nil
+		return 0, nil
 	}
-	return len(missing), cost, UpsertRecords(ctx, r.Audit, missing)
+	return len(missing), audit.UpsertRecords(ctx, r.Audit, missing)
+}
+
+// Handler serves the Reconcile timer function in payload mode: one pass
+// per invocation, its figures in the invocation's logs.
+func Handler(rec *Reconciler, log *slog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, err := azfunc.DecodeRequest(r.Body); err != nil {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			b, _ := json.Marshal(map[string]string{"error": err.Error()})
+			_, _ = w.Write(b)
+			return
+		}
+		ctx, m := store.WithMeter(r.Context())
+		res, err := rec.Run(ctx)
+		if err != nil {
+			log.Error("reconcile failed", "error", err.Error(), "kind", todo.KindOf(err).String())
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusInternalServerError)
+			_, _ = w.Write([]byte(`{"error":"reconcile failed"}`))
+			return
+		}
+		azfunc.WriteResponse(w, azfunc.InvokeResponse{Logs: []string{
+			fmt.Sprintf("reconcile: %d version documents, %d audit records refilled, %.1f RU", res.Versions, res.Refilled, m.Cost().Charge),
+		}})
+	})
 }

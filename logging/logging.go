@@ -1,4 +1,7 @@
-package app
+// Package logging is the handler's structured log: JSON lines to stdout,
+// errors to stderr (which the Functions host logs at Error level), buffered
+// and flushed in batches.
+package logging
 
 import (
 	"bufio"

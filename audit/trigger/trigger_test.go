@@ -1,27 +1,31 @@
-package audit_test
+package trigger_test
 
 import (
 	"bytes"
 	"flag"
+	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/todoaudit/todo/audit"
+	"github.com/todoaudit/todo/audit/trigger"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
 // The handler's answer to the golden host invocation: 200, JSON, the audit
 // records under the output binding's exact name, ReturnValue null.
 func TestTriggerResponseGolden(t *testing.T) {
-	req, err := os.ReadFile("../azfunc/testdata/cosmos-trigger-v4.json")
+	req, err := os.ReadFile("../../azfunc/testdata/cosmos-trigger-v4.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := audit.NewTrigger(quiet)
+	tr, err := trigger.New(quiet)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,12 +50,12 @@ func TestTriggerResponseGolden(t *testing.T) {
 // Whatever arrives, the trigger answers 200 with JSON or 400, never panics.
 func FuzzTrigger(f *testing.F) {
 	for _, name := range []string{"cosmos-trigger-v4.json", "cosmos-trigger-v3.json", "cosmos-trigger-array.json"} {
-		b, _ := os.ReadFile(filepath.Join("..", "azfunc", "testdata", name))
+		b, _ := os.ReadFile(filepath.Join("..", "..", "azfunc", "testdata", name))
 		f.Add(b)
 	}
 	f.Add([]byte(`{"Data":{"documents":[{"type":"todo","id":"a:b","userId":"u","version":1}]}}`))
 	f.Add([]byte(`{"Data":{"documents":[{"type":"todoVersion","todoId":"x","userId":"u","version":2,"operation":"delete"}]}}`))
-	tr, err := audit.NewTrigger(quiet)
+	tr, err := trigger.New(quiet)
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -1,10 +1,15 @@
-package audit
+// Package trigger is the AuditTrigger function: the Cosmos DB trigger on
+// the todo container in payload mode, the same code under the Functions
+// host and behind the standalone pump. It answers each batch of changed
+// documents with their audit records as the output binding's value.
+package trigger
 
 import (
 	"fmt"
 	"log/slog"
 	"net/http"
 
+	"github.com/todoaudit/todo/audit"
 	"github.com/todoaudit/todo/azfunc"
 	"github.com/todoaudit/todo/functions"
 )
@@ -20,8 +25,8 @@ type Trigger struct {
 	Log    *slog.Logger
 }
 
-// NewTrigger reads the binding names from AuditTrigger's function.json.
-func NewTrigger(log *slog.Logger) (*Trigger, error) {
+// New reads the binding names from AuditTrigger's function.json.
+func New(log *slog.Logger) (*Trigger, error) {
 	f, err := functions.Get("AuditTrigger")
 	if err != nil {
 		return nil, err
@@ -52,7 +57,7 @@ func (t *Trigger) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		t.fail(w, r, err)
 		return
 	}
-	recs, err := Records(docs)
+	recs, err := audit.Records(docs)
 	if err != nil {
 		t.fail(w, r, err)
 		return

@@ -1,4 +1,8 @@
-package audit
+// Package pump is the standalone stand-in for the Functions host's Cosmos
+// DB trigger: it feeds the embedded store's change feed to the handler's
+// AuditTrigger endpoint exactly as the host would, and writes what it
+// answers into the audit container.
+package pump
 
 import (
 	"bytes"
@@ -11,16 +15,15 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/audit"
 	"github.com/todoaudit/todo/azfunc"
 	"github.com/todoaudit/todo/functions"
 	"github.com/todoaudit/todo/store"
 )
 
-// Pump is the standalone stand-in for the Functions host's Cosmos DB
-// trigger: it reads the todo container's change feed from its saved
+// Pump reads the todo container's change feed from its saved
 // continuation, sends each batch to the handler's /AuditTrigger endpoint as
 // the exact invocation the host sends, upserts the returned output binding
 // value into the audit container, and only then saves the continuation. A
@@ -37,7 +40,7 @@ type Pump struct {
 	// Poll is the wait after an empty read of the feed.
 	Poll time.Duration
 	// Function, Input, Output, BatchSize and Delays come from
-	// AuditTrigger's function.json (see NewPump).
+	// AuditTrigger's function.json (see New).
 	Function      string
 	Input, Output string
 	BatchSize     int
@@ -46,8 +49,8 @@ type Pump struct {
 	Parallel int
 }
 
-// NewPump returns a pump configured from AuditTrigger's function.json.
-func NewPump(feed, audit, leases store.Container, endpoint string, log *slog.Logger) (*Pump, error) {
+// New returns a pump configured from AuditTrigger's function.json.
+func New(feed, records, leases store.Container, endpoint string, log *slog.Logger) (*Pump, error) {
 	f, err := functions.Get("AuditTrigger")
 	if err != nil {
 		return nil, err
@@ -66,7 +69,7 @@ func NewPump(feed, audit, leases store.Container, endpoint string, log *slog.Log
 		size = 100
 	}
 	return &Pump{
-		Feed: feed, Audit: audit, Leases: leases, Endpoint: endpoint,
+		Feed: feed, Audit: records, Leases: leases, Endpoint: endpoint,
 		Client: &http.Client{Timeout: time.Minute}, Log: log, Poll: 20 * time.Millisecond,
 		Function: f.Name, Input: in.Name, Output: out.Name, BatchSize: size, Delays: delays, Parallel: 4,
 	}, nil
@@ -184,7 +187,7 @@ func (p *Pump) wait(ctx context.Context, c chan struct{}, d time.Duration) {
 }
 
 func (p *Pump) load(ctx context.Context) (string, error) {
-	item, _, err := p.Leases.Read(ctx, store.PartitionKey{p.leaseID()}, p.leaseID())
+	item, err := p.Leases.Read(ctx, store.PartitionKey{p.leaseID()}, p.leaseID())
 	if todo.IsKind(err, todo.NotFound) {
 		return "", nil
 	}
@@ -200,7 +203,7 @@ func (p *Pump) load(ctx context.Context) (string, error) {
 
 func (p *Pump) save(ctx context.Context, cont string) error {
 	body, _ := json.Marshal(lease{ID: p.leaseID(), Continuation: cont})
-	_, _, err := p.Leases.Upsert(ctx, store.PartitionKey{p.leaseID()}, body, nil)
+	_, err := p.Leases.Upsert(ctx, store.PartitionKey{p.leaseID()}, body, nil)
 	if err != nil && ctx.Err() != nil {
 		return nil
 	}
@@ -279,56 +282,5 @@ func (p *Pump) apply(ctx context.Context, raw json.RawMessage) error {
 	} else if err := json.Unmarshal(raw, &recs); err != nil {
 		return fmt.Errorf("output %s is not an object or an array: %w", p.Output, err)
 	}
-	return UpsertRecords(ctx, p.Audit, recs)
-}
-
-// batchLen is how many of ops fit one transactional batch: at most
-// store.MaxBatchOps operations and store.MaxBatchBytes of documents.
-func batchLen(ops []store.Op) int {
-	n, size := 0, 0
-	for n < len(ops) && n < store.MaxBatchOps {
-		size += len(ops[n].Doc)
-		if n > 0 && size > store.MaxBatchBytes {
-			break
-		}
-		n++
-	}
-	return n
-}
-
-// UpsertRecords writes audit records (JSON objects with an entityKey), one
-// transactional batch per partition, as the output binding would.
-func UpsertRecords(ctx context.Context, audit store.Container, recs []json.RawMessage) error {
-	byKey := map[string][]store.Op{}
-	var order []string
-	for _, r := range recs {
-		var head struct {
-			EntityKey string `json:"entityKey"`
-		}
-		if err := json.Unmarshal(r, &head); err != nil || head.EntityKey == "" {
-			return fmt.Errorf("audit record without entityKey: %s", r)
-		}
-		if _, ok := byKey[head.EntityKey]; !ok {
-			order = append(order, head.EntityKey)
-		}
-		byKey[head.EntityKey] = append(byKey[head.EntityKey], store.Op{Kind: store.OpUpsert, Doc: r})
-	}
-	// One batch per partition, sent concurrently: Cosmos DB serves them in
-	// parallel, and the embedded store folds them into shared commits.
-	g, ctx := errgroup.WithContext(ctx)
-	g.SetLimit(32)
-	for _, key := range order {
-		ops := byKey[key]
-		g.Go(func() error {
-			for len(ops) > 0 {
-				n := batchLen(ops)
-				if _, _, err := audit.Batch(ctx, store.PartitionKey{key}, ops[:n]); err != nil {
-					return err
-				}
-				ops = ops[n:]
-			}
-			return nil
-		})
-	}
-	return g.Wait()
+	return audit.UpsertRecords(ctx, p.Audit, recs)
 }
