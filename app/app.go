@@ -15,12 +15,15 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/audit/pump"
 	"github.com/todoaudit/todo/audit/reconcile"
 	"github.com/todoaudit/todo/audit/trigger"
+	"github.com/todoaudit/todo/backoff"
 	"github.com/todoaudit/todo/bolt"
 	"github.com/todoaudit/todo/config"
 	"github.com/todoaudit/todo/cosmos"
+	"github.com/todoaudit/todo/health"
 	"github.com/todoaudit/todo/hotkeys"
 	"github.com/todoaudit/todo/httpapi"
 	"github.com/todoaudit/todo/partition"
@@ -36,18 +39,34 @@ type App struct {
 	log    *slog.Logger
 	ln     net.Listener
 	server *http.Server
+	health *health.Monitor
 
 	handler atomic.Pointer[http.Handler]
-	store   store.Store
-	pump    *pump.Pump
 
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
-	ready  chan error
+	// Opening runs under openCtx, which Close cancels first; the background
+	// work (pump, reconcile, health probe) under bgCtx, cancelled next.
+	cancelOpen context.CancelFunc
+	cancelBg   context.CancelFunc
+	opened     chan struct{} // closed when opening has ended
+	openErr    error         // why it failed; read only after opened is closed
+	store      store.Store   // set by the opening goroutine before opened is closed
+	pump       *pump.Pump
+	bg         sync.WaitGroup
+	serving    chan struct{} // closed when the server has stopped
 }
 
 // ReconcileEvery is how often the standalone pump reconciles history.
 const ReconcileEvery = 10 * time.Minute
+
+// The store health probe: how often it pings the store and how long one
+// ping may take. A stall shows in /api/health within their sum.
+const (
+	probeEvery   = 2 * time.Second
+	probeTimeout = 5 * time.Second
+)
+
+// openBackoff spaces out the attempts to open the store.
+var openBackoff = backoff.Policy{Base: 200 * time.Millisecond, Max: 5 * time.Second}
 
 // Options adjust how the app is wired; nil means none.
 type Options struct {
@@ -57,8 +76,10 @@ type Options struct {
 }
 
 // Start listens at once, so the host's readiness poll of GET / succeeds
-// within milliseconds, then opens the store; API requests get 503 until it
-// is open. Wait reports how opening went.
+// within milliseconds, then opens the store in the background, retrying
+// until STORE_OPEN_TIMEOUT. Requests that arrive meanwhile wait for it;
+// /api/health answers 503 "starting" without waiting. Wait and Opened
+// report how opening went.
 func Start(cfg *config.Config, log *slog.Logger, o *Options) (*App, error) {
 	if o == nil {
 		o = &Options{}
@@ -67,8 +88,12 @@ func Start(cfg *config.Config, log *slog.Logger, o *Options) (*App, error) {
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", cfg.ListenAddr, err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	a := &App{cfg: cfg, log: log, opts: o, ln: ln, cancel: cancel, ready: make(chan error, 1)}
+	bgCtx, cancelBg := context.WithCancel(context.Background())
+	openCtx, cancelOpen := context.WithCancel(bgCtx)
+	a := &App{
+		cfg: cfg, log: log, opts: o, ln: ln, health: health.New(log),
+		cancelOpen: cancelOpen, cancelBg: cancelBg, opened: make(chan struct{}), serving: make(chan struct{}),
+	}
 	var starting http.Handler = http.HandlerFunc(a.starting)
 	a.handler.Store(&starting)
 	a.server = &http.Server{
@@ -79,32 +104,60 @@ func Start(cfg *config.Config, log *slog.Logger, o *Options) (*App, error) {
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
-	a.wg.Add(1)
 	go func() {
-		defer a.wg.Done()
+		defer close(a.serving)
 		if err := a.server.Serve(httpapi.Listener(ln)); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			log.Error("server stopped", "error", err.Error())
 		}
 	}()
-	go func() { a.ready <- a.open(ctx) }()
+	go func() {
+		defer close(a.opened)
+		a.openErr = a.open(openCtx, bgCtx)
+	}()
 	return a, nil
 }
 
-// starting answers while the store opens: GET / is ready, the rest 503.
+// starting answers while the store opens: GET / at once (the host's
+// readiness poll), /api/health 503 "starting" at once, and every other
+// request once the store is open, or 503 if it never opens.
 func (a *App) starting(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Content-Type", "application/json")
-	if (r.Method == http.MethodGet || r.Method == http.MethodHead) && r.URL.Path == "/" {
+	switch r.URL.Path {
+	case "/":
+		if r.Method == http.MethodGet || r.Method == http.MethodHead {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(`{"status":"starting"}` + "\n"))
+			return
+		}
+	case "/api/health":
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "no-store")
+		w.Header().Set("Retry-After", "1")
+		w.WriteHeader(http.StatusServiceUnavailable)
 		_, _ = w.Write([]byte(`{"status":"starting"}` + "\n"))
 		return
 	}
-	w.Header().Set("Retry-After", "1")
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(http.StatusServiceUnavailable)
-	_, _ = w.Write([]byte(`{"type":"urn:todoaudit:problem:unavailable","title":"Service Unavailable","status":503,"detail":"the handler is starting"}` + "\n"))
+	select {
+	case <-a.opened:
+	case <-r.Context().Done():
+		httpapi.WriteError(w, todo.Wrap(todo.Unavailable, r.Context().Err(), "the handler is starting; the request ended before the store opened"))
+		return
+	}
+	if a.openErr != nil {
+		httpapi.WriteError(w, todo.Wrap(todo.Unavailable, a.openErr, "the store is not available"))
+		return
+	}
+	(*a.handler.Load()).ServeHTTP(w, r)
 }
 
-// Wait blocks until the store is open (nil) or failed to open.
-func (a *App) Wait() error { return <-a.ready }
+// Wait blocks until opening has ended: nil once the store is open and the
+// API serves, otherwise why it failed (or that Close cancelled it).
+func (a *App) Wait() error {
+	<-a.opened
+	return a.openErr
+}
+
+// Opened is closed when opening has ended; Wait then returns at once.
+func (a *App) Opened() <-chan struct{} { return a.opened }
 
 // Addr is the address the handler listens on.
 func (a *App) Addr() string { return a.ln.Addr().String() }
@@ -123,32 +176,110 @@ func containers(cfg *config.Config) ([]store.ContainerSpec, error) {
 	}, nil
 }
 
-func (a *App) openStore(ctx context.Context, specs []store.ContainerSpec) (store.Store, string, error) {
+func (a *App) openStore(ctx context.Context, specs []store.ContainerSpec) (store.Store, error) {
 	if a.cfg.Store == "cosmos" {
 		c := cosmos.Config{
 			Endpoint: a.cfg.CosmosEndpoint, Key: a.cfg.CosmosKey, Credential: a.cfg.CosmosCredential,
 			ClientID: a.cfg.CosmosClientID, Database: a.cfg.Database, Containers: specs,
+			Timeout: a.cfg.StoreTimeout,
 		}
 		if a.opts.Cosmos != nil {
 			a.opts.Cosmos(&c)
 		}
-		s, err := cosmos.Open(ctx, c)
-		return s, "cosmos", err
+		return cosmos.Open(ctx, c)
 	}
-	s, err := bolt.Open(a.cfg.DataDir, specs, nil)
-	return s, "embedded", err
+	return bolt.Open(a.cfg.DataDir, specs, nil)
 }
 
-func (a *App) open(ctx context.Context) error {
+// errClosed ends an opening that Close cancelled.
+var errClosed = errors.New("the handler was closed while the store was opening")
+
+// openRetrying opens the store, retrying with back-off until it opens, an
+// error is permanent or STORE_OPEN_TIMEOUT passes. Each attempt has
+// STORE_TIMEOUT to finish. The error names the last cause seen.
+func (a *App) openRetrying(ctx context.Context, specs []store.ContainerSpec) (store.Store, error) {
+	deadline, cancel := context.WithTimeout(ctx, a.cfg.StoreOpenTimeout)
+	defer cancel()
+	var cause error
+	for n := 0; ; n++ {
+		st, err := attempt(deadline, a.cfg.StoreTimeout, func(ctx context.Context) (store.Store, error) { return a.openStore(ctx, specs) })
+		switch {
+		case err == nil:
+			return st, nil
+		case ctx.Err() != nil:
+			return nil, errClosed
+		case store.IsPermanent(err):
+			return nil, err
+		}
+		// An attempt cut short by the overall deadline says less than the
+		// failure before it.
+		if cause == nil || deadline.Err() == nil {
+			cause = err
+		}
+		delay := openBackoff.Delay(n)
+		if dl, _ := deadline.Deadline(); time.Until(dl) < delay {
+			return nil, fmt.Errorf("the %s store did not open within %s (STORE_OPEN_TIMEOUT): %w", a.cfg.Store, a.cfg.StoreOpenTimeout, cause)
+		}
+		a.log.Warn("opening the store failed; retrying", "store", a.cfg.Store, "attempt", n+1, "retryIn", delay.String(), "error", err.Error())
+		if backoff.Sleep(deadline, delay) != nil && ctx.Err() != nil {
+			return nil, errClosed
+		}
+	}
+}
+
+// attemptGrace is how long an abandoned attempt may still finish, so that
+// what it opened (a file lock) is released before Close returns.
+const attemptGrace = time.Second
+
+// attempt runs open with a deadline of timeout. An open that ignores its
+// context (the Cosmos SDK's first account read does) is abandoned when the
+// deadline passes: whatever it opens later is closed.
+func attempt(ctx context.Context, timeout time.Duration, open func(context.Context) (store.Store, error)) (store.Store, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	type result struct {
+		st  store.Store
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		st, err := open(ctx)
+		done <- result{st, err}
+	}()
+	var r result
+	select {
+	case r = <-done:
+	case <-ctx.Done():
+		select {
+		case r = <-done:
+		case <-time.After(attemptGrace):
+			go func() {
+				if r := <-done; r.st != nil {
+					_ = r.st.Close()
+				}
+			}()
+			return nil, fmt.Errorf("no answer within %s (STORE_TIMEOUT)", timeout)
+		}
+	}
+	if r.err != nil && ctx.Err() != nil && errors.Is(r.err, context.DeadlineExceeded) {
+		return nil, fmt.Errorf("no answer within %s (STORE_TIMEOUT): %w", timeout, r.err)
+	}
+	return r.st, r.err
+}
+
+// open opens the store, then wires the API over it and, standalone, starts
+// the pump; the background work runs under bg.
+func (a *App) open(ctx, bg context.Context) error {
 	specs, err := containers(a.cfg)
 	if err != nil {
 		return err
 	}
-	st, storeName, err := a.openStore(ctx, specs)
+	st, err := a.openRetrying(ctx, specs)
 	if err != nil {
 		return err
 	}
 	a.store = st
+	storeName := a.cfg.Store
 	// Every store call is also counted per logical partition, for the live
 	// view of hot partitions.
 	hot := hotkeys.NewRecorder(0, 0)
@@ -173,15 +304,13 @@ func (a *App) open(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := a.finishMoves(ctx, svc); err != nil {
-		return err
-	}
-	rec := &reconcile.Reconciler{Todos: todos, Audit: auditC, Log: a.log, FinishMove: svc.FinishMove}
+	rec := &reconcile.Reconciler{Todos: todos, Audit: auditC, Log: a.log}
 	h := httpapi.New(httpapi.Config{
 		Service:      svc,
 		Auth:         auth,
 		MaxBodyBytes: a.cfg.MaxBodyBytes,
-		Ping:         func(r *http.Request) error { return st.Ping(r.Context()) },
+		StoreTimeout: a.cfg.StoreTimeout,
+		Health:       a.health.Status,
 		Invocations: map[string]http.Handler{
 			"AuditTrigger": auditTrigger,
 			"Reconcile":    reconcile.Handler(rec, a.log),
@@ -190,56 +319,36 @@ func (a *App) open(ctx context.Context) error {
 		StoreName:  storeName,
 		Partitions: hot,
 	})
+	a.health.Opened()
 	a.handler.Store(&h)
 	a.log.Info("handler ready", "mode", string(a.cfg.Mode), "addr", a.Addr(), "store", storeName,
 		"scheme", a.cfg.Scheme, "auth", a.cfg.AuthMode)
 
+	a.goBackground(func() {
+		a.health.Probe(bg, "store", probeEvery, min(probeTimeout, a.cfg.StoreTimeout), st.Ping)
+	})
 	if a.cfg.Mode == config.Standalone && a.cfg.AuditPump {
 		p, err := pump.New(todos, auditC, leases, "http://"+a.Addr()+"/AuditTrigger", a.log)
 		if err != nil {
 			return err
 		}
 		a.pump = p
-		a.wg.Add(2)
-		go func() {
-			defer a.wg.Done()
-			if err := p.Run(ctx); err != nil {
+		a.goBackground(func() {
+			if err := p.Run(bg); err != nil {
 				a.log.Error("audit pump stopped", "error", err.Error())
 			}
-		}()
-		go func() {
-			defer a.wg.Done()
-			a.reconcileLoop(ctx, rec)
-		}()
+		})
+		a.goBackground(func() { a.reconcileLoop(bg, rec) })
 	}
 	return nil
 }
 
-// finishMoves completes the moves an earlier process left half done, before
-// the API serves, so that every todo is listed right after a restart. A
-// failing store is retried a few times before start-up gives up.
-func (a *App) finishMoves(ctx context.Context, svc *service.Service) error {
-	wait := 100 * time.Millisecond
-	for attempt := 1; ; attempt++ {
-		mctx, meter := store.WithMeter(ctx)
-		n, err := svc.FinishMoves(mctx)
-		if n > 0 {
-			a.log.Warn("finished interrupted moves", "moves", n, "ru", meter.Cost().Charge)
-		}
-		if err == nil {
-			return nil
-		}
-		if attempt == 5 {
-			return fmt.Errorf("finishing interrupted moves: %w", err)
-		}
-		a.log.Error("finishing interrupted moves failed; retrying", "error", err.Error(), "attempt", attempt)
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(wait):
-		}
-		wait *= 2
-	}
+func (a *App) goBackground(fn func()) {
+	a.bg.Add(1)
+	go func() {
+		defer a.bg.Done()
+		fn()
+	}()
 }
 
 // reconcileLoop refills history at start and then periodically.
@@ -267,14 +376,23 @@ func (a *App) DrainAudit(ctx context.Context) error {
 	return a.pump.Drain(ctx)
 }
 
-// Close shuts down gracefully: in-flight requests finish, the pump stops,
-// the store closes.
+// Close shuts down: it cancels opening (requests waiting for it get 503)
+// and waits for it to end; stops the pump (which saves its checkpoint),
+// the reconciler and the health probe; lets in-flight requests finish
+// until ctx ends, then drops the connections left (logged, not an error);
+// and closes the store, whose failure it returns.
 func (a *App) Close(ctx context.Context) error {
-	err := a.server.Shutdown(ctx)
-	a.cancel()
-	a.wg.Wait()
-	if a.store != nil {
-		err = errors.Join(err, a.store.Close())
+	a.cancelOpen()
+	<-a.opened
+	a.cancelBg()
+	a.bg.Wait()
+	if err := a.server.Shutdown(ctx); err != nil {
+		a.log.Warn("in-flight requests did not finish in time; closing their connections", "error", err.Error())
+		_ = a.server.Close()
 	}
-	return err
+	<-a.serving
+	if a.store == nil {
+		return nil
+	}
+	return a.store.Close()
 }

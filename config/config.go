@@ -44,6 +44,9 @@ var Settings = []Setting{
 	{"VERSION_TTL_SECONDS", "2592000", "retention of version documents (the audit outbox) in seconds"},
 	{"AUDIT_PUMP", "on", "on or off: the standalone change-feed pump that feeds AuditTrigger"},
 	{"LOG_LEVEL", "info", "debug, info, warn or error"},
+	{"STORE_OPEN_TIMEOUT", "60s", "how long start-up keeps retrying to open the store before it exits 1 (a duration like 60s, or seconds)"},
+	{"STORE_TIMEOUT", "10s", "deadline of every store call, the SDK's own retries included; a request's store work as a whole gets the same"},
+	{"SHUTDOWN_TIMEOUT", "20s", "how long SIGTERM waits for in-flight requests"},
 }
 
 // Mode says whether the handler runs under the Functions host.
@@ -79,6 +82,10 @@ type Config struct {
 	VersionTTL       time.Duration
 	AuditPump        bool
 	LogLevel         string
+
+	StoreOpenTimeout time.Duration
+	StoreTimeout     time.Duration
+	ShutdownTimeout  time.Duration
 }
 
 // Error names the setting that made loading fail.
@@ -217,7 +224,31 @@ func Load(lookup func(string) (string, bool)) (*Config, error) {
 	default:
 		return nil, &Error{"LOG_LEVEL", fmt.Sprintf("%q is not debug, info, warn or error", c.LogLevel)}
 	}
+	for _, d := range []struct {
+		name string
+		dst  *time.Duration
+	}{
+		{"STORE_OPEN_TIMEOUT", &c.StoreOpenTimeout}, {"STORE_TIMEOUT", &c.StoreTimeout}, {"SHUTDOWN_TIMEOUT", &c.ShutdownTimeout},
+	} {
+		if *d.dst, err = durationSetting(get, d.name, 100*time.Millisecond, time.Hour); err != nil {
+			return nil, err
+		}
+	}
 	return c, nil
+}
+
+// durationSetting reads a Go duration ("10s", "1m30s") or a whole number
+// of seconds.
+func durationSetting(get func(string) string, name string, lo, hi time.Duration) (time.Duration, error) {
+	v := get(name)
+	d, err := time.ParseDuration(v)
+	if n, nerr := strconv.Atoi(v); nerr == nil {
+		d, err = time.Duration(n)*time.Second, nil
+	}
+	if err != nil || d < lo || d > hi {
+		return 0, &Error{name, fmt.Sprintf("%q is not a duration from %s to %s (like 10s)", v, lo, hi)}
+	}
+	return d, nil
 }
 
 func first(vs ...string) string {

@@ -3,6 +3,7 @@ package config_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/todoaudit/todo/config"
 )
@@ -60,6 +61,28 @@ var badSettings = []struct {
 	{map[string]string{"AUDIT_PUMP": "yes"}, "AUDIT_PUMP"},
 	{map[string]string{"LOG_LEVEL": "loud"}, "LOG_LEVEL"},
 	{map[string]string{"SINGLE_USER_ID": "a/b"}, "SINGLE_USER_ID"},
+	{map[string]string{"STORE_TIMEOUT": "soon"}, "STORE_TIMEOUT"},
+	{map[string]string{"STORE_TIMEOUT": "0"}, "STORE_TIMEOUT"},
+	{map[string]string{"STORE_OPEN_TIMEOUT": "-5s"}, "STORE_OPEN_TIMEOUT"},
+	{map[string]string{"SHUTDOWN_TIMEOUT": "2h"}, "SHUTDOWN_TIMEOUT"},
+}
+
+// Timeouts take a Go duration or a whole number of seconds.
+func TestTimeouts(t *testing.T) {
+	c, err := load(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.StoreOpenTimeout != 60*time.Second || c.StoreTimeout != 10*time.Second || c.ShutdownTimeout != 20*time.Second {
+		t.Fatalf("default timeouts: %+v", c)
+	}
+	c, err = load(map[string]string{"STORE_TIMEOUT": "1500ms", "SHUTDOWN_TIMEOUT": "5"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.StoreTimeout != 1500*time.Millisecond || c.ShutdownTimeout != 5*time.Second {
+		t.Fatalf("timeouts: %+v", c)
+	}
 }
 
 // A bad setting fails with one line that names it.

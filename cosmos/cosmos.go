@@ -9,8 +9,10 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
@@ -45,6 +47,9 @@ type Config struct {
 	// ClientOptions tune the azcosmos client (transport, retries); nil
 	// means the SDK defaults. Tests use it to install a transport.
 	ClientOptions *azcosmos.ClientOptions
+	// Timeout, when positive, is the deadline of every operation, the
+	// SDK's own retries included (a caller's earlier deadline still wins).
+	Timeout time.Duration
 
 	// credential replaces the azidentity credential, for tests.
 	credential azcore.TokenCredential
@@ -85,31 +90,18 @@ func checkSpec(spec store.ContainerSpec) error {
 // path makes no container-metadata requests. See Config for what it creates
 // or verifies.
 func Open(ctx context.Context, cfg Config) (*Store, error) {
-	if cfg.Endpoint == "" {
-		return nil, errors.New("cosmos: no account endpoint (set CosmosDB__accountEndpoint or COSMOS_ENDPOINT)")
+	if err := checkConfig(cfg); err != nil {
+		return nil, store.Permanent(err)
 	}
-	if cfg.Database == "" {
-		return nil, errors.New("cosmos: no database name (COSMOS_DATABASE)")
-	}
-	seen := map[string]bool{}
-	for _, spec := range cfg.Containers {
-		if err := checkSpec(spec); err != nil {
-			return nil, fmt.Errorf("cosmos: %w", err)
-		}
-		if seen[spec.Name] {
-			return nil, fmt.Errorf("cosmos: container %s is listed twice", spec.Name)
-		}
-		seen[spec.Name] = true
-	}
-	opts := clientOptions(cfg.ClientOptions)
+	opts := clientOptions(cfg.ClientOptions, cfg.Timeout)
 	client, err := newClient(cfg, opts)
 	if err != nil {
-		return nil, err
+		return nil, store.Permanent(err)
 	}
 	db, err := client.NewDatabase(cfg.Database)
 	if err != nil {
 		client.Close()
-		return nil, fmt.Errorf("cosmos: %w", err)
+		return nil, store.Permanent(fmt.Errorf("cosmos: %w", err))
 	}
 	s := &Store{client: client, db: db, database: cfg.Database, containers: map[string]*container{}}
 	if cfg.Key != "" {
@@ -124,14 +116,49 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	return s, nil
 }
 
-// clientOptions copies o and adds the policy that meters every request.
-func clientOptions(o *azcosmos.ClientOptions) *azcosmos.ClientOptions {
+// checkConfig finds the configuration mistakes no request is needed for.
+func checkConfig(cfg Config) error {
+	if cfg.Endpoint == "" {
+		return errors.New("cosmos: no account endpoint (set CosmosDB__accountEndpoint or COSMOS_ENDPOINT)")
+	}
+	if cfg.Database == "" {
+		return errors.New("cosmos: no database name (COSMOS_DATABASE)")
+	}
+	seen := map[string]bool{}
+	for _, spec := range cfg.Containers {
+		if err := checkSpec(spec); err != nil {
+			return fmt.Errorf("cosmos: %w", err)
+		}
+		if seen[spec.Name] {
+			return fmt.Errorf("cosmos: container %s is listed twice", spec.Name)
+		}
+		seen[spec.Name] = true
+	}
+	return nil
+}
+
+// clientOptions copies o and adds the policies that bound every operation
+// by timeout (when positive) and meter every request.
+func clientOptions(o *azcosmos.ClientOptions, timeout time.Duration) *azcosmos.ClientOptions {
 	var c azcosmos.ClientOptions
 	if o != nil {
 		c = *o
 	}
+	if timeout > 0 {
+		c.PerCallPolicies = append(slices.Clone(c.PerCallPolicies), deadlinePolicy(timeout))
+	}
 	c.PerRetryPolicies = append(slices.Clone(c.PerRetryPolicies), meterPolicy{})
 	return &c
+}
+
+// deadlinePolicy bounds one operation, retries included: it runs once per
+// call, before the SDK's retry loops.
+type deadlinePolicy time.Duration
+
+func (d deadlinePolicy) Do(req *policy.Request) (*http.Response, error) {
+	ctx, cancel := context.WithTimeout(req.Raw().Context(), time.Duration(d))
+	defer cancel()
+	return req.WithContext(ctx).Next()
 }
 
 func newClient(cfg Config, opts *azcosmos.ClientOptions) (*azcosmos.Client, error) {
@@ -239,7 +266,7 @@ func (s *Store) verify(ctx context.Context, specs []store.ContainerSpec) error {
 				if !dbChecked {
 					dbChecked = true
 					if _, derr := s.db.Read(ctx, nil); statusOf(derr) == http.StatusNotFound {
-						return fmt.Errorf("cosmos: database %s does not exist in account %s; nothing is created with Entra ID auth: provision it (infra/bicep)", s.database, s.client.Endpoint())
+						return store.Permanent(fmt.Errorf("cosmos: database %s does not exist in account %s; nothing is created with Entra ID auth: provision it (infra/bicep)", s.database, s.client.Endpoint()))
 					}
 				}
 				problems = append(problems, fmt.Sprintf("container %s does not exist (want partition key %s)", spec.Name, strings.Join(spec.PartitionKeyPaths, ",")))
@@ -259,7 +286,7 @@ func (s *Store) verify(ctx context.Context, specs []store.ContainerSpec) error {
 		}
 	}
 	if len(problems) > 0 {
-		return fmt.Errorf("cosmos: database %s: %s", s.database, strings.Join(problems, "; "))
+		return store.Permanent(fmt.Errorf("cosmos: database %s: %s", s.database, strings.Join(problems, "; ")))
 	}
 	return nil
 }

@@ -9,9 +9,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"syscall"
 	"time"
 
@@ -25,7 +27,8 @@ func main() {
 }
 
 // run starts the handler and blocks until SIGINT or SIGTERM; it returns
-// the process exit code.
+// the process exit code: 0 after a signal, 1 when the store cannot be
+// opened, 2 for a bad setting.
 func run(lookup func(string) (string, bool), stdout, stderr io.Writer) int {
 	cfg, err := config.Load(lookup)
 	if err != nil {
@@ -42,31 +45,51 @@ func run(lookup func(string) (string, bool), stdout, stderr io.Writer) int {
 	if _, set := lookup("GOGC"); !set {
 		debug.SetGCPercent(400)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
+	// Signals are taken over before anything else starts, so that one
+	// arriving while the store opens is not lost.
+	signals := make(chan os.Signal, 2)
+	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(signals)
 
 	a, err := app.Start(cfg, log, nil)
 	if err != nil {
 		fmt.Fprintln(stderr, "handler:", err)
 		return 1
 	}
-	if err := a.Wait(); err != nil {
-		fmt.Fprintln(stderr, "handler: start-up failed:", err)
-		_ = closeApp(a)
-		return 1
+	select {
+	case <-a.Opened():
+		if err := a.Wait(); err != nil {
+			fmt.Fprintln(stderr, "handler: start-up failed:", oneLine(err))
+			_ = shutdown(a, cfg.ShutdownTimeout, signals, log)
+			return 1
+		}
+		<-signals
+	case <-signals:
 	}
-	<-ctx.Done()
 	log.Info("shutting down")
-	if err := closeApp(a); err != nil {
-		fmt.Fprintln(stderr, "handler: shutdown:", err)
+	if err := shutdown(a, cfg.ShutdownTimeout, signals, log); err != nil {
+		fmt.Fprintln(stderr, "handler: shutdown:", oneLine(err))
 		return 1
 	}
 	return 0
 }
 
-// closeApp shuts down gracefully, within a bound.
-func closeApp(a *app.App) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+// shutdown closes the app, letting in-flight requests finish within
+// timeout; another signal meanwhile cuts the wait short. Running out of
+// time is no failure: the requests left lose their connections.
+func shutdown(a *app.App, timeout time.Duration, signals <-chan os.Signal, log *slog.Logger) error {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
+	go func() {
+		select {
+		case <-signals:
+			log.Info("second signal: not waiting for in-flight requests")
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	return a.Close(ctx)
 }
+
+// oneLine puts an error on one line: SDK errors span several.
+func oneLine(err error) string { return strings.Join(strings.Fields(err.Error()), " ") }

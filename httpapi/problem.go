@@ -49,9 +49,6 @@ func writeError(w http.ResponseWriter, err error) int {
 		w.WriteHeader(status)
 		return status
 	}
-	if to := todo.MovedTo(err); to != "" {
-		w.Header().Set("Location", todoPath(to))
-	}
 	if d := todo.RetryAfter(err); d > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(d.Seconds()))))
 	} else if status == http.StatusServiceUnavailable {
@@ -81,6 +78,10 @@ type errStatus struct {
 }
 
 func (e *errStatus) Error() string { return e.detail }
+
+// WriteError answers err as problem+json, for the parts of the handler
+// that answer outside the router (while the store opens).
+func WriteError(w http.ResponseWriter, err error) { writeAny(w, err) }
 
 func writeAny(w http.ResponseWriter, err error) int {
 	var es *errStatus

@@ -5,6 +5,8 @@
 package httpapi
 
 import (
+	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -15,6 +17,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/health"
 	"github.com/todoaudit/todo/hotkeys"
 	"github.com/todoaudit/todo/service"
 	"github.com/todoaudit/todo/store"
@@ -41,7 +44,6 @@ var Routes = []Route{
 	{"DeleteTodo", http.MethodDelete, "/api/todos/{id}"},
 	{"MoveTodo", http.MethodPost, "/api/todos/{id}/move"},
 	{"TodoHistory", http.MethodGet, "/api/todos/{id}/history"},
-	{"VerifyHistory", http.MethodGet, "/api/todos/{id}/history/verify"},
 	{"RollbackTodo", http.MethodPost, "/api/todos/{id}/rollback"},
 	{"AdminTodos", http.MethodGet, "/api/manage/todos"},
 	{"Partitions", http.MethodGet, "/api/manage/partitions"},
@@ -62,13 +64,17 @@ type Config struct {
 	Auth    Authenticator
 	// MaxBodyBytes limits request bodies (413 above it).
 	MaxBodyBytes int64
-	// Ping checks the store for /api/health.
-	Ping func(r *http.Request) error
+	// StoreTimeout, when positive, bounds the store work of each API
+	// request as a whole; past it the request gets 503 with Retry-After.
+	StoreTimeout time.Duration
+	// Health reports the handler's state for /api/health; it must not
+	// block.
+	Health func() health.Status
 	// Invocations maps payload-mode function names (AuditTrigger,
 	// Reconcile) to their handlers, served at POST /{name}.
 	Invocations map[string]http.Handler
 	Log         *slog.Logger
-	// StoreName and Scheme are reported by /api/health.
+	// StoreName is reported by /api/health.
 	StoreName string
 	// Partitions is the live per-partition load served at
 	// /api/manage/partitions; nil disables it.
@@ -92,18 +98,17 @@ func New(c Config) http.Handler {
 	})
 	r.Methods(http.MethodGet, http.MethodHead).Path("/").HandlerFunc(ready)
 	handlers := map[string]handlerFunc{
-		"GET /api/todos":                     a.list,
-		"POST /api/todos":                    a.create,
-		"PUT /api/todos/{id}":                a.put,
-		"GET /api/todos/{id}":                a.get,
-		"DELETE /api/todos/{id}":             a.delete,
-		"POST /api/todos/{id}/move":          a.move,
-		"GET /api/todos/{id}/history":        a.history,
-		"GET /api/todos/{id}/history/verify": a.verify,
-		"POST /api/todos/{id}/rollback":      a.rollback,
-		"GET /api/manage/todos":              a.admin,
-		"GET /api/manage/partitions":         a.partitions,
-		"GET /api/health":                    a.health,
+		"GET /api/todos":                a.list,
+		"POST /api/todos":               a.create,
+		"PUT /api/todos/{id}":           a.put,
+		"GET /api/todos/{id}":           a.get,
+		"DELETE /api/todos/{id}":        a.delete,
+		"POST /api/todos/{id}/move":     a.move,
+		"GET /api/todos/{id}/history":   a.history,
+		"POST /api/todos/{id}/rollback": a.rollback,
+		"GET /api/manage/todos":         a.admin,
+		"GET /api/manage/partitions":    a.partitions,
+		"GET /api/health":               a.health,
 	}
 	for _, rt := range Routes {
 		h, ok := handlers[rt.Method+" "+rt.Path]
@@ -194,7 +199,15 @@ func (a *api) wrap(function string, h handlerFunc) http.Handler {
 			}
 			ctx = service.WithUser(ctx, user)
 		}
+		if a.StoreTimeout > 0 && function != "Health" {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, a.StoreTimeout)
+			defer cancel()
+		}
 		if err = h(sw, r.WithContext(ctx)); err != nil {
+			if todo.KindOf(err) == todo.Internal && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				err = todo.Wrap(todo.Unavailable, err, "the store did not answer within "+a.StoreTimeout.String())
+			}
 			writeAny(sw, err)
 		}
 	})

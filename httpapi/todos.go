@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/health"
 	"github.com/todoaudit/todo/hotkeys"
 	"github.com/todoaudit/todo/service"
 )
@@ -50,13 +51,10 @@ func writeTodo(w http.ResponseWriter, status int, res service.Result) {
 	h := w.Header()
 	h.Set("ETag", httpETag(res.ETag))
 	if status == http.StatusCreated {
-		h.Set("Location", todoPath(res.Todo.ID))
+		h.Set("Location", "/api/todos/"+url.PathEscape(res.Todo.ID))
 	}
 	writeBytes(w, status, append(appendTodo(make([]byte, 0, 512), &res.Todo), '\n'))
 }
-
-// todoPath is the URL path of the todo id.
-func todoPath(id string) string { return "/api/todos/" + url.PathEscape(id) }
 
 func writeBytes(w http.ResponseWriter, status int, b []byte) {
 	w.Header().Set("Content-Type", "application/json")
@@ -74,21 +72,6 @@ func ifMatch(r *http.Request) (string, error) {
 		return "", todo.Errorf(todo.Invalid, "If-Match must be * or one quoted ETag, as returned in the ETag header")
 	}
 	return v, nil
-}
-
-// createOnly reads a PUT's If-None-Match: only "*" (create, never update)
-// means something there, and it contradicts an If-Match.
-func createOnly(r *http.Request, match string) (bool, error) {
-	v := strings.TrimSpace(r.Header.Get("If-None-Match"))
-	switch {
-	case v == "":
-		return false, nil
-	case v != "*":
-		return false, todo.Errorf(todo.Invalid, "If-None-Match on PUT must be *")
-	case match != "":
-		return false, todo.Errorf(todo.Invalid, "If-Match and If-None-Match cannot be combined")
-	}
-	return true, nil
 }
 
 func (a *api) body(r *http.Request, v any) error { return decodeBody(r, a.MaxBodyBytes, v) }
@@ -137,11 +120,7 @@ func (a *api) put(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	createOnly, err := createOnly(r, match)
-	if err != nil {
-		return err
-	}
-	res, err := a.Service.Put(r.Context(), id, f, match, createOnly)
+	res, err := a.Service.Put(r.Context(), id, f, match)
 	status := http.StatusOK
 	if res.Created {
 		status = http.StatusCreated
@@ -152,16 +131,6 @@ func (a *api) put(w http.ResponseWriter, r *http.Request) error {
 func (a *api) get(w http.ResponseWriter, r *http.Request) error {
 	id, err := pathID(r)
 	if err != nil {
-		return err
-	}
-	if at, ok, err := asOf(r); err != nil || ok {
-		if err != nil {
-			return err
-		}
-		res, err := a.Service.AsOf(r.Context(), id, at)
-		if err == nil {
-			writeBytes(w, http.StatusOK, append(appendTodo(make([]byte, 0, 512), &res.Todo), '\n'))
-		}
 		return err
 	}
 	res, err := a.Service.Get(r.Context(), id)
@@ -175,30 +144,6 @@ func (a *api) get(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeTodo(w, http.StatusOK, res)
 	return nil
-}
-
-// asOf reads GetTodo's asOf parameter: the RFC 3339 time to read the todo
-// as of, from its history.
-func asOf(r *http.Request) (time.Time, bool, error) {
-	if r.URL.RawQuery == "" {
-		return time.Time{}, false, nil
-	}
-	q, err := url.ParseQuery(r.URL.RawQuery)
-	if err != nil {
-		return time.Time{}, false, todo.Errorf(todo.Invalid, "query string is not validly encoded")
-	}
-	vs, ok := q["asOf"]
-	if !ok {
-		return time.Time{}, false, nil
-	}
-	if len(vs) > 1 {
-		return time.Time{}, false, todo.Errorf(todo.Invalid, "query parameter asOf is given more than once")
-	}
-	at, err := time.Parse(time.RFC3339Nano, vs[0])
-	if err != nil {
-		return time.Time{}, false, todo.Errorf(todo.Invalid, "asOf must be an RFC 3339 time, such as 2026-01-02T15:04:05Z")
-	}
-	return at, true, nil
 }
 
 // httpETag is a store's ETag as an HTTP entity tag: quoted. Cosmos DB's
@@ -361,31 +306,6 @@ func (a *api) history(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// verification is the body of a VerifyHistory answer.
-type verification struct {
-	Verified bool   `json:"verified"`
-	Versions *int   `json:"versions,omitempty"`
-	BrokenAt int64  `json:"brokenAt,omitempty"`
-	Reason   string `json:"reason,omitempty"`
-}
-
-func (a *api) verify(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r)
-	if err != nil {
-		return err
-	}
-	v, err := a.Service.Verify(r.Context(), id)
-	if err != nil {
-		return err
-	}
-	body := verification{Verified: v.Verified, BrokenAt: v.BrokenAt, Reason: v.Reason}
-	if v.Verified {
-		body.Versions = &v.Versions
-	}
-	writeJSON(w, http.StatusOK, body)
-	return nil
-}
-
 func (a *api) rollback(w http.ResponseWriter, r *http.Request) error {
 	id, match, err := target(r)
 	if err != nil {
@@ -423,12 +343,16 @@ func (a *api) move(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *api) health(w http.ResponseWriter, r *http.Request) error {
-	status, code := "ok", http.StatusOK
-	if err := a.Ping(r); err != nil {
-		a.Log.Error("health check failed", "error", err.Error())
-		status, code = "unavailable", http.StatusServiceUnavailable
+	st := a.Health()
+	body := map[string]string{"status": string(st.State), "store": a.StoreName, "scheme": a.Service.Scheme().Name()}
+	code := http.StatusOK
+	if st.State != health.OK {
+		// A degraded handler names the cause where the store's name was.
+		code, body["store"] = http.StatusServiceUnavailable, st.Cause
+		w.Header().Set("Retry-After", "5")
 	}
-	writeJSON(w, code, map[string]string{"status": status, "store": a.StoreName, "scheme": a.Service.Scheme().Name()})
+	w.Header().Set("Cache-Control", "no-store")
+	writeJSON(w, code, body)
 	return nil
 }
 

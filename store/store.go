@@ -12,6 +12,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"strings"
 )
 
@@ -163,4 +164,26 @@ type ChangeBatch struct {
 	// Continuation resumes the feed after these items; it equals the input
 	// continuation when there was nothing new.
 	Continuation string
+}
+
+// permanentError marks an error no retry can fix.
+type permanentError struct{ error }
+
+func (e permanentError) Unwrap() error { return e.error }
+
+// Permanent marks err, returned by a store's Open, as one that retrying
+// cannot fix (a missing container, a partition key that differs, a corrupt
+// file), so that start-up gives up at once instead of retrying until its
+// deadline. nil stays nil.
+func Permanent(err error) error {
+	if err == nil {
+		return nil
+	}
+	return permanentError{err}
+}
+
+// IsPermanent reports whether err was marked by Permanent.
+func IsPermanent(err error) bool {
+	var p permanentError
+	return errors.As(err, &p)
 }

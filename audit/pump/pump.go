@@ -91,9 +91,14 @@ func (p *Pump) Drain(ctx context.Context) error { return p.pump(ctx, true) }
 
 // flight is one batch being delivered.
 type flight struct {
-	cont string // the continuation after this batch
-	done chan struct{}
+	cont      string // the continuation after this batch
+	done      chan struct{}
+	delivered bool // set before done is closed; false when ctx ended first
 }
+
+// finalSaveTimeout bounds the checkpoint saved on the way out, after the
+// pump's own context has ended.
+const finalSaveTimeout = 2 * time.Second
 
 // pump reads the feed ahead and delivers up to Parallel batches at once,
 // as the host runs one invocation per lease in parallel. Audit records are
@@ -113,7 +118,7 @@ func (p *Pump) pump(ctx context.Context, untilIdle bool) error {
 	for ctx.Err() == nil {
 		// Checkpoint after the batches delivered so far, in order.
 		last := ""
-		for len(queue) > 0 && isDone(queue[0].done) {
+		for len(queue) > 0 && isDone(queue[0].done) && queue[0].delivered {
 			last, queue = queue[0].cont, queue[1:]
 		}
 		if last != "" && last != saved {
@@ -152,18 +157,42 @@ func (p *Pump) pump(ctx context.Context, untilIdle bool) error {
 		queue = append(queue, f)
 		read = batch.Continuation
 		if len(batch.Items) == 0 {
+			f.delivered = true
 			close(f.done)
 			continue
 		}
 		go func() {
 			defer close(f.done)
-			p.deliverRetrying(ctx, batch.Items)
+			f.delivered = p.deliverRetrying(ctx, batch.Items)
 		}()
 	}
+	p.saveFinal(ctx, saved, queue)
+	return nil
+}
+
+// saveFinal waits for the batches still in flight (they end with ctx) and
+// saves the continuation after the last one delivered in order, with a
+// deadline of its own since ctx has ended. Batches cut off are delivered
+// again after a restart; audit records are idempotent.
+func (p *Pump) saveFinal(ctx context.Context, saved string, queue []*flight) {
+	last := saved
 	for _, f := range queue {
 		<-f.done
 	}
-	return nil
+	for _, f := range queue {
+		if !f.delivered {
+			break
+		}
+		last = f.cont
+	}
+	if last == saved {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), finalSaveTimeout)
+	defer cancel()
+	if err := p.save(ctx, last); err != nil {
+		p.Log.Error("saving the final change feed continuation failed; the batches since the last save will be delivered again", "error", err.Error())
+	}
 }
 
 func isDone(c chan struct{}) bool {
@@ -211,17 +240,21 @@ func (p *Pump) save(ctx context.Context, cont string) error {
 }
 
 // deliverRetrying delivers one batch, retrying with the policy's delays
-// until it succeeds or ctx ends: the pump never drops a batch.
-func (p *Pump) deliverRetrying(ctx context.Context, items []store.Item) {
+// until it succeeds (true) or ctx ends: the pump never drops a batch.
+func (p *Pump) deliverRetrying(ctx context.Context, items []store.Item) bool {
 	for attempt := 0; ctx.Err() == nil; attempt++ {
 		err := p.deliver(ctx, items)
-		if err == nil || ctx.Err() != nil {
-			return
+		if err == nil {
+			return true
+		}
+		if ctx.Err() != nil {
+			return false
 		}
 		delay := p.delay(attempt)
 		p.Log.Error("audit batch failed; retrying", "error", err.Error(), "attempt", attempt+1, "retryIn", delay.String())
 		p.wait(ctx, nil, delay)
 	}
+	return false
 }
 
 // delay is the wait before retry attempt n: the policy's, then its last

@@ -1,0 +1,160 @@
+package app_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/todoaudit/todo/app"
+	"github.com/todoaudit/todo/bolt"
+	"github.com/todoaudit/todo/config"
+)
+
+// launch starts the handler in-process without waiting for its store.
+func launch(t *testing.T, kv map[string]string) *app.App {
+	t.Helper()
+	kv["LISTEN_ADDR"] = "127.0.0.1:0"
+	cfg, err := config.Load(func(k string) (string, bool) { v, ok := kv[k]; return v, ok })
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := app.Start(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = a.Close(ctx)
+	})
+	return a
+}
+
+// holdStore opens the embedded store in dir, as another process would,
+// until the returned function is called.
+func holdStore(t *testing.T, dir string) (release func()) {
+	t.Helper()
+	s, err := bolt.Open(dir, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func() { _ = s.Close() }
+}
+
+type answer struct {
+	status int
+	body   string
+	err    error
+}
+
+func send(method, url, body string) answer {
+	req, _ := http.NewRequest(method, url, strings.NewReader(body))
+	req.Header.Set("X-User-Id", "alice")
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return answer{err: err}
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return answer{status: resp.StatusCode, body: string(b)}
+}
+
+// While the store cannot open yet (another process holds it), GET / is
+// ready at once, /api/health says 503 starting without waiting, and an API
+// request waits for the store and then succeeds: no 503 at cold start.
+func TestColdStartWaitsForTheStore(t *testing.T) {
+	dir := t.TempDir()
+	release := holdStore(t, dir)
+	a := launch(t, map[string]string{"DATA_DIR": dir})
+	base := "http://" + a.Addr()
+
+	if r := send("GET", base+"/", ""); r.status != 200 {
+		t.Fatalf("GET / while opening: %+v", r)
+	}
+	r := send("GET", base+"/api/health", "")
+	var h map[string]string
+	_ = json.Unmarshal([]byte(r.body), &h)
+	if r.status != 503 || h["status"] != "starting" {
+		t.Fatalf("health while opening: %+v", r)
+	}
+	created := make(chan answer, 1)
+	go func() { created <- send("POST", base+"/api/todos", `{"category":"Grocery","title":"milk"}`) }()
+	select {
+	case r := <-created:
+		t.Fatalf("POST answered before the store opened: %+v", r)
+	case <-time.After(300 * time.Millisecond):
+	}
+	release()
+	select {
+	case r := <-created:
+		if r.status != 201 {
+			t.Fatalf("POST waiting for the store: %+v", r)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("POST not answered after the store opened")
+	}
+	if err := a.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if r := send("GET", base+"/api/health", ""); r.status != 200 || !strings.Contains(r.body, `"status":"ok"`) {
+		t.Fatalf("health once open: %+v", r)
+	}
+}
+
+// Close while the store is still opening ends the opening at once, answers
+// the requests waiting for it with 503, and leaves no lock behind.
+func TestCloseWhileOpening(t *testing.T) {
+	dir := t.TempDir()
+	release := holdStore(t, dir)
+	a := launch(t, map[string]string{"DATA_DIR": dir})
+	waiting := make(chan answer, 1)
+	go func() { waiting <- send("GET", "http://"+a.Addr()+"/api/todos", "") }()
+	time.Sleep(200 * time.Millisecond)
+
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := a.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("Close while opening took %v", d)
+	}
+	if err := a.Wait(); err == nil {
+		t.Fatal("Wait reports no error after Close cancelled the opening")
+	}
+	r := <-waiting
+	if r.err == nil && (r.status != 503 || !strings.Contains(r.body, `"status":503`)) {
+		t.Fatalf("request waiting for the store: %+v", r)
+	}
+	release()
+	s, err := bolt.Open(dir, nil, nil)
+	if err != nil {
+		t.Fatalf("the store is still locked after Close: %v", err)
+	}
+	_ = s.Close()
+}
+
+// A store that does not open within STORE_OPEN_TIMEOUT fails start-up
+// with the cause.
+func TestStoreOpenTimeout(t *testing.T) {
+	dir := t.TempDir()
+	defer holdStore(t, dir)()
+	a := launch(t, map[string]string{"DATA_DIR": dir, "STORE_OPEN_TIMEOUT": "3s"})
+	start := time.Now()
+	err := a.Wait()
+	if err == nil || !strings.Contains(err.Error(), "STORE_OPEN_TIMEOUT") || !strings.Contains(err.Error(), dir) {
+		t.Fatalf("Wait: %v", err)
+	}
+	if d := time.Since(start); d < 2*time.Second || d > 6*time.Second {
+		t.Fatalf("gave up after %v, want about 3s", d)
+	}
+}

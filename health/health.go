@@ -1,0 +1,137 @@
+// Package health tracks whether the handler can serve, for /api/health:
+// starting until the store is open, then ok, or degraded while any part
+// of the handler reports a fault. Reading the state never waits for the
+// store; a background probe and the store layer keep it current.
+package health
+
+import (
+	"context"
+	"log/slog"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/todoaudit/todo"
+)
+
+// State is the handler's condition as /api/health reports it.
+type State string
+
+// The states.
+const (
+	Starting State = "starting" // the store is not open yet
+	OK       State = "ok"
+	Degraded State = "degraded" // open, but a part reports a fault
+)
+
+// Status is a snapshot of the handler's health.
+type Status struct {
+	State State
+	// Cause names the faults of a degraded handler, in words safe to show
+	// to any caller.
+	Cause string
+}
+
+// Monitor holds the health state. It is safe for concurrent use; none of
+// its methods block on anything but its own lock.
+type Monitor struct {
+	log *slog.Logger
+
+	mu     sync.Mutex
+	open   bool
+	faults map[string]string // source → public cause
+}
+
+// New returns a monitor in the Starting state. Fault transitions are
+// logged to log: warn when a fault appears, info when it clears.
+func New(log *slog.Logger) *Monitor {
+	return &Monitor{log: log, faults: map[string]string{}}
+}
+
+// Opened leaves the Starting state.
+func (m *Monitor) Opened() {
+	m.mu.Lock()
+	m.open = true
+	m.mu.Unlock()
+}
+
+// Report records the outcome of the latest operation of source (the store
+// probe, the embedded store's writes, ...): a non-nil err marks source
+// faulty with err's public message as the cause, nil clears its fault.
+func (m *Monitor) Report(source string, err error) {
+	m.mu.Lock()
+	old, had := m.faults[source]
+	if err == nil {
+		delete(m.faults, source)
+	} else {
+		m.faults[source] = todo.Message(err)
+	}
+	now, has := m.faults[source]
+	m.mu.Unlock()
+	switch {
+	case has && (!had || old != now):
+		m.log.Warn("health: degraded", "source", source, "cause", now, "error", err.Error())
+	case had && !has:
+		m.log.Info("health: recovered", "source", source)
+	}
+}
+
+// Status returns the current state.
+func (m *Monitor) Status() Status {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.open {
+		return Status{State: Starting}
+	}
+	if len(m.faults) == 0 {
+		return Status{State: OK}
+	}
+	causes := make([]string, 0, len(m.faults))
+	for _, c := range m.faults {
+		causes = append(causes, c)
+	}
+	sort.Strings(causes)
+	return Status{State: Degraded, Cause: strings.Join(causes, "; ")}
+}
+
+// Probe runs check every interval, each run under its own deadline of
+// timeout, and reports each outcome as source, until ctx ends. A check that
+// overruns its deadline counts as a fault even if it ignores the deadline.
+func (m *Monitor) Probe(ctx context.Context, source string, interval, timeout time.Duration, check func(context.Context) error) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		err := runWithin(ctx, timeout, check)
+		if ctx.Err() != nil {
+			return
+		}
+		m.Report(source, err)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// runWithin returns check's error, or a timeout error once timeout passes.
+func runWithin(ctx context.Context, timeout time.Duration, check func(context.Context) error) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- check(ctx) }()
+	select {
+	case err := <-done:
+		if err != nil && ctx.Err() != nil {
+			return timeoutError(timeout, err)
+		}
+		return err
+	case <-ctx.Done():
+		return timeoutError(timeout, ctx.Err())
+	}
+}
+
+func timeoutError(d time.Duration, cause error) error {
+	return todo.Wrap(todo.Unavailable, cause, "the store did not answer within "+d.String())
+}

@@ -1,0 +1,99 @@
+package health
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/todoaudit/todo"
+)
+
+func newMonitor() *Monitor { return New(slog.New(slog.NewTextHandler(io.Discard, nil))) }
+
+// Starting until opened; then ok, degraded with every cause while any
+// source reports a fault, ok again once each has cleared.
+func TestStates(t *testing.T) {
+	m := newMonitor()
+	m.Report("store", errors.New("early"))
+	if st := m.Status(); st.State != Starting {
+		t.Fatalf("before Opened: %+v", st)
+	}
+	m.Opened()
+	if st := m.Status(); st.State != Degraded {
+		t.Fatalf("a fault reported while starting is forgotten: %+v", st)
+	}
+	m.Report("store", nil)
+	if st := m.Status(); st.State != OK || st.Cause != "" {
+		t.Fatalf("after the fault cleared: %+v", st)
+	}
+	m.Report("store", todo.Errorf(todo.Unavailable, "the store did not answer"))
+	m.Report("disk", todo.Errorf(todo.Unavailable, "no space left"))
+	if st := m.Status(); st.State != Degraded || st.Cause != "no space left; the store did not answer" {
+		t.Fatalf("two faults: %+v", st)
+	}
+	m.Report("disk", nil)
+	if st := m.Status(); st.State != Degraded || st.Cause != "the store did not answer" {
+		t.Fatalf("one fault left: %+v", st)
+	}
+	// An internal error's detail is never shown.
+	m.Report("store", errors.New("dial tcp 10.0.0.1:443: secret detail"))
+	if st := m.Status(); st.Cause != todo.Message(errors.New("x")) {
+		t.Fatalf("internal cause shown: %+v", st)
+	}
+}
+
+// A probe whose check hangs past its deadline (even one that ignores its
+// context) reports the store degraded, and ok again once the check answers;
+// Status never waits for the check.
+func TestProbeStallAndRecovery(t *testing.T) {
+	m := newMonitor()
+	m.Opened()
+	var stalled atomic.Bool
+	release := make(chan struct{})
+	check := func(ctx context.Context) error {
+		if stalled.Load() {
+			<-release // ignores ctx, as a stuck call might
+		}
+		return nil
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		m.Probe(ctx, "store", 10*time.Millisecond, 50*time.Millisecond, check)
+	}()
+	waitFor := func(want State) {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Second)
+		for m.Status().State != want {
+			if time.Now().After(deadline) {
+				t.Fatalf("state %+v, want %s", m.Status(), want)
+			}
+			start := time.Now()
+			_ = m.Status()
+			if d := time.Since(start); d > 10*time.Millisecond {
+				t.Fatalf("Status took %v", d)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	waitFor(OK)
+	stalled.Store(true)
+	waitFor(Degraded)
+	if c := m.Status().Cause; c != "the store did not answer within 50ms" {
+		t.Fatalf("cause %q", c)
+	}
+	stalled.Store(false)
+	close(release)
+	waitFor(OK)
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Probe did not end with its context")
+	}
+}
