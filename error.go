@@ -53,7 +53,10 @@ type Error struct {
 	// RetryAfter is how long the caller should wait, for Throttled and
 	// Unavailable errors; zero when unknown.
 	RetryAfter time.Duration
-	Err        error
+	// MovedTo is the id a moved-away todo lives under now, for errors
+	// about its old id; the HTTP layer points Location at it.
+	MovedTo string
+	Err     error
 }
 
 func (e *Error) Error() string {
@@ -105,4 +108,14 @@ func RetryAfter(err error) time.Duration {
 		return e.RetryAfter
 	}
 	return 0
+}
+
+// MovedTo returns the id a moved-away todo lives under now, when err is
+// about its old id, else "".
+func MovedTo(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.MovedTo
+	}
+	return ""
 }

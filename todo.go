@@ -67,6 +67,12 @@ type Todo struct {
 	// PartitionKey is the synthetic partition key property, set only under
 	// the synthetic scheme.
 	PartitionKey string `json:"partitionKey,omitempty"`
+	// PrevHash and Hash are the hash chain links of this version (see
+	// Seal), kept on the todo document so that the next write chains on
+	// without another read. Snapshots in versions and audit records carry
+	// them beside the entity, not in it.
+	PrevHash string `json:"prevHash,omitempty"`
+	Hash     string `json:"hash,omitempty"`
 }
 
 // Fields is the user-editable content of a todo: what a create or update
@@ -106,6 +112,8 @@ type Version struct {
 	Entity       Todo      `json:"entity"`
 	Actor        string    `json:"actor"`
 	At           time.Time `json:"at"`
+	PrevHash     string    `json:"prevHash"`
+	Hash         string    `json:"hash"`
 	TTL          int       `json:"ttl,omitempty"`
 }
 
@@ -123,7 +131,8 @@ func NewVersion(t Todo, ttl int) Version {
 // VersionOf returns the version a todo document stands for. Its operation
 // and actor come from the document's own change description; a document
 // written by another tool without one counts as a create at version 1 and
-// an update after.
+// an update after. Its hash links are the document's, as Seal left them;
+// the entity snapshot carries them beside it, not in it.
 func VersionOf(t Todo) Version {
 	op := t.LastOperation
 	if !op.Valid() {
@@ -132,6 +141,8 @@ func VersionOf(t Todo) Version {
 			op = OpCreate
 		}
 	}
+	entity := t
+	entity.PrevHash, entity.Hash = "", ""
 	return Version{
 		ID:           VersionID(t.ID, t.Version),
 		Type:         TypeVersion,
@@ -141,9 +152,11 @@ func VersionOf(t Todo) Version {
 		PartitionKey: t.PartitionKey,
 		Version:      t.Version,
 		Operation:    op,
-		Entity:       t,
+		Entity:       entity,
 		Actor:        t.UpdatedBy,
 		At:           t.UpdatedAt,
+		PrevHash:     t.PrevHash,
+		Hash:         t.Hash,
 	}
 }
 
@@ -160,6 +173,11 @@ type AuditRecord struct {
 	Entity         json.RawMessage `json:"entity"`
 	DateCreatedUTC time.Time       `json:"dateCreatedUtc"`
 	Actor          string          `json:"actor"`
+	// PrevHash is the Hash of the previous version ("" for an id's first
+	// version, the old id's last Hash for the first version after a move);
+	// Hash covers PrevHash and this record's audited content.
+	PrevHash string `json:"prevHash"`
+	Hash     string `json:"hash"`
 }
 
 // EntityKey is the audit partition key of one user's todo. Neither part may
@@ -197,5 +215,7 @@ func NewAuditRecord(v Version) (AuditRecord, error) {
 		Entity:         entity,
 		DateCreatedUTC: v.At.UTC(),
 		Actor:          v.Actor,
+		PrevHash:       v.PrevHash,
+		Hash:           v.Hash,
 	}, nil
 }

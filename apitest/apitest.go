@@ -233,3 +233,47 @@ func Start(t testing.TB, settings map[string]string, o *app.Options) *app.App {
 	}
 	return a
 }
+
+// Gone covers ids whose todo is gone. A deleted id comes back only with
+// If-None-Match: * (which never overwrites) or a rollback; an id whose todo
+// was moved away refuses unconditional PUT, DELETE and rollback with 409
+// and its new id in Location, and the todo stays listed once.
+func Gone(t *testing.T, c *Client, scheme string) {
+	body := map[string]any{"category": "Grocery", "title": "gone " + c.User}
+	id := Want(t, c.Do("POST", "/api/todos", body), 201).JSON(t)["id"].(string)
+	Want(t, c.Do("PUT", "/api/todos/"+id, body, "If-None-Match: *"), 412)
+	Want(t, c.Do("DELETE", "/api/todos/"+id, nil), 204)
+	if r := Want(t, c.Do("PUT", "/api/todos/"+id, body), 409); !strings.Contains(string(r.Body), "If-None-Match") {
+		t.Fatalf("re-creating a deleted id: %s", r.Body)
+	}
+	if v := Want(t, c.Do("PUT", "/api/todos/"+id, body, "If-None-Match: *"), 201).JSON(t)["version"]; v != 3.0 {
+		t.Fatalf("re-created todo is version %v, want 3", v)
+	}
+	if scheme == "synthetic" {
+		return
+	}
+	mv := Want(t, c.Do("POST", "/api/todos/"+id+"/move", map[string]any{"category": "Household"}), 201)
+	newID := mv.JSON(t)["id"].(string)
+	for _, rq := range []struct {
+		method, path string
+		body         any
+	}{
+		{"PUT", "/api/todos/" + id, body},
+		{"DELETE", "/api/todos/" + id, nil},
+		{"POST", "/api/todos/" + id + "/rollback", map[string]any{"version": 1}},
+	} {
+		r := Want(t, c.Do(rq.method, rq.path, rq.body), 409)
+		if r.Header.Get("Location") != "/api/todos/"+newID || r.Header.Get("Content-Type") != "application/problem+json" {
+			t.Fatalf("%s %s on a moved id: %v %s", rq.method, rq.path, r.Header, r.Body)
+		}
+	}
+	var ids []any
+	for _, it := range c.ListAll("/api/todos") {
+		if it["title"] == body["title"] {
+			ids = append(ids, it["id"])
+		}
+	}
+	if len(ids) != 1 || ids[0] != newID {
+		t.Fatalf("after refused writes to the old id, listed %v, want only %s", ids, newID)
+	}
+}

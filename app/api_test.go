@@ -90,6 +90,8 @@ func TestIsolation(t *testing.T) {
 		want(t, bob.Do("PUT", "/api/todos/"+id, body, `If-Match: *`), 412)
 		want(t, bob.Do("DELETE", "/api/todos/"+id, nil), 404)
 		want(t, bob.Do("GET", "/api/todos/"+id+"/history", nil), 404)
+		want(t, bob.Do("GET", "/api/todos/"+id+"/history/verify", nil), 404)
+		want(t, bob.Do("GET", "/api/todos/"+id+"?asOf=2100-01-01T00:00:00Z", nil), 404)
 		want(t, bob.Do("POST", "/api/todos/"+id+"/rollback", map[string]any{"version": 1}), 404)
 		mv := bob.Do("POST", "/api/todos/"+id+"/move", map[string]any{"category": "Household"})
 		if scheme == "synthetic" {
@@ -157,4 +159,11 @@ func TestHead(t *testing.T) {
 			}
 		}
 	}
+}
+
+// Deleted and moved ids do not come back by accident, under every scheme.
+func TestGoneIDs(t *testing.T) {
+	forEachScheme(t, nil, func(t *testing.T, s *server, scheme string) {
+		apitest.Gone(t, s.Client, scheme)
+	})
 }

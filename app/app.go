@@ -304,7 +304,10 @@ func (a *App) open(ctx, bg context.Context) error {
 	if err != nil {
 		return err
 	}
-	rec := &reconcile.Reconciler{Todos: todos, Audit: auditC, Log: a.log}
+	if err := a.finishMoves(ctx, svc); err != nil {
+		return err
+	}
+	rec := &reconcile.Reconciler{Todos: todos, Audit: auditC, Log: a.log, FinishMove: svc.FinishMove}
 	h := httpapi.New(httpapi.Config{
 		Service:      svc,
 		Auth:         auth,
@@ -341,6 +344,33 @@ func (a *App) open(ctx, bg context.Context) error {
 		a.goBackground(func() { a.reconcileLoop(bg, rec) })
 	}
 	return nil
+}
+
+// finishMoves completes the moves an earlier process left half done, before
+// the API serves, so that every todo is listed right after a restart. A
+// failing store is retried a few times before start-up gives up.
+func (a *App) finishMoves(ctx context.Context, svc *service.Service) error {
+	wait := 100 * time.Millisecond
+	for attempt := 1; ; attempt++ {
+		mctx, meter := store.WithMeter(ctx)
+		n, err := svc.FinishMoves(mctx)
+		if n > 0 {
+			a.log.Warn("finished interrupted moves", "moves", n, "ru", meter.Cost().Charge)
+		}
+		if err == nil {
+			return nil
+		}
+		if attempt == 5 {
+			return fmt.Errorf("finishing interrupted moves: %w", err)
+		}
+		a.log.Error("finishing interrupted moves failed; retrying", "error", err.Error(), "attempt", attempt)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+		wait *= 2
+	}
 }
 
 func (a *App) goBackground(fn func()) {

@@ -2,7 +2,11 @@ package app_test
 
 import (
 	"fmt"
+	"net/url"
 	"testing"
+	"time"
+
+	"github.com/todoaudit/todo/apitest"
 )
 
 // 100 rapid updates of one todo: the change feed coalesces them, the
@@ -91,5 +95,53 @@ func TestMove(t *testing.T) {
 			t.Fatalf("new history %v complete %v", newH, newComplete)
 		}
 		want(t, s.Do("POST", "/api/todos/"+newID+"/move", map[string]any{"category": "Household"}), 409)
+	})
+}
+
+// asOf answers a todo as it was from its history: 404 before it was
+// created, each version between its writes, 404 once deleted; and an
+// untouched history verifies over HTTP.
+func TestAsOfAndVerify(t *testing.T) {
+	forEachScheme(t, nil, func(t *testing.T, s *server, scheme string) {
+		// Server times are stamped to the millisecond: keep a few between
+		// each write and the instants read back.
+		pause := func() time.Time {
+			time.Sleep(3 * time.Millisecond)
+			at := time.Now()
+			time.Sleep(3 * time.Millisecond)
+			return at
+		}
+		before := pause()
+		id := s.Create("Grocery", "v1")["id"].(string)
+		afterV1 := pause()
+		want(t, s.Do("PUT", "/api/todos/"+id, map[string]any{"category": "Grocery", "title": "v2"}), 200)
+		afterV2 := pause()
+		want(t, s.Do("DELETE", "/api/todos/"+id, nil), 204)
+		afterDelete := pause()
+		s.history(id)
+
+		asOf := func(at time.Time) apitest.Response {
+			return s.Do("GET", "/api/todos/"+id+"?asOf="+url.QueryEscape(at.Format(time.RFC3339Nano)), nil)
+		}
+		want(t, asOf(before), 404)
+		for at, title := range map[time.Time]string{afterV1: "v1", afterV2: "v2"} {
+			r := want(t, asOf(at), 200)
+			if got := r.JSON(t)["title"]; got != title {
+				t.Fatalf("as of %v: title %v, want %s", at, got, title)
+			}
+			if r.Header.Get("X-Query-Scope") != "partition" || r.Header.Get("X-Request-Charge") == "" {
+				t.Fatalf("asOf cost headers: %v", r.Header)
+			}
+		}
+		if r := want(t, asOf(afterDelete), 404); r.Header.Get("Content-Type") != "application/problem+json" {
+			t.Fatalf("asOf after deletion: %v", r.Header)
+		}
+		want(t, s.Do("GET", "/api/todos/"+id+"?asOf=yesterday", nil), 400)
+
+		v := want(t, s.Do("GET", "/api/todos/"+id+"/history/verify", nil), 200)
+		if string(v.Body) != `{"verified":true,"versions":3}`+"\n" || v.Header.Get("X-Query-Scope") == "" {
+			t.Fatalf("verify: %s %v", v.Body, v.Header)
+		}
+		want(t, s.As("mallory").Do("GET", "/api/todos/"+id+"/history/verify", nil), 404)
 	})
 }

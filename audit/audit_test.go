@@ -64,7 +64,7 @@ func (e *env) writeHistory(t *testing.T) map[string]string {
 			t.Fatal(err)
 		}
 		for j := range 4 {
-			if _, err := e.svc.Put(ctx, r.Todo.ID, todo.Fields{Category: "Grocery", Title: fmt.Sprint("t", i, "-", j)}, ""); err != nil {
+			if _, err := e.svc.Put(ctx, r.Todo.ID, todo.Fields{Category: "Grocery", Title: fmt.Sprint("t", i, "-", j)}, "", false); err != nil {
 				t.Fatal(err)
 			}
 		}

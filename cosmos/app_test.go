@@ -10,7 +10,8 @@ import (
 
 // The whole handler on the Cosmos DB adapter (STORE=cosmos, key auth as
 // with an emulator, the category scheme) passes the API suite's create,
-// get, conditional update, list and delete cases over the wire.
+// get, conditional update, list and delete cases over the wire, and keeps
+// deleted and moved ids from coming back.
 func TestHandlerOnCosmos(t *testing.T) {
 	endpoint := cosmos.WireEndpoint(t)
 	database := cosmos.UniqueDatabase()
@@ -21,6 +22,7 @@ func TestHandlerOnCosmos(t *testing.T) {
 	}, &app.Options{Cosmos: func(c *cosmos.Config) { c.ClientOptions = cosmos.WireClientOptions() }})
 	c := &apitest.Client{T: t, Base: "http://" + a.Addr(), User: "alice"}
 	apitest.CRUD(t, c, "category")
+	apitest.Gone(t, c.As("bob"), "category")
 	if h := apitest.Want(t, c.Do("GET", "/api/health", nil), 200).JSON(t); h["store"] != "cosmos" {
 		t.Fatalf("health: %v", h)
 	}

@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -63,7 +64,27 @@ func freeAddr(t *testing.T) string {
 type proc struct {
 	cmd    *exec.Cmd
 	addr   string
+	stdout *syncBuffer
 	stderr *bytes.Buffer
+}
+
+// syncBuffer is a buffer the process's output goroutine writes while the
+// test reads it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // startProc runs the handler with env on top of a clean environment and
@@ -74,8 +95,8 @@ func startProc(t *testing.T, env ...string) *proc {
 	addr := freeAddr(t)
 	cmd := exec.Command(bin)
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "LISTEN_ADDR=" + addr, "LOG_LEVEL=warn"}, env...)
-	p := &proc{cmd: cmd, addr: addr, stderr: &bytes.Buffer{}}
-	cmd.Stderr = p.stderr
+	p := &proc{cmd: cmd, addr: addr, stdout: &syncBuffer{}, stderr: &bytes.Buffer{}}
+	cmd.Stdout, cmd.Stderr = p.stdout, p.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -172,6 +193,109 @@ func TestKill9AuditCatchesUp(t *testing.T) {
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
+	}
+}
+
+// The process dies with SIGKILL while moves run concurrently, under every
+// scheme that moves. Moves cross partitions in several steps, so some are
+// cut half way; the restarted handler finishes them before it serves, so
+// the first list after the restart shows every todo exactly once. A PUT
+// to an id its todo was moved away from is refused, naming the new id.
+func TestKill9DuringMoves(t *testing.T) {
+	for _, scheme := range []string{"hierarchical", "category"} {
+		t.Run(scheme, func(t *testing.T) {
+			dir := t.TempDir()
+			env := []string{"DATA_DIR=" + dir, "PARTITION_SCHEME=" + scheme}
+			p := startProc(t, env...)
+			const todos, workers = 120, 12
+			ids := make([]string, todos)
+			for i := range ids {
+				ids[i] = post(t, p.url("/api/todos"), fmt.Sprintf(`{"category":"Grocery","title":"t%03d"}`, i))["id"].(string)
+			}
+			client := &http.Client{Timeout: 5 * time.Second}
+			var moved atomic.Int64
+			var wg sync.WaitGroup
+			for w := range workers {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for i := w; i < todos; i += workers {
+						id, cat := ids[i], "Household"
+						for range 4 {
+							resp, err := client.Post(p.url("/api/todos/"+id+"/move"), "application/json", strings.NewReader(`{"category":"`+cat+`"}`))
+							if err != nil {
+								return // the process is gone
+							}
+							var td struct{ ID string }
+							_ = json.NewDecoder(resp.Body).Decode(&td)
+							resp.Body.Close()
+							if resp.StatusCode != http.StatusCreated {
+								return
+							}
+							moved.Add(1)
+							id, cat = td.ID, map[string]string{"Household": "Grocery", "Grocery": "Household"}[cat]
+						}
+					}
+				}()
+			}
+			for moved.Load() < todos {
+				time.Sleep(time.Millisecond)
+			}
+			if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			_ = p.cmd.Wait()
+			wg.Wait()
+
+			p = startProc(t, env...)
+			seen := map[string]int{}
+			var movedAway, newID string
+			next := ""
+			for {
+				var page struct {
+					Items []struct {
+						ID, Title, MovedFrom string
+					}
+					Continuation *string
+				}
+				resp, err := http.Get(p.url("/api/todos?pageSize=50" + next))
+				if err != nil {
+					t.Fatal(err)
+				}
+				_ = json.NewDecoder(resp.Body).Decode(&page)
+				resp.Body.Close()
+				for _, it := range page.Items {
+					seen[it.Title]++
+					if it.MovedFrom != "" {
+						movedAway, newID = it.MovedFrom, it.ID
+					}
+				}
+				if page.Continuation == nil {
+					break
+				}
+				next = "&continuation=" + *page.Continuation
+			}
+			for i := range todos {
+				if title := fmt.Sprintf("t%03d", i); seen[title] != 1 {
+					t.Errorf("%s listed %d times after the restart", title, seen[title])
+				}
+			}
+			if len(seen) != todos {
+				t.Errorf("%d distinct todos listed, want %d", len(seen), todos)
+			}
+			t.Logf("%d moves acknowledged before the kill; restart log: %s", moved.Load(),
+				regexp.MustCompile(`"msg":"finished interrupted moves"[^}]*`).FindString(p.stdout.String()))
+
+			req, _ := http.NewRequest(http.MethodPut, p.url("/api/todos/"+movedAway), strings.NewReader(`{"category":"Grocery","title":"stale"}`))
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusConflict || resp.Header.Get("Location") != "/api/todos/"+newID {
+				t.Fatalf("PUT on moved-away id %s: %d, Location %q, want 409 and /api/todos/%s", movedAway, resp.StatusCode, resp.Header.Get("Location"), newID)
+			}
+		})
 	}
 }
 

@@ -49,6 +49,9 @@ func writeError(w http.ResponseWriter, err error) int {
 		w.WriteHeader(status)
 		return status
 	}
+	if to := todo.MovedTo(err); to != "" {
+		w.Header().Set("Location", todoPath(to))
+	}
 	if d := todo.RetryAfter(err); d > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(d.Seconds()))))
 	} else if status == http.StatusServiceUnavailable {

@@ -44,6 +44,7 @@ var Routes = []Route{
 	{"DeleteTodo", http.MethodDelete, "/api/todos/{id}"},
 	{"MoveTodo", http.MethodPost, "/api/todos/{id}/move"},
 	{"TodoHistory", http.MethodGet, "/api/todos/{id}/history"},
+	{"VerifyHistory", http.MethodGet, "/api/todos/{id}/history/verify"},
 	{"RollbackTodo", http.MethodPost, "/api/todos/{id}/rollback"},
 	{"AdminTodos", http.MethodGet, "/api/manage/todos"},
 	{"Partitions", http.MethodGet, "/api/manage/partitions"},
@@ -98,17 +99,18 @@ func New(c Config) http.Handler {
 	})
 	r.Methods(http.MethodGet, http.MethodHead).Path("/").HandlerFunc(ready)
 	handlers := map[string]handlerFunc{
-		"GET /api/todos":                a.list,
-		"POST /api/todos":               a.create,
-		"PUT /api/todos/{id}":           a.put,
-		"GET /api/todos/{id}":           a.get,
-		"DELETE /api/todos/{id}":        a.delete,
-		"POST /api/todos/{id}/move":     a.move,
-		"GET /api/todos/{id}/history":   a.history,
-		"POST /api/todos/{id}/rollback": a.rollback,
-		"GET /api/manage/todos":         a.admin,
-		"GET /api/manage/partitions":    a.partitions,
-		"GET /api/health":               a.health,
+		"GET /api/todos":                     a.list,
+		"POST /api/todos":                    a.create,
+		"PUT /api/todos/{id}":                a.put,
+		"GET /api/todos/{id}":                a.get,
+		"DELETE /api/todos/{id}":             a.delete,
+		"POST /api/todos/{id}/move":          a.move,
+		"GET /api/todos/{id}/history":        a.history,
+		"GET /api/todos/{id}/history/verify": a.verify,
+		"POST /api/todos/{id}/rollback":      a.rollback,
+		"GET /api/manage/todos":              a.admin,
+		"GET /api/manage/partitions":         a.partitions,
+		"GET /api/health":                    a.health,
 	}
 	for _, rt := range Routes {
 		h, ok := handlers[rt.Method+" "+rt.Path]

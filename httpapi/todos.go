@@ -51,10 +51,13 @@ func writeTodo(w http.ResponseWriter, status int, res service.Result) {
 	h := w.Header()
 	h.Set("ETag", httpETag(res.ETag))
 	if status == http.StatusCreated {
-		h.Set("Location", "/api/todos/"+url.PathEscape(res.Todo.ID))
+		h.Set("Location", todoPath(res.Todo.ID))
 	}
 	writeBytes(w, status, append(appendTodo(make([]byte, 0, 512), &res.Todo), '\n'))
 }
+
+// todoPath is the URL path of the todo id.
+func todoPath(id string) string { return "/api/todos/" + url.PathEscape(id) }
 
 func writeBytes(w http.ResponseWriter, status int, b []byte) {
 	w.Header().Set("Content-Type", "application/json")
@@ -72,6 +75,21 @@ func ifMatch(r *http.Request) (string, error) {
 		return "", todo.Errorf(todo.Invalid, "If-Match must be * or one quoted ETag, as returned in the ETag header")
 	}
 	return v, nil
+}
+
+// createOnly reads a PUT's If-None-Match: only "*" (create, never update)
+// means something there, and it contradicts an If-Match.
+func createOnly(r *http.Request, match string) (bool, error) {
+	v := strings.TrimSpace(r.Header.Get("If-None-Match"))
+	switch {
+	case v == "":
+		return false, nil
+	case v != "*":
+		return false, todo.Errorf(todo.Invalid, "If-None-Match on PUT must be *")
+	case match != "":
+		return false, todo.Errorf(todo.Invalid, "If-Match and If-None-Match cannot be combined")
+	}
+	return true, nil
 }
 
 func (a *api) body(r *http.Request, v any) error { return decodeBody(r, a.MaxBodyBytes, v) }
@@ -120,7 +138,11 @@ func (a *api) put(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	res, err := a.Service.Put(r.Context(), id, f, match)
+	createOnly, err := createOnly(r, match)
+	if err != nil {
+		return err
+	}
+	res, err := a.Service.Put(r.Context(), id, f, match, createOnly)
 	status := http.StatusOK
 	if res.Created {
 		status = http.StatusCreated
@@ -131,6 +153,16 @@ func (a *api) put(w http.ResponseWriter, r *http.Request) error {
 func (a *api) get(w http.ResponseWriter, r *http.Request) error {
 	id, err := pathID(r)
 	if err != nil {
+		return err
+	}
+	if at, ok, err := asOf(r); err != nil || ok {
+		if err != nil {
+			return err
+		}
+		res, err := a.Service.AsOf(r.Context(), id, at)
+		if err == nil {
+			writeBytes(w, http.StatusOK, append(appendTodo(make([]byte, 0, 512), &res.Todo), '\n'))
+		}
 		return err
 	}
 	res, err := a.Service.Get(r.Context(), id)
@@ -144,6 +176,30 @@ func (a *api) get(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeTodo(w, http.StatusOK, res)
 	return nil
+}
+
+// asOf reads GetTodo's asOf parameter: the RFC 3339 time to read the todo
+// as of, from its history.
+func asOf(r *http.Request) (time.Time, bool, error) {
+	if r.URL.RawQuery == "" {
+		return time.Time{}, false, nil
+	}
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return time.Time{}, false, todo.Errorf(todo.Invalid, "query string is not validly encoded")
+	}
+	vs, ok := q["asOf"]
+	if !ok {
+		return time.Time{}, false, nil
+	}
+	if len(vs) > 1 {
+		return time.Time{}, false, todo.Errorf(todo.Invalid, "query parameter asOf is given more than once")
+	}
+	at, err := time.Parse(time.RFC3339Nano, vs[0])
+	if err != nil {
+		return time.Time{}, false, todo.Errorf(todo.Invalid, "asOf must be an RFC 3339 time, such as 2026-01-02T15:04:05Z")
+	}
+	return at, true, nil
 }
 
 // httpETag is a store's ETag as an HTTP entity tag: quoted. Cosmos DB's
@@ -301,6 +357,31 @@ func (a *api) history(w http.ResponseWriter, r *http.Request) error {
 	}
 	if p.Continuation != "" {
 		body.Continuation = &p.Continuation
+	}
+	writeJSON(w, http.StatusOK, body)
+	return nil
+}
+
+// verification is the body of a VerifyHistory answer.
+type verification struct {
+	Verified bool   `json:"verified"`
+	Versions *int   `json:"versions,omitempty"`
+	BrokenAt int64  `json:"brokenAt,omitempty"`
+	Reason   string `json:"reason,omitempty"`
+}
+
+func (a *api) verify(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r)
+	if err != nil {
+		return err
+	}
+	v, err := a.Service.Verify(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	body := verification{Verified: v.Verified, BrokenAt: v.BrokenAt, Reason: v.Reason}
+	if v.Verified {
+		body.Versions = &v.Versions
 	}
 	writeJSON(w, http.StatusOK, body)
 	return nil

@@ -80,13 +80,15 @@ func (s *Service) History(ctx context.Context, id string, pageSize int, continua
 	case err == nil:
 		last = cur.Value.Version
 	case todo.IsKind(err, todo.NotFound):
-		last, err = s.lastVersion(ctx, id, pk)
+		var seen lastSeen
+		seen, err = s.lastVersion(ctx, id, pk)
 		if todo.IsKind(err, todo.Conflict) {
-			last, err = 0, nil // the id's versions are another user's
+			err = nil // the id's versions are another user's
 		}
 		if err != nil {
 			return page, err
 		}
+		last = seen.Version
 	default:
 		return page, err
 	}
@@ -144,21 +146,25 @@ func (s *Service) Rollback(ctx context.Context, id string, n int64, ifMatch stri
 			t := d.Value
 			t.SetFields(old.Fields())
 			s.advance(&t, todo.OpRollback, user)
-			etag, err := s.write(ctx, t, store.BatchReplace, d.ETag)
+			etag, err := s.write(ctx, &t, store.BatchReplace, d.ETag)
 			return Result{Todo: t, ETag: etag}, err
 		})
 }
 
-// restore re-creates a deleted todo from an old version's content.
+// restore re-creates a deleted todo from an old version's content. An id
+// whose todo was moved away stays empty: its todo lives on elsewhere.
 func (s *Service) restore(ctx context.Context, user, id string, pk store.PartitionKey, old todo.Todo) (Result, error) {
 	last, err := s.lastVersion(ctx, id, pk)
 	if err != nil {
 		return Result{}, err
 	}
+	if last.MovedTo != "" {
+		return Result{}, moved(id, last.MovedTo)
+	}
 	t := old
-	t.MovingTo, t.Version = "", last
+	t.MovingTo, t.Version, t.Hash = "", last.Version, last.Hash
 	s.advance(&t, todo.OpRollback, user)
-	etag, err := s.write(ctx, t, store.BatchCreate, "")
+	etag, err := s.write(ctx, &t, store.BatchCreate, "")
 	return Result{Todo: t, ETag: etag, Created: true}, err
 }
 
@@ -203,7 +209,7 @@ func (s *Service) Move(ctx context.Context, id, category, ifMatch string) (Resul
 		}
 		old.MovingTo = key.ID
 		s.advance(&old, todo.OpMove, user)
-		etag, err := s.write(ctx, old, store.BatchReplace, d.ETag)
+		etag, err := s.write(ctx, &old, store.BatchReplace, d.ETag)
 		return Result{Todo: old, ETag: etag}, err
 	})
 	if err != nil {
@@ -228,7 +234,8 @@ func (s *Service) finishMove(ctx context.Context, user string, old todo.Todo, et
 	t.LastOperation = todo.OpMove
 	var res Result
 	res.Todo, res.Created = t, true
-	res.ETag, err = s.write(ctx, t, store.BatchCreate, "")
+	res.ETag, err = s.write(ctx, &t, store.BatchCreate, "")
+	res.Todo = t
 	if todo.IsKind(err, todo.Conflict) {
 		// An earlier attempt created it; it may have changed, or even been
 		// deleted, since.

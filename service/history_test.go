@@ -27,7 +27,7 @@ func TestHistoryCompleteness(t *testing.T) {
 	}
 	id := r.Todo.ID
 	for range 4 {
-		if _, err := svc.Put(ctx, id, todo.Fields{Category: "Grocery", Title: "again"}, ""); err != nil {
+		if _, err := svc.Put(ctx, id, todo.Fields{Category: "Grocery", Title: "again"}, "", false); err != nil {
 			t.Fatal(err)
 		}
 	}

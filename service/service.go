@@ -7,7 +7,9 @@ package service
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -24,8 +26,10 @@ type Service struct {
 	todos    *repo.Repository[todo.Todo]
 	versions *repo.Repository[todo.Version]
 	audit    *repo.Repository[todo.AuditRecord]
-	ttl      int
-	now      func() time.Time
+	// records reads audit records as stored, for verification.
+	records *repo.Repository[json.RawMessage]
+	ttl     int
+	now     func() time.Time
 }
 
 // Options configure a Service; nil means defaults.
@@ -54,9 +58,11 @@ func New(scheme partition.Scheme, todos, audit store.Container, o *Options) *Ser
 	}
 	s.todos = repo.New[todo.Todo](todos, resolve)
 	s.versions = repo.New[todo.Version](todos, resolve)
-	s.audit = repo.New[todo.AuditRecord](audit, func(ctx context.Context, id string) (store.PartitionKey, error) {
+	auditKey := func(ctx context.Context, id string) (store.PartitionKey, error) {
 		return store.PartitionKey{todo.EntityKey(userFrom(ctx), id)}, nil
-	})
+	}
+	s.audit = repo.New[todo.AuditRecord](audit, auditKey)
+	s.records = repo.New[json.RawMessage](audit, auditKey)
 	return s
 }
 
@@ -97,19 +103,22 @@ func caller(ctx context.Context) (string, error) {
 // write commits a new state of a todo with its version document in one
 // batch: kind is the store operation on the todo document (create, replace
 // or delete), ifMatch its condition. The version, and so the audit record,
-// describe the change by t's LastOperation and UpdatedBy.
-func (s *Service) write(ctx context.Context, t todo.Todo, kind store.OpKind, ifMatch string) (string, error) {
-	pk := s.scheme.KeyOf(&t)
-	vop, err := repo.Create(todo.NewVersion(t, s.ttl))
+// describe the change by t's LastOperation and UpdatedBy. It seals t
+// first: t.Hash must be the hash of the version t follows ("" for a new
+// id).
+func (s *Service) write(ctx context.Context, t *todo.Todo, kind store.OpKind, ifMatch string) (string, error) {
+	t.Seal()
+	pk := s.scheme.KeyOf(t)
+	vop, err := repo.Create(todo.NewVersion(*t, s.ttl))
 	if err != nil {
 		return "", err
 	}
 	var top store.Op
 	switch kind {
 	case store.BatchCreate:
-		top, err = repo.Create(t)
+		top, err = repo.Create(*t)
 	case store.BatchReplace:
-		top, err = repo.Replace(t, ifMatch)
+		top, err = repo.Replace(*t, ifMatch)
 	case store.BatchDelete:
 		top = repo.Delete(t.ID, ifMatch)
 	}
@@ -142,12 +151,20 @@ func (s *Service) load(ctx context.Context, id string) (repo.Doc[todo.Todo], err
 		if _, err := s.finishMove(ctx, user, d.Value, d.ETag); err != nil && !todo.IsKind(err, todo.NotFound) {
 			return repo.Doc[todo.Todo]{}, err
 		}
-		return repo.Doc[todo.Todo]{}, todo.Errorf(todo.NotFound, "todo %q has moved to %q", id, d.Value.MovingTo)
+		return repo.Doc[todo.Todo]{}, &todo.Error{Kind: todo.NotFound, MovedTo: d.Value.MovingTo,
+			Message: fmt.Sprintf("todo %q has moved to %q", id, d.Value.MovingTo)}
 	}
 	return d, nil
 }
 
 func notFound(id string) error { return todo.Errorf(todo.NotFound, "todo %q not found", id) }
+
+// moved refuses a change addressed to an id whose todo was moved away:
+// writing there would bring the old id back beside the new one.
+func moved(id, to string) error {
+	return &todo.Error{Kind: todo.Conflict, MovedTo: to,
+		Message: fmt.Sprintf("todo %q was moved to %q: address it by its new id", id, to)}
+}
 
 // checkIfMatch compares a caller's If-Match value with the current ETag.
 // Stores differ in whether their ETags carry HTTP quotes, so quotes are

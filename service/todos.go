@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/partition"
@@ -26,7 +27,7 @@ func (s *Service) Create(ctx context.Context, f todo.Fields) (Result, error) {
 	t := todo.Todo{ID: key.ID, Type: todo.TypeTodo, UserID: user, PartitionKey: key.Property,
 		Version: 1, CreatedAt: now, UpdatedAt: now, LastOperation: todo.OpCreate, UpdatedBy: user}
 	t.SetFields(f)
-	etag, err := s.write(ctx, t, store.BatchCreate, "")
+	etag, err := s.write(ctx, &t, store.BatchCreate, "")
 	return Result{Todo: t, ETag: etag, Created: true}, err
 }
 
@@ -38,9 +39,11 @@ func (s *Service) Get(ctx context.Context, id string) (Result, error) {
 
 // Put updates the caller's todo id, or creates it under that id when it does
 // not exist. ifMatch ("" = unconditional, "*" = must exist) guards the
-// update. Changing the category where the scheme keys on it is a Conflict:
-// that is a move.
-func (s *Service) Put(ctx context.Context, id string, f todo.Fields, ifMatch string) (Result, error) {
+// update; createOnly (If-None-Match: *) refuses to update an existing todo.
+// Changing the category where the scheme keys on it is a Conflict: that is
+// a move. An id that was deleted or moved away is re-created only with
+// createOnly, so that a stale unconditional write cannot bring it back.
+func (s *Service) Put(ctx context.Context, id string, f todo.Fields, ifMatch string, createOnly bool) (Result, error) {
 	user, err := caller(ctx)
 	if err != nil {
 		return Result{}, err
@@ -53,8 +56,13 @@ func (s *Service) Put(ctx context.Context, id string, f todo.Fields, ifMatch str
 		return Result{}, err
 	}
 	return s.readModifyWrite(ctx, id, ifMatch,
-		func() (Result, error) { return s.createAt(ctx, user, id, pk, f) },
-		func(d repo.Doc[todo.Todo]) (Result, error) { return s.update(ctx, user, d, f) })
+		func() (Result, error) { return s.createAt(ctx, user, id, pk, f, createOnly) },
+		func(d repo.Doc[todo.Todo]) (Result, error) {
+			if createOnly {
+				return Result{}, todo.Errorf(todo.PreconditionFailed, "todo %q exists (If-None-Match: *)", id)
+			}
+			return s.update(ctx, user, d, f)
+		})
 }
 
 func (s *Service) checkCategory(id string, cur, next string) error {
@@ -71,7 +79,7 @@ func (s *Service) update(ctx context.Context, user string, d repo.Doc[todo.Todo]
 	t := d.Value
 	t.SetFields(f)
 	s.advance(&t, todo.OpUpdate, user)
-	etag, err := s.write(ctx, t, store.BatchReplace, d.ETag)
+	etag, err := s.write(ctx, &t, store.BatchReplace, d.ETag)
 	return Result{Todo: t, ETag: etag}, err
 }
 
@@ -84,8 +92,9 @@ func (s *Service) advance(t *todo.Todo, op todo.Operation, user string) {
 }
 
 // createAt creates a todo under a caller-chosen id. An id that had a history
-// (a deleted todo) continues its version numbers, so audit ids never repeat.
-func (s *Service) createAt(ctx context.Context, user, id string, pk store.PartitionKey, f todo.Fields) (Result, error) {
+// continues its version numbers and hash chain, so audit ids never repeat;
+// re-creating it takes recreate (If-None-Match: *).
+func (s *Service) createAt(ctx context.Context, user, id string, pk store.PartitionKey, f todo.Fields, recreate bool) (Result, error) {
 	if err := s.checkIDCategory(user, id, pk, f.Category); err != nil {
 		return Result{}, err
 	}
@@ -93,14 +102,22 @@ func (s *Service) createAt(ctx context.Context, user, id string, pk store.Partit
 	if err != nil {
 		return Result{}, err
 	}
+	switch {
+	case recreate:
+	case last.MovedTo != "":
+		return Result{}, moved(id, last.MovedTo)
+	case last.Version > 0:
+		return Result{}, todo.Errorf(todo.Conflict,
+			"todo %q was deleted: re-create it with If-None-Match: * or roll it back", id)
+	}
 	now := s.stamp()
-	t := todo.Todo{ID: id, Type: todo.TypeTodo, UserID: user, Version: last + 1, CreatedAt: now, UpdatedAt: now,
-		LastOperation: todo.OpCreate, UpdatedBy: user}
+	t := todo.Todo{ID: id, Type: todo.TypeTodo, UserID: user, Version: last.Version + 1, CreatedAt: now, UpdatedAt: now,
+		LastOperation: todo.OpCreate, UpdatedBy: user, Hash: last.Hash}
 	if s.scheme.Name() == partition.Synthetic {
 		t.PartitionKey = pk[0]
 	}
 	t.SetFields(f)
-	etag, err := s.write(ctx, t, store.BatchCreate, "")
+	etag, err := s.write(ctx, &t, store.BatchCreate, "")
 	if todo.IsKind(err, todo.Conflict) {
 		// Someone else's document holds the id in this partition (under the
 		// category scheme users share partitions): no retry will help.
@@ -125,40 +142,59 @@ func (s *Service) checkIDCategory(user, id string, pk store.PartitionKey, catego
 	return nil
 }
 
-// lastVersion is the highest version a todo id has had, for an id whose
-// todo does not exist now (deleted, or never created): the newest audit
-// record, then any newer retained version documents, found by point reads
-// of their deterministic ids (the audit may lag behind the outbox).
-func (s *Service) lastVersion(ctx context.Context, id string, pk store.PartitionKey) (int64, error) {
+// lastSeen is what the newest version of an id says, for an id whose todo
+// does not exist now. The zero value means the id never had a todo.
+type lastSeen struct {
+	Version int64
+	Hash    string
+	// MovedTo is set when that version is a move's mark: the todo lives
+	// under this id now.
+	MovedTo string
+}
+
+// lastVersion finds the newest version a todo id has had, for an id whose
+// todo does not exist now (deleted, moved away, or never created): the
+// newest audit record, then any newer retained version documents, found by
+// point reads of their deterministic ids (the audit may lag behind the
+// outbox).
+func (s *Service) lastVersion(ctx context.Context, id string, pk store.PartitionKey) (lastSeen, error) {
+	var last lastSeen
 	ap, err := s.audit.Query(ctx, repo.Spec{
 		Partitions: []store.PartitionKey{{todo.EntityKey(userFrom(ctx), id)}},
 		OrderBy:    []store.Order{{Field: "version", Desc: true}},
 		PageSize:   1,
 	})
 	if err != nil {
-		return 0, err
+		return last, err
 	}
-	var last int64
 	if len(ap.Items) > 0 {
-		last = ap.Items[0].Value.Version
+		rec := ap.Items[0].Value
+		var e struct {
+			MovingTo string `json:"movingTo"`
+		}
+		if err := json.Unmarshal(rec.Entity, &e); err != nil {
+			return last, todo.Wrap(todo.Internal, err, "audit record does not decode")
+		}
+		last = lastSeen{Version: rec.Version, Hash: rec.Hash, MovedTo: e.MovingTo}
 	}
 	for {
-		v, err := s.versions.GetIn(ctx, pk, todo.VersionID(id, last+1))
+		v, err := s.versions.GetIn(ctx, pk, todo.VersionID(id, last.Version+1))
 		switch {
 		case todo.IsKind(err, todo.NotFound):
 			return last, nil
 		case err != nil:
-			return 0, err
+			return lastSeen{}, err
 		case v.Value.UserID != userFrom(ctx):
 			// Users share partitions under the category scheme: this id's
 			// history belongs to someone else.
-			return 0, todo.Errorf(todo.Conflict, "id %q is already in use; create the todo with POST /api/todos", id)
+			return lastSeen{}, todo.Errorf(todo.Conflict, "id %q is already in use; create the todo with POST /api/todos", id)
 		}
-		last++
+		last = lastSeen{Version: v.Value.Version, Hash: v.Value.Hash, MovedTo: v.Value.Entity.MovingTo}
 	}
 }
 
-// Delete removes the caller's todo, recording a delete version.
+// Delete removes the caller's todo, recording a delete version. Deleting
+// an id whose todo was moved away is a Conflict naming the new id.
 func (s *Service) Delete(ctx context.Context, id, ifMatch string) error {
 	user, err := caller(ctx)
 	if err != nil {
@@ -167,9 +203,26 @@ func (s *Service) Delete(ctx context.Context, id, ifMatch string) error {
 	_, err = s.readModifyWrite(ctx, id, ifMatch, nil, func(d repo.Doc[todo.Todo]) (Result, error) {
 		t := d.Value
 		s.advance(&t, todo.OpDelete, user)
-		_, err := s.write(ctx, t, store.BatchDelete, d.ETag)
+		_, err := s.write(ctx, &t, store.BatchDelete, d.ETag)
 		return Result{}, err
 	})
+	if !todo.IsKind(err, todo.NotFound) || ifMatch != "" {
+		return err
+	}
+	if to := todo.MovedTo(err); to != "" {
+		return moved(id, to)
+	}
+	pk, perr := s.scheme.Resolve(user, id)
+	if perr != nil {
+		return perr
+	}
+	last, lerr := s.lastVersion(ctx, id, pk)
+	switch {
+	case lerr != nil && !todo.IsKind(lerr, todo.Conflict):
+		return lerr
+	case last.MovedTo != "":
+		return moved(id, last.MovedTo)
+	}
 	return err
 }
 

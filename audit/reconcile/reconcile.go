@@ -23,6 +23,10 @@ type Reconciler struct {
 	Todos store.Container
 	Audit store.Container
 	Log   *slog.Logger
+	// FinishMove, when set, is called with every version document a run
+	// examines, so that a move interrupted after its first step (the
+	// version that marks the old todo) is completed by the next run.
+	FinishMove func(context.Context, todo.Version) error
 }
 
 // Result says what a reconcile pass did.
@@ -51,6 +55,11 @@ func (r *Reconciler) Run(ctx context.Context) (Result, error) {
 			v := d.Value
 			byEntity[todo.EntityKey(v.UserID, v.TodoID)] = append(byEntity[todo.EntityKey(v.UserID, v.TodoID)], v)
 			res.Versions++
+			if r.FinishMove != nil {
+				if err := r.FinishMove(ctx, v); err != nil {
+					return res, err
+				}
+			}
 		}
 		for key, vs := range byEntity {
 			n, err := r.refill(ctx, key, vs)

@@ -1,0 +1,154 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/repo"
+	"github.com/todoaudit/todo/store"
+)
+
+// Verification is the outcome of checking one todo's hash chain.
+type Verification struct {
+	Verified bool
+	// Versions is how many versions were checked.
+	Versions int
+	// BrokenAt is the first version whose stored content or link does not
+	// match, when not verified; Reason says how.
+	BrokenAt int64
+	Reason   string
+}
+
+// Verify recomputes the hash chain of the caller's todo id from its audit
+// records, oldest first: every version from 1 on must be there, link to
+// the hash of the one before (the first version after a move links to the
+// old id's version that moved it), and hash to what it stores; the newest
+// must be the version the todo (or its retained outbox) says is the latest.
+func (s *Service) Verify(ctx context.Context, id string) (Verification, error) {
+	user, err := caller(ctx)
+	if err != nil {
+		return Verification{}, err
+	}
+	pk, err := s.scheme.Resolve(user, id)
+	if err != nil {
+		return Verification{}, err
+	}
+	var out Verification
+	broken := func(k int64, format string, args ...any) (Verification, error) {
+		out.BrokenAt, out.Reason = k, fmt.Sprintf(format, args...)
+		return out, nil
+	}
+	spec := repo.Spec{
+		Partitions: []store.PartitionKey{{todo.EntityKey(user, id)}},
+		OrderBy:    []store.Order{{Field: "version"}},
+		PageSize:   store.MaxPageSize,
+	}
+	prev, next := "", int64(1)
+	for {
+		p, err := s.records.Query(ctx, spec)
+		if err != nil {
+			return out, err
+		}
+		for _, d := range p.Items {
+			var r todo.AuditRecord
+			if err := json.Unmarshal(d.Value, &r); err != nil {
+				return broken(next, "the audit record after version %d does not decode", next-1)
+			}
+			if r.ID != todo.AuditID(id, r.Version) {
+				return broken(recordVersion(id, r.ID, next), "the audit record %q says it is version %d", r.ID, r.Version)
+			}
+			if r.Version != next {
+				return broken(next, "version %d is missing", next)
+			}
+			a, err := r.Audited()
+			if err != nil {
+				return broken(next, "version %d: %v", next, err)
+			}
+			if next == 1 && r.Operation == todo.OpMove && a.Entity.MovedFrom != "" {
+				ok, err := s.linksToMove(ctx, user, a.Entity.MovedFrom, id, r.PrevHash)
+				if err != nil {
+					return out, err
+				}
+				if !ok {
+					return broken(next, "version 1 does not link to the version of %q that moved it here", a.Entity.MovedFrom)
+				}
+			} else if r.PrevHash != prev {
+				return broken(next, "the prevHash of version %d is not the hash of version %d", next, next-1)
+			}
+			if a.Hash(r.PrevHash) != r.Hash {
+				return broken(next, "the content of version %d does not match its hash", next)
+			}
+			prev = r.Hash
+			next++
+			out.Versions++
+		}
+		if p.Continuation == "" {
+			break
+		}
+		spec.Continuation = p.Continuation
+	}
+	head, err := s.head(ctx, user, id, pk)
+	switch {
+	case err != nil:
+		return out, err
+	case head.Version == 0 && out.Versions == 0:
+		return out, notFound(id)
+	case head.Version >= next:
+		return broken(next, "version %d is missing (not audited yet, or removed)", next)
+	case head.Version == next-1 && head.Hash != prev:
+		return broken(head.Version, "the todo's latest hash is not the hash of version %d", head.Version)
+	}
+	out.Verified = true
+	return out, nil
+}
+
+// recordVersion is the version an audit record's id names, or def when the
+// id is not one of this todo's.
+func recordVersion(id, recordID string, def int64) int64 {
+	n, err := strconv.ParseInt(strings.TrimPrefix(recordID, id+":v"), 10, 64)
+	if err != nil || !strings.HasPrefix(recordID, id+":v") {
+		return def
+	}
+	return n
+}
+
+// head is the latest version id has had and its hash: the todo's own, or
+// for a todo that is gone, its newest version.
+func (s *Service) head(ctx context.Context, user, id string, pk store.PartitionKey) (lastSeen, error) {
+	d, err := s.todos.GetIn(ctx, pk, id)
+	if err == nil && d.Value.Type == todo.TypeTodo && d.Value.UserID == user {
+		return lastSeen{Version: d.Value.Version, Hash: d.Value.Hash}, nil
+	}
+	if err != nil && !todo.IsKind(err, todo.NotFound) {
+		return lastSeen{}, err
+	}
+	last, err := s.lastVersion(ctx, id, pk)
+	if todo.IsKind(err, todo.Conflict) {
+		return lastSeen{}, nil // the id's versions are another user's
+	}
+	return last, err
+}
+
+// linksToMove reports whether prevHash is the hash of the version of the
+// caller's todo from that moved it to id: one query for that hash in the
+// old id's history.
+func (s *Service) linksToMove(ctx context.Context, user, from, id, prevHash string) (bool, error) {
+	if prevHash == "" || todo.ValidateID(from) != nil {
+		return false, nil
+	}
+	p, err := s.audit.Query(ctx, repo.Spec{
+		Partitions: []store.PartitionKey{{todo.EntityKey(user, from)}},
+		Filters:    []store.Filter{{Field: "hash", Op: store.Eq, Value: prevHash}},
+		PageSize:   1,
+	})
+	if err != nil || len(p.Items) == 0 {
+		return false, err
+	}
+	r := p.Items[0].Value
+	a, err := r.Audited()
+	return err == nil && a.Entity.MovingTo == id && a.Hash(r.PrevHash) == r.Hash, nil
+}

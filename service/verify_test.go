@@ -1,0 +1,166 @@
+package service_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/audit/reconcile"
+	"github.com/todoaudit/todo/partition"
+	"github.com/todoaudit/todo/service"
+	"github.com/todoaudit/todo/store"
+)
+
+// tamper returns a copy of a stored audit record's JSON with one audited
+// field (a top-level name, or "entity.name") changed to another value of
+// its type, or added where it was absent.
+func tamper(t *testing.T, body []byte, field string) []byte {
+	t.Helper()
+	var doc map[string]any
+	if err := json.Unmarshal(body, &doc); err != nil {
+		t.Fatal(err)
+	}
+	m, name := doc, field
+	if len(field) > 7 && field[:7] == "entity." {
+		m, name = doc["entity"].(map[string]any), field[7:]
+	}
+	switch v := m[name].(type) {
+	case string:
+		if ts, err := time.Parse(time.RFC3339Nano, v); err == nil {
+			m[name] = ts.Add(time.Millisecond).Format(time.RFC3339Nano)
+		} else {
+			m[name] = v + "x"
+		}
+	case bool:
+		m[name] = !v
+	case float64:
+		m[name] = v + 1
+	case []any:
+		m[name] = append(v, "x")
+	case nil:
+		m[name] = map[string]any{"tags": []any{"x"}, "dueDate": "2030-01-01T00:00:00Z"}[name]
+		if m[name] == nil {
+			m[name] = "x"
+		}
+	default:
+		t.Fatalf("field %s has unexpected type %T", field, v)
+	}
+	b, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// An untouched history verifies; changing any audited field of one stored
+// audit record, or deleting one, makes verification name that version; the
+// first version after a move chains to the old id's last version.
+func TestVerifyDetectsTampering(t *testing.T) {
+	todos, auditC := open(t, partition.Hierarchical)
+	sch, _ := partition.New(partition.Hierarchical, 1, nil)
+	svc := service.New(sch, todos, auditC, nil)
+	ctx := service.WithUser(context.Background(), "alice")
+	mctx, meter := store.WithMeter(ctx)
+	r, err := svc.Create(mctx, todo.Fields{Category: "Grocery", Title: "v1", Tags: []string{"a"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := r.Todo.ID
+	if n := meter.Cost().Requests; n != 1 {
+		t.Fatalf("create made %d requests, want 1 (the batch)", n)
+	}
+	for _, title := range []string{"v2", "v3"} {
+		mctx, meter := store.WithMeter(ctx)
+		if _, err := svc.Put(mctx, id, todo.Fields{Category: "Grocery", Title: title}, "", false); err != nil {
+			t.Fatal(err)
+		}
+		// The chain costs no request: the update reads the todo (which
+		// holds its latest hash) and writes one batch, as before.
+		if n := meter.Cost().Requests; n != 2 {
+			t.Fatalf("update made %d requests, want 2 (point read, batch)", n)
+		}
+	}
+	mv, err := svc.Move(ctx, id, "Household", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	newID := mv.Todo.ID
+	rec := &reconcile.Reconciler{Todos: todos, Audit: auditC, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	if _, err := rec.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	verify := func(id string) service.Verification {
+		t.Helper()
+		v, err := svc.Verify(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	if v := verify(id); !v.Verified || v.Versions != 4 {
+		t.Fatalf("untouched history: %+v", v)
+	}
+	if v := verify(newID); !v.Verified || v.Versions != 1 {
+		t.Fatalf("untouched history after a move: %+v", v)
+	}
+
+	pk := store.PartitionKey{todo.EntityKey("alice", id)}
+	const k = 2
+	orig, err := auditC.Read(context.Background(), pk, todo.AuditID(id, k))
+	if err != nil {
+		t.Fatal(err)
+	}
+	put := func(body []byte) {
+		t.Helper()
+		if _, err := auditC.Upsert(context.Background(), pk, body, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, field := range []string{
+		"entityId", "entityType", "version", "operation", "dateCreatedUtc", "actor", "prevHash", "hash",
+		"entity.id", "entity.type", "entity.userId", "entity.category", "entity.title", "entity.notes",
+		"entity.dueDate", "entity.tags", "entity.isCompleted", "entity.version", "entity.createdAt",
+		"entity.updatedAt", "entity.lastOperation", "entity.updatedBy", "entity.movedFrom", "entity.movingTo",
+	} {
+		put(tamper(t, orig.Body, field))
+		if v := verify(id); v.Verified || v.BrokenAt != k || v.Reason == "" {
+			t.Errorf("changed %s of version %d: %+v", field, k, v)
+		}
+		put(orig.Body)
+	}
+	if v := verify(id); !v.Verified {
+		t.Fatalf("restored history: %+v", v)
+	}
+
+	// A gap in the middle and a missing newest version are both reported.
+	for _, n := range []int64{k, 4} {
+		gone, err := auditC.Read(context.Background(), pk, todo.AuditID(id, n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := auditC.Delete(context.Background(), pk, todo.AuditID(id, n), nil); err != nil {
+			t.Fatal(err)
+		}
+		if v := verify(id); v.Verified || v.BrokenAt != n {
+			t.Errorf("deleted version %d: %+v", n, v)
+		}
+		put(gone.Body)
+	}
+
+	// The moved todo's first version must link to the move on the old id.
+	newPK := store.PartitionKey{todo.EntityKey("alice", newID)}
+	first, err := auditC.Read(context.Background(), newPK, todo.AuditID(newID, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := auditC.Upsert(context.Background(), newPK, tamper(t, first.Body, "prevHash"), nil); err != nil {
+		t.Fatal(err)
+	}
+	if v := verify(newID); v.Verified || v.BrokenAt != 1 {
+		t.Fatalf("moved todo with a broken link: %+v", v)
+	}
+}
