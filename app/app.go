@@ -26,6 +26,7 @@ import (
 	"github.com/todoaudit/todo/health"
 	"github.com/todoaudit/todo/hotkeys"
 	"github.com/todoaudit/todo/httpapi"
+	"github.com/todoaudit/todo/moves"
 	"github.com/todoaudit/todo/partition"
 	"github.com/todoaudit/todo/sequence"
 	"github.com/todoaudit/todo/service"
@@ -304,10 +305,11 @@ func (a *App) open(ctx, bg context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := a.finishMoves(ctx, svc); err != nil {
+	sweeper := &moves.Sweeper{Todos: todos, Leases: leases, Finish: svc.FinishMove}
+	if err := a.finishMoves(ctx, sweeper); err != nil {
 		return err
 	}
-	rec := &reconcile.Reconciler{Todos: todos, Audit: auditC, Log: a.log, FinishMove: svc.FinishMove}
+	rec := &reconcile.Reconciler{Todos: todos, Audit: auditC, Log: a.log, FinishMove: svc.FinishVersionMove}
 	h := httpapi.New(httpapi.Config{
 		Service:      svc,
 		Auth:         auth,
@@ -341,7 +343,7 @@ func (a *App) open(ctx, bg context.Context) error {
 				a.log.Error("audit pump stopped", "error", err.Error())
 			}
 		})
-		a.goBackground(func() { a.reconcileLoop(bg, rec) })
+		a.goBackground(func() { a.reconcileLoop(bg, rec, sweeper) })
 	}
 	return nil
 }
@@ -349,27 +351,24 @@ func (a *App) open(ctx, bg context.Context) error {
 // finishMoves completes the moves an earlier process left half done, before
 // the API serves, so that every todo is listed right after a restart. A
 // failing store is retried a few times before start-up gives up.
-func (a *App) finishMoves(ctx context.Context, svc *service.Service) error {
-	wait := 100 * time.Millisecond
-	for attempt := 1; ; attempt++ {
+func (a *App) finishMoves(ctx context.Context, sweeper *moves.Sweeper) error {
+	retry := backoff.Policy{Base: 100 * time.Millisecond, Max: 2 * time.Second}
+	for attempt := 0; ; attempt++ {
 		mctx, meter := store.WithMeter(ctx)
-		n, err := svc.FinishMoves(mctx)
+		n, err := sweeper.Run(mctx)
 		if n > 0 {
 			a.log.Warn("finished interrupted moves", "moves", n, "ru", meter.Cost().Charge)
 		}
 		if err == nil {
 			return nil
 		}
-		if attempt == 5 {
+		if attempt == 4 {
 			return fmt.Errorf("finishing interrupted moves: %w", err)
 		}
-		a.log.Error("finishing interrupted moves failed; retrying", "error", err.Error(), "attempt", attempt)
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(wait):
+		a.log.Error("finishing interrupted moves failed; retrying", "error", err.Error(), "attempt", attempt+1)
+		if err := backoff.Sleep(ctx, retry.Delay(attempt)); err != nil {
+			return err
 		}
-		wait *= 2
 	}
 }
 
@@ -381,13 +380,18 @@ func (a *App) goBackground(fn func()) {
 	}()
 }
 
-// reconcileLoop refills history at start and then periodically.
-func (a *App) reconcileLoop(ctx context.Context, rec *reconcile.Reconciler) {
+// reconcileLoop refills history at start and then periodically, and moves
+// the move sweeper's checkpoint along, so that the sweep at the next start
+// reads only what changed since.
+func (a *App) reconcileLoop(ctx context.Context, rec *reconcile.Reconciler, sweeper *moves.Sweeper) {
 	t := time.NewTicker(ReconcileEvery)
 	defer t.Stop()
 	for {
 		if _, err := rec.Run(ctx); err != nil && ctx.Err() == nil {
 			a.log.Error("reconcile failed", "error", err.Error())
+		}
+		if _, err := sweeper.Run(ctx); err != nil && ctx.Err() == nil {
+			a.log.Error("finishing interrupted moves failed", "error", err.Error())
 		}
 		select {
 		case <-ctx.Done():

@@ -4,62 +4,39 @@ import (
 	"context"
 
 	"github.com/todoaudit/todo"
-	"github.com/todoaudit/todo/repo"
-	"github.com/todoaudit/todo/store"
 )
 
-// FinishMoves completes every move that stopped after its first step (the
-// process died, or the store failed, between marking the old todo and
-// deleting it), so that no todo stays hidden from lists, and says how many
-// it found. The handler runs it before it serves: one cross-partition query
-// for marked todos, then the remaining steps of each move.
-func (s *Service) FinishMoves(ctx context.Context) (int, error) {
-	spec := repo.Spec{
-		Partitions: []store.PartitionKey{nil},
-		Filters: []store.Filter{
-			{Field: "type", Op: store.Eq, Value: todo.TypeTodo},
-			{Field: "movingTo", Op: store.IsDefined},
-		},
-		PageSize: 100,
+// FinishMove completes the move todo t (as stored, with its ETag) was
+// marked for, if any: the remaining steps of a move that stopped after its
+// first one, so that the todo is no longer hidden. It is idempotent, and
+// safe while the move's own request is still running. Only store failures
+// are errors: a document that cannot be finished (its move target is not a
+// valid id, or it changed since it was read) is left to its next reader.
+func (s *Service) FinishMove(ctx context.Context, t todo.Todo, etag string) error {
+	if t.Type != todo.TypeTodo || t.MovingTo == "" {
+		return nil
 	}
-	n := 0
-	for {
-		p, err := s.todos.Query(ctx, spec)
-		if err != nil {
-			return n, err
-		}
-		for _, d := range p.Items {
-			if _, err := s.finishMove(ctx, d.Value.UserID, d.Value, d.ETag); err != nil && !todo.IsKind(err, todo.NotFound) {
-				return n, err
-			}
-			n++
-		}
-		if p.Continuation == "" {
-			return n, nil
-		}
-		spec.Continuation = p.Continuation
+	_, err := s.finishMove(ctx, t.UserID, t, etag)
+	switch todo.KindOf(err) {
+	case todo.NotFound, todo.Invalid, todo.Conflict, todo.PreconditionFailed:
+		return nil
 	}
+	return err
 }
 
-// FinishMove completes the move whose first step wrote version v, if it
-// has not finished yet. Reconcile calls it for every version document it
-// examines, so finishing interrupted moves costs in proportion to the
-// writes since its previous run.
-func (s *Service) FinishMove(ctx context.Context, v todo.Version) error {
+// FinishVersionMove completes the move whose first step wrote version v,
+// if it has not finished yet. Reconcile calls it for every version document
+// it examines.
+func (s *Service) FinishVersionMove(ctx context.Context, v todo.Version) error {
 	if v.Operation != todo.OpMove || v.Entity.MovingTo == "" {
 		return nil
 	}
 	d, err := s.todos.GetIn(ctx, s.scheme.KeyOf(&v.Entity), v.TodoID)
-	switch {
-	case todo.IsKind(err, todo.NotFound):
-		return nil
-	case err != nil:
-		return err
-	case d.Value.Type != todo.TypeTodo || d.Value.MovingTo == "":
+	if todo.IsKind(err, todo.NotFound) {
 		return nil
 	}
-	if _, err := s.finishMove(ctx, d.Value.UserID, d.Value, d.ETag); err != nil && !todo.IsKind(err, todo.NotFound) {
+	if err != nil {
 		return err
 	}
-	return nil
+	return s.FinishMove(ctx, d.Value, d.ETag)
 }

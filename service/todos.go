@@ -95,9 +95,6 @@ func (s *Service) advance(t *todo.Todo, op todo.Operation, user string) {
 // continues its version numbers and hash chain, so audit ids never repeat;
 // re-creating it takes recreate (If-None-Match: *).
 func (s *Service) createAt(ctx context.Context, user, id string, pk store.PartitionKey, f todo.Fields, recreate bool) (Result, error) {
-	if err := s.checkIDCategory(user, id, pk, f.Category); err != nil {
-		return Result{}, err
-	}
 	last, err := s.lastVersion(ctx, id, pk)
 	if err != nil {
 		return Result{}, err
@@ -109,6 +106,9 @@ func (s *Service) createAt(ctx context.Context, user, id string, pk store.Partit
 	case last.Version > 0:
 		return Result{}, todo.Errorf(todo.Conflict,
 			"todo %q was deleted: re-create it with If-None-Match: * or roll it back", id)
+	}
+	if err := s.checkIDCategory(user, id, pk, f.Category); err != nil {
+		return Result{}, err
 	}
 	now := s.stamp()
 	t := todo.Todo{ID: id, Type: todo.TypeTodo, UserID: user, Version: last.Version + 1, CreatedAt: now, UpdatedAt: now,

@@ -176,7 +176,8 @@ resource auditContainer 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/cont
       id: auditContainerName
       partitionKey: auditPartitionKey
       // No defaultTtl: audit history is kept forever. The entity snapshot is
-      // not indexed (history queries filter on entityKey/version only).
+      // not indexed (history queries filter on entityKey/version, hash chain
+      // verification on hash).
       indexingPolicy: {
         indexingMode: 'consistent'
         automatic: true
