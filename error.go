@@ -13,29 +13,31 @@ type Kind int
 
 // The kinds. Append only: their order is not significant, but tests name them.
 const (
-	Internal           Kind = iota // a bug or an unexpected failure; details are never shown
-	Invalid                        // the caller sent something malformed or not allowed
-	NotFound                       // the item does not exist, or belongs to someone else
-	Conflict                       // the item exists already, or the request contradicts its state
-	PreconditionFailed             // an If-Match ETag did not match
-	TooLarge                       // a body or document exceeds a size limit
-	Throttled                      // the store asked us to back off (Cosmos 429)
-	Unavailable                    // the store is down or timed out; retrying may help
-	NotModified                    // an If-None-Match ETag matched
-	Unauthorized                   // no authenticated caller
+	Internal            Kind = iota // a bug or an unexpected failure; details are never shown
+	Invalid                         // the caller sent something malformed or not allowed
+	NotFound                        // the item does not exist, or belongs to someone else
+	Conflict                        // the item exists already, or the request contradicts its state
+	PreconditionFailed              // an If-Match ETag did not match
+	TooLarge                        // a body or document exceeds a size limit
+	Throttled                       // the store asked us to back off (Cosmos 429)
+	Unavailable                     // the store is down or timed out; retrying may help
+	NotModified                     // an If-None-Match ETag matched
+	Unauthorized                    // no authenticated caller
+	InsufficientStorage             // the store cannot write: no space left, or an I/O error
 )
 
 var kindNames = [...]string{
-	Internal:           "internal",
-	Invalid:            "invalid",
-	NotFound:           "not-found",
-	Conflict:           "conflict",
-	PreconditionFailed: "precondition-failed",
-	TooLarge:           "too-large",
-	Throttled:          "throttled",
-	Unavailable:        "unavailable",
-	NotModified:        "not-modified",
-	Unauthorized:       "unauthorized",
+	Internal:            "internal",
+	Invalid:             "invalid",
+	NotFound:            "not-found",
+	Conflict:            "conflict",
+	PreconditionFailed:  "precondition-failed",
+	TooLarge:            "too-large",
+	Throttled:           "throttled",
+	Unavailable:         "unavailable",
+	NotModified:         "not-modified",
+	Unauthorized:        "unauthorized",
+	InsufficientStorage: "insufficient-storage",
 }
 
 func (k Kind) String() string {

@@ -35,6 +35,7 @@ type Options struct {
 
 // Store is the embedded store. It is safe for concurrent use.
 type Store struct {
+	dir    string
 	db     *bbolt.DB
 	commit *committer
 	now    func() time.Time
@@ -59,13 +60,17 @@ func Open(dir string, specs []store.ContainerSpec, o *Options) (*Store, error) {
 		return nil, fmt.Errorf("embedded store: %w", err)
 	}
 	path := filepath.Join(dir, "store.db")
-	db, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: 2 * time.Second, NoFreelistSync: true})
+	if err := check(path); err != nil {
+		return nil, err
+	}
+	db, err := openDB(path)
 	if err != nil {
-		return nil, fmt.Errorf("embedded store %s: %w (is another process using it?)", path, err)
+		return nil, err
 	}
 	s := &Store{
+		dir:        dir,
 		db:         db,
-		commit:     &committer{db: db},
+		commit:     &committer{db: db, commitTx: (*bbolt.Tx).Commit},
 		now:        o.Now,
 		containers: map[string]*container{},
 		stop:       make(chan struct{}),
@@ -150,14 +155,46 @@ func (s *Store) Container(_ context.Context, name string) (store.Container, erro
 	return c, nil
 }
 
-// Ping checks that the database file is readable.
+// Ping checks that the database file is readable and, after a write the
+// disk refused, that the disk takes writes again (see probeDisk): until it
+// does, Ping returns the fault, so health reports it, and once it does the
+// fault clears by itself.
 func (s *Store) Ping(context.Context) error {
+	if fault := s.commit.fault.Load(); fault != nil {
+		if err := s.probeDisk(); err != nil {
+			if f := writeFault(err); todo.IsKind(f, todo.InsufficientStorage) {
+				return f
+			}
+			return fault
+		}
+		s.commit.fault.CompareAndSwap(fault, nil)
+	}
 	return s.db.View(func(tx *bbolt.Tx) error {
 		if tx.Bucket(bucketContainers) == nil {
 			return todo.Errorf(todo.Unavailable, "embedded store is not initialised")
 		}
 		return nil
 	})
+}
+
+// probeBytes is the size of the test write of probeDisk: room for a few
+// commits. A commit can succeed on a full disk by reusing pages the file
+// already holds, so a successful commit does not prove that space returned.
+const probeBytes = 1 << 20
+
+// probeDisk writes and syncs probeBytes in a scratch file beside the store
+// file, then removes it.
+func (s *Store) probeDisk() error {
+	f, err := os.CreateTemp(s.dir, ".probe-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	defer f.Close()
+	if _, err := f.Write(make([]byte, probeBytes)); err != nil {
+		return err
+	}
+	return f.Sync()
 }
 
 // Close waits for in-flight commits and closes the file.

@@ -2,21 +2,31 @@ package bolt
 
 import (
 	"errors"
+	"fmt"
 	"sync"
+	"sync/atomic"
 
 	bbolt "go.etcd.io/bbolt"
+
+	"github.com/todoaudit/todo"
 )
 
 // committer groups concurrent writes into shared, fsynced commits. A write
 // function checks all its conditions before it changes anything, so a
 // failed condition (a *todo.Error) leaves the shared transaction untouched;
 // any other failure rolls the whole group back and reruns each write alone.
+// A commit the disk refused (see writeFault) is remembered as the fault
+// until Store.Ping finds the disk writable again.
 type committer struct {
-	db      *bbolt.DB
-	mu      sync.Mutex
-	queue   []*pending
-	running bool
-	idle    sync.WaitGroup
+	db *bbolt.DB
+	// commitTx commits a transaction: (*bbolt.Tx).Commit, or in tests a
+	// stand-in that fails as a full disk does where none can be made.
+	commitTx func(*bbolt.Tx) error
+	fault    atomic.Pointer[todo.Error]
+	mu       sync.Mutex
+	queue    []*pending
+	running  bool
+	idle     sync.WaitGroup
 }
 
 type pending struct {
@@ -71,9 +81,22 @@ func (c *committer) loop() {
 
 // commit runs a group in one transaction. It returns an error only when the
 // whole group must be retried alone; per-write condition failures are kept
-// in each pending.err.
-func (c *committer) commit(group []*pending) error {
+// in each pending.err. A panic (bbolt's answer to a damaged page) fails the
+// group instead of the process.
+func (c *committer) commit(group []*pending) (err error) {
 	tx, err := c.db.Begin(true)
+	if err == nil {
+		defer func() {
+			if r := recover(); r != nil {
+				_ = tx.Rollback()
+				failed := todo.Wrap(todo.Internal, fmt.Errorf("embedded store: %v", r), "the embedded store failed")
+				for _, p := range group {
+					p.err = failed
+				}
+				err = nil
+			}
+		}()
+	}
 	if err != nil {
 		if len(group) == 1 {
 			group[0].err = err
@@ -91,7 +114,12 @@ func (c *committer) commit(group []*pending) error {
 			return p.err
 		}
 	}
-	if err := tx.Commit(); err != nil {
+	if err := c.commitTx(tx); err != nil {
+		err = writeFault(err)
+		var fault *todo.Error
+		if errors.As(err, &fault) && fault.Kind == todo.InsufficientStorage {
+			c.fault.Store(fault)
+		}
 		for _, p := range group {
 			if p.err == nil {
 				p.err = err

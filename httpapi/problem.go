@@ -14,16 +14,17 @@ import (
 // store call reaches the client as 503 with Retry-After, as Azure services
 // do, rather than as a 429 the client did not cause.
 var statusOf = map[todo.Kind]int{
-	todo.Internal:           http.StatusInternalServerError,
-	todo.Invalid:            http.StatusBadRequest,
-	todo.NotFound:           http.StatusNotFound,
-	todo.Conflict:           http.StatusConflict,
-	todo.PreconditionFailed: http.StatusPreconditionFailed,
-	todo.TooLarge:           http.StatusRequestEntityTooLarge,
-	todo.Throttled:          http.StatusServiceUnavailable,
-	todo.Unavailable:        http.StatusServiceUnavailable,
-	todo.NotModified:        http.StatusNotModified,
-	todo.Unauthorized:       http.StatusUnauthorized,
+	todo.Internal:            http.StatusInternalServerError,
+	todo.Invalid:             http.StatusBadRequest,
+	todo.NotFound:            http.StatusNotFound,
+	todo.Conflict:            http.StatusConflict,
+	todo.PreconditionFailed:  http.StatusPreconditionFailed,
+	todo.TooLarge:            http.StatusRequestEntityTooLarge,
+	todo.Throttled:           http.StatusServiceUnavailable,
+	todo.Unavailable:         http.StatusServiceUnavailable,
+	todo.NotModified:         http.StatusNotModified,
+	todo.Unauthorized:        http.StatusUnauthorized,
+	todo.InsufficientStorage: http.StatusInsufficientStorage,
 }
 
 // Problem is an RFC 9457 problem details object.

@@ -1,0 +1,63 @@
+package bolt
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"runtime/debug"
+	"time"
+
+	bbolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
+)
+
+// lockWait is how long opening waits for another process to let go of the
+// store file.
+const lockWait = 2 * time.Second
+
+// inUse is the error for a store file another process holds.
+func inUse(path string) error {
+	return fmt.Errorf("embedded store file %s is in use by another process (another handler on the same DATA_DIR?): stop that process, or give this one its own DATA_DIR", path)
+}
+
+// check verifies an existing store file, holding its lock meanwhile so
+// that no other process changes it under the walk.
+func check(path string) error {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("embedded store file %s: %w", path, err)
+	}
+	defer f.Close() // and so unlocks it
+	locked, err := lockFile(f, lockWait)
+	if err != nil {
+		return fmt.Errorf("embedded store file %s: locking: %w", path, err)
+	}
+	if !locked {
+		return inUse(path)
+	}
+	return verifyFile(path, f)
+}
+
+// openDB opens a verified store file with bbolt. Should the file change
+// between the check and the open, a fault reading the map or a panic of
+// bbolt's becomes a FileError rather than the end of the process.
+func openDB(path string) (db *bbolt.DB, err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			db, err = nil, &FileError{path, fmt.Sprintf("is corrupted (%v)", r)}
+		}
+	}()
+	db, err = bbolt.Open(path, 0o600, &bbolt.Options{Timeout: lockWait, NoFreelistSync: true})
+	switch {
+	case errors.Is(err, berrors.ErrTimeout):
+		return nil, inUse(path)
+	case err != nil:
+		return nil, fmt.Errorf("embedded store file %s: %w", path, err)
+	}
+	return db, nil
+}
