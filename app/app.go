@@ -177,7 +177,12 @@ func containers(cfg *config.Config) ([]store.ContainerSpec, error) {
 	}, nil
 }
 
+// openStore opens the configured store. A failed open gives a nil
+// interface, not one holding a nil pointer that the abandoned-attempt
+// clean-up would try to close.
 func (a *App) openStore(ctx context.Context, specs []store.ContainerSpec) (store.Store, error) {
+	var s store.Store
+	var err error
 	if a.cfg.Store == "cosmos" {
 		c := cosmos.Config{
 			Endpoint: a.cfg.CosmosEndpoint, Key: a.cfg.CosmosKey, Credential: a.cfg.CosmosCredential,
@@ -187,9 +192,14 @@ func (a *App) openStore(ctx context.Context, specs []store.ContainerSpec) (store
 		if a.opts.Cosmos != nil {
 			a.opts.Cosmos(&c)
 		}
-		return cosmos.Open(ctx, c)
+		s, err = cosmos.Open(ctx, c)
+	} else {
+		s, err = bolt.Open(a.cfg.DataDir, specs, nil)
 	}
-	return bolt.Open(a.cfg.DataDir, specs, nil)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // errClosed ends an opening that Close cancelled.
@@ -203,7 +213,7 @@ func (a *App) openRetrying(ctx context.Context, specs []store.ContainerSpec) (st
 	defer cancel()
 	var cause error
 	for n := 0; ; n++ {
-		st, err := attempt(deadline, a.cfg.StoreTimeout, func(ctx context.Context) (store.Store, error) { return a.openStore(ctx, specs) })
+		st, err := attempt(deadline, a.attemptTimeout(), func(ctx context.Context) (store.Store, error) { return a.openStore(ctx, specs) })
 		switch {
 		case err == nil:
 			return st, nil
@@ -226,6 +236,16 @@ func (a *App) openRetrying(ctx context.Context, specs []store.ContainerSpec) (st
 			return nil, errClosed
 		}
 	}
+}
+
+// attemptTimeout bounds one attempt to open the store: STORE_TIMEOUT for
+// Cosmos DB; the embedded store reads its whole file once to verify it (about
+// a second per 400 MB), so it gets all of STORE_OPEN_TIMEOUT.
+func (a *App) attemptTimeout() time.Duration {
+	if a.cfg.Store == "embedded" {
+		return a.cfg.StoreOpenTimeout
+	}
+	return a.cfg.StoreTimeout
 }
 
 // attemptGrace is how long an abandoned attempt may still finish, so that

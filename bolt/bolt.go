@@ -51,7 +51,9 @@ var _ store.Store = (*Store)(nil)
 
 // Open opens (creating if needed) the store file in dir and makes sure the
 // given containers exist. An existing container whose partition key paths
-// differ fails: a partition key cannot change after creation.
+// differ fails: a partition key cannot change after creation. A file that
+// cannot be used as it is fails with a *FileError marked store.Permanent;
+// a file another process holds fails with an error that is not.
 func Open(dir string, specs []store.ContainerSpec, o *Options) (*Store, error) {
 	if o == nil {
 		o = &Options{}
@@ -60,9 +62,6 @@ func Open(dir string, specs []store.ContainerSpec, o *Options) (*Store, error) {
 		return nil, fmt.Errorf("embedded store: %w", err)
 	}
 	path := filepath.Join(dir, "store.db")
-	if err := check(path); err != nil {
-		return nil, err
-	}
 	db, err := openDB(path)
 	if err != nil {
 		return nil, err

@@ -10,6 +10,8 @@ import (
 
 	bbolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
+
+	"github.com/todoaudit/todo/store"
 )
 
 // lockWait is how long opening waits for another process to let go of the
@@ -42,14 +44,18 @@ func check(path string) error {
 	return verifyFile(path, f)
 }
 
-// openDB opens a verified store file with bbolt. Should the file change
-// between the check and the open, a fault reading the map or a panic of
-// bbolt's becomes a FileError rather than the end of the process.
+// openDB verifies the store file, if there is one, and opens it with bbolt.
+// Should the file change between the check and the open, a fault reading
+// the map or a panic of bbolt's becomes a FileError rather than the end of
+// the process.
 func openDB(path string) (db *bbolt.DB, err error) {
+	if err := check(path); err != nil {
+		return nil, permanent(err)
+	}
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if r := recover(); r != nil {
-			db, err = nil, &FileError{path, fmt.Sprintf("is corrupted (%v)", r)}
+			db, err = nil, store.Permanent(&FileError{path, fmt.Sprintf("is corrupted (%v)", r)})
 		}
 	}()
 	db, err = bbolt.Open(path, 0o600, &bbolt.Options{Timeout: lockWait, NoFreelistSync: true})
@@ -57,7 +63,16 @@ func openDB(path string) (db *bbolt.DB, err error) {
 	case errors.Is(err, berrors.ErrTimeout):
 		return nil, inUse(path)
 	case err != nil:
-		return nil, fmt.Errorf("embedded store file %s: %w", path, err)
+		return nil, permanent(fmt.Errorf("embedded store file %s: %w", path, err))
 	}
 	return db, nil
+}
+
+// permanent marks a broken file's error as one no retry can fix.
+func permanent(err error) error {
+	var fe *FileError
+	if errors.As(err, &fe) {
+		return store.Permanent(err)
+	}
+	return err
 }

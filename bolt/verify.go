@@ -96,7 +96,7 @@ func verifyFile(path string, f *os.File) error {
 	}
 	size := fi.Size()
 	if size == 0 {
-		return &FileError{path, "is empty (0 bytes), so it holds no store (never started as empty)"}
+		return &FileError{path, "is empty (0 bytes): it holds no store, and is not started as an empty one"}
 	}
 	m, err := newestMeta(f, size)
 	if err != nil {
@@ -151,7 +151,7 @@ func newestMeta(f io.ReaderAt, size int64) (meta, error) {
 	case err1 == nil:
 		return m1, nil
 	case err0 == errNoMagic && err1 == errNoMagic:
-		return meta{}, errors.New("is not an embedded store file (it has no bbolt header: a file of some other kind, or overwritten)")
+		return meta{}, errors.New("is not a bbolt database (it has no bbolt header: a file of another kind, or overwritten)")
 	case err0 == errVersion || err1 == errVersion:
 		return meta{}, errors.New("has a bbolt format version this handler does not read")
 	}

@@ -96,8 +96,8 @@ func openFile(t *testing.T, file []byte, large, mustBeComplete bool) error {
 func wantFileError(t *testing.T, err error, problem string) {
 	t.Helper()
 	var fe *bolt.FileError
-	if !errors.As(err, &fe) {
-		t.Fatalf("error %v (%T), want a FileError", err, err)
+	if !errors.As(err, &fe) || !store.IsPermanent(err) {
+		t.Fatalf("error %v (%T), want a FileError marked permanent", err, err)
 	}
 	msg := err.Error()
 	if !strings.Contains(msg, problem) || !strings.Contains(msg, "store.db") || !strings.Contains(msg, "restore it from a backup") ||
@@ -124,13 +124,13 @@ func TestOpenRefusesBrokenFiles(t *testing.T) {
 		file          []byte
 	}{
 		{"existing 0-byte file", "is empty (0 bytes)", []byte{}},
-		{"garbage", "is not an embedded store file", garbage},
-		{"a text file", "is not an embedded store file", []byte("hello, world\n")},
+		{"garbage", "is not a bbolt database", garbage},
+		{"a text file", "is not a bbolt database", []byte("hello, world\n")},
 		{"truncated to half", "is truncated", good[:len(good)/2]},
 		{"truncated to its first page", "is truncated", good[:pageSize]},
 		{"truncated inside its first page", "is truncated", good[:100]},
-		{"truncated inside its first meta", "is not an embedded store file", good[:50]},
-		{"both meta pages zeroed", "is not an embedded store file", zeroed(0, 2*pageSize)},
+		{"truncated inside its first meta", "is not a bbolt database", good[:50]},
+		{"both meta pages zeroed", "is not a bbolt database", zeroed(0, 2*pageSize)},
 		{"data pages zeroed", "is corrupted", zeroed(3*pageSize, len(good)/2)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -193,8 +193,8 @@ func TestOpenInUse(t *testing.T) {
 		t.Fatalf("second open: %v", err)
 	}
 	var fe *bolt.FileError
-	if errors.As(err, &fe) {
-		t.Fatal("a file in use is not a broken file")
+	if errors.As(err, &fe) || store.IsPermanent(err) {
+		t.Fatal("a file in use is not a broken file: opening it again may succeed")
 	}
 	if d := time.Since(start); d > 5*time.Second {
 		t.Fatalf("second open took %v", d)
