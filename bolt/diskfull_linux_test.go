@@ -5,25 +5,14 @@ package bolt
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
 
 	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/disktest"
 )
-
-// smallDisk mounts a tmpfs of size bytes, unmounted at the end of the test;
-// "" where mounting is not allowed.
-func smallDisk(t *testing.T, size int) string {
-	dir := t.TempDir()
-	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, fmt.Sprintf("size=%d", size)); err != nil {
-		return ""
-	}
-	t.Cleanup(func() { _ = syscall.Unmount(dir, 0) })
-	return dir
-}
 
 // fill writes a file into dir until its file system is full.
 func fill(t *testing.T, dir string) string {
@@ -49,7 +38,7 @@ func fill(t *testing.T, dir string) string {
 // reads go on, Ping reports the fault until space returns and then clears
 // it by itself, nothing half-written is left, and the file reopens.
 func TestDiskFull(t *testing.T) {
-	disk := smallDisk(t, 4<<20)
+	disk := disktest.Small(t, 4<<20)
 	if disk == "" {
 		t.Skip("cannot mount a tmpfs here (not root); TestInjectedWriteFaults covers the fault")
 	}

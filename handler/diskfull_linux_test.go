@@ -8,21 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
-)
 
-// smallDisk mounts a tmpfs of size bytes for the test; "" where mounting
-// is not allowed.
-func smallDisk(t *testing.T, size string) string {
-	dir := t.TempDir()
-	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size="+size); err != nil {
-		return ""
-	}
-	t.Cleanup(func() { _ = syscall.Unmount(dir, 0) })
-	return dir
-}
+	"github.com/todoaudit/todo/disktest"
+)
 
 type answer struct {
 	status int
@@ -66,7 +56,7 @@ func until(t *testing.T, limit time.Duration, what string, fn func() bool) time.
 // on, /api/health turns 503 degraded naming the cause, and everything
 // recovers by itself once space returns; no acknowledged write is lost.
 func TestDiskFull(t *testing.T) {
-	disk := smallDisk(t, "8m")
+	disk := disktest.Small(t, 8<<20)
 	if disk == "" {
 		t.Skip("cannot mount a tmpfs here (not root); bolt's TestInjectedWriteFaults covers the fault")
 	}
