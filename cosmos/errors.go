@@ -14,7 +14,8 @@ import (
 )
 
 // statusRetryWith is Cosmos DB's 449 "retry with": a transient conflict on
-// the server side that the caller may retry.
+// the server side that the caller may retry. 410 Gone is transient too: a
+// partition moved or split under the request.
 const statusRetryWith = 449
 
 // subStatusOwnerMissing is the 404 sub-status for a missing database or
@@ -74,7 +75,7 @@ func statusError(status int, h http.Header, subject string, cause error) error {
 		e := wrap(todo.Throttled, "Cosmos DB is throttling requests; retry later")
 		e.RetryAfter = retryAfter(h)
 		return e
-	case http.StatusRequestTimeout, statusRetryWith, http.StatusServiceUnavailable:
+	case http.StatusRequestTimeout, http.StatusGone, statusRetryWith, http.StatusServiceUnavailable:
 		e := wrap(todo.Unavailable, "Cosmos DB is temporarily unavailable; retry later")
 		e.RetryAfter = retryAfter(h)
 		return e

@@ -26,3 +26,9 @@ func UniqueDatabase() string { return uniqueDatabase() }
 
 // DropDatabase removes a test database.
 func DropDatabase(endpoint, database string) { dropDatabase(endpoint, database) }
+
+// Response builds a Cosmos-style JSON response to r, for scripted
+// transports.
+func Response(r *http.Request, status int, body string, headers ...string) *http.Response {
+	return response(r, status, body, headers...)
+}
