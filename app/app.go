@@ -227,10 +227,10 @@ func (a *App) openRetrying(ctx context.Context, specs []store.ContainerSpec) (st
 		if cause == nil || deadline.Err() == nil {
 			cause = err
 		}
-		delay := openBackoff.Delay(n)
-		if dl, _ := deadline.Deadline(); time.Until(dl) < delay {
+		if deadline.Err() != nil {
 			return nil, fmt.Errorf("the %s store did not open within %s (STORE_OPEN_TIMEOUT): %w", a.cfg.Store, a.cfg.StoreOpenTimeout, cause)
 		}
+		delay := openBackoff.Delay(n)
 		a.log.Warn("opening the store failed; retrying", "store", a.cfg.Store, "attempt", n+1, "retryIn", delay.String(), "error", err.Error())
 		if backoff.Sleep(deadline, delay) != nil && ctx.Err() != nil {
 			return nil, errClosed
@@ -250,7 +250,7 @@ func (a *App) attemptTimeout() time.Duration {
 
 // attemptGrace is how long an abandoned attempt may still finish, so that
 // what it opened (a file lock) is released before Close returns.
-const attemptGrace = time.Second
+const attemptGrace = 500 * time.Millisecond
 
 // attempt runs open with a deadline of timeout. An open that ignores its
 // context (the Cosmos SDK's first account read does) is abandoned when the

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -93,6 +95,11 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if err := checkConfig(cfg); err != nil {
 		return nil, store.Permanent(err)
 	}
+	if cfg.ClientOptions == nil || cfg.ClientOptions.Transport == nil {
+		if err := reachable(ctx, cfg.Endpoint); err != nil {
+			return nil, err
+		}
+	}
 	opts := clientOptions(cfg.ClientOptions, cfg.Timeout)
 	client, err := newClient(cfg, opts)
 	if err != nil {
@@ -114,6 +121,31 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// reachable dials the endpoint once, within ctx, so that an endpoint that
+// refuses connections or does not resolve fails at once with that cause:
+// the SDK's first account read retries such failures for seconds and does
+// not stop when its context ends. A custom transport (tests) decides for
+// itself what the network is, so Open skips this under one.
+func reachable(ctx context.Context, endpoint string) error {
+	u, err := url.Parse(endpoint)
+	if err != nil || u.Hostname() == "" {
+		return store.Permanent(fmt.Errorf("cosmos: endpoint %q is not a URL like https://<account>.documents.azure.com:443/", endpoint))
+	}
+	port := u.Port()
+	if port == "" {
+		port = "443"
+		if u.Scheme == "http" {
+			port = "80"
+		}
+	}
+	var d net.Dialer
+	c, err := d.DialContext(ctx, "tcp", net.JoinHostPort(u.Hostname(), port))
+	if err != nil {
+		return fmt.Errorf("cosmos: cannot reach %s: %w", endpoint, err)
+	}
+	return c.Close()
 }
 
 // checkConfig finds the configuration mistakes no request is needed for.

@@ -65,7 +65,7 @@ type proc struct {
 	cmd    *exec.Cmd
 	addr   string
 	stdout *syncBuffer
-	stderr *bytes.Buffer
+	stderr *syncBuffer
 }
 
 // syncBuffer is a buffer the process's output goroutine writes while the
@@ -88,14 +88,33 @@ func (b *syncBuffer) String() string {
 }
 
 // startProc runs the handler with env on top of a clean environment and
-// waits until GET / answers.
+// waits until /api/health says it is open.
 func startProc(t *testing.T, env ...string) *proc {
+	t.Helper()
+	p := launchProc(t, env...)
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if resp, err := http.Get(p.url("/api/health")); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return p
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("handler did not become healthy; stderr: %s", p.stderr)
+	return nil
+}
+
+// launchProc runs the handler with env on top of a clean environment and
+// waits until GET / answers, as the Functions host does.
+func launchProc(t *testing.T, env ...string) *proc {
 	t.Helper()
 	bin := handlerBinary(t)
 	addr := freeAddr(t)
 	cmd := exec.Command(bin)
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "LISTEN_ADDR=" + addr, "LOG_LEVEL=warn"}, env...)
-	p := &proc{cmd: cmd, addr: addr, stdout: &syncBuffer{}, stderr: &bytes.Buffer{}}
+	p := &proc{cmd: cmd, addr: addr, stdout: &syncBuffer{}, stderr: &syncBuffer{}}
 	cmd.Stdout, cmd.Stderr = p.stdout, p.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -108,7 +127,7 @@ func startProc(t *testing.T, env ...string) *proc {
 	})
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
-		if resp, err := http.Get("http://" + addr + "/api/health"); err == nil {
+		if resp, err := http.Get(p.url("/")); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == 200 {
 				return p
@@ -116,7 +135,7 @@ func startProc(t *testing.T, env ...string) *proc {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	t.Fatalf("handler did not become healthy; stderr: %s", p.stderr)
+	t.Fatalf("handler did not answer GET /; stderr: %s", p.stderr)
 	return nil
 }
 
