@@ -29,13 +29,13 @@ import (
 type fault int
 
 const (
-	healthy fault = iota
-	down          // connection refused: nothing reaches the server
-	hanging       // the request is sent nowhere and never answered
-	throttled     // 429 with a retry-after hint
-	unavailable   // 503
-	gone          // 410
-	reset         // the server does the work; the answer breaks off mid-body
+	healthy     fault = iota
+	down              // connection refused: nothing reaches the server
+	hanging           // the request is sent nowhere and never answered
+	throttled         // 429 with a retry-after hint
+	unavailable       // 503
+	gone              // 410
+	reset             // the server does the work; the answer breaks off mid-body
 )
 
 var faultNames = [...]string{"healthy", "down", "hanging", "429 burst", "503", "410", "reset mid-body"}

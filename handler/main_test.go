@@ -92,18 +92,25 @@ func (b *syncBuffer) String() string {
 func startProc(t *testing.T, env ...string) *proc {
 	t.Helper()
 	p := launchProc(t, env...)
+	if !answers200(p.url("/api/health")) {
+		t.Fatalf("handler did not become healthy; stderr: %s", p.stderr)
+	}
+	return p
+}
+
+// answers200 polls url for up to 10 s until it answers 200.
+func answers200(url string) bool {
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
-		if resp, err := http.Get(p.url("/api/health")); err == nil {
+		if resp, err := http.Get(url); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == 200 {
-				return p
+				return true
 			}
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	t.Fatalf("handler did not become healthy; stderr: %s", p.stderr)
-	return nil
+	return false
 }
 
 // launchProc runs the handler with env on top of a clean environment and
@@ -125,18 +132,10 @@ func launchProc(t *testing.T, env ...string) *proc {
 			_ = cmd.Wait()
 		}
 	})
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if resp, err := http.Get(p.url("/")); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				return p
-			}
-		}
-		time.Sleep(10 * time.Millisecond)
+	if !answers200(p.url("/")) {
+		t.Fatalf("handler did not answer GET /; stderr: %s", p.stderr)
 	}
-	t.Fatalf("handler did not answer GET /; stderr: %s", p.stderr)
-	return nil
+	return p
 }
 
 func (p *proc) url(path string) string { return "http://" + p.addr + path }
