@@ -277,3 +277,43 @@ func Gone(t *testing.T, c *Client, scheme string) {
 		t.Fatalf("after refused writes to the old id, listed %v, want only %s", ids, newID)
 	}
 }
+
+// Proof checks what the hash chain gives a caller: history items link each
+// version to the one before, histories verify (a moved todo's across both
+// ids), and asOf reads a todo as it was. settle must bring the audit
+// history up to date with the writes.
+func Proof(t *testing.T, c *Client, scheme string, settle func()) {
+	id := c.Create("Grocery", "proof v1")["id"].(string)
+	time.Sleep(3 * time.Millisecond) // versions are stamped to the millisecond
+	between := time.Now()
+	time.Sleep(3 * time.Millisecond)
+	Want(t, c.Do("PUT", "/api/todos/"+id, map[string]any{"category": "Grocery", "title": "proof v2"}), 200)
+	versions, newID := 2.0, ""
+	if scheme != "synthetic" {
+		newID = Want(t, c.Do("POST", "/api/todos/"+id+"/move", map[string]any{"category": "Household"}), 201).JSON(t)["id"].(string)
+		versions = 3
+	}
+	settle()
+
+	var h struct {
+		Items []struct{ PrevHash, Hash string }
+	}
+	if err := json.Unmarshal(Want(t, c.Do("GET", "/api/todos/"+id+"/history", nil), 200).Body, &h); err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Items) != int(versions) || h.Items[0].PrevHash != "" || len(h.Items[0].Hash) != 64 || h.Items[1].PrevHash != h.Items[0].Hash {
+		t.Fatalf("history links: %+v", h.Items)
+	}
+	if v := Want(t, c.Do("GET", "/api/todos/"+id+"/history/verify", nil), 200).JSON(t); v["verified"] != true || v["versions"] != versions {
+		t.Fatalf("verify %s: %v", id, v)
+	}
+	if newID != "" {
+		if v := Want(t, c.Do("GET", "/api/todos/"+newID+"/history/verify", nil), 200).JSON(t); v["verified"] != true || v["versions"] != 1.0 {
+			t.Fatalf("verify the moved todo %s: %v", newID, v)
+		}
+	}
+	r := Want(t, c.Do("GET", "/api/todos/"+id+"?asOf="+between.UTC().Format(time.RFC3339Nano), nil), 200)
+	if got := r.JSON(t)["title"]; got != "proof v1" || r.Header.Get("X-Query-Scope") == "" {
+		t.Fatalf("asOf between the versions: %v %s", r.Header, r.Body)
+	}
+}

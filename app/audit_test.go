@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"context"
 	"fmt"
 	"net/url"
 	"testing"
@@ -143,5 +144,16 @@ func TestAsOfAndVerify(t *testing.T) {
 			t.Fatalf("verify: %s %v", v.Body, v.Header)
 		}
 		want(t, s.As("mallory").Do("GET", "/api/todos/"+id+"/history/verify", nil), 404)
+	})
+}
+
+// The hash chain and asOf through the API, under every scheme.
+func TestProof(t *testing.T) {
+	forEachScheme(t, nil, func(t *testing.T, s *server, scheme string) {
+		apitest.Proof(t, s.Client, scheme, func() {
+			if err := s.app.DrainAudit(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		})
 	})
 }
