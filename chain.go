@@ -1,6 +1,7 @@
 package todo
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -87,12 +88,15 @@ func (t *Todo) Seal() {
 	t.PrevHash, t.Hash = t.Hash, a.Hash(t.Hash)
 }
 
-// Audited returns the content r's hash covers.
+// Audited returns the content r's hash covers. An entity with a property
+// no todo has was not written by this code, so it is refused.
 func (r *AuditRecord) Audited() (Audited, error) {
 	a := Audited{EntityType: r.EntityType, EntityID: r.EntityID, Version: r.Version, Operation: r.Operation,
 		Actor: r.Actor, At: r.DateCreatedUTC}
-	if err := json.Unmarshal(r.Entity, &a.Entity); err != nil {
-		return a, fmt.Errorf("entity does not decode: %w", err)
+	dec := json.NewDecoder(bytes.NewReader(r.Entity))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&a.Entity); err != nil {
+		return a, fmt.Errorf("entity does not decode as a todo: %w", err)
 	}
 	return a, nil
 }

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -54,10 +55,14 @@ func (s *Service) Verify(ctx context.Context, id string) (Verification, error) {
 			return out, err
 		}
 		for _, d := range p.Items {
-			var r todo.AuditRecord
-			if err := json.Unmarshal(d.Value, &r); err != nil {
-				return broken(next, "the audit record after version %d does not decode", next-1)
+			var stored storedRecord
+			dec := json.NewDecoder(bytes.NewReader(d.Value))
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(&stored); err != nil {
+				_ = json.Unmarshal(d.Value, &stored)
+				return broken(recordVersion(id, stored.ID, next), "the audit record %q does not decode as one: %v", stored.ID, err)
 			}
+			r := stored.AuditRecord
 			if r.ID != todo.AuditID(id, r.Version) {
 				return broken(recordVersion(id, r.ID, next), "the audit record %q says it is version %d", r.ID, r.Version)
 			}
@@ -104,6 +109,18 @@ func (s *Service) Verify(ctx context.Context, id string) (Verification, error) {
 	}
 	out.Verified = true
 	return out, nil
+}
+
+// storedRecord is an audit record as the store returns it: its own
+// properties and the store's system properties, nothing else.
+type storedRecord struct {
+	todo.AuditRecord
+	RID         string `json:"_rid"`
+	Self        string `json:"_self"`
+	ETag        string `json:"_etag"`
+	Attachments string `json:"_attachments"`
+	TS          int64  `json:"_ts"`
+	LSN         int64  `json:"_lsn"`
 }
 
 // recordVersion is the version an audit record's id names, or def when the

@@ -125,6 +125,7 @@ func TestVerifyDetectsTampering(t *testing.T) {
 		"entity.id", "entity.type", "entity.userId", "entity.category", "entity.title", "entity.notes",
 		"entity.dueDate", "entity.tags", "entity.isCompleted", "entity.version", "entity.createdAt",
 		"entity.updatedAt", "entity.lastOperation", "entity.updatedBy", "entity.movedFrom", "entity.movingTo",
+		"entity.partitionKey", "extra", "entity.extra",
 	} {
 		put(tamper(t, orig.Body, field))
 		if v := verify(id); v.Verified || v.BrokenAt != k || v.Reason == "" {
