@@ -22,8 +22,9 @@ const (
 	Throttled                       // the store asked us to back off (Cosmos 429)
 	Unavailable                     // the store is down or timed out; retrying may help
 	NotModified                     // an If-None-Match ETag matched
-	Unauthorized                    // no authenticated caller
+	Unauthorized                    // no authenticated caller, or credentials that do not verify
 	InsufficientStorage             // the store cannot write: no space left, or an I/O error
+	Forbidden                       // an authenticated caller without the role a route needs
 )
 
 var kindNames = [...]string{
@@ -38,6 +39,7 @@ var kindNames = [...]string{
 	NotModified:         "not-modified",
 	Unauthorized:        "unauthorized",
 	InsufficientStorage: "insufficient-storage",
+	Forbidden:           "forbidden",
 }
 
 func (k Kind) String() string {

@@ -9,7 +9,7 @@ import (
 )
 
 func TestAPI(t *testing.T) {
-	forEachScheme(t, nil, func(t *testing.T, s *server, scheme string) {
+	forEachScheme(t, map[string]string{"ADMIN_USERS": "alice"}, func(t *testing.T, s *server, scheme string) {
 		apitest.CRUD(t, s.Client, scheme)
 		// What CRUD left: alice has 5 Household todos.
 		id := s.Create("Grocery", "oat milk")["id"].(string)

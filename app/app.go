@@ -19,6 +19,7 @@ import (
 	"github.com/todoaudit/todo/audit/pump"
 	"github.com/todoaudit/todo/audit/reconcile"
 	"github.com/todoaudit/todo/audit/trigger"
+	"github.com/todoaudit/todo/auth"
 	"github.com/todoaudit/todo/backoff"
 	"github.com/todoaudit/todo/bolt"
 	"github.com/todoaudit/todo/config"
@@ -43,6 +44,7 @@ type App struct {
 	health *health.Monitor
 
 	handler atomic.Pointer[http.Handler]
+	auth    *auth.Authenticator
 
 	// Opening runs under openCtx, which Close cancels first; the background
 	// work (pump, reconcile, health probe) under bgCtx, cancelled next.
@@ -91,8 +93,16 @@ func Start(cfg *config.Config, log *slog.Logger, o *Options) (*App, error) {
 	}
 	bgCtx, cancelBg := context.WithCancel(context.Background())
 	openCtx, cancelOpen := context.WithCancel(bgCtx)
+	// Under entra the provider is discovered while the store opens.
+	authn, err := auth.New(bgCtx, cfg.Auth, log)
+	if err != nil {
+		cancelOpen()
+		cancelBg()
+		ln.Close()
+		return nil, err
+	}
 	a := &App{
-		cfg: cfg, log: log, opts: o, ln: ln, health: health.New(log),
+		cfg: cfg, log: log, opts: o, ln: ln, health: health.New(log), auth: authn,
 		cancelOpen: cancelOpen, cancelBg: cancelBg, opened: make(chan struct{}), serving: make(chan struct{}),
 	}
 	var starting http.Handler = http.HandlerFunc(a.starting)
@@ -317,10 +327,6 @@ func (a *App) open(ctx, bg context.Context) error {
 		return err
 	}
 	svc := service.New(scheme, todos, auditC, &service.Options{VersionTTL: a.cfg.VersionTTL})
-	auth, err := httpapi.NewAuthenticator(a.cfg.AuthMode, a.cfg.SingleUserID)
-	if err != nil {
-		return err
-	}
 	auditTrigger, err := trigger.New(a.log)
 	if err != nil {
 		return err
@@ -332,7 +338,7 @@ func (a *App) open(ctx, bg context.Context) error {
 	rec := &reconcile.Reconciler{Todos: todos, Audit: auditC, Log: a.log, FinishMove: svc.FinishVersionMove}
 	h := httpapi.New(httpapi.Config{
 		Service:      svc,
-		Auth:         auth,
+		Auth:         a.auth,
 		MaxBodyBytes: a.cfg.MaxBodyBytes,
 		StoreTimeout: a.cfg.StoreTimeout,
 		Health:       a.health.Status,
@@ -347,7 +353,7 @@ func (a *App) open(ctx, bg context.Context) error {
 	a.health.Opened()
 	a.handler.Store(&h)
 	a.log.Info("handler ready", "mode", string(a.cfg.Mode), "addr", a.Addr(), "store", storeName,
-		"scheme", a.cfg.Scheme, "auth", a.cfg.AuthMode)
+		"scheme", a.cfg.Scheme, "auth", a.cfg.Auth.Mode)
 
 	a.goBackground(func() {
 		a.health.Probe(bg, "store", probeEvery, min(probeTimeout, a.cfg.StoreTimeout), st.Ping)

@@ -9,7 +9,7 @@ import (
 // Every bad input gets a 4xx problem+json answer, stores nothing and leaves
 // the server serving.
 func TestBadInput(t *testing.T) {
-	s := startApp(t, map[string]string{"MAX_BODY_BYTES": "4096"})
+	s := startApp(t, map[string]string{"MAX_BODY_BYTES": "4096", "ADMIN_USERS": "alice"})
 	good := s.Create("Grocery", "milk")
 	id := good["id"].(string)
 	const uuid = "41500e6e-4e08-495b-9d09-824f03961f4a"

@@ -6,7 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/todoaudit/todo/httpapi"
+	"github.com/todoaudit/todo/auth"
+	"github.com/todoaudit/todo/auth/authtest"
 )
 
 func freePort(t *testing.T) string {
@@ -39,7 +40,10 @@ func TestHostMode(t *testing.T) {
 	// No EasyAuth principal: 401.
 	want(t, s.Do("GET", "/api/todos?code=key", nil), 401)
 	alice := s.As("")
-	alice.Header = map[string]string{httpapi.PrincipalHeader: "8f1e2d3c-aaaa-4bbb-8ccc-123456789abc"}
+	alice.Header = map[string]string{
+		auth.PrincipalIDHeader: "8f1e2d3c-aaaa-4bbb-8ccc-123456789abc",
+		auth.PrincipalHeader:   authtest.Principal("8f1e2d3c-aaaa-4bbb-8ccc-123456789abc"),
+	}
 	for k, v := range s.Header {
 		alice.Header[k] = v
 	}

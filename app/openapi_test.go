@@ -56,7 +56,7 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := startApp(t, nil)
+	s := startApp(t, map[string]string{"ADMIN_USERS": "alice"})
 	id := s.Create("Grocery", "milk")["id"].(string)
 	s.history(id)
 	requests := []struct {
@@ -80,6 +80,7 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		{"PUT", "/api/todos/" + id, `{"category":"Grocery","title":"x"}`, nil},
 		{"DELETE", "/api/todos/" + id, "", nil},
 		{"GET", "/api/manage/todos", "", nil},
+		{"GET", "/api/manage/todos", "", []string{"X-User-Id: bob"}},
 		{"GET", "/api/health", "", nil},
 		{"GET", "/api/manage/partitions?top=5", "", nil},
 	}

@@ -4,11 +4,14 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/todoaudit/todo/auth"
 )
 
 // Setting documents one environment variable the handler reads.
@@ -38,8 +41,11 @@ var Settings = []Setting{
 	{"COSMOS_LEASES_CONTAINER", "leases", "leases container name (partition key /id)"},
 	{"PARTITION_SCHEME", "hierarchical", "hierarchical, category or synthetic; fixed when the todo container is created"},
 	{"SYNTHETIC_BUCKETS", "8", "number of logical partitions per user under the synthetic scheme (1-100)"},
-	{"AUTH_MODE", "", "easyauth, single or dev; default dev standalone, easyauth under the host"},
+	{"AUTH_MODE", "", "entra, easyauth, single or dev; default entra when AUTH_ISSUER is set, else easyauth under the host and dev standalone"},
+	{"AUTH_ISSUER", "", "entra: the OpenID provider whose tokens are accepted (https://login.microsoftonline.com/<tenant id>/v2.0)"},
+	{"AUTH_AUDIENCE", "", "entra: the aud tokens must carry (the API's application id)"},
 	{"SINGLE_USER_ID", "owner", "the one user under AUTH_MODE=single"},
+	{"ADMIN_USERS", "", "dev and single: comma-separated user ids allowed on /api/manage (entra and easyauth use the Todo.Admin app role)"},
 	{"MAX_BODY_BYTES", "1048576", "request body limit in bytes (at most 2000000)"},
 	{"VERSION_TTL_SECONDS", "2592000", "retention of version documents (the audit outbox) in seconds"},
 	{"AUDIT_PUMP", "on", "on or off: the standalone change-feed pump that feeds AuditTrigger"},
@@ -76,8 +82,7 @@ type Config struct {
 
 	Scheme           string
 	SyntheticBuckets int
-	AuthMode         string
-	SingleUserID     string
+	Auth             auth.Settings
 	MaxBodyBytes     int64
 	VersionTTL       time.Duration
 	AuditPump        bool
@@ -122,8 +127,13 @@ func Load(lookup func(string) (string, bool)) (*Config, error) {
 		AuditContainer:   get("COSMOS_AUDIT_CONTAINER"),
 		LeasesContainer:  get("COSMOS_LEASES_CONTAINER"),
 		Scheme:           get("PARTITION_SCHEME"),
-		AuthMode:         get("AUTH_MODE"),
-		SingleUserID:     get("SINGLE_USER_ID"),
+		Auth: auth.Settings{
+			Mode:       get("AUTH_MODE"),
+			Issuer:     get("AUTH_ISSUER"),
+			Audience:   get("AUTH_AUDIENCE"),
+			SingleUser: get("SINGLE_USER_ID"),
+			AdminUsers: auth.ParseUsers(get("ADMIN_USERS")),
+		},
 		LogLevel:         get("LOG_LEVEL"),
 	}
 	if port := get("FUNCTIONS_CUSTOMHANDLER_PORT"); port != "" {
@@ -182,23 +192,9 @@ func Load(lookup func(string) (string, bool)) (*Config, error) {
 		return nil, err
 	}
 
-	if c.AuthMode == "" {
-		c.AuthMode = "dev"
-		if c.Mode == Host {
-			c.AuthMode = "easyauth"
-		}
-	}
-	switch c.AuthMode {
-	case "easyauth", "single":
-	case "dev":
-		if c.Mode == Host {
-			return nil, &Error{"AUTH_MODE", "dev trusts the X-User-Id header and is refused under the Functions host; use easyauth or single"}
-		}
-	default:
-		return nil, &Error{"AUTH_MODE", fmt.Sprintf("%q is not easyauth, single or dev", c.AuthMode)}
-	}
-	if c.SingleUserID == "" || strings.ContainsAny(c.SingleUserID, `/\?#`) {
-		return nil, &Error{"SINGLE_USER_ID", fmt.Sprintf("%q is not a valid user id", c.SingleUserID)}
+	var authErr *auth.SettingError
+	if errors.As(c.Auth.Resolve(c.Mode == Host), &authErr) {
+		return nil, &Error{authErr.Setting, authErr.Problem}
 	}
 
 	maxBody, err := intSetting(get, "MAX_BODY_BYTES", 1024, 2_000_000)

@@ -18,14 +18,14 @@ func TestDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c.Mode != config.Standalone || c.ListenAddr != "127.0.0.1:7071" || c.Store != "embedded" ||
-		c.Scheme != "hierarchical" || c.AuthMode != "dev" || c.Database != "todoapp" || c.MaxBodyBytes != 1<<20 {
+		c.Scheme != "hierarchical" || c.Auth.Mode != "dev" || c.Database != "todoapp" || c.MaxBodyBytes != 1<<20 {
 		t.Fatalf("defaults: %+v", c)
 	}
 	h, err := load(map[string]string{"FUNCTIONS_CUSTOMHANDLER_PORT": "4711", "CosmosDB__accountEndpoint": "https://a.documents.azure.com:443/"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h.Mode != config.Host || h.ListenAddr != "127.0.0.1:4711" || h.Store != "cosmos" || h.AuthMode != "easyauth" {
+	if h.Mode != config.Host || h.ListenAddr != "127.0.0.1:4711" || h.Store != "cosmos" || h.Auth.Mode != "easyauth" {
 		t.Fatalf("host defaults: %+v", h)
 	}
 }
@@ -60,7 +60,13 @@ var badSettings = []struct {
 	{map[string]string{"CosmosDB__credential": "secret"}, "CosmosDB__credential"},
 	{map[string]string{"AUDIT_PUMP": "yes"}, "AUDIT_PUMP"},
 	{map[string]string{"LOG_LEVEL": "loud"}, "LOG_LEVEL"},
-	{map[string]string{"SINGLE_USER_ID": "a/b"}, "SINGLE_USER_ID"},
+	{map[string]string{"AUTH_MODE": "single", "SINGLE_USER_ID": "a/b"}, "SINGLE_USER_ID"},
+	{map[string]string{"AUTH_MODE": "entra", "AUTH_AUDIENCE": "api"}, "AUTH_ISSUER"},
+	{map[string]string{"AUTH_ISSUER": "http://login.example.com/t/v2.0", "AUTH_AUDIENCE": "api"}, "AUTH_ISSUER"},
+	{map[string]string{"AUTH_ISSUER": "not a url", "AUTH_AUDIENCE": "api"}, "AUTH_ISSUER"},
+	{map[string]string{"AUTH_ISSUER": "https://login.microsoftonline.com/t/v2.0"}, "AUTH_AUDIENCE"},
+	{map[string]string{"ADMIN_USERS": "alice,a/b"}, "ADMIN_USERS"},
+	{map[string]string{"AUTH_MODE": "easyauth", "ADMIN_USERS": "alice"}, "ADMIN_USERS"},
 	{map[string]string{"STORE_TIMEOUT": "soon"}, "STORE_TIMEOUT"},
 	{map[string]string{"STORE_TIMEOUT": "0"}, "STORE_TIMEOUT"},
 	{map[string]string{"STORE_OPEN_TIMEOUT": "-5s"}, "STORE_OPEN_TIMEOUT"},

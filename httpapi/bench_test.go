@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/auth"
 	"github.com/todoaudit/todo/bolt"
 	"github.com/todoaudit/todo/httpapi"
 	"github.com/todoaudit/todo/partition"
@@ -32,8 +33,11 @@ func newAPI(b *testing.B) (http.Handler, string) {
 	audit, _ := st.Container(context.Background(), "audit")
 	sch, _ := partition.New("hierarchical", 1, nil)
 	svc := service.New(sch, todos, audit, nil)
-	auth, _ := httpapi.NewAuthenticator("dev", "")
-	h := httpapi.New(httpapi.Config{Service: svc, Auth: auth, MaxBodyBytes: 1 << 20,
+	authn, err := auth.New(context.Background(), auth.Settings{Mode: auth.Dev}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	h := httpapi.New(httpapi.Config{Service: svc, Auth: authn, MaxBodyBytes: 1 << 20,
 		Log: slog.New(slog.NewJSONHandler(io.Discard, nil)), StoreName: "embedded"})
 	res, err := svc.Create(service.WithUser(context.Background(), "local"), todo.Fields{Category: "Grocery", Title: "Get more milk", Tags: []string{"dairy"}})
 	if err != nil {

@@ -25,6 +25,7 @@ var statusOf = map[todo.Kind]int{
 	todo.NotModified:         http.StatusNotModified,
 	todo.Unauthorized:        http.StatusUnauthorized,
 	todo.InsufficientStorage: http.StatusInsufficientStorage,
+	todo.Forbidden:           http.StatusForbidden,
 }
 
 // Problem is an RFC 9457 problem details object.

@@ -24,6 +24,7 @@ var statusTests = []struct {
 	{todo.Errorf(todo.Unavailable, "down"), 503, "1", "down"},
 	{todo.Errorf(todo.Unauthorized, "sign in"), 401, "", "sign in"},
 	{&todo.Error{Kind: todo.InsufficientStorage, Message: "disk full", RetryAfter: 10 * time.Second, Err: errSecret}, 507, "10", "disk full"},
+	{todo.Errorf(todo.Forbidden, "admins only"), 403, "", "admins only"},
 	{todo.Wrap(todo.Internal, errSecret, "boom"), 500, "", "An internal error occurred."},
 	{errSecret, 500, "", "An internal error occurred."},
 }

@@ -17,18 +17,20 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/auth"
 	"github.com/todoaudit/todo/health"
 	"github.com/todoaudit/todo/hotkeys"
 	"github.com/todoaudit/todo/service"
 	"github.com/todoaudit/todo/store"
 )
 
-// Route is one HTTP route: the function that serves it, its method and its
-// path template (mux syntax).
+// Route is one HTTP route: the function that serves it, its method, its
+// path template (mux syntax) and what it requires of its caller.
 type Route struct {
 	Function string
 	Method   string
 	Path     string
+	Access   auth.Access
 }
 
 // Routes lists every route the router serves. The manifest test checks it
@@ -37,18 +39,18 @@ type Route struct {
 // They are registered in this order, which mux tries in turn: the most
 // frequent first.
 var Routes = []Route{
-	{"GetTodo", http.MethodGet, "/api/todos/{id}"},
-	{"ListTodos", http.MethodGet, "/api/todos"},
-	{"UpsertTodo", http.MethodPost, "/api/todos"},
-	{"UpsertTodo", http.MethodPut, "/api/todos/{id}"},
-	{"DeleteTodo", http.MethodDelete, "/api/todos/{id}"},
-	{"MoveTodo", http.MethodPost, "/api/todos/{id}/move"},
-	{"TodoHistory", http.MethodGet, "/api/todos/{id}/history"},
-	{"VerifyHistory", http.MethodGet, "/api/todos/{id}/history/verify"},
-	{"RollbackTodo", http.MethodPost, "/api/todos/{id}/rollback"},
-	{"AdminTodos", http.MethodGet, "/api/manage/todos"},
-	{"Partitions", http.MethodGet, "/api/manage/partitions"},
-	{"Health", http.MethodGet, "/api/health"},
+	{"GetTodo", http.MethodGet, "/api/todos/{id}", auth.User},
+	{"ListTodos", http.MethodGet, "/api/todos", auth.User},
+	{"UpsertTodo", http.MethodPost, "/api/todos", auth.User},
+	{"UpsertTodo", http.MethodPut, "/api/todos/{id}", auth.User},
+	{"DeleteTodo", http.MethodDelete, "/api/todos/{id}", auth.User},
+	{"MoveTodo", http.MethodPost, "/api/todos/{id}/move", auth.User},
+	{"TodoHistory", http.MethodGet, "/api/todos/{id}/history", auth.User},
+	{"VerifyHistory", http.MethodGet, "/api/todos/{id}/history/verify", auth.User},
+	{"RollbackTodo", http.MethodPost, "/api/todos/{id}/rollback", auth.User},
+	{"AdminTodos", http.MethodGet, "/api/manage/todos", auth.Admin},
+	{"Partitions", http.MethodGet, "/api/manage/partitions", auth.Admin},
+	{"Health", http.MethodGet, "/api/health", auth.Anyone},
 }
 
 // Methods are the methods a route answers: HEAD wherever GET.
@@ -62,7 +64,7 @@ func (rt Route) Methods() []string {
 // Config wires the API.
 type Config struct {
 	Service *service.Service
-	Auth    Authenticator
+	Auth    *auth.Authenticator
 	// MaxBodyBytes limits request bodies (413 above it).
 	MaxBodyBytes int64
 	// StoreTimeout, when positive, bounds the store work of each API
@@ -91,10 +93,10 @@ type api struct {
 func New(c Config) http.Handler {
 	a := &api{c}
 	r := mux.NewRouter().UseEncodedPath()
-	r.NotFoundHandler = a.wrap("", func(w http.ResponseWriter, r *http.Request) error {
+	r.NotFoundHandler = a.wrap(Route{}, func(w http.ResponseWriter, r *http.Request) error {
 		return todo.Errorf(todo.NotFound, "no route for %s", r.URL.Path)
 	})
-	r.MethodNotAllowedHandler = a.wrap("", func(w http.ResponseWriter, r *http.Request) error {
+	r.MethodNotAllowedHandler = a.wrap(Route{}, func(w http.ResponseWriter, r *http.Request) error {
 		return &errStatus{http.StatusMethodNotAllowed, r.Method + " is not allowed on " + r.URL.Path}
 	})
 	r.Methods(http.MethodGet, http.MethodHead).Path("/").HandlerFunc(ready)
@@ -117,7 +119,7 @@ func New(c Config) http.Handler {
 		if !ok {
 			panic("httpapi: no handler for route " + rt.Method + " " + rt.Path)
 		}
-		r.Methods(rt.Methods()...).Path(rt.Path).Name(rt.Function).Handler(a.wrap(rt.Function, h))
+		r.Methods(rt.Methods()...).Path(rt.Path).Name(rt.Function).Handler(a.wrap(rt, h))
 	}
 	for name, h := range c.Invocations {
 		r.Methods(http.MethodPost).Path("/" + name).Name(name).Handler(a.recoverer(name, h))
@@ -159,9 +161,10 @@ func (s *statusWriter) Write(b []byte) (int, error) {
 	return s.ResponseWriter.Write(b)
 }
 
-// wrap adds cost headers, errors as problems, panic recovery and one log
-// line per request.
-func (a *api) wrap(function string, h handlerFunc) http.Handler {
+// wrap adds authentication, cost headers, errors as problems, panic recovery
+// and one log line per request.
+func (a *api) wrap(rt Route, h handlerFunc) http.Handler {
+	function := rt.Function
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		ctx, meter := store.WithMeter(r.Context())
@@ -186,20 +189,27 @@ func (a *api) wrap(function string, h handlerFunc) http.Handler {
 				attrs = append(attrs, slog.String("invocationId", id))
 			}
 			level := slog.LevelInfo
-			if err != nil && todo.KindOf(err) == todo.Internal {
+			switch k := todo.KindOf(err); {
+			case err != nil && k == todo.Internal:
 				level = slog.LevelError
+				attrs = append(attrs, slog.String("error", err.Error()))
+			case k == todo.Unauthorized || k == todo.Forbidden:
+				// Why a caller was refused is for the logs only.
 				attrs = append(attrs, slog.String("error", err.Error()))
 			}
 			a.Log.LogAttrs(r.Context(), level, "request", attrs...)
 		}()
-		if function != "" && function != "Health" {
-			user, aerr := a.Auth(r)
+		if rt.Access != auth.Anyone {
+			caller, aerr := a.Auth.Authorize(r, rt.Access)
 			if aerr != nil {
 				err = aerr
+				if c := auth.Challenge(err); c != "" {
+					sw.Header().Set("WWW-Authenticate", c)
+				}
 				writeAny(sw, err)
 				return
 			}
-			ctx = service.WithUser(ctx, user)
+			ctx = service.WithUser(ctx, caller.User)
 		}
 		if a.StoreTimeout > 0 && function != "Health" {
 			var cancel context.CancelFunc

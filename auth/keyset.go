@@ -1,0 +1,193 @@
+package auth
+
+import (
+	"context"
+	"crypto/rsa"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+
+	jose "github.com/go-jose/go-jose/v4"
+	"golang.org/x/sync/singleflight"
+)
+
+// keySet holds the provider's RS256 signing keys from its JWKS document and
+// verifies token signatures with them. A token naming an unknown key id
+// fetches the document again, which is how a provider's key rotation
+// reaches the handler, but at most once per minRefresh: go-oidc's
+// RemoteKeySet fetches on every unknown key id and every bad signature,
+// so forged tokens could make each request a round trip to the provider.
+// A request that finds the limit reached waits for the next fetch
+// (concurrent ones share it).
+type keySet struct {
+	url        string
+	client     *http.Client
+	minRefresh time.Duration
+	flight     singleflight.Group
+
+	mu       sync.Mutex
+	keys     map[string]*rsa.PublicKey // by key id; nil until the first fetch succeeds
+	fetches  int                       // attempts so far
+	lastTry  time.Time
+	lastErr  error
+	recorded chan struct{} // closed when the first fetch succeeds
+}
+
+// errUnknownKey is a token signed by a key the provider does not publish.
+var errUnknownKey = errors.New("the token's key is not in the provider's key set")
+
+// maxKeySetBytes bounds the JWKS document (Entra's is a few kilobytes).
+const maxKeySetBytes = 1 << 20
+
+func newKeySet(url string, client *http.Client, minRefresh time.Duration) *keySet {
+	return &keySet{url: url, client: client, minRefresh: minRefresh, recorded: make(chan struct{})}
+}
+
+// VerifySignature implements oidc.KeySet: RS256 only, one signature, a key
+// id that names a key in the set.
+func (k *keySet) VerifySignature(ctx context.Context, token string) ([]byte, error) {
+	jws, err := jose.ParseSigned(token, []jose.SignatureAlgorithm{jose.RS256})
+	if err != nil {
+		return nil, err
+	}
+	if len(jws.Signatures) != 1 {
+		return nil, errors.New("a token needs exactly one signature")
+	}
+	kid := jws.Signatures[0].Header.KeyID
+	if kid == "" {
+		return nil, errors.New("the token names no key id")
+	}
+	key, err := k.key(ctx, kid)
+	if err != nil {
+		return nil, err
+	}
+	return jws.Verify(key)
+}
+
+// key returns the key kid, fetching the set again once if it is unknown.
+func (k *keySet) key(ctx context.Context, kid string) (*rsa.PublicKey, error) {
+	if key := k.cached(kid); key != nil {
+		return key, nil
+	}
+	if err := k.refresh(ctx); err != nil {
+		markUnavailable(ctx)
+		return nil, err
+	}
+	if key := k.cached(kid); key != nil {
+		return key, nil
+	}
+	return nil, errUnknownKey
+}
+
+func (k *keySet) cached(kid string) *rsa.PublicKey {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.keys[kid]
+}
+
+// loaded reports whether a fetch has succeeded.
+func (k *keySet) loaded() bool {
+	select {
+	case <-k.recorded:
+		return true
+	default:
+		return false
+	}
+}
+
+// refresh fetches the set again, no sooner than minRefresh after the last
+// attempt. A caller that waited while another fetch ran takes its result.
+func (k *keySet) refresh(ctx context.Context) error {
+	k.mu.Lock()
+	seen, wait := k.fetches, k.minRefresh-time.Since(k.lastTry)
+	k.mu.Unlock()
+	if wait > 0 && !sleep(ctx, wait) {
+		return ctx.Err()
+	}
+	_, err, _ := k.flight.Do("", func() (any, error) {
+		k.mu.Lock()
+		if k.fetches != seen {
+			defer k.mu.Unlock()
+			return nil, k.lastErr
+		}
+		k.fetches++
+		k.lastTry = time.Now()
+		k.mu.Unlock()
+
+		keys, err := k.fetch(context.WithoutCancel(ctx))
+		k.mu.Lock()
+		defer k.mu.Unlock()
+		k.lastErr = err
+		if err == nil {
+			if k.keys == nil {
+				close(k.recorded)
+			}
+			k.keys = keys
+		}
+		return nil, err
+	})
+	return err
+}
+
+// fetch reads the JWKS document. Keys that are not RSA signing keys for
+// RS256 are left out, as are keys go-jose cannot read (RFC 7517 section 5:
+// ignore what is not understood).
+func (k *keySet) fetch(ctx context.Context) (map[string]*rsa.PublicKey, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, k.url, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := k.client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("fetch keys: %w", err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxKeySetBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("fetch keys: %w", err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("fetch keys: %s", resp.Status)
+	}
+	if len(body) > maxKeySetBytes {
+		return nil, fmt.Errorf("fetch keys: the key set is larger than %d bytes", maxKeySetBytes)
+	}
+	var doc struct {
+		Keys []json.RawMessage `json:"keys"`
+	}
+	if err := json.Unmarshal(body, &doc); err != nil {
+		return nil, fmt.Errorf("fetch keys: %w", err)
+	}
+	keys := make(map[string]*rsa.PublicKey, len(doc.Keys))
+	for _, raw := range doc.Keys {
+		var jwk jose.JSONWebKey
+		if json.Unmarshal(raw, &jwk) != nil || jwk.KeyID == "" || jwk.Use == "enc" ||
+			jwk.Algorithm != "" && jwk.Algorithm != string(jose.RS256) {
+			continue
+		}
+		if pub, ok := jwk.Key.(*rsa.PublicKey); ok && keys[jwk.KeyID] == nil {
+			keys[jwk.KeyID] = pub
+		}
+	}
+	return keys, nil
+}
+
+// unavailableKey marks, in a verification's context, that the key set could
+// not be fetched: the token may be valid, so the answer is 503, not 401.
+type unavailableKey struct{}
+
+func withUnavailableMark(ctx context.Context) (context.Context, *bool) {
+	flag := new(bool)
+	return context.WithValue(ctx, unavailableKey{}, flag), flag
+}
+
+func markUnavailable(ctx context.Context) {
+	if flag, ok := ctx.Value(unavailableKey{}).(*bool); ok {
+		*flag = true
+	}
+}
