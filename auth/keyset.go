@@ -31,6 +31,7 @@ type keySet struct {
 
 	mu       sync.Mutex
 	keys     map[string]*rsa.PublicKey // by key id; nil until the first fetch succeeds
+	misses   map[string]bool           // key ids the current keys lack
 	fetches  int                       // attempts so far
 	lastTry  time.Time
 	lastErr  error
@@ -40,8 +41,12 @@ type keySet struct {
 // errUnknownKey is a token signed by a key the provider does not publish.
 var errUnknownKey = errors.New("the token's key is not in the provider's key set")
 
-// maxKeySetBytes bounds the JWKS document (Entra's is a few kilobytes).
-const maxKeySetBytes = 1 << 20
+const (
+	// maxKeySetBytes bounds the JWKS document (Entra's is a few kilobytes).
+	maxKeySetBytes = 1 << 20
+	// maxMisses bounds the key ids remembered as missing.
+	maxMisses = 1024
+)
 
 func newKeySet(url string, client *http.Client, minRefresh time.Duration) *keySet {
 	return &keySet{url: url, client: client, minRefresh: minRefresh, recorded: make(chan struct{})}
@@ -68,25 +73,32 @@ func (k *keySet) VerifySignature(ctx context.Context, token string) ([]byte, err
 	return jws.Verify(key)
 }
 
-// key returns the key kid, fetching the set again once if it is unknown.
+// key returns the key kid, fetching the set again once if it is unknown. A
+// key id the latest fetch already lacked is refused at once until the next
+// fetch may run.
 func (k *keySet) key(ctx context.Context, kid string) (*rsa.PublicKey, error) {
-	if key := k.cached(kid); key != nil {
+	k.mu.Lock()
+	key, missed := k.keys[kid], k.misses[kid] && time.Since(k.lastTry) < k.minRefresh
+	k.mu.Unlock()
+	switch {
+	case key != nil:
 		return key, nil
+	case missed:
+		return nil, errUnknownKey
 	}
 	if err := k.refresh(ctx); err != nil {
 		markUnavailable(ctx)
 		return nil, err
 	}
-	if key := k.cached(kid); key != nil {
-		return key, nil
-	}
-	return nil, errUnknownKey
-}
-
-func (k *keySet) cached(kid string) *rsa.PublicKey {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	return k.keys[kid]
+	if key := k.keys[kid]; key != nil {
+		return key, nil
+	}
+	if len(k.misses) < maxMisses {
+		k.misses[kid] = true
+	}
+	return nil, errUnknownKey
 }
 
 // loaded reports whether a fetch has succeeded.
@@ -126,7 +138,7 @@ func (k *keySet) refresh(ctx context.Context) error {
 			if k.keys == nil {
 				close(k.recorded)
 			}
-			k.keys = keys
+			k.keys, k.misses = keys, map[string]bool{}
 		}
 		return nil, err
 	})

@@ -134,7 +134,7 @@ func Load(lookup func(string) (string, bool)) (*Config, error) {
 			SingleUser: get("SINGLE_USER_ID"),
 			AdminUsers: auth.ParseUsers(get("ADMIN_USERS")),
 		},
-		LogLevel:         get("LOG_LEVEL"),
+		LogLevel: get("LOG_LEVEL"),
 	}
 	if port := get("FUNCTIONS_CUSTOMHANDLER_PORT"); port != "" {
 		n, err := strconv.Atoi(port)

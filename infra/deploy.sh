@@ -16,14 +16,17 @@
 #   SYNTHETIC_BUCKETS   1-100 (8)
 #   COSMOS_CAPACITY_MODE  serverless | autoscale (serverless)
 #   COSMOS_AUTOSCALE_MAX_RU  autoscale max RU/s, >= 1000 (1000)
-#   AUTH_MODE           easyauth | single (easyauth)
-#   AUTH_CLIENT_ID      Entra app (client) id for App Service Authentication
+#   AUTH_CLIENT_ID      Entra application (client) id of the API
+#   AUTH_MODE           entra | easyauth | single (entra with AUTH_CLIENT_ID, else easyauth)
+#   AUTH_AUDIENCE       aud the handler requires under entra (AUTH_CLIENT_ID)
+#   APP_SERVICE_AUTH    true | false: App Service Authentication in front (true)
+#   ADMIN_USERS         single only: user ids allowed on /api/manage
 #   VERSION_TTL_SECONDS version document retention (2592000)
 #   AZURE_PRINCIPAL_ID  object id granted Cosmos data access (default: the
 #                       signed-in user; set GRANT_DEPLOYER_DATA_ACCESS=0 to skip)
 #   FUNCTIONS_CUSTOM_RUNTIME_VERSION  Flex runtime version for custom (1.0, unverified)
-#   ALLOW_UNCONFIGURED_EASYAUTH=1  deploy AUTH_MODE=easyauth without AUTH_CLIENT_ID
-#                       (only if you configure App Service Authentication yourself)
+#   ALLOW_UNCONFIGURED_EASYAUTH=1  deploy AUTH_MODE=easyauth without App Service
+#                       Authentication (only if you configure it yourself)
 set -eu
 
 here=$(CDPATH='' cd -- "$(dirname -- "$0")" && pwd)
@@ -32,9 +35,12 @@ params="$root/infra/bicep/main.bicepparam"
 
 : "${AZURE_ENV_NAME:=todoaudit-dev}"
 : "${AZURE_LOCATION:=swedencentral}"
-: "${AUTH_MODE:=easyauth}"
 : "${AUTH_CLIENT_ID:=}"
-export AZURE_ENV_NAME AZURE_LOCATION AUTH_MODE AUTH_CLIENT_ID
+if [ -z "${AUTH_MODE:-}" ]; then
+	if [ -n "$AUTH_CLIENT_ID" ]; then AUTH_MODE=entra; else AUTH_MODE=easyauth; fi
+fi
+: "${APP_SERVICE_AUTH:=true}"
+export AZURE_ENV_NAME AZURE_LOCATION AUTH_MODE AUTH_CLIENT_ID APP_SERVICE_AUTH
 deployment="todoaudit-$AZURE_ENV_NAME"
 
 die() {
@@ -47,18 +53,28 @@ need() {
 }
 
 check() {
+	case "$APP_SERVICE_AUTH" in
+	true | false) ;;
+	*) die "APP_SERVICE_AUTH=$APP_SERVICE_AUTH is not true or false" ;;
+	esac
 	case "$AUTH_MODE" in
+	entra)
+		[ -n "$AUTH_CLIENT_ID" ] || die "AUTH_MODE=entra needs AUTH_CLIENT_ID (the Entra application whose tokens the handler accepts)"
+		;;
 	easyauth)
-		if [ -z "$AUTH_CLIENT_ID" ] && [ "${ALLOW_UNCONFIGURED_EASYAUTH:-0}" != 1 ]; then
-			die "AUTH_MODE=easyauth needs AUTH_CLIENT_ID (the Entra app registration App Service Authentication validates tokens for).
-Without App Service Authentication nothing strips a caller's own X-MS-CLIENT-PRINCIPAL-ID header.
-Set AUTH_CLIENT_ID, or AUTH_MODE=single, or ALLOW_UNCONFIGURED_EASYAUTH=1 if you configure authentication yourself before use."
+		if { [ -z "$AUTH_CLIENT_ID" ] || [ "$APP_SERVICE_AUTH" != true ]; } && [ "${ALLOW_UNCONFIGURED_EASYAUTH:-0}" != 1 ]; then
+			die "AUTH_MODE=easyauth needs App Service Authentication: AUTH_CLIENT_ID (the Entra app registration it validates tokens for) and APP_SERVICE_AUTH=true.
+Without it nothing strips a caller's own X-MS-CLIENT-PRINCIPAL headers.
+Prefer AUTH_MODE=entra; or set AUTH_MODE=single, or ALLOW_UNCONFIGURED_EASYAUTH=1 if you configure authentication yourself before use."
 		fi
 		;;
 	single) ;;
-	dev) die "AUTH_MODE=dev trusts the X-User-Id header and is refused under the Functions host; use easyauth or single" ;;
-	*) die "AUTH_MODE=$AUTH_MODE is not easyauth or single" ;;
+	dev) die "AUTH_MODE=dev trusts the X-User-Id header and is refused under the Functions host; use entra, easyauth or single" ;;
+	*) die "AUTH_MODE=$AUTH_MODE is not entra, easyauth or single" ;;
 	esac
+	if [ -n "${ADMIN_USERS:-}" ] && [ "$AUTH_MODE" != single ]; then
+		die "ADMIN_USERS names admins under AUTH_MODE=single only; under $AUTH_MODE assign the Todo.Admin app role"
+	fi
 	case "${PARTITION_SCHEME:-hierarchical}" in
 	hierarchical | category | synthetic) ;;
 	*) die "PARTITION_SCHEME=$PARTITION_SCHEME is not hierarchical, category or synthetic" ;;

@@ -293,11 +293,13 @@ func checkAppSettings(s sources, settings []config.Setting) []string {
 		}
 	}
 
-	// The deployed default must be secure: easyauth, and never dev.
+	// The deployed default must be secure: empty (the handler then runs
+	// entra when it has an issuer, else easyauth), entra or easyauth; never
+	// dev.
 	if name, ok := paramRef(handler["AUTH_MODE"]); ok {
 		if prm := main.Params[name]; prm != nil {
-			if prm.Default != "easyauth" {
-				p.add("%s: param %s defaults to %v, want easyauth", mainFile, name, prm.Default)
+			if def, _ := literalString(prm.Default); def != "" && def != "entra" && def != "easyauth" {
+				p.add("%s: param %s defaults to %v, want '', entra or easyauth", mainFile, name, prm.Default)
 			}
 			allowed, _ := prm.Decorators["allowed"].([]any)
 			if len(allowed) == 0 || slices.Contains(allowed, any("dev")) {
@@ -306,6 +308,17 @@ func checkAppSettings(s sources, settings []config.Setting) []string {
 		}
 	} else {
 		p.add("%s: AUTH_MODE must come from a parameter", mainFile)
+	}
+	// entra trusts this tenant's v2.0 issuer, and only once the API's client
+	// id is known; the audience defaults to that client id.
+	issuer, _ := handler["AUTH_ISSUER"].(expr)
+	for _, part := range []string{"authClientId", "environment().authentication.loginEndpoint", "tenant().tenantId}/v2.0"} {
+		if !strings.Contains(string(issuer), part) {
+			p.add("%s: AUTH_ISSUER = %v, want this tenant's v2.0 issuer when authClientId is set (missing %s)", mainFile, handler["AUTH_ISSUER"], part)
+		}
+	}
+	if audience, _ := handler["AUTH_AUDIENCE"].(expr); !strings.Contains(string(audience), "authClientId") {
+		p.add("%s: AUTH_AUDIENCE = %v, want authClientId unless overridden", mainFile, handler["AUTH_AUDIENCE"])
 	}
 	return p
 }
@@ -902,8 +915,10 @@ var mutations = []mutation{
 	{"leases container not created from its setting", cosmosFile, "      id: leasesContainerName\n", "      id: 'leases'\n", "COSMOS_LEASES_CONTAINER"},
 	{"app setting renamed", mainFile, "  COSMOS_AUDIT_CONTAINER: auditContainerName", "  COSMOS_AUDIT: auditContainerName", "COSMOS_AUDIT"},
 	{"default drifts", mainFile, "param syntheticBuckets int = 8", "param syntheticBuckets int = 16", "SYNTHETIC_BUCKETS"},
-	{"insecure auth default", mainFile, "param authMode string = 'easyauth'", "param authMode string = 'single'", "want easyauth"},
+	{"insecure auth default", mainFile, "param authMode string = ''", "param authMode string = 'single'", "want '', entra or easyauth"},
 	{"dev auth allowed", mainFile, "  'easyauth'\n  'single'\n])", "  'easyauth'\n  'single'\n  'dev'\n])", "without dev"},
+	{"issuer of every tenant", mainFile, "${tenant().tenantId}/v2.0", "common/v2.0", "AUTH_ISSUER"},
+	{"audience not the API", mainFile, "AUTH_AUDIENCE: empty(authAudience) ? authClientId : authAudience", "AUTH_AUDIENCE: authAudience", "AUTH_AUDIENCE"},
 	{"key setting", mainFile, "  LOG_LEVEL: logLevel\n", "  LOG_LEVEL: logLevel\n  COSMOS_KEY: 'x'\n", "COSMOS_KEY"},
 	{"worker runtime on Flex", functionsFile, "  AzureWebJobsStorage__credential: 'managedidentity'\n", "  AzureWebJobsStorage__credential: 'managedidentity'\n  FUNCTIONS_WORKER_RUNTIME: 'custom'\n", "FUNCTIONS_WORKER_RUNTIME"},
 	{"storage identity", functionsFile, "  AzureWebJobsStorage__credential: 'managedidentity'\n", "", "AzureWebJobsStorage__credential"},

@@ -45,15 +45,26 @@ param cosmosCapacityMode string = 'serverless'
 @minValue(1000)
 param cosmosAutoscaleMaxThroughput int = 1000
 
-@description('AUTH_MODE of the deployed handler. easyauth (default) needs App Service Authentication: set authClientId. dev is refused under the Functions host.')
+@description('AUTH_MODE of the deployed handler. Empty: the handler decides, entra when authClientId is set (it then has an issuer), else easyauth. dev is refused under the Functions host.')
 @allowed([
+  ''
+  'entra'
   'easyauth'
   'single'
 ])
-param authMode string = 'easyauth'
+param authMode string = ''
 
-@description('Microsoft Entra app (client) id for App Service Authentication. Empty: not configured here (then configure it yourself before using easyauth).')
+@description('Microsoft Entra application (client) id of the API. Set: the handler verifies tokens issued by this tenant for it (AUTH_ISSUER, AUTH_AUDIENCE), and App Service Authentication validates them in front when appServiceAuth is true. Empty: neither is configured here.')
 param authClientId string = ''
+
+@description('The aud the handler requires (AUTH_AUDIENCE). Empty: authClientId, the audience of v2.0 access tokens.')
+param authAudience string = ''
+
+@description('Turn on App Service Authentication in front of the API when authClientId is set. The handler verifies tokens itself under entra, so this is a second guard there; easyauth depends on it.')
+param appServiceAuth bool = true
+
+@description('Comma-separated user ids allowed on /api/manage under AUTH_MODE=single (ADMIN_USERS). Under entra and easyauth the Todo.Admin app role decides.')
+param adminUsers string = ''
 
 @description('Retention of version documents, the audit outbox, in seconds (VERSION_TTL_SECONDS).')
 @minValue(60)
@@ -191,6 +202,9 @@ var appSettings = {
   PARTITION_SCHEME: partitionScheme
   SYNTHETIC_BUCKETS: string(syntheticBuckets)
   AUTH_MODE: authMode
+  AUTH_ISSUER: empty(authClientId) ? '' : '${environment().authentication.loginEndpoint}${tenant().tenantId}/v2.0'
+  AUTH_AUDIENCE: empty(authAudience) ? authClientId : authAudience
+  ADMIN_USERS: adminUsers
   VERSION_TTL_SECONDS: string(versionTtlSeconds)
   LOG_LEVEL: logLevel
 }
@@ -212,7 +226,7 @@ module functionApp 'modules/functionapp.bicep' = {
     runtimeVersion: functionsRuntimeVersion
     instanceMemoryMB: instanceMemoryMB
     maximumInstanceCount: maximumInstanceCount
-    authClientId: authClientId
+    authClientId: appServiceAuth ? authClientId : ''
   }
 }
 

@@ -150,10 +150,11 @@ resource settings 'Microsoft.Web/sites/config@2024-04-01' = {
 }
 
 // App Service Authentication (Easy Auth v2): validates Microsoft Entra
-// bearer tokens and sets X-MS-CLIENT-PRINCIPAL-ID, which AUTH_MODE=easyauth
-// trusts. Without it that header is not stripped from incoming requests, so
-// easyauth must not be deployed with an empty authClientId (infra/deploy.sh
-// check refuses it).
+// bearer tokens and sets X-MS-CLIENT-PRINCIPAL-ID and X-MS-CLIENT-PRINCIPAL,
+// which AUTH_MODE=easyauth trusts. Without it those headers are not stripped
+// from incoming requests, so easyauth must not be deployed without it
+// (infra/deploy.sh check refuses it). Under entra the handler verifies the
+// token itself and this is a second guard.
 resource auth 'Microsoft.Web/sites/config@2024-04-01' = if (!empty(authClientId)) {
   parent: site
   name: 'authsettingsV2'
