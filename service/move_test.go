@@ -2,9 +2,11 @@ package service_test
 
 import (
 	"context"
+	"log/slog"
 	"testing"
 
 	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/audit/reconcile"
 	"github.com/todoaudit/todo/bolt"
 	"github.com/todoaudit/todo/partition"
 	"github.com/todoaudit/todo/service"
@@ -48,11 +50,11 @@ func open(t *testing.T, scheme string) (store.Container, store.Container) {
 }
 
 // A move interrupted after its first step leaves the todo hidden but not
-// lost: retrying the move finishes it under the same new id, and so does
-// the next read of the old id (read repair).
+// lost: retrying the move finishes it under the same new id, and so do the
+// next read of the old id (read repair) and the next reconcile run.
 func TestInterruptedMoveResumes(t *testing.T) {
 	for _, scheme := range []string{partition.Hierarchical, partition.Category} {
-		for _, resume := range []string{"retry", "read"} {
+		for _, resume := range []string{"retry", "read", "reconcile"} {
 			todos, audit := open(t, scheme)
 			f := &flaky{Container: todos}
 			sch, _ := partition.New(scheme, 1, nil)
@@ -66,12 +68,20 @@ func TestInterruptedMoveResumes(t *testing.T) {
 			if _, err := svc.Move(ctx, id, "Household", ""); !todo.IsKind(err, todo.Unavailable) {
 				t.Fatalf("%s: first move attempt: %v, want the injected failure", scheme, err)
 			}
-			if resume == "retry" {
+			switch resume {
+			case "retry":
 				if _, err := svc.Move(ctx, id, "Household", ""); err != nil {
 					t.Fatalf("%s: retried move: %v", scheme, err)
 				}
-			} else if _, err := svc.Get(ctx, id); !todo.IsKind(err, todo.NotFound) {
-				t.Fatalf("%s: a moved todo is still visible: %v", scheme, err)
+			case "read":
+				if _, err := svc.Get(ctx, id); !todo.IsKind(err, todo.NotFound) {
+					t.Fatalf("%s: a moved todo is still visible: %v", scheme, err)
+				}
+			case "reconcile":
+				rec := &reconcile.Reconciler{Todos: todos, Audit: audit, Log: slog.New(slog.DiscardHandler), FinishMove: svc.FinishVersionMove}
+				if _, err := rec.Run(context.Background()); err != nil {
+					t.Fatalf("%s: reconcile: %v", scheme, err)
+				}
 			}
 			page, err := svc.List(ctx, service.ListOptions{})
 			if err != nil || len(page.Items) != 1 {
