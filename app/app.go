@@ -94,7 +94,8 @@ func Start(cfg *config.Config, log *slog.Logger, o *Options) (*App, error) {
 	bgCtx, cancelBg := context.WithCancel(context.Background())
 	openCtx, cancelOpen := context.WithCancel(bgCtx)
 	// Under entra the provider is discovered while the store opens.
-	authn, err := auth.New(bgCtx, cfg.Auth, log)
+	h := health.New(log)
+	authn, err := auth.New(bgCtx, cfg.Auth, log, func(err error) { h.Report("identity provider", err) })
 	if err != nil {
 		cancelOpen()
 		cancelBg()
@@ -102,7 +103,7 @@ func Start(cfg *config.Config, log *slog.Logger, o *Options) (*App, error) {
 		return nil, err
 	}
 	a := &App{
-		cfg: cfg, log: log, opts: o, ln: ln, health: health.New(log), auth: authn,
+		cfg: cfg, log: log, opts: o, ln: ln, health: h, auth: authn,
 		cancelOpen: cancelOpen, cancelBg: cancelBg, opened: make(chan struct{}), serving: make(chan struct{}),
 	}
 	var starting http.Handler = http.HandlerFunc(a.starting)

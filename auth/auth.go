@@ -67,12 +67,17 @@ type Authenticator struct {
 
 // New returns the authenticator of settings s, which Resolve has checked.
 // Under entra it discovers the provider in the background until ctx ends;
-// tokens are refused with 503 until its keys are loaded.
-func New(ctx context.Context, s Settings, log *slog.Logger) (*Authenticator, error) {
+// tokens are refused with 503 until its keys are loaded. report, when not
+// nil, hears whether the provider's keys can be fetched (a non-nil error
+// while they cannot), for the health state.
+func New(ctx context.Context, s Settings, log *slog.Logger, report func(error)) (*Authenticator, error) {
 	admins := func(user string) bool { return slices.Contains(s.AdminUsers, user) }
 	switch s.Mode {
 	case Entra:
 		e := newEntra(s.Issuer, s.Audience, log)
+		if report != nil {
+			e.report = report
+		}
 		go e.run(ctx)
 		return &Authenticator{identify: e.identify, bearer: true}, nil
 	case EasyAuth:

@@ -42,6 +42,8 @@ type entra struct {
 	log              *slog.Logger
 	minKeyRefresh    time.Duration
 	now              func() time.Time
+	// report hears each discovery and key set fetch outcome.
+	report func(error)
 
 	// verifier and keys are set once discovery succeeds.
 	verifier atomic.Pointer[oidc.IDTokenVerifier]
@@ -54,6 +56,7 @@ func newEntra(issuer, audience string, log *slog.Logger) *entra {
 		client:        &http.Client{Timeout: fetchTimeout},
 		minKeyRefresh: minKeyRefresh,
 		now:           time.Now,
+		report:        func(error) {},
 	}
 }
 
@@ -66,6 +69,7 @@ func (e *entra) run(ctx context.Context) {
 		if err == nil {
 			break
 		}
+		e.report(unreachable(err))
 		e.log.Error("OpenID provider not reachable; bearer tokens get 503 until it is", "issuer", e.issuer, "retryIn", delay.String(), "error", err.Error())
 		if !sleep(ctx, delay) {
 			return
@@ -104,6 +108,12 @@ func (e *entra) discover(ctx context.Context) error {
 			return fmt.Errorf("the OpenID configuration names no jwks_uri (%v)", err)
 		}
 		keys := newKeySet(meta.JWKS, e.client, e.minKeyRefresh)
+		keys.fetched = func(err error) {
+			if err != nil {
+				err = unreachable(err)
+			}
+			e.report(err)
+		}
 		e.keys.Store(keys)
 		// exp and nbf are checked here with maxSkew: go-oidc allows none
 		// on exp and five minutes on nbf.
@@ -114,6 +124,11 @@ func (e *entra) discover(ctx context.Context) error {
 		}))
 	}
 	return e.keys.Load().refresh(ctx)
+}
+
+// unreachable is the public face of a provider that cannot be reached.
+func unreachable(err error) error {
+	return todo.Wrap(todo.Unavailable, err, "the identity provider's keys cannot be fetched, so bearer tokens cannot be verified")
 }
 
 // claims are the token claims entra reads beyond go-oidc's checks.
@@ -138,7 +153,7 @@ func (e *entra) identify(r *http.Request, _ Access) (Caller, error) {
 	tok, err := v.Verify(ctx, token)
 	if err != nil {
 		if *unavailable {
-			return Caller{}, todo.Wrap(todo.Unavailable, err, "the identity provider's keys cannot be fetched")
+			return Caller{}, unreachable(err)
 		}
 		return Caller{}, invalid(err)
 	}

@@ -28,6 +28,8 @@ type keySet struct {
 	client     *http.Client
 	minRefresh time.Duration
 	flight     singleflight.Group
+	// fetched, when set, hears the outcome of every fetch.
+	fetched func(error)
 
 	mu       sync.Mutex
 	keys     map[string]*rsa.PublicKey // by key id; nil until the first fetch succeeds
@@ -131,6 +133,9 @@ func (k *keySet) refresh(ctx context.Context) error {
 		k.mu.Unlock()
 
 		keys, err := k.fetch(context.WithoutCancel(ctx))
+		if k.fetched != nil {
+			k.fetched(err)
+		}
 		k.mu.Lock()
 		defer k.mu.Unlock()
 		k.lastErr = err

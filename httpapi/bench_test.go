@@ -33,7 +33,7 @@ func newAPI(b *testing.B) (http.Handler, string) {
 	audit, _ := st.Container(context.Background(), "audit")
 	sch, _ := partition.New("hierarchical", 1, nil)
 	svc := service.New(sch, todos, audit, nil)
-	authn, err := auth.New(context.Background(), auth.Settings{Mode: auth.Dev}, nil)
+	authn, err := auth.New(context.Background(), auth.Settings{Mode: auth.Dev}, nil, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
