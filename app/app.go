@@ -328,7 +328,7 @@ func (a *App) open(ctx, bg context.Context) error {
 		return err
 	}
 	svc := service.New(scheme, todos, auditC, &service.Options{VersionTTL: a.cfg.VersionTTL})
-	auditTrigger, err := trigger.New(a.log)
+	auditTrigger, err := trigger.New(a.cfg.TodoContainer, a.log)
 	if err != nil {
 		return err
 	}

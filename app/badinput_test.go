@@ -138,7 +138,9 @@ func TestBadInput(t *testing.T) {
 		{"invocation that is not JSON", "POST", "/AuditTrigger", `not json`, nil, 400},
 		{"invocation without documents", "POST", "/AuditTrigger", `{"Data":{},"Metadata":{}}`, nil, 400},
 		{"invocation with non-array documents", "POST", "/AuditTrigger", `{"Data":{"documents":"\"{}\""},"Metadata":{}}`, nil, 400},
-		{"invocation with a malformed version", "POST", "/AuditTrigger", `{"Data":{"documents":[{"type":"todoVersion","todoId":"a/b","version":1}]}}`, nil, 400},
+		{"invocation with a document that is not an object", "POST", "/AuditTrigger", `{"Data":{"documents":[1]}}`, nil, 400},
+		{"dead letters filtered by category", "GET", "/api/manage/deadletters?category=Grocery", ``, nil, 400},
+		{"dead letters with a bad continuation", "GET", "/api/manage/deadletters?continuation=x", ``, nil, 400},
 	}
 	if len(cases) < 25 {
 		t.Fatalf("only %d bad-input cases", len(cases))

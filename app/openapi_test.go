@@ -83,6 +83,7 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		{"GET", "/api/manage/todos", "", []string{"X-User-Id: bob"}},
 		{"GET", "/api/health", "", nil},
 		{"GET", "/api/manage/partitions?top=5", "", nil},
+		{"GET", "/api/manage/deadletters?pageSize=5", "", nil},
 	}
 	for _, rq := range requests {
 		var body any

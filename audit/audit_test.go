@@ -175,7 +175,7 @@ func same(t *testing.T, got, want map[string]string) {
 
 func triggerServer(t *testing.T, wrap func(http.Handler) http.Handler) string {
 	t.Helper()
-	tr, err := trigger.New(quiet)
+	tr, err := trigger.New("todos", quiet)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,67 +9,94 @@ package audit
 import (
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/todoaudit/todo"
 )
 
-// Records turns one change-feed batch into audit records. Version documents
-// (the outbox) give one record each; a todo document gives the record of the
-// version it stands for, unless the batch holds that version's document too,
-// so a todo written by another tool is still audited. Record ids are
-// deterministic in entity and version, and both sources build byte-equal
-// records, so redelivered, reordered or overlapping batches never duplicate
-// or disagree. Other document types (sequence documents) are skipped. A
-// malformed todo or version document fails the whole batch.
-func Records(docs []json.RawMessage) ([]todo.AuditRecord, error) {
-	var fromVersions, fromTodos []todo.Version
-	for i, raw := range docs {
-		var head struct {
-			Type string `json:"type"`
-		}
-		if err := json.Unmarshal(raw, &head); err != nil {
-			return nil, fmt.Errorf("document %d: %w", i, err)
-		}
-		switch head.Type {
-		case todo.TypeVersion:
-			var v todo.Version
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return nil, fmt.Errorf("version document %d: %w", i, err)
-			}
-			if err := checkVersion(v); err != nil {
-				return nil, fmt.Errorf("version document %d: %w", i, err)
-			}
-			fromVersions = append(fromVersions, v)
-		case todo.TypeTodo:
-			var t todo.Todo
-			if err := json.Unmarshal(raw, &t); err != nil {
-				return nil, fmt.Errorf("todo document %d: %w", i, err)
-			}
-			v := todo.VersionOf(t)
-			if err := checkVersion(v); err != nil {
-				return nil, fmt.Errorf("todo document %d: %w", i, err)
-			}
-			fromTodos = append(fromTodos, v)
+// Outcome is what one change-feed batch becomes.
+type Outcome struct {
+	Records []todo.AuditRecord
+	// DeadLetters are the documents that could not be audited, one each.
+	DeadLetters []todo.DeadLetter
+}
+
+// Records turns one change-feed batch from the source container into audit
+// records. Version documents (the outbox) give one record each; a todo
+// document gives the record of the version it stands for, unless the batch
+// holds that version's document too, so a todo written by another tool is
+// still audited. Record ids are deterministic in entity and version, and
+// both sources build byte-equal records, so redelivered, reordered or
+// overlapping batches never duplicate or disagree. Other document types
+// (sequence documents) are skipped. A malformed todo or version document
+// becomes a dead letter and the rest of the batch is audited as usual.
+func Records(docs []json.RawMessage, source string, now time.Time) Outcome {
+	var out Outcome
+	type candidate struct {
+		v   todo.Version
+		raw json.RawMessage
+	}
+	var fromVersions, fromTodos []candidate
+	for _, raw := range docs {
+		v, audited, err := versionOf(raw)
+		switch {
+		case err != nil:
+			out.DeadLetters = append(out.DeadLetters, todo.NewDeadLetter(source, raw, err.Error(), now))
+		case audited == todo.TypeVersion:
+			fromVersions = append(fromVersions, candidate{v, raw})
+		case audited == todo.TypeTodo:
+			fromTodos = append(fromTodos, candidate{v, raw})
 		}
 	}
 	seen := map[string]bool{}
-	var out []todo.AuditRecord
-	for _, v := range append(fromVersions, fromTodos...) {
-		rec, err := todo.NewAuditRecord(v)
+	for _, c := range append(fromVersions, fromTodos...) {
+		rec, err := todo.NewAuditRecord(c.v)
 		if err != nil {
-			return nil, err
+			out.DeadLetters = append(out.DeadLetters, todo.NewDeadLetter(source, c.raw, err.Error(), now))
+			continue
 		}
 		key := rec.EntityKey + "\x00" + rec.ID
 		if seen[key] {
 			continue
 		}
 		seen[key] = true
-		out = append(out, rec)
+		out.Records = append(out.Records, rec)
 	}
-	return out, nil
+	return out
 }
 
-func checkVersion(v todo.Version) error {
+// versionOf decodes one change-feed document into the version it records
+// and the document type it came from; typ is "" for documents the audit
+// does not cover.
+func versionOf(raw json.RawMessage) (v todo.Version, typ string, err error) {
+	var head struct {
+		Type string `json:"type"`
+	}
+	if err := json.Unmarshal(raw, &head); err != nil {
+		return v, "", fmt.Errorf("not a JSON object: %w", err)
+	}
+	switch head.Type {
+	case todo.TypeVersion:
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return v, "", fmt.Errorf("version document does not decode: %w", err)
+		}
+	case todo.TypeTodo:
+		var t todo.Todo
+		if err := json.Unmarshal(raw, &t); err != nil {
+			return v, "", fmt.Errorf("todo document does not decode: %w", err)
+		}
+		v = todo.VersionOf(t)
+	default:
+		return v, "", nil
+	}
+	if err := CheckVersion(v); err != nil {
+		return v, "", fmt.Errorf("%s document: %w", head.Type, err)
+	}
+	return v, head.Type, nil
+}
+
+// CheckVersion reports why a version cannot be audited, if it cannot.
+func CheckVersion(v todo.Version) error {
 	switch {
 	case todo.ValidateID(v.TodoID) != nil:
 		return fmt.Errorf("invalid todo id %q", v.TodoID)

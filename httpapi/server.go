@@ -50,6 +50,7 @@ var Routes = []Route{
 	{"RollbackTodo", http.MethodPost, "/api/todos/{id}/rollback", auth.User},
 	{"AdminTodos", http.MethodGet, "/api/manage/todos", auth.Admin},
 	{"Partitions", http.MethodGet, "/api/manage/partitions", auth.Admin},
+	{"DeadLetters", http.MethodGet, "/api/manage/deadletters", auth.Admin},
 	{"Health", http.MethodGet, "/api/health", auth.Anyone},
 }
 
@@ -112,6 +113,7 @@ func New(c Config) http.Handler {
 		"POST /api/todos/{id}/rollback":      a.rollback,
 		"GET /api/manage/todos":              a.admin,
 		"GET /api/manage/partitions":         a.partitions,
+		"GET /api/manage/deadletters":        a.deadLetters,
 		"GET /api/health":                    a.health,
 	}
 	for _, rt := range Routes {

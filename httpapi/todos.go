@@ -387,6 +387,35 @@ func (a *api) verify(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// deadLetterPage is the body of dead-letter answers.
+type deadLetterPage struct {
+	Items        []todo.DeadLetter `json:"items"`
+	Continuation *string           `json:"continuation"`
+}
+
+func (a *api) deadLetters(w http.ResponseWriter, r *http.Request) error {
+	o, err := listOptions(r)
+	if err != nil {
+		return err
+	}
+	if o.Category != nil || o.IsCompleted != nil {
+		return todo.Errorf(todo.Invalid, "dead letters take only pageSize and continuation")
+	}
+	p, err := a.Service.DeadLetters(r.Context(), o.PageSize, o.Continuation)
+	if err != nil {
+		return err
+	}
+	body := deadLetterPage{Items: p.Items}
+	if body.Items == nil {
+		body.Items = []todo.DeadLetter{}
+	}
+	if p.Continuation != "" {
+		body.Continuation = &p.Continuation
+	}
+	writeJSON(w, http.StatusOK, body)
+	return nil
+}
+
 func (a *api) rollback(w http.ResponseWriter, r *http.Request) error {
 	id, match, err := target(r)
 	if err != nil {

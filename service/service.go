@@ -28,8 +28,10 @@ type Service struct {
 	audit    *repo.Repository[todo.AuditRecord]
 	// records reads audit records as stored, for verification.
 	records *repo.Repository[json.RawMessage]
-	ttl     int
-	now     func() time.Time
+	// deadLetters reads the audit container's dead-letter partition.
+	deadLetters *repo.Repository[todo.DeadLetter]
+	ttl         int
+	now         func() time.Time
 }
 
 // Options configure a Service; nil means defaults.
@@ -63,6 +65,7 @@ func New(scheme partition.Scheme, todos, audit store.Container, o *Options) *Ser
 	}
 	s.audit = repo.New[todo.AuditRecord](audit, auditKey)
 	s.records = repo.New[json.RawMessage](audit, auditKey)
+	s.deadLetters = repo.New[todo.DeadLetter](audit, nil)
 	return s
 }
 

@@ -53,6 +53,9 @@ func (r *Reconciler) Run(ctx context.Context) (Result, error) {
 		byEntity := map[string][]todo.Version{}
 		for _, d := range page.Items {
 			v := d.Value
+			if audit.CheckVersion(v) != nil {
+				continue // the trigger dead-letters it
+			}
 			byEntity[todo.EntityKey(v.UserID, v.TodoID)] = append(byEntity[todo.EntityKey(v.UserID, v.TodoID)], v)
 			res.Versions++
 			if r.FinishMove != nil {

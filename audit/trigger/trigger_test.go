@@ -25,7 +25,7 @@ func TestTriggerResponseGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := trigger.New(quiet)
+	tr, err := trigger.New("todos", quiet)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func FuzzTrigger(f *testing.F) {
 	}
 	f.Add([]byte(`{"Data":{"documents":[{"type":"todo","id":"a:b","userId":"u","version":1}]}}`))
 	f.Add([]byte(`{"Data":{"documents":[{"type":"todoVersion","todoId":"x","userId":"u","version":2,"operation":"delete"}]}}`))
-	tr, err := trigger.New(quiet)
+	tr, err := trigger.New("todos", quiet)
 	if err != nil {
 		f.Fatal(err)
 	}
