@@ -6,6 +6,7 @@ package app
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -337,6 +338,13 @@ func (a *App) open(ctx, bg context.Context) error {
 		return err
 	}
 	rec := &reconcile.Reconciler{Todos: todos, Audit: auditC, Log: a.log, FinishMove: svc.FinishVersionMove}
+	// Standalone, the invocation endpoints share the public address, so
+	// they answer only the handler's own pump, which holds this key; under
+	// the host, only the host reaches the loopback port.
+	var key string
+	if a.cfg.Mode == config.Standalone {
+		key = rand.Text()
+	}
 	h := httpapi.New(httpapi.Config{
 		Service:      svc,
 		Auth:         a.auth,
@@ -347,9 +355,11 @@ func (a *App) open(ctx, bg context.Context) error {
 			"AuditTrigger": auditTrigger,
 			"Reconcile":    reconcile.Handler(rec, a.log),
 		},
-		Log:        a.log,
-		StoreName:  storeName,
-		Partitions: hot,
+		MaxPayloadBytes: a.cfg.MaxPayloadBytes,
+		InvocationKey:   key,
+		Log:             a.log,
+		StoreName:       storeName,
+		Partitions:      hot,
 	})
 	a.health.Opened()
 	a.handler.Store(&h)
@@ -364,6 +374,7 @@ func (a *App) open(ctx, bg context.Context) error {
 		if err != nil {
 			return err
 		}
+		p.Key = key
 		a.pump = p
 		a.goBackground(func() {
 			if err := p.Run(bg); err != nil {

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/todoaudit/todo/azfunc"
 )
 
 // Every bad input gets a 4xx problem+json answer, stores nothing and leaves
@@ -135,12 +137,12 @@ func TestBadInput(t *testing.T) {
 		{"unknown route", "GET", "/api/nothing", ``, nil, 404},
 		{"partitions top out of range", "GET", "/api/manage/partitions?top=0", ``, nil, 400},
 		{"wrong method", "PATCH", "/api/todos/" + id, `{}`, nil, 405},
-		{"invocation that is not JSON", "POST", "/AuditTrigger", `not json`, nil, 400},
-		{"invocation without documents", "POST", "/AuditTrigger", `{"Data":{},"Metadata":{}}`, nil, 400},
-		{"invocation with non-array documents", "POST", "/AuditTrigger", `{"Data":{"documents":"\"{}\""},"Metadata":{}}`, nil, 400},
-		{"invocation with a document that is not an object", "POST", "/AuditTrigger", `{"Data":{"documents":[1]}}`, nil, 400},
 		{"dead letters filtered by category", "GET", "/api/manage/deadletters?category=Grocery", ``, nil, 400},
 		{"dead letters with a bad continuation", "GET", "/api/manage/deadletters?continuation=x", ``, nil, 400},
+		{"public call of AuditTrigger", "POST", "/AuditTrigger", `{"Data":{"documents":"\"[]\""},"Metadata":{}}`, nil, 404},
+		{"public call of AuditTrigger with a guessed key", "POST", "/AuditTrigger", `{"Data":{"documents":"\"[]\""},"Metadata":{}}`, []string{azfunc.KeyHeader + ": guess"}, 404},
+		{"public call of Reconcile", "POST", "/Reconcile", `{"Data":{"timer":{}},"Metadata":{}}`, nil, 404},
+		{"public GET of AuditTrigger", "GET", "/AuditTrigger", ``, nil, 404},
 	}
 	if len(cases) < 25 {
 		t.Fatalf("only %d bad-input cases", len(cases))
@@ -156,17 +158,15 @@ func TestBadInput(t *testing.T) {
 			if r.Status != tc.status {
 				t.Fatalf("status %d, want %d: %s", r.Status, tc.status, r.Body)
 			}
-			if strings.HasPrefix(tc.path, "/api/") {
-				if ct := r.Header.Get("Content-Type"); ct != "application/problem+json" {
-					t.Fatalf("Content-Type %q, want application/problem+json", ct)
-				}
-				var p map[string]any
-				if err := json.Unmarshal(r.Body, &p); err != nil {
-					t.Fatal(err)
-				}
-				if p["type"] == "" || p["title"] == "" || p["status"] != float64(tc.status) || p["detail"] == "" {
-					t.Fatalf("problem body %s", r.Body)
-				}
+			if ct := r.Header.Get("Content-Type"); ct != "application/problem+json" {
+				t.Fatalf("Content-Type %q, want application/problem+json", ct)
+			}
+			var p map[string]any
+			if err := json.Unmarshal(r.Body, &p); err != nil {
+				t.Fatal(err)
+			}
+			if p["type"] == "" || p["title"] == "" || p["status"] != float64(tc.status) || p["detail"] == "" {
+				t.Fatalf("problem body %s", r.Body)
 			}
 		})
 	}

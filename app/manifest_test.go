@@ -84,8 +84,8 @@ func TestManifest(t *testing.T) {
 			t.Errorf("router route %s (%s) is in no function.json", key, fn)
 		}
 	}
-	// The payload-mode functions answer at POST /{name}.
-	s := startApp(t, nil)
+	// The payload-mode functions answer the host at POST /{name}.
+	s := startApp(t, map[string]string{"FUNCTIONS_CUSTOMHANDLER_PORT": freePort(t), "AUTH_MODE": "single"})
 	for _, name := range payload {
 		if r := s.Do("POST", "/"+name, `{"Data":{},"Metadata":{}}`); r.Status == 404 || r.Status == 405 {
 			t.Errorf("payload-mode function %s is not served: %d", name, r.Status)

@@ -48,31 +48,49 @@ type Sys struct {
 	RandGuid   string `json:"RandGuid"`
 }
 
-// MaxRequestBytes bounds an invocation body (a trigger batch).
-const MaxRequestBytes = 64 << 20
+// MaxResponseBytes bounds a handler's reply as DecodeResponse reads it.
+const MaxResponseBytes = 64 << 20
+
+// KeyHeader carries the secret with which the standalone change-feed pump
+// invokes payload-mode functions; see the README. The Functions host does
+// not send it: under the host only the host reaches the handler's port.
+const KeyHeader = "X-Todoaudit-Invocation-Key"
 
 // DecodeRequest reads an invocation envelope. The host streams it chunked,
-// so the length is unknown: read to the end, within a limit.
+// so its length is unknown: the caller bounds r (http.MaxBytesReader), and
+// the envelope is decoded as it streams in rather than read whole first.
 func DecodeRequest(r io.Reader) (*InvokeRequest, error) {
-	b, err := io.ReadAll(io.LimitReader(r, MaxRequestBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("reading the invocation: %w", err)
-	}
-	if len(b) > MaxRequestBytes {
-		return nil, errors.New("invocation is larger than the limit")
-	}
 	var req InvokeRequest
-	dec := json.NewDecoder(bytes.NewReader(b))
+	dec := json.NewDecoder(r)
 	if err := dec.Decode(&req); err != nil {
 		return nil, fmt.Errorf("invocation is not a JSON object: %w", err)
 	}
-	if dec.More() {
+	if _, err := dec.Token(); err != io.EOF {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return nil, fmt.Errorf("invocation: %w", err)
+		}
 		return nil, errors.New("invocation has data after its JSON object")
 	}
 	if req.Data == nil {
 		return nil, errors.New("invocation has no Data")
 	}
 	return &req, nil
+}
+
+// WriteFailure fails an invocation with a JSON answer that is not 2xx, so
+// that the host's retry policy applies: 413 for a body over its limit, 400
+// for any other malformed invocation.
+func WriteFailure(w http.ResponseWriter, err error) {
+	status := http.StatusBadRequest
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		status = http.StatusRequestEntityTooLarge
+	}
+	b, _ := json.Marshal(map[string]string{"error": err.Error()})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
 }
 
 // maxEncodings bounds how many times a value may be string-encoded.
@@ -164,7 +182,7 @@ func WriteResponse(w http.ResponseWriter, resp InvokeResponse) {
 // DecodeResponse reads a handler's reply as the host would: only a 2xx
 // JSON reply completes an invocation.
 func DecodeResponse(resp *http.Response) (*InvokeResult, error) {
-	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxRequestBytes))
+	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxResponseBytes))
 	if err != nil {
 		return nil, err
 	}

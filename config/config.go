@@ -47,6 +47,7 @@ var Settings = []Setting{
 	{"SINGLE_USER_ID", "owner", "the one user under AUTH_MODE=single"},
 	{"ADMIN_USERS", "", "dev and single: comma-separated user ids allowed on /api/manage (entra and easyauth use the Todo.Admin app role)"},
 	{"MAX_BODY_BYTES", "1048576", "request body limit in bytes (at most 2000000)"},
+	{"MAX_PAYLOAD_BYTES", "16777216", "payload-mode invocation (trigger batch) limit in bytes, 1 MiB to 256 MiB"},
 	{"VERSION_TTL_SECONDS", "2592000", "retention of version documents (the audit outbox) in seconds"},
 	{"AUDIT_PUMP", "on", "on or off: the standalone change-feed pump that feeds AuditTrigger"},
 	{"LOG_LEVEL", "info", "debug, info, warn or error"},
@@ -84,6 +85,7 @@ type Config struct {
 	SyntheticBuckets int
 	Auth             auth.Settings
 	MaxBodyBytes     int64
+	MaxPayloadBytes  int64
 	VersionTTL       time.Duration
 	AuditPump        bool
 	LogLevel         string
@@ -202,6 +204,11 @@ func Load(lookup func(string) (string, bool)) (*Config, error) {
 		return nil, err
 	}
 	c.MaxBodyBytes = int64(maxBody)
+	maxPayload, err := intSetting(get, "MAX_PAYLOAD_BYTES", 1<<20, 256<<20)
+	if err != nil {
+		return nil, err
+	}
+	c.MaxPayloadBytes = int64(maxPayload)
 	ttl, err := intSetting(get, "VERSION_TTL_SECONDS", 60, 10*365*24*3600)
 	if err != nil {
 		return nil, err

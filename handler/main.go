@@ -45,6 +45,12 @@ func run(lookup func(string) (string, bool), stdout, stderr io.Writer) int {
 	if _, set := lookup("GOGC"); !set {
 		debug.SetGCPercent(400)
 	}
+	// That 400 % would let the garbage of a few large invocations pile up
+	// to many times MAX_PAYLOAD_BYTES; a soft memory limit makes the GC
+	// work harder before that (an explicit GOMEMLIMIT still wins).
+	if _, set := lookup("GOMEMLIMIT"); !set {
+		debug.SetMemoryLimit(32<<20 + 3*cfg.MaxPayloadBytes)
+	}
 	// Signals are taken over before anything else starts, so that one
 	// arriving while the store opens is not lost.
 	signals := make(chan os.Signal, 2)

@@ -6,6 +6,7 @@ package httpapi
 
 import (
 	"context"
+	"crypto/subtle"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/auth"
+	"github.com/todoaudit/todo/azfunc"
 	"github.com/todoaudit/todo/health"
 	"github.com/todoaudit/todo/hotkeys"
 	"github.com/todoaudit/todo/service"
@@ -77,7 +79,16 @@ type Config struct {
 	// Invocations maps payload-mode function names (AuditTrigger,
 	// Reconcile) to their handlers, served at POST /{name}.
 	Invocations map[string]http.Handler
-	Log         *slog.Logger
+	// MaxPayloadBytes limits invocation bodies: 413 above it, and never
+	// more than that read.
+	MaxPayloadBytes int64
+	// InvocationKey, when set, is the secret an invocation must carry in
+	// azfunc.KeyHeader; to any other caller the invocation routes do not
+	// exist (404). Standalone, only the handler's own pump knows it. Under
+	// the Functions host it is empty: the handler listens on a loopback
+	// port that only the host talks to.
+	InvocationKey string
+	Log           *slog.Logger
 	// StoreName is reported by /api/health.
 	StoreName string
 	// Partitions is the live per-partition load served at
@@ -124,9 +135,40 @@ func New(c Config) http.Handler {
 		r.Methods(rt.Methods()...).Path(rt.Path).Name(rt.Function).Handler(a.wrap(rt, h))
 	}
 	for name, h := range c.Invocations {
-		r.Methods(http.MethodPost).Path("/" + name).Name(name).Handler(a.recoverer(name, h))
+		r.Methods(http.MethodPost).Path("/" + name).MatcherFunc(a.keyMatches).Name(name).Handler(a.recoverer(name, a.bounded(h)))
 	}
 	return r
+}
+
+// keyMatches reports whether an invocation carries the invocation key, if
+// there is one; the comparison takes the same time wherever they differ.
+func (a *api) keyMatches(r *http.Request, _ *mux.RouteMatch) bool {
+	return a.InvocationKey == "" || subtle.ConstantTimeCompare([]byte(r.Header.Get(azfunc.KeyHeader)), []byte(a.InvocationKey)) == 1
+}
+
+// maxPayloadsAtOnce is how many invocations are decoded at once; more
+// wait their turn, so that memory stays within a small multiple of
+// MaxPayloadBytes however many the host sends in parallel.
+const maxPayloadsAtOnce = 1
+
+// bounded refuses an invocation body over MaxPayloadBytes: at once when its
+// length says so, or as soon as that much has been read of a chunked one.
+func (a *api) bounded(h http.Handler) http.Handler {
+	turns := make(chan struct{}, maxPayloadsAtOnce)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength > a.MaxPayloadBytes {
+			azfunc.WriteFailure(w, &http.MaxBytesError{Limit: a.MaxPayloadBytes})
+			return
+		}
+		select {
+		case turns <- struct{}{}:
+			defer func() { <-turns }()
+		case <-r.Context().Done():
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, a.MaxPayloadBytes)
+		h.ServeHTTP(w, r)
+	})
 }
 
 // ready answers the host's readiness and health polls of GET /.

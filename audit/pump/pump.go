@@ -47,6 +47,9 @@ type Pump struct {
 	Delays        []time.Duration
 	// Parallel is how many batches may be in delivery at once.
 	Parallel int
+	// Key is sent in azfunc.KeyHeader with every invocation: the handler
+	// answers its invocation endpoints only to the holder of its key.
+	Key string
 }
 
 // New returns a pump configured from AuditTrigger's function.json.
@@ -291,6 +294,9 @@ func (p *Pump) deliver(ctx context.Context, items []store.Item) error {
 	req.Header.Set("Content-Type", "application/json; charset=utf-8")
 	req.Header.Set("X-Azure-Functions-InvocationId", uuid.NewString())
 	req.Header.Set("User-Agent", "todoaudit-pump (Azure-Functions-Host compatible)")
+	if p.Key != "" {
+		req.Header.Set(azfunc.KeyHeader, p.Key)
+	}
 	resp, err := p.Client.Do(req)
 	if err != nil {
 		return err

@@ -130,10 +130,7 @@ func (r *Reconciler) refill(ctx context.Context, key string, vs []todo.Version) 
 func Handler(rec *Reconciler, log *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if _, err := azfunc.DecodeRequest(r.Body); err != nil {
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusBadRequest)
-			b, _ := json.Marshal(map[string]string{"error": err.Error()})
-			_, _ = w.Write(b)
+			azfunc.WriteFailure(w, err)
 			return
 		}
 		ctx, m := store.WithMeter(r.Context())

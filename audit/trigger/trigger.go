@@ -93,7 +93,5 @@ func (t *Trigger) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func (t *Trigger) fail(w http.ResponseWriter, invocation string, err error) {
 	t.Log.Error("audit batch refused", "error", err.Error(), "invocationId", invocation)
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusBadRequest)
-	_, _ = fmt.Fprintf(w, `{"error":%q}`, err.Error())
+	azfunc.WriteFailure(w, err)
 }

@@ -1,0 +1,51 @@
+package app_test
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// Under the host the invocation endpoints answer the host alone, on its
+// loopback port: a malformed invocation fails with 400, one over
+// MAX_PAYLOAD_BYTES with 413 whether its length is given or it is chunked
+// (as the host sends it).
+func TestPayloadLimits(t *testing.T) {
+	s := startApp(t, map[string]string{"FUNCTIONS_CUSTOMHANDLER_PORT": freePort(t), "AUTH_MODE": "single", "MAX_PAYLOAD_BYTES": "1048576"})
+	for _, tc := range []struct {
+		name, path, body string
+		status           int
+	}{
+		{"invocation that is not JSON", "/AuditTrigger", `not json`, 400},
+		{"invocation without documents", "/AuditTrigger", `{"Data":{},"Metadata":{}}`, 400},
+		{"invocation with non-array documents", "/AuditTrigger", `{"Data":{"documents":"\"{}\""},"Metadata":{}}`, 400},
+		{"invocation with a document that is not an object", "/AuditTrigger", `{"Data":{"documents":[1]}}`, 400},
+		{"invocation with data after it", "/AuditTrigger", `{"Data":{"documents":"\"[]\""}} {}`, 400},
+		{"reconcile that is not JSON", "/Reconcile", `[`, 400},
+		{"empty batch", "/AuditTrigger", `{"Data":{"documents":"\"[]\""},"Metadata":{}}`, 200},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want(t, s.Do("POST", tc.path, tc.body), tc.status)
+		})
+	}
+	big := `{"Data":{"documents":"` + strings.Repeat("x", 2<<20) + `"}}`
+	for _, chunked := range []bool{false, true} {
+		var body io.Reader = strings.NewReader(big)
+		if chunked {
+			body = io.MultiReader(body)
+		}
+		req, _ := http.NewRequest("POST", s.Base+"/AuditTrigger", body)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 413 || resp.Header.Get("Content-Type") != "application/json" || !bytes.Contains(b, []byte("too large")) {
+			t.Fatalf("chunked %v: %d %s %s", chunked, resp.StatusCode, resp.Header.Get("Content-Type"), b)
+		}
+	}
+}
