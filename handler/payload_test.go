@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"net"
@@ -12,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 )
 
 // startHosted runs the handler as the Functions host runs it (on
@@ -24,8 +22,8 @@ func startHosted(t *testing.T, env ...string) *proc {
 	cmd := exec.Command(handlerBinary(t))
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "FUNCTIONS_CUSTOMHANDLER_PORT=" + port, "AUTH_MODE=single",
 		"DATA_DIR=" + t.TempDir(), "LOG_LEVEL=warn"}, env...)
-	p := &proc{cmd: cmd, addr: addr, stderr: &bytes.Buffer{}}
-	cmd.Stderr = p.stderr
+	p := &proc{cmd: cmd, addr: addr, stdout: &syncBuffer{}, stderr: &syncBuffer{}}
+	cmd.Stdout, cmd.Stderr = p.stdout, p.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -33,14 +31,9 @@ func startHosted(t *testing.T, env ...string) *proc {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 	})
-	until(t, 10*time.Second, "handler healthy", func() bool {
-		resp, err := http.Get(p.url("/api/health"))
-		if err != nil {
-			return false
-		}
-		resp.Body.Close()
-		return resp.StatusCode == 200
-	})
+	if !answers200(p.url("/api/health")) {
+		t.Fatalf("handler did not become healthy; stderr: %s", p.stderr)
+	}
 	return p
 }
 
