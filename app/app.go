@@ -55,8 +55,11 @@ type App struct {
 	openErr    error         // why it failed; read only after opened is closed
 	store      store.Store   // set by the opening goroutine before opened is closed
 	pump       *pump.Pump
-	bg         sync.WaitGroup
-	serving    chan struct{} // closed when the server has stopped
+	// invocationKey is what a standalone invocation of a payload-mode
+	// function must carry (see httpapi.Config.InvocationKey).
+	invocationKey string
+	bg            sync.WaitGroup
+	serving       chan struct{} // closed when the server has stopped
 }
 
 // ReconcileEvery is how often the standalone pump reconciles history.
@@ -341,10 +344,10 @@ func (a *App) open(ctx, bg context.Context) error {
 	// Standalone, the invocation endpoints share the public address, so
 	// they answer only the handler's own pump, which holds this key; under
 	// the host, only the host reaches the loopback port.
-	var key string
 	if a.cfg.Mode == config.Standalone {
-		key = rand.Text()
+		a.invocationKey = rand.Text()
 	}
+	key := a.invocationKey
 	h := httpapi.New(httpapi.Config{
 		Service:      svc,
 		Auth:         a.auth,
@@ -438,6 +441,11 @@ func (a *App) reconcileLoop(ctx context.Context, rec *reconcile.Reconciler, swee
 		}
 	}
 }
+
+// InvocationKey is the key a standalone handler's payload-mode functions
+// answer to ("" under the host), for tests and tools that invoke them as
+// the pump does. Valid once the store is open.
+func (a *App) InvocationKey() string { return a.invocationKey }
 
 // DrainAudit delivers every pending change to the audit container now
 // (standalone only), for tests and tools.

@@ -5,6 +5,7 @@ import (
 
 	"github.com/todoaudit/todo/apitest"
 	"github.com/todoaudit/todo/app"
+	"github.com/todoaudit/todo/azfunc"
 	"github.com/todoaudit/todo/cosmos"
 )
 
@@ -26,7 +27,8 @@ func TestHandlerOnCosmos(t *testing.T) {
 	// No pump here: the Reconcile function refills the audit from the
 	// version documents, as it would after the real trigger dropped them.
 	apitest.Proof(t, c.As("carol"), "category", func() {
-		apitest.Want(t, c.Do("POST", "/Reconcile", `{"Data":{"timer":{"IsPastDue":false}},"Metadata":{"sys":{"MethodName":"Reconcile"}}}`), 200)
+		apitest.Want(t, c.Do("POST", "/Reconcile", `{"Data":{"timer":{"IsPastDue":false}},"Metadata":{"sys":{"MethodName":"Reconcile"}}}`,
+			azfunc.KeyHeader+": "+a.InvocationKey()), 200)
 	})
 	if h := apitest.Want(t, c.Do("GET", "/api/health", nil), 200).JSON(t); h["store"] != "cosmos" {
 		t.Fatalf("health: %v", h)
