@@ -1,7 +1,7 @@
 // Package azfunc is the Azure Functions custom-handler wire protocol, and
 // nothing else: the payload-mode invocation envelope the host POSTs to
 // /{FunctionName}, the response it expects back, and the Cosmos DB trigger's
-// string-encoded documents. See shared/reference/functions-protocol.md.
+// string-encoded documents.
 package azfunc
 
 import (
@@ -13,6 +13,9 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/problem"
 )
 
 // InvokeRequest is the body the host sends in payload mode. Values that are
@@ -153,7 +156,7 @@ func WriteResponse(w http.ResponseWriter, resp InvokeResponse) {
 	}
 	b, err := json.Marshal(resp)
 	if err != nil {
-		http.Error(w, `{"error":"response does not encode"}`, http.StatusInternalServerError)
+		problem.Write(w, todo.Wrap(todo.Internal, err, "response does not encode"))
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")

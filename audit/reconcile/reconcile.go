@@ -14,6 +14,7 @@ import (
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/audit"
 	"github.com/todoaudit/todo/azfunc"
+	"github.com/todoaudit/todo/problem"
 	"github.com/todoaudit/todo/repo"
 	"github.com/todoaudit/todo/store"
 )
@@ -130,19 +131,15 @@ func (r *Reconciler) refill(ctx context.Context, key string, vs []todo.Version) 
 func Handler(rec *Reconciler, log *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if _, err := azfunc.DecodeRequest(r.Body); err != nil {
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusBadRequest)
-			b, _ := json.Marshal(map[string]string{"error": err.Error()})
-			_, _ = w.Write(b)
+			log.Error("reconcile invocation refused", "error", err.Error())
+			problem.Write(w, todo.Errorf(todo.Invalid, "%s", err.Error()))
 			return
 		}
 		ctx, m := store.WithMeter(r.Context())
 		res, err := rec.Run(ctx)
 		if err != nil {
 			log.Error("reconcile failed", "error", err.Error(), "kind", todo.KindOf(err).String())
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusInternalServerError)
-			_, _ = w.Write([]byte(`{"error":"reconcile failed"}`))
+			problem.Write(w, err)
 			return
 		}
 		azfunc.WriteResponse(w, azfunc.InvokeResponse{Logs: []string{

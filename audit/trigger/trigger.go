@@ -11,9 +11,11 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/audit"
 	"github.com/todoaudit/todo/azfunc"
 	"github.com/todoaudit/todo/functions"
+	"github.com/todoaudit/todo/problem"
 )
 
 // Trigger serves POST /AuditTrigger: the Cosmos DB trigger in payload mode.
@@ -93,7 +95,5 @@ func (t *Trigger) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func (t *Trigger) fail(w http.ResponseWriter, invocation string, err error) {
 	t.Log.Error("audit batch refused", "error", err.Error(), "invocationId", invocation)
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusBadRequest)
-	_, _ = fmt.Fprintf(w, `{"error":%q}`, err.Error())
+	problem.Write(w, todo.Errorf(todo.Invalid, "%s", err.Error()))
 }
