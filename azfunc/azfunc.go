@@ -48,7 +48,7 @@ type InvokeResult struct {
 type Sys struct {
 	MethodName string `json:"MethodName"`
 	UtcNow     string `json:"UtcNow"`
-	RandGuid   string `json:"RandGuid"`
+	RandGUID   string `json:"RandGuid"`
 }
 
 // MaxRequestBytes bounds an invocation body (a trigger batch).
@@ -136,7 +136,7 @@ func NewTriggerRequest(function, name string, docs []json.RawMessage, now time.T
 	if err != nil {
 		return nil, err
 	}
-	sys, err := json.Marshal(Sys{MethodName: function, UtcNow: now.UTC().Format(time.RFC3339Nano), RandGuid: guid})
+	sys, err := json.Marshal(Sys{MethodName: function, UtcNow: now.UTC().Format(time.RFC3339Nano), RandGUID: guid})
 	if err != nil {
 		return nil, err
 	}
