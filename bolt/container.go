@@ -28,13 +28,6 @@ var _ store.Container = (*container)(nil)
 
 func (c *container) Spec() store.ContainerSpec { return c.spec }
 
-func (c *container) checkFullKey(pk store.PartitionKey) error {
-	if len(pk) != len(c.spec.PartitionKeyPaths) {
-		return todo.Errorf(todo.Invalid, "partition key %s does not match the container's %d key paths", pk, len(c.spec.PartitionKeyPaths))
-	}
-	return nil
-}
-
 // Read is a point read.
 func (c *container) Read(ctx context.Context, pk store.PartitionKey, id string) (store.Item, error) {
 	cost := store.Cost{Scope: store.Point, Requests: 1, Charge: 1}
@@ -42,7 +35,7 @@ func (c *container) Read(ctx context.Context, pk store.PartitionKey, id string) 
 	if err := ctx.Err(); err != nil {
 		return store.Item{}, todo.Wrap(todo.Unavailable, err, "request cancelled")
 	}
-	if err := c.checkFullKey(pk); err != nil {
+	if err := c.spec.CheckKey(pk); err != nil {
 		return store.Item{}, err
 	}
 	var item store.Item
@@ -78,8 +71,8 @@ type prepared struct {
 
 var systemProperties = []string{"_rid", "_self", "_etag", "_attachments", "_ts", "_lsn"}
 
-// prepare validates doc as Cosmos DB would: a JSON object with a valid string
-// id whose partition key properties equal pk, at most 2 MB.
+// prepare validates doc as Cosmos DB would (store.CheckDocument) and
+// encodes it for the commit.
 func (c *container) prepare(pk store.PartitionKey, op store.Op) (prepared, error) {
 	p := prepared{kind: op.Kind, id: op.ID, ifMatch: op.IfMatch}
 	if op.Kind == store.BatchDelete || op.Kind == store.BatchRead {
@@ -89,26 +82,11 @@ func (c *container) prepare(pk store.PartitionKey, op store.Op) (prepared, error
 		p.key = itemKey(pk, op.ID)
 		return p, nil
 	}
-	if len(op.Doc) > todo.MaxDocumentBytes {
-		return p, todo.Errorf(todo.TooLarge, "document is larger than %d bytes", todo.MaxDocumentBytes)
-	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(op.Doc, &fields); err != nil || fields == nil {
-		return p, todo.Errorf(todo.Invalid, "document is not a JSON object")
-	}
-	if err := json.Unmarshal(fields["id"], &p.id); err != nil || fields["id"] == nil {
-		return p, todo.Errorf(todo.Invalid, "document has no string id")
-	}
-	if err := todo.ValidateID(p.id); err != nil {
+	id, fields, err := c.spec.CheckDocument(pk, op.Doc)
+	if err != nil {
 		return p, err
 	}
-	for i, path := range c.spec.PartitionKeyPaths {
-		var v string
-		raw, ok := fields[strings.TrimPrefix(path, "/")]
-		if !ok || json.Unmarshal(raw, &v) != nil || v != pk[i] {
-			return p, todo.Errorf(todo.Invalid, "partition key %s does not match the document's %s", pk, path)
-		}
-	}
+	p.id = id
 	if raw, ok := fields["ttl"]; ok && c.spec.DefaultTTL != nil {
 		var ttl int64
 		if err := json.Unmarshal(raw, &ttl); err != nil || ttl == 0 || ttl < -1 {
@@ -215,7 +193,7 @@ func (c *container) batch(ctx context.Context, pk store.PartitionKey, ops []stor
 	if err := ctx.Err(); err != nil {
 		return nil, cost, todo.Wrap(todo.Unavailable, err, "request cancelled")
 	}
-	if err := c.checkFullKey(pk); err != nil {
+	if err := c.spec.CheckKey(pk); err != nil {
 		return nil, cost, err
 	}
 	if len(ops) == 0 || len(ops) > store.MaxBatchOps {
