@@ -50,7 +50,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 func writeTodo(w http.ResponseWriter, status int, res service.Result) {
 	h := w.Header()
-	h.Set("ETag", httpETag(res.ETag))
+	h["Etag"] = []string{httpETag(res.ETag)} // the canonical key, set without canonicalising it
 	if status == http.StatusCreated {
 		h.Set("Location", todoPath(res.Todo.ID))
 	}
@@ -60,8 +60,12 @@ func writeTodo(w http.ResponseWriter, status int, res service.Result) {
 // todoPath is the URL path of the todo id.
 func todoPath(id string) string { return "/api/todos/" + url.PathEscape(id) }
 
+// jsonType is the Content-Type of JSON answers: one value shared by every
+// answer and never modified, so that setting it allocates nothing.
+var jsonType = []string{"application/json"}
+
 func writeBytes(w http.ResponseWriter, status int, b []byte) {
-	w.Header().Set("Content-Type", "application/json")
+	w.Header()["Content-Type"] = jsonType
 	w.WriteHeader(status)
 	_, _ = w.Write(b)
 }
@@ -202,7 +206,9 @@ func httpETag(s string) string {
 // noneMatch reports whether an If-None-Match header matches etag (weak
 // comparison, as RFC 9110 requires for If-None-Match).
 func noneMatch(header, etag string) bool {
-	for _, tag := range strings.Split(header, ",") {
+	for header != "" {
+		var tag string
+		tag, header, _ = strings.Cut(header, ",")
 		tag = strings.TrimPrefix(strings.TrimSpace(tag), "W/")
 		if tag == "*" || (tag != "" && tag == etag) {
 			return true

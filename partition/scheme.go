@@ -109,11 +109,32 @@ func splitID(user, id string) (string, error) {
 	if i <= 0 {
 		return "", todo.Errorf(todo.Invalid, "id %q is not of the form prefix:uuid", id)
 	}
-	u, err := uuid.Parse(id[i+1:])
-	if err != nil || u.String() != id[i+1:] {
+	if !isLowerUUID(id[i+1:]) {
 		return "", todo.Errorf(todo.Invalid, "id %q does not end in a lower-case UUID", id)
 	}
 	return id[:i], nil
+}
+
+// isLowerUUID reports whether s is a UUID in its canonical lower-case
+// form, the only form newUUID writes.
+func isLowerUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // categoryID is the id of the two schemes that embed the category.
