@@ -206,7 +206,7 @@ func (a *App) openStore(ctx context.Context, specs []store.ContainerSpec) (store
 		}
 		s, err = cosmos.Open(ctx, c)
 	} else {
-		s, err = bolt.Open(a.cfg.DataDir, specs, nil)
+		s, err = bolt.Open(a.cfg.DataDir, specs, &bolt.Options{Log: a.log})
 	}
 	if err != nil {
 		return nil, err
