@@ -50,7 +50,7 @@ func New(scheme partition.Scheme, todos, audit store.Container, o *Options) *Ser
 	}
 	s := &Service{scheme: scheme, ttl: int(o.VersionTTL / time.Second), now: o.Now}
 	if s.ttl <= 0 {
-		s.ttl = 30 * 24 * 3600
+		s.ttl = int(todo.DefaultVersionTTL / time.Second)
 	}
 	if s.now == nil {
 		s.now = time.Now
