@@ -13,33 +13,37 @@ type Kind int
 
 // The kinds. Append only: their order is not significant, but tests name them.
 const (
-	Internal            Kind = iota // a bug or an unexpected failure; details are never shown
-	Invalid                         // the caller sent something malformed or not allowed
-	NotFound                        // the item does not exist, or belongs to someone else
-	Conflict                        // the item exists already, or the request contradicts its state
-	PreconditionFailed              // an If-Match ETag did not match
-	TooLarge                        // a body or document exceeds a size limit
-	Throttled                       // the store asked us to back off (Cosmos 429)
-	Unavailable                     // the store is down or timed out; retrying may help
-	NotModified                     // an If-None-Match ETag matched
-	Unauthorized                    // no authenticated caller, or credentials that do not verify
-	InsufficientStorage             // the store cannot write: no space left, or an I/O error
-	Forbidden                       // an authenticated caller without the role a route needs
+	Internal             Kind = iota // a bug or an unexpected failure; details are never shown
+	Invalid                          // the caller sent something malformed or not allowed
+	NotFound                         // the item does not exist, or belongs to someone else
+	Conflict                         // the item exists already, or the request contradicts its state
+	PreconditionFailed               // an If-Match ETag did not match
+	TooLarge                         // a body or document exceeds a size limit
+	Throttled                        // the store asked us to back off (Cosmos 429)
+	Unavailable                      // the store is down or timed out; retrying may help
+	NotModified                      // an If-None-Match ETag matched
+	Unauthorized                     // no authenticated caller, or credentials that do not verify
+	InsufficientStorage              // the store cannot write: no space left, or an I/O error
+	Forbidden                        // an authenticated caller without the role a route needs
+	MethodNotAllowed                 // the route exists, but not with this method
+	UnsupportedMediaType             // the body is not in a format the route accepts
 )
 
 var kindNames = [...]string{
-	Internal:            "internal",
-	Invalid:             "invalid",
-	NotFound:            "not-found",
-	Conflict:            "conflict",
-	PreconditionFailed:  "precondition-failed",
-	TooLarge:            "too-large",
-	Throttled:           "throttled",
-	Unavailable:         "unavailable",
-	NotModified:         "not-modified",
-	Unauthorized:        "unauthorized",
-	InsufficientStorage: "insufficient-storage",
-	Forbidden:           "forbidden",
+	Internal:             "internal",
+	Invalid:              "invalid",
+	NotFound:             "not-found",
+	Conflict:             "conflict",
+	PreconditionFailed:   "precondition-failed",
+	TooLarge:             "too-large",
+	Throttled:            "throttled",
+	Unavailable:          "unavailable",
+	NotModified:          "not-modified",
+	Unauthorized:         "unauthorized",
+	InsufficientStorage:  "insufficient-storage",
+	Forbidden:            "forbidden",
+	MethodNotAllowed:     "method-not-allowed",
+	UnsupportedMediaType: "unsupported-media-type",
 }
 
 func (k Kind) String() string {

@@ -96,6 +96,10 @@ func (t *Todo) SetFields(f Fields) {
 	t.Category, t.Title, t.Notes, t.DueDate, t.Tags, t.IsCompleted = f.Category, f.Title, f.Notes, f.DueDate, f.Tags, f.IsCompleted
 }
 
+// DefaultVersionTTL is how long version documents are kept unless told
+// otherwise: the window in which a lost audit record can be refilled.
+const DefaultVersionTTL = 30 * 24 * time.Hour
+
 // Version is the immutable copy of one version of a todo, written in the same
 // transactional batch as the change itself (a transactional outbox). It lives
 // in the todo's logical partition, so it carries the same partition key

@@ -1,4 +1,4 @@
-// Package analyze is the partition design analyzer (issue 7): it reads a
+// Package analyze is the partition design analyzer: it reads a
 // workload of todo documents, either a JSON Lines export of the todo
 // container or a seeded synthetic workload, and reports for each partition
 // scheme how big its logical partitions get, how skewed its writes are, how

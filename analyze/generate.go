@@ -42,7 +42,7 @@ type Workload struct {
 // DefaultWorkload is a modest multi-user workload.
 func DefaultWorkload() Workload {
 	return Workload{Seed: 1, Users: 1000, Categories: 8, Todos: 100_000, UserSkew: 1.0, CategorySkew: 0.8,
-		UpdatesPerTodo: 3, ItemBytes: 600, Span: 90 * 24 * time.Hour, Retention: 30 * 24 * time.Hour}
+		UpdatesPerTodo: 3, ItemBytes: 600, Span: 90 * 24 * time.Hour, Retention: todo.DefaultVersionTTL}
 }
 
 // Check validates the parameters.

@@ -30,6 +30,7 @@ import (
 	"github.com/todoaudit/todo/httpapi"
 	"github.com/todoaudit/todo/moves"
 	"github.com/todoaudit/todo/partition"
+	"github.com/todoaudit/todo/problem"
 	"github.com/todoaudit/todo/sequence"
 	"github.com/todoaudit/todo/service"
 	"github.com/todoaudit/todo/store"
@@ -155,11 +156,11 @@ func (a *App) starting(w http.ResponseWriter, r *http.Request) {
 	select {
 	case <-a.opened:
 	case <-r.Context().Done():
-		httpapi.WriteError(w, todo.Wrap(todo.Unavailable, r.Context().Err(), "the handler is starting; the request ended before the store opened"))
+		problem.Write(w, todo.Wrap(todo.Unavailable, r.Context().Err(), "the handler is starting; the request ended before the store opened"))
 		return
 	}
 	if a.openErr != nil {
-		httpapi.WriteError(w, todo.Wrap(todo.Unavailable, a.openErr, "the store is not available"))
+		problem.Write(w, todo.Wrap(todo.Unavailable, a.openErr, "the store is not available"))
 		return
 	}
 	(*a.handler.Load()).ServeHTTP(w, r)
@@ -209,7 +210,7 @@ func (a *App) openStore(ctx context.Context, specs []store.ContainerSpec) (store
 		}
 		s, err = cosmos.Open(ctx, c)
 	} else {
-		s, err = bolt.Open(a.cfg.DataDir, specs, nil)
+		s, err = bolt.Open(a.cfg.DataDir, specs, &bolt.Options{Log: a.log})
 	}
 	if err != nil {
 		return nil, err

@@ -48,7 +48,8 @@ func TestOpenAPIMatchesRouter(t *testing.T) {
 	}
 }
 
-// Real answers of the running handler conform to the document.
+// Real answers of the running handler have the status each request must
+// get, and conform to the document.
 func TestResponsesMatchOpenAPI(t *testing.T) {
 	doc := loadSpec(t)
 	doc.Servers = openapi3.Servers{{URL: "http://127.0.0.1"}}
@@ -62,28 +63,29 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 	requests := []struct {
 		method, path, body string
 		headers            []string
+		status             int
 	}{
-		{"GET", "/api/todos?pageSize=1", "", nil},
-		{"POST", "/api/todos", `{"category":"Grocery","title":"eggs","tags":["x"],"dueDate":"2026-12-01T09:00:00Z"}`, nil},
-		{"POST", "/api/todos", `{"category":"Grocery"}`, nil},
-		{"GET", "/api/todos/" + id, "", nil},
-		{"GET", "/api/todos/Grocery:41500e6e-4e08-495b-9d09-824f03961f4a", "", nil},
-		{"PUT", "/api/todos/" + id, `{"category":"Grocery","title":"oat milk"}`, nil},
-		{"PUT", "/api/todos/" + id, `{"category":"Grocery","title":"x"}`, []string{`If-Match: "0000000000000000"`}},
-		{"GET", "/api/todos/" + id + "/history", "", nil},
-		{"POST", "/api/todos/" + id + "/rollback", `{"version":1}`, nil},
-		{"GET", "/api/todos/" + id + "/history/verify", "", nil},
-		{"GET", "/api/todos/" + id + "?asOf=2000-01-01T00:00:00Z", "", nil},
-		{"GET", "/api/todos/" + id + "?asOf=2100-01-01T00:00:00Z", "", nil},
-		{"PUT", "/api/todos/" + id, `{"category":"Grocery","title":"x"}`, []string{"If-None-Match: *"}},
-		{"POST", "/api/todos/" + id + "/move", `{"category":"Household"}`, nil},
-		{"PUT", "/api/todos/" + id, `{"category":"Grocery","title":"x"}`, nil},
-		{"DELETE", "/api/todos/" + id, "", nil},
-		{"GET", "/api/manage/todos", "", nil},
-		{"GET", "/api/manage/todos", "", []string{"X-User-Id: bob"}},
-		{"GET", "/api/health", "", nil},
-		{"GET", "/api/manage/partitions?top=5", "", nil},
-		{"GET", "/api/manage/deadletters?pageSize=5", "", nil},
+		{"GET", "/api/todos?pageSize=1", "", nil, 200},
+		{"POST", "/api/todos", `{"category":"Grocery","title":"eggs","tags":["x"],"dueDate":"2026-12-01T09:00:00Z"}`, nil, 201},
+		{"POST", "/api/todos", `{"category":"Grocery"}`, nil, 400},
+		{"GET", "/api/todos/" + id, "", nil, 200},
+		{"GET", "/api/todos/Grocery:41500e6e-4e08-495b-9d09-824f03961f4a", "", nil, 404},
+		{"PUT", "/api/todos/" + id, `{"category":"Grocery","title":"oat milk"}`, nil, 200},
+		{"PUT", "/api/todos/" + id, `{"category":"Grocery","title":"x"}`, []string{`If-Match: "0000000000000000"`}, 412},
+		{"GET", "/api/todos/" + id + "/history", "", nil, 200},
+		{"POST", "/api/todos/" + id + "/rollback", `{"version":1}`, nil, 200},
+		{"GET", "/api/todos/" + id + "/history/verify", "", nil, 200},
+		{"GET", "/api/todos/" + id + "?asOf=2000-01-01T00:00:00Z", "", nil, 404},
+		{"GET", "/api/todos/" + id + "?asOf=2100-01-01T00:00:00Z", "", nil, 200},
+		{"PUT", "/api/todos/" + id, `{"category":"Grocery","title":"x"}`, []string{"If-None-Match: *"}, 412},
+		{"POST", "/api/todos/" + id + "/move", `{"category":"Household"}`, nil, 201},
+		{"PUT", "/api/todos/" + id, `{"category":"Grocery","title":"x"}`, nil, 409},
+		{"DELETE", "/api/todos/" + id, "", nil, 409},
+		{"GET", "/api/manage/todos", "", nil, 200},
+		{"GET", "/api/manage/todos", "", []string{"X-User-Id: bob"}, 403},
+		{"GET", "/api/health", "", nil, 200},
+		{"GET", "/api/manage/partitions?top=5", "", nil, 200},
+		{"GET", "/api/manage/deadletters?pageSize=5", "", nil, 200},
 	}
 	for _, rq := range requests {
 		var body any
@@ -91,6 +93,9 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 			body = rq.body
 		}
 		r := s.Do(rq.method, rq.path, body, rq.headers...)
+		if r.Status != rq.status {
+			t.Errorf("%s %s → %d, want %d: %s", rq.method, rq.path, r.Status, rq.status, r.Body)
+		}
 		req, _ := http.NewRequest(rq.method, "http://127.0.0.1"+rq.path, strings.NewReader(rq.body))
 		if rq.body != "" {
 			req.Header.Set("Content-Type", "application/json")

@@ -58,11 +58,13 @@ func newEnv(t *testing.T) *env {
 func (e *env) writeHistory(t *testing.T) map[string]string {
 	t.Helper()
 	ctx := service.WithUser(context.Background(), "alice")
+	var ids []string
 	for i := range 3 {
 		r, err := e.svc.Create(ctx, todo.Fields{Category: "Grocery", Title: fmt.Sprint("t", i)})
 		if err != nil {
 			t.Fatal(err)
 		}
+		ids = append(ids, r.Todo.ID)
 		for j := range 4 {
 			if _, err := e.svc.Put(ctx, r.Todo.ID, todo.Fields{Category: "Grocery", Title: fmt.Sprint("t", i, "-", j)}, "", false); err != nil {
 				t.Fatal(err)
@@ -93,7 +95,52 @@ func (e *env) writeHistory(t *testing.T) map[string]string {
 	if len(want) != 3*5+2 {
 		t.Fatalf("%d versions written, want 17", len(want))
 	}
+	checkGolden(t, ids, want)
 	return want
+}
+
+// checkGolden pins what the records of writeHistory must be, independently
+// of the code that builds them: for each todo its versions, their ids,
+// partition key, operation, actor and snapshot title.
+func checkGolden(t *testing.T, ids []string, recs map[string]string) {
+	t.Helper()
+	type golden struct {
+		version int64
+		op      string
+		title   string
+	}
+	for i, id := range ids {
+		versions := []golden{{1, "create", fmt.Sprint("t", i)}}
+		for j := range 4 {
+			versions = append(versions, golden{int64(j + 2), "update", fmt.Sprint("t", i, "-", j)})
+		}
+		if i == 1 {
+			versions = append(versions, golden{6, "delete", "t1-3"}, golden{7, "rollback", "t1-0"})
+		}
+		for _, g := range versions {
+			key := "todo/alice/" + id
+			raw, ok := recs[key+"|"+id+":v"+fmt.Sprint(g.version)]
+			if !ok {
+				t.Fatalf("no record %s:v%d under %s", id, g.version, key)
+			}
+			var rec struct {
+				ID, EntityKey, EntityID, EntityType, Operation, Actor string
+				Version                                               int64
+				Entity                                                struct {
+					ID, Title, UserID string
+					Version           int64
+				}
+			}
+			if err := json.Unmarshal([]byte(raw), &rec); err != nil {
+				t.Fatal(err)
+			}
+			if rec.EntityID != id || rec.EntityType != "todo" || rec.Version != g.version || rec.Operation != g.op ||
+				rec.Actor != "alice" || rec.Entity.ID != id || rec.Entity.Title != g.title ||
+				rec.Entity.UserID != "alice" || rec.Entity.Version != g.version {
+				t.Fatalf("record %s:v%d = %s; want %s by alice with title %q", id, g.version, raw, g.op, g.title)
+			}
+		}
+	}
 }
 
 // batches reads the whole change feed in batches of n.

@@ -106,6 +106,8 @@ func CheckVersion(v todo.Version) error {
 		return fmt.Errorf("invalid version %d", v.Version)
 	case !v.Operation.Valid():
 		return fmt.Errorf("invalid operation %q", v.Operation)
+	case v.Entity.ID != v.TodoID || v.Entity.UserID != v.UserID || v.Entity.Version != v.Version:
+		return fmt.Errorf("its entity is not version %d of todo %q of %q", v.Version, v.TodoID, v.UserID)
 	}
 	return nil
 }

@@ -1,7 +1,7 @@
 // Package azfunc is the Azure Functions custom-handler wire protocol, and
 // nothing else: the payload-mode invocation envelope the host POSTs to
 // /{FunctionName}, the response it expects back, and the Cosmos DB trigger's
-// string-encoded documents. See shared/reference/functions-protocol.md.
+// string-encoded documents.
 package azfunc
 
 import (
@@ -13,6 +13,9 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/problem"
 )
 
 // InvokeRequest is the body the host sends in payload mode. Values that are
@@ -45,7 +48,7 @@ type InvokeResult struct {
 type Sys struct {
 	MethodName string `json:"MethodName"`
 	UtcNow     string `json:"UtcNow"`
-	RandGuid   string `json:"RandGuid"`
+	RandGUID   string `json:"RandGuid"`
 }
 
 // MaxResponseBytes bounds a handler's reply as DecodeResponse reads it.
@@ -78,19 +81,16 @@ func DecodeRequest(r io.Reader) (*InvokeRequest, error) {
 	return &req, nil
 }
 
-// WriteFailure fails an invocation with a JSON answer that is not 2xx, so
-// that the host's retry policy applies: 413 for a body over its limit, 400
-// for any other malformed invocation.
+// WriteFailure fails an invocation with a problem answer that is not 2xx,
+// so that the host's retry policy applies: 413 for a body over its limit,
+// 400 for any other malformed invocation.
 func WriteFailure(w http.ResponseWriter, err error) {
-	status := http.StatusBadRequest
+	kind := todo.Invalid
 	var tooLarge *http.MaxBytesError
 	if errors.As(err, &tooLarge) {
-		status = http.StatusRequestEntityTooLarge
+		kind = todo.TooLarge
 	}
-	b, _ := json.Marshal(map[string]string{"error": err.Error()})
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, _ = w.Write(b)
+	problem.Write(w, todo.Wrap(kind, err, err.Error()))
 }
 
 // maxEncodings bounds how many times a value may be string-encoded.
@@ -151,7 +151,7 @@ func NewTriggerRequest(function, name string, docs []json.RawMessage, now time.T
 	if err != nil {
 		return nil, err
 	}
-	sys, err := json.Marshal(Sys{MethodName: function, UtcNow: now.UTC().Format(time.RFC3339Nano), RandGuid: guid})
+	sys, err := json.Marshal(Sys{MethodName: function, UtcNow: now.UTC().Format(time.RFC3339Nano), RandGUID: guid})
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +171,7 @@ func WriteResponse(w http.ResponseWriter, resp InvokeResponse) {
 	}
 	b, err := json.Marshal(resp)
 	if err != nil {
-		http.Error(w, `{"error":"response does not encode"}`, http.StatusInternalServerError)
+		problem.Write(w, todo.Wrap(todo.Internal, err, "response does not encode"))
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")

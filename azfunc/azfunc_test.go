@@ -16,7 +16,7 @@ var update = flag.Bool("update", false, "rewrite golden files")
 
 // docs are two change-feed documents as the trigger delivers them: user
 // properties, then the system properties (_rid, _self, _etag, _attachments,
-// _ts, _lsn), per functions-protocol.md section 4.3.
+// _ts, _lsn), as the Cosmos DB trigger extension serialises them.
 var docs = []json.RawMessage{
 	json.RawMessage(`{"id":"Grocery:41500e6e-4e08-495b-9d09-824f03961f4a:v1","type":"todoVersion","todoId":"Grocery:41500e6e-4e08-495b-9d09-824f03961f4a","userId":"alice","category":"Grocery","version":1,"operation":"create","entity":{"id":"Grocery:41500e6e-4e08-495b-9d09-824f03961f4a","type":"todo","userId":"alice","category":"Grocery","title":"Get more milk","isCompleted":false,"version":1,"createdAt":"2025-04-09T04:46:10.12Z","updatedAt":"2025-04-09T04:46:10.12Z","lastOperation":"create","updatedBy":"alice"},"actor":"alice","at":"2025-04-09T04:46:10.12Z","ttl":2592000,"_rid":"Zk1KAKJxZWUBAAAAAAAAAA==","_self":"dbs/Zk1KAA==/colls/Zk1KAKJxZWU=/docs/Zk1KAKJxZWUBAAAAAAAAAA==/","_etag":"\"0f007efc-0000-0800-0000-67f5fb920000\"","_attachments":"attachments/","_ts":1744174482,"_lsn":4}`),
 	json.RawMessage(`{"id":"Grocery:41500e6e-4e08-495b-9d09-824f03961f4a","type":"todo","userId":"alice","category":"Grocery","title":"Get more milk","isCompleted":false,"version":1,"createdAt":"2025-04-09T04:46:10.12Z","updatedAt":"2025-04-09T04:46:10.12Z","lastOperation":"create","updatedBy":"alice","_rid":"Zk1KAKJxZWUCAAAAAAAAAA==","_self":"dbs/Zk1KAA==/colls/Zk1KAKJxZWU=/docs/Zk1KAKJxZWUCAAAAAAAAAA==/","_etag":"\"0f007ffc-0000-0800-0000-67f5fb920000\"","_attachments":"attachments/","_ts":1744174482,"_lsn":5}`),

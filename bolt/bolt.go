@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -31,6 +32,9 @@ type Options struct {
 	// SweepInterval is how often expired items are purged; one minute when
 	// zero. Expired items are invisible before they are purged.
 	SweepInterval time.Duration
+	// Log receives the failures of the background purge; they are
+	// discarded when nil.
+	Log *slog.Logger
 }
 
 // Store is the embedded store. It is safe for concurrent use.
@@ -39,6 +43,7 @@ type Store struct {
 	db     *bbolt.DB
 	commit *committer
 	now    func() time.Time
+	log    *slog.Logger
 
 	mu         sync.Mutex
 	containers map[string]*container
@@ -71,12 +76,16 @@ func Open(dir string, specs []store.ContainerSpec, o *Options) (*Store, error) {
 		db:         db,
 		commit:     &committer{db: db, commitTx: (*bbolt.Tx).Commit},
 		now:        o.Now,
+		log:        o.Log,
 		containers: map[string]*container{},
 		stop:       make(chan struct{}),
 		done:       make(chan struct{}),
 	}
 	if s.now == nil {
 		s.now = time.Now
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
 	}
 	if err := s.ensure(specs); err != nil {
 		_ = db.Close()
@@ -221,7 +230,9 @@ func (s *Store) sweep(interval time.Duration) {
 			}
 			s.mu.Unlock()
 			for _, c := range cs {
-				c.purgeExpired()
+				if err := c.purgeExpired(s.stop); err != nil {
+					s.log.Error("purging expired items failed; the next sweep tries again", "error", err.Error())
+				}
 			}
 		}
 	}

@@ -28,13 +28,6 @@ var _ store.Container = (*container)(nil)
 
 func (c *container) Spec() store.ContainerSpec { return c.spec }
 
-func (c *container) checkFullKey(pk store.PartitionKey) error {
-	if len(pk) != len(c.spec.PartitionKeyPaths) {
-		return todo.Errorf(todo.Invalid, "partition key %s does not match the container's %d key paths", pk, len(c.spec.PartitionKeyPaths))
-	}
-	return nil
-}
-
 // Read is a point read.
 func (c *container) Read(ctx context.Context, pk store.PartitionKey, id string) (store.Item, error) {
 	cost := store.Cost{Scope: store.Point, Requests: 1, Charge: 1}
@@ -42,7 +35,7 @@ func (c *container) Read(ctx context.Context, pk store.PartitionKey, id string) 
 	if err := ctx.Err(); err != nil {
 		return store.Item{}, todo.Wrap(todo.Unavailable, err, "request cancelled")
 	}
-	if err := c.checkFullKey(pk); err != nil {
+	if err := c.spec.CheckKey(pk); err != nil {
 		return store.Item{}, err
 	}
 	var item store.Item
@@ -78,8 +71,8 @@ type prepared struct {
 
 var systemProperties = []string{"_rid", "_self", "_etag", "_attachments", "_ts", "_lsn"}
 
-// prepare validates doc as Cosmos DB would: a JSON object with a valid string
-// id whose partition key properties equal pk, at most 2 MB.
+// prepare validates doc as Cosmos DB would (store.CheckDocument) and
+// encodes it for the commit.
 func (c *container) prepare(pk store.PartitionKey, op store.Op) (prepared, error) {
 	p := prepared{kind: op.Kind, id: op.ID, ifMatch: op.IfMatch}
 	if op.Kind == store.BatchDelete || op.Kind == store.BatchRead {
@@ -89,26 +82,11 @@ func (c *container) prepare(pk store.PartitionKey, op store.Op) (prepared, error
 		p.key = itemKey(pk, op.ID)
 		return p, nil
 	}
-	if len(op.Doc) > todo.MaxDocumentBytes {
-		return p, todo.Errorf(todo.TooLarge, "document is larger than %d bytes", todo.MaxDocumentBytes)
-	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(op.Doc, &fields); err != nil || fields == nil {
-		return p, todo.Errorf(todo.Invalid, "document is not a JSON object")
-	}
-	if err := json.Unmarshal(fields["id"], &p.id); err != nil || fields["id"] == nil {
-		return p, todo.Errorf(todo.Invalid, "document has no string id")
-	}
-	if err := todo.ValidateID(p.id); err != nil {
+	id, fields, err := c.spec.CheckDocument(pk, op.Doc)
+	if err != nil {
 		return p, err
 	}
-	for i, path := range c.spec.PartitionKeyPaths {
-		var v string
-		raw, ok := fields[strings.TrimPrefix(path, "/")]
-		if !ok || json.Unmarshal(raw, &v) != nil || v != pk[i] {
-			return p, todo.Errorf(todo.Invalid, "partition key %s does not match the document's %s", pk, path)
-		}
-	}
+	p.id = id
 	if raw, ok := fields["ttl"]; ok && c.spec.DefaultTTL != nil {
 		var ttl int64
 		if err := json.Unmarshal(raw, &ttl); err != nil || ttl == 0 || ttl < -1 {
@@ -215,7 +193,7 @@ func (c *container) batch(ctx context.Context, pk store.PartitionKey, ops []stor
 	if err := ctx.Err(); err != nil {
 		return nil, cost, todo.Wrap(todo.Unavailable, err, "request cancelled")
 	}
-	if err := c.checkFullKey(pk); err != nil {
+	if err := c.spec.CheckKey(pk); err != nil {
 		return nil, cost, err
 	}
 	if len(ops) == 0 || len(ops) > store.MaxBatchOps {
@@ -555,31 +533,93 @@ func (c *container) ChangeFeed(ctx context.Context, continuation string, max int
 	return batch, err
 }
 
-// purgeExpired deletes expired items and their feed entries.
-func (c *container) purgeExpired() {
+// purgeChunk bounds the items one step of a purge examines, and so the
+// write transaction its deletions take: writers wait for one short step,
+// never for a scan of the whole container.
+const purgeChunk = 512
+
+// purgeExpired deletes expired items and their feed entries in steps: a
+// read transaction finds up to purgeChunk expired items after the previous
+// step's last key, then one short write transaction deletes those that are
+// still expired (a write in between may have renewed one). It stops at the
+// first failure and returns it, or between steps once stop is closed.
+func (c *container) purgeExpired(stop <-chan struct{}) error {
 	if c.spec.DefaultTTL == nil {
-		return
+		return nil
 	}
-	_ = c.s.commit.do(func(tx *bbolt.Tx) error {
-		now := c.s.now()
-		cb := tx.Bucket(c.name)
-		items, feed := cb.Bucket(bucketItems), cb.Bucket(bucketFeed)
-		var dead [][]byte
-		_ = items.ForEach(func(k, v []byte) error {
-			r := decodeRecord(v)
-			if r.expired(now) {
-				dead = append(dead, bytes.Clone(k))
-				if err := feed.Delete(lsnKey(r.lsn)); err != nil {
-					return err
-				}
-			}
+	var after []byte
+	for {
+		select {
+		case <-stop:
 			return nil
-		})
-		for _, k := range dead {
-			if err := items.Delete(k); err != nil {
-				return fmt.Errorf("%w: %v", errDirty, err)
+		default:
+		}
+		dead, next, err := c.expiredAfter(after)
+		if err != nil {
+			return fmt.Errorf("embedded store: purging %s: %w", c.spec.Name, err)
+		}
+		if len(dead) > 0 {
+			if err := c.s.commit.do(func(tx *bbolt.Tx) error { return c.deleteExpired(tx, dead) }); err != nil {
+				return fmt.Errorf("embedded store: purging %s: %w", c.spec.Name, err)
+			}
+		}
+		if next == nil {
+			return nil
+		}
+		after = next
+	}
+}
+
+// expiredAfter examines up to purgeChunk items after the key after (from
+// the first when nil) and returns the keys of the expired ones, and the
+// key to continue after (nil at the end).
+func (c *container) expiredAfter(after []byte) (dead [][]byte, next []byte, err error) {
+	err = c.s.db.View(func(tx *bbolt.Tx) error {
+		now := c.s.now()
+		cur := tx.Bucket(c.name).Bucket(bucketItems).Cursor()
+		var last []byte
+		k, v := cur.First()
+		if after != nil {
+			if k, v = cur.Seek(after); k != nil && bytes.Equal(k, after) {
+				k, v = cur.Next()
+			}
+		}
+		for n := 0; k != nil; k, v = cur.Next() {
+			if n == purgeChunk {
+				next = bytes.Clone(last)
+				return nil
+			}
+			n, last = n+1, k
+			if decodeRecord(v).expired(now) {
+				dead = append(dead, bytes.Clone(k))
 			}
 		}
 		return nil
 	})
+	return dead, next, err
+}
+
+// deleteExpired deletes the items of keys that are still expired, with
+// their feed entries.
+func (c *container) deleteExpired(tx *bbolt.Tx, keys [][]byte) error {
+	now := c.s.now()
+	cb := tx.Bucket(c.name)
+	items, feed := cb.Bucket(bucketItems), cb.Bucket(bucketFeed)
+	for _, k := range keys {
+		v := items.Get(k)
+		if v == nil {
+			continue
+		}
+		r := decodeRecord(v)
+		if !r.expired(now) {
+			continue
+		}
+		if err := feed.Delete(lsnKey(r.lsn)); err != nil {
+			return fmt.Errorf("%w: %v", errDirty, err)
+		}
+		if err := items.Delete(k); err != nil {
+			return fmt.Errorf("%w: %v", errDirty, err)
+		}
+	}
+	return nil
 }

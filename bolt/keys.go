@@ -33,9 +33,17 @@ func pkPrefix(pk store.PartitionKey) []byte {
 	return b
 }
 
-// itemKey is the key of one item: its full partition key, then its id.
+// itemKey is the key of one item: its full partition key, then its id,
+// built in one allocation.
 func itemKey(pk store.PartitionKey, id string) []byte {
-	b := pkPrefix(pk)
+	n := 1 + len(id)
+	for _, c := range pk {
+		n += len(c) + 2
+	}
+	b := make([]byte, 0, n)
+	for _, c := range pk {
+		b = appendComponent(b, c)
+	}
 	b = append(b, idMarker)
 	return append(b, id...)
 }

@@ -11,7 +11,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/auth"
+	"github.com/todoaudit/todo/partition"
 )
 
 // Setting documents one environment variable the handler reads.
@@ -21,39 +23,46 @@ type Setting struct {
 	Doc     string
 }
 
+// The settings, each declared once and read by these names, so that a
+// misspelt one does not compile; a default that another package owns
+// comes from it.
+var (
+	customHandlerPort = Setting{"FUNCTIONS_CUSTOMHANDLER_PORT", "", "set by the Functions host; its presence means host mode (listen on 127.0.0.1:PORT)"}
+	listenAddr        = Setting{"LISTEN_ADDR", "127.0.0.1:7071", "standalone listen address"}
+	dataDir           = Setting{"DATA_DIR", "./.data", "embedded store directory"}
+	storeKind         = Setting{"STORE", "", "embedded or cosmos; default cosmos when a Cosmos endpoint is set, else embedded"}
+	cosmosEndpoint    = Setting{"CosmosDB__accountEndpoint", "", "Cosmos DB endpoint; the same setting the Cosmos DB trigger reads"}
+	cosmosEndpointAlt = Setting{"COSMOS_ENDPOINT", "", "alternative to CosmosDB__accountEndpoint"}
+	cosmosCredential  = Setting{"CosmosDB__credential", "", "managedidentity to use a managed identity (as the trigger does)"}
+	cosmosClientID    = Setting{"CosmosDB__clientId", "", "client id of the user-assigned managed identity"}
+	azureClientID     = Setting{"AZURE_CLIENT_ID", "", "client id of the user-assigned managed identity (azidentity's own setting)"}
+	cosmosKey         = Setting{"COSMOS_KEY", "", "account key, for emulators only; creates missing containers at start"}
+	database          = Setting{"COSMOS_DATABASE", "todoapp", "database name"}
+	todoContainer     = Setting{"COSMOS_TODO_CONTAINER", "todos", "todo container name"}
+	auditContainer    = Setting{"COSMOS_AUDIT_CONTAINER", "audit", "audit container name"}
+	leasesContainer   = Setting{"COSMOS_LEASES_CONTAINER", "leases", "leases container name (partition key /id)"}
+	partitionScheme   = Setting{"PARTITION_SCHEME", partition.Hierarchical, "hierarchical, category or synthetic; fixed when the todo container is created"}
+	syntheticBuckets  = Setting{"SYNTHETIC_BUCKETS", strconv.Itoa(partition.DefaultBuckets), "number of logical partitions per user under the synthetic scheme (1-100)"}
+	authMode          = Setting{"AUTH_MODE", "", "entra, easyauth, single or dev; default entra when AUTH_ISSUER is set, else easyauth under the host and dev standalone"}
+	authIssuer        = Setting{"AUTH_ISSUER", "", "entra: the OpenID provider whose tokens are accepted (https://login.microsoftonline.com/<tenant id>/v2.0)"}
+	authAudience      = Setting{"AUTH_AUDIENCE", "", "entra: the aud tokens must carry (the API's application id)"}
+	singleUserID      = Setting{"SINGLE_USER_ID", "owner", "the one user under AUTH_MODE=single"}
+	adminUsers        = Setting{"ADMIN_USERS", "", "dev and single: comma-separated user ids allowed on /api/manage (entra and easyauth use the Todo.Admin app role)"}
+	maxBodyBytes      = Setting{"MAX_BODY_BYTES", "1048576", "request body limit in bytes (at most 2000000)"}
+	maxPayloadBytes   = Setting{"MAX_PAYLOAD_BYTES", "16777216", "payload-mode invocation (trigger batch) limit in bytes, 1 MiB to 256 MiB"}
+	versionTTL        = Setting{"VERSION_TTL_SECONDS", strconv.Itoa(int(todo.DefaultVersionTTL / time.Second)), "retention of version documents (the audit outbox) in seconds"}
+	auditPump         = Setting{"AUDIT_PUMP", "on", "on or off: the standalone change-feed pump that feeds AuditTrigger"}
+	logLevel          = Setting{"LOG_LEVEL", "info", "debug, info, warn or error"}
+	storeOpenTimeout  = Setting{"STORE_OPEN_TIMEOUT", "60s", "how long start-up keeps retrying to open the store before it exits 1 (a duration like 60s, or seconds)"}
+	storeTimeout      = Setting{"STORE_TIMEOUT", "10s", "deadline of every store call, the SDK's own retries included; a request's store work as a whole gets the same"}
+	shutdownTimeout   = Setting{"SHUTDOWN_TIMEOUT", "20s", "how long SIGTERM waits for in-flight requests"}
+)
+
 // Settings lists every environment variable the handler reads. The
 // infrastructure tests check that Bicep and local.settings.json.example
 // agree with it.
 var Settings = []Setting{
-	{"FUNCTIONS_CUSTOMHANDLER_PORT", "", "set by the Functions host; its presence means host mode (listen on 127.0.0.1:PORT)"},
-	{"LISTEN_ADDR", "127.0.0.1:7071", "standalone listen address"},
-	{"DATA_DIR", "./.data", "embedded store directory"},
-	{"STORE", "", "embedded or cosmos; default cosmos when a Cosmos endpoint is set, else embedded"},
-	{"CosmosDB__accountEndpoint", "", "Cosmos DB endpoint; the same setting the Cosmos DB trigger reads"},
-	{"COSMOS_ENDPOINT", "", "alternative to CosmosDB__accountEndpoint"},
-	{"CosmosDB__credential", "", "managedidentity to use a managed identity (as the trigger does)"},
-	{"CosmosDB__clientId", "", "client id of the user-assigned managed identity"},
-	{"AZURE_CLIENT_ID", "", "client id of the user-assigned managed identity (azidentity's own setting)"},
-	{"COSMOS_KEY", "", "account key, for emulators only; creates missing containers at start"},
-	{"COSMOS_DATABASE", "todoapp", "database name"},
-	{"COSMOS_TODO_CONTAINER", "todos", "todo container name"},
-	{"COSMOS_AUDIT_CONTAINER", "audit", "audit container name"},
-	{"COSMOS_LEASES_CONTAINER", "leases", "leases container name (partition key /id)"},
-	{"PARTITION_SCHEME", "hierarchical", "hierarchical, category or synthetic; fixed when the todo container is created"},
-	{"SYNTHETIC_BUCKETS", "8", "number of logical partitions per user under the synthetic scheme (1-100)"},
-	{"AUTH_MODE", "", "entra, easyauth, single or dev; default entra when AUTH_ISSUER is set, else easyauth under the host and dev standalone"},
-	{"AUTH_ISSUER", "", "entra: the OpenID provider whose tokens are accepted (https://login.microsoftonline.com/<tenant id>/v2.0)"},
-	{"AUTH_AUDIENCE", "", "entra: the aud tokens must carry (the API's application id)"},
-	{"SINGLE_USER_ID", "owner", "the one user under AUTH_MODE=single"},
-	{"ADMIN_USERS", "", "dev and single: comma-separated user ids allowed on /api/manage (entra and easyauth use the Todo.Admin app role)"},
-	{"MAX_BODY_BYTES", "1048576", "request body limit in bytes (at most 2000000)"},
-	{"MAX_PAYLOAD_BYTES", "16777216", "payload-mode invocation (trigger batch) limit in bytes, 1 MiB to 256 MiB"},
-	{"VERSION_TTL_SECONDS", "2592000", "retention of version documents (the audit outbox) in seconds"},
-	{"AUDIT_PUMP", "on", "on or off: the standalone change-feed pump that feeds AuditTrigger"},
-	{"LOG_LEVEL", "info", "debug, info, warn or error"},
-	{"STORE_OPEN_TIMEOUT", "60s", "how long start-up keeps retrying to open the store before it exits 1 (a duration like 60s, or seconds)"},
-	{"STORE_TIMEOUT", "10s", "deadline of every store call, the SDK's own retries included; a request's store work as a whole gets the same"},
-	{"SHUTDOWN_TIMEOUT", "20s", "how long SIGTERM waits for in-flight requests"},
+	customHandlerPort, listenAddr, dataDir, storeKind, cosmosEndpoint, cosmosEndpointAlt, cosmosCredential, cosmosClientID, azureClientID, cosmosKey, database, todoContainer, auditContainer, leasesContainer, partitionScheme, syntheticBuckets, authMode, authIssuer, authAudience, singleUserID, adminUsers, maxBodyBytes, maxPayloadBytes, versionTTL, auditPump, logLevel, storeOpenTimeout, storeTimeout, shutdownTimeout,
 }
 
 // Mode says whether the handler runs under the Functions host.
@@ -105,40 +114,35 @@ func (e *Error) Error() string { return "config: " + e.Setting + ": " + e.Proble
 
 // Load reads the configuration through lookup (os.LookupEnv in production).
 func Load(lookup func(string) (string, bool)) (*Config, error) {
-	get := func(name string) string {
-		if v, ok := lookup(name); ok && strings.TrimSpace(v) != "" {
+	get := func(s Setting) string {
+		if v, ok := lookup(s.Name); ok && strings.TrimSpace(v) != "" {
 			return strings.TrimSpace(v)
 		}
-		for _, s := range Settings {
-			if s.Name == name {
-				return s.Default
-			}
-		}
-		return ""
+		return s.Default
 	}
 	c := &Config{
 		Mode:             Standalone,
-		ListenAddr:       get("LISTEN_ADDR"),
-		DataDir:          get("DATA_DIR"),
-		CosmosEndpoint:   first(get("CosmosDB__accountEndpoint"), get("COSMOS_ENDPOINT")),
-		CosmosCredential: get("CosmosDB__credential"),
-		CosmosClientID:   get("CosmosDB__clientId"),
-		CosmosKey:        get("COSMOS_KEY"),
-		Database:         get("COSMOS_DATABASE"),
-		TodoContainer:    get("COSMOS_TODO_CONTAINER"),
-		AuditContainer:   get("COSMOS_AUDIT_CONTAINER"),
-		LeasesContainer:  get("COSMOS_LEASES_CONTAINER"),
-		Scheme:           get("PARTITION_SCHEME"),
+		ListenAddr:       get(listenAddr),
+		DataDir:          get(dataDir),
+		CosmosEndpoint:   first(get(cosmosEndpoint), get(cosmosEndpointAlt)),
+		CosmosCredential: get(cosmosCredential),
+		CosmosClientID:   get(cosmosClientID),
+		CosmosKey:        get(cosmosKey),
+		Database:         get(database),
+		TodoContainer:    get(todoContainer),
+		AuditContainer:   get(auditContainer),
+		LeasesContainer:  get(leasesContainer),
+		Scheme:           get(partitionScheme),
 		Auth: auth.Settings{
-			Mode:       get("AUTH_MODE"),
-			Issuer:     get("AUTH_ISSUER"),
-			Audience:   get("AUTH_AUDIENCE"),
-			SingleUser: get("SINGLE_USER_ID"),
-			AdminUsers: auth.ParseUsers(get("ADMIN_USERS")),
+			Mode:       get(authMode),
+			Issuer:     get(authIssuer),
+			Audience:   get(authAudience),
+			SingleUser: get(singleUserID),
+			AdminUsers: auth.ParseUsers(get(adminUsers)),
 		},
-		LogLevel: get("LOG_LEVEL"),
+		LogLevel: get(logLevel),
 	}
-	if port := get("FUNCTIONS_CUSTOMHANDLER_PORT"); port != "" {
+	if port := get(customHandlerPort); port != "" {
 		n, err := strconv.Atoi(port)
 		if err != nil || n < 1 || n > 65535 {
 			return nil, &Error{"FUNCTIONS_CUSTOMHANDLER_PORT", fmt.Sprintf("%q is not a TCP port", port)}
@@ -149,7 +153,7 @@ func Load(lookup func(string) (string, bool)) (*Config, error) {
 		return nil, &Error{"LISTEN_ADDR", fmt.Sprintf("%q is not host:port", c.ListenAddr)}
 	}
 
-	c.Store = get("STORE")
+	c.Store = get(storeKind)
 	switch c.Store {
 	case "":
 		c.Store = "embedded"
@@ -173,7 +177,7 @@ func Load(lookup func(string) (string, bool)) (*Config, error) {
 	// when CosmosDB__clientId does not. Otherwise DefaultAzureCredential
 	// reads AZURE_CLIENT_ID itself (it may name a service principal).
 	if c.CosmosClientID == "" && c.CosmosCredential != "" {
-		c.CosmosClientID = get("AZURE_CLIENT_ID")
+		c.CosmosClientID = get(azureClientID)
 	}
 	for _, name := range []struct{ setting, value string }{
 		{"COSMOS_DATABASE", c.Database}, {"COSMOS_TODO_CONTAINER", c.TodoContainer},
@@ -184,43 +188,46 @@ func Load(lookup func(string) (string, bool)) (*Config, error) {
 		}
 	}
 
-	switch c.Scheme {
-	case "hierarchical", "category", "synthetic":
-	default:
-		return nil, &Error{"PARTITION_SCHEME", fmt.Sprintf("%q is not hierarchical, category or synthetic", c.Scheme)}
+	// The partition package owns the rules of its settings.
+	if err := partition.CheckName(c.Scheme); err != nil {
+		return nil, &Error{partitionScheme.Name, todo.Message(err)}
 	}
-	var err error
-	if c.SyntheticBuckets, err = intSetting(get, "SYNTHETIC_BUCKETS", 1, 100); err != nil {
-		return nil, err
+	buckets, err := strconv.Atoi(get(syntheticBuckets))
+	if err != nil {
+		return nil, &Error{syntheticBuckets.Name, fmt.Sprintf("%q is not a whole number", get(syntheticBuckets))}
 	}
+	if err := partition.CheckBuckets(buckets); err != nil {
+		return nil, &Error{syntheticBuckets.Name, todo.Message(err)}
+	}
+	c.SyntheticBuckets = buckets
 
 	var authErr *auth.SettingError
 	if errors.As(c.Auth.Resolve(c.Mode == Host), &authErr) {
 		return nil, &Error{authErr.Setting, authErr.Problem}
 	}
 
-	maxBody, err := intSetting(get, "MAX_BODY_BYTES", 1024, 2_000_000)
+	maxBody, err := intSetting(get, maxBodyBytes, 1024, 2_000_000)
 	if err != nil {
 		return nil, err
 	}
 	c.MaxBodyBytes = int64(maxBody)
-	maxPayload, err := intSetting(get, "MAX_PAYLOAD_BYTES", 1<<20, 256<<20)
+	maxPayload, err := intSetting(get, maxPayloadBytes, 1<<20, 256<<20)
 	if err != nil {
 		return nil, err
 	}
 	c.MaxPayloadBytes = int64(maxPayload)
-	ttl, err := intSetting(get, "VERSION_TTL_SECONDS", 60, 10*365*24*3600)
+	ttl, err := intSetting(get, versionTTL, 60, 10*365*24*3600)
 	if err != nil {
 		return nil, err
 	}
 	c.VersionTTL = time.Duration(ttl) * time.Second
 
-	switch get("AUDIT_PUMP") {
+	switch get(auditPump) {
 	case "on":
 		c.AuditPump = true
 	case "off":
 	default:
-		return nil, &Error{"AUDIT_PUMP", fmt.Sprintf("%q is not on or off", get("AUDIT_PUMP"))}
+		return nil, &Error{"AUDIT_PUMP", fmt.Sprintf("%q is not on or off", get(auditPump))}
 	}
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":
@@ -228,12 +235,12 @@ func Load(lookup func(string) (string, bool)) (*Config, error) {
 		return nil, &Error{"LOG_LEVEL", fmt.Sprintf("%q is not debug, info, warn or error", c.LogLevel)}
 	}
 	for _, d := range []struct {
-		name string
-		dst  *time.Duration
+		s   Setting
+		dst *time.Duration
 	}{
-		{"STORE_OPEN_TIMEOUT", &c.StoreOpenTimeout}, {"STORE_TIMEOUT", &c.StoreTimeout}, {"SHUTDOWN_TIMEOUT", &c.ShutdownTimeout},
+		{storeOpenTimeout, &c.StoreOpenTimeout}, {storeTimeout, &c.StoreTimeout}, {shutdownTimeout, &c.ShutdownTimeout},
 	} {
-		if *d.dst, err = durationSetting(get, d.name, 100*time.Millisecond, time.Hour); err != nil {
+		if *d.dst, err = durationSetting(get, d.s, 100*time.Millisecond, time.Hour); err != nil {
 			return nil, err
 		}
 	}
@@ -242,8 +249,8 @@ func Load(lookup func(string) (string, bool)) (*Config, error) {
 
 // durationSetting reads a Go duration ("10s", "1m30s") or a whole number
 // of seconds.
-func durationSetting(get func(string) string, name string, lo, hi time.Duration) (time.Duration, error) {
-	v := get(name)
+func durationSetting(get func(Setting) string, s Setting, lo, hi time.Duration) (time.Duration, error) {
+	v, name := get(s), s.Name
 	d, err := time.ParseDuration(v)
 	if n, nerr := strconv.Atoi(v); nerr == nil {
 		d, err = time.Duration(n)*time.Second, nil
@@ -263,8 +270,8 @@ func first(vs ...string) string {
 	return ""
 }
 
-func intSetting(get func(string) string, name string, lo, hi int) (int, error) {
-	v := get(name)
+func intSetting(get func(Setting) string, s Setting, lo, hi int) (int, error) {
+	v, name := get(s), s.Name
 	n, err := strconv.Atoi(v)
 	if err != nil || n < lo || n > hi {
 		return 0, &Error{name, fmt.Sprintf("%q is not a whole number from %d to %d", v, lo, hi)}

@@ -33,47 +33,7 @@ var _ store.Container = (*container)(nil)
 
 func (c *container) Spec() store.ContainerSpec { return c.spec }
 
-func (c *container) checkFullKey(pk store.PartitionKey) error {
-	if len(pk) != len(c.spec.PartitionKeyPaths) {
-		return todo.Errorf(todo.Invalid, "partition key %s does not match the container's %d key paths", pk, len(c.spec.PartitionKeyPaths))
-	}
-	for _, v := range pk {
-		if v == "" {
-			return todo.Errorf(todo.Invalid, "partition key %s has an empty component", pk)
-		}
-	}
-	return nil
-}
-
 func subject(id string) string { return "item " + strconv.Quote(id) }
-
-// checkDoc validates a document as Cosmos DB would, before any request: a
-// JSON object of at most 2 MB with a valid string id and partition key
-// properties equal to pk. It returns the id.
-func (c *container) checkDoc(pk store.PartitionKey, doc []byte) (string, error) {
-	if len(doc) > todo.MaxDocumentBytes {
-		return "", todo.Errorf(todo.TooLarge, "document is larger than %d bytes", todo.MaxDocumentBytes)
-	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(doc, &fields); err != nil || fields == nil {
-		return "", todo.Errorf(todo.Invalid, "document is not a JSON object")
-	}
-	var id string
-	if raw, ok := fields["id"]; !ok || json.Unmarshal(raw, &id) != nil {
-		return "", todo.Errorf(todo.Invalid, "document has no string id")
-	}
-	if err := todo.ValidateID(id); err != nil {
-		return "", err
-	}
-	for i, path := range c.spec.PartitionKeyPaths {
-		var v string
-		raw, ok := fields[strings.TrimPrefix(path, "/")]
-		if !ok || json.Unmarshal(raw, &v) != nil || v != pk[i] {
-			return "", todo.Errorf(todo.Invalid, "partition key %s does not match the document's %s", pk, path)
-		}
-	}
-	return id, nil
-}
 
 func itemOptions(o *store.WriteOptions) *azcosmos.ItemOptions {
 	opts := &azcosmos.ItemOptions{EnableContentResponseOnWrite: true}
@@ -87,7 +47,7 @@ func itemOptions(o *store.WriteOptions) *azcosmos.ItemOptions {
 // Read is a point read: one ReadItem.
 func (c *container) Read(ctx context.Context, pk store.PartitionKey, id string) (store.Item, error) {
 	store.Charge(ctx, store.Cost{Scope: store.Point})
-	if err := c.checkFullKey(pk); err != nil {
+	if err := c.spec.CheckKey(pk); err != nil {
 		return store.Item{}, err
 	}
 	if err := todo.ValidateID(id); err != nil {
@@ -117,10 +77,10 @@ func (c *container) Replace(ctx context.Context, pk store.PartitionKey, doc []by
 
 func (c *container) write(ctx context.Context, kind store.OpKind, pk store.PartitionKey, doc []byte, o *store.WriteOptions) (store.Item, error) {
 	store.Charge(ctx, store.Cost{Scope: store.Point})
-	if err := c.checkFullKey(pk); err != nil {
+	if err := c.spec.CheckKey(pk); err != nil {
 		return store.Item{}, err
 	}
-	id, err := c.checkDoc(pk, doc)
+	id, _, err := c.spec.CheckDocument(pk, doc)
 	if err != nil {
 		return store.Item{}, err
 	}
@@ -143,7 +103,7 @@ func (c *container) write(ctx context.Context, kind store.OpKind, pk store.Parti
 // Delete is one DeleteItem, conditional on IfMatch when it is set.
 func (c *container) Delete(ctx context.Context, pk store.PartitionKey, id string, o *store.WriteOptions) error {
 	store.Charge(ctx, store.Cost{Scope: store.Point})
-	if err := c.checkFullKey(pk); err != nil {
+	if err := c.spec.CheckKey(pk); err != nil {
 		return err
 	}
 	if err := todo.ValidateID(id); err != nil {
@@ -158,7 +118,7 @@ func (c *container) Delete(ctx context.Context, pk store.PartitionKey, id string
 // Batch is one ExecuteTransactionalBatch in the logical partition pk.
 func (c *container) Batch(ctx context.Context, pk store.PartitionKey, ops []store.Op) ([]store.OpResult, error) {
 	store.Charge(ctx, store.Cost{Scope: store.Partition})
-	if err := c.checkFullKey(pk); err != nil {
+	if err := c.spec.CheckKey(pk); err != nil {
 		return nil, err
 	}
 	if len(ops) == 0 || len(ops) > store.MaxBatchOps {
@@ -177,7 +137,7 @@ func (c *container) Batch(ctx context.Context, pk store.PartitionKey, ops []stor
 		var err error
 		switch op.Kind {
 		case store.BatchCreate, store.BatchUpsert, store.BatchReplace:
-			id, err = c.checkDoc(pk, op.Doc)
+			id, _, err = c.spec.CheckDocument(pk, op.Doc)
 			size += len(op.Doc)
 		case store.BatchDelete, store.BatchRead:
 			err = todo.ValidateID(id)

@@ -55,8 +55,7 @@ func response(r *http.Request, status int, body string, headers ...string) *http
 }
 
 // serverFixes is the test-only transport that works around three protocol
-// bugs of @vercel/cosmosdb-server 1.0.1 with azcosmos v1.5.0
-// (reference/cosmosdb-server.md):
+// bugs of @vercel/cosmosdb-server 1.0.1 with azcosmos v1.5.0:
 //
 //	W1  a point read of a missing item answers 500 "Cannot read properties
 //	    of undefined": it becomes 404 NotFound;

@@ -26,7 +26,7 @@ func decodeBody(r *http.Request, limit int64, v any) error {
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		mt, _, err := mime.ParseMediaType(ct)
 		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
-			return &errStatus{http.StatusUnsupportedMediaType, "send the body as application/json"}
+			return todo.Errorf(todo.UnsupportedMediaType, "send the body as application/json")
 		}
 	}
 	if r.ContentLength > limit {

@@ -6,6 +6,8 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+
+	"github.com/todoaudit/todo/problem"
 )
 
 // Listener wraps ln so that the requests net/http refuses before any handler
@@ -66,7 +68,7 @@ func serverError(b []byte) ([]byte, bool) {
 	case http.StatusHTTPVersionNotSupported:
 		detail = "the request uses an HTTP version this server does not support"
 	}
-	body := problemJSON(Problem{Type: "about:blank", Title: http.StatusText(status), Status: status, Detail: detail})
+	body := problem.JSON(problem.Problem{Type: "about:blank", Title: http.StatusText(status), Status: status, Detail: detail})
 	return fmt.Appendf(nil, "HTTP/1.1 %d %s\r\nContent-Type: application/problem+json\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s",
 		status, http.StatusText(status), len(body), body), true
 }

@@ -7,6 +7,8 @@ import (
 	"net"
 	"net/http"
 	"testing"
+
+	"github.com/todoaudit/todo/problem"
 )
 
 // net/http's own refusals come out as problem+json; handlers' answers pass
@@ -58,7 +60,7 @@ func TestListenerRewritesServerErrors(t *testing.T) {
 				}
 				return
 			}
-			var p Problem
+			var p problem.Problem
 			if ct != "application/problem+json" || json.Unmarshal(body, &p) != nil || p.Status != tc.status || p.Detail == "" {
 				t.Fatalf("%s %s", ct, body)
 			}

@@ -13,56 +13,18 @@ import (
 	"net/url"
 	"runtime/debug"
 	"strconv"
+	"sync"
 	"time"
-
-	"github.com/gorilla/mux"
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/auth"
 	"github.com/todoaudit/todo/azfunc"
 	"github.com/todoaudit/todo/health"
 	"github.com/todoaudit/todo/hotkeys"
+	"github.com/todoaudit/todo/problem"
 	"github.com/todoaudit/todo/service"
 	"github.com/todoaudit/todo/store"
 )
-
-// Route is one HTTP route: the function that serves it, its method, its
-// path template (mux syntax) and what it requires of its caller.
-type Route struct {
-	Function string
-	Method   string
-	Path     string
-	Access   auth.Access
-}
-
-// Routes lists every route the router serves. The manifest test checks it
-// against functions/*/function.json and the OpenAPI test against
-// openapi.json.
-// They are registered in this order, which mux tries in turn: the most
-// frequent first.
-var Routes = []Route{
-	{"GetTodo", http.MethodGet, "/api/todos/{id}", auth.User},
-	{"ListTodos", http.MethodGet, "/api/todos", auth.User},
-	{"UpsertTodo", http.MethodPost, "/api/todos", auth.User},
-	{"UpsertTodo", http.MethodPut, "/api/todos/{id}", auth.User},
-	{"DeleteTodo", http.MethodDelete, "/api/todos/{id}", auth.User},
-	{"MoveTodo", http.MethodPost, "/api/todos/{id}/move", auth.User},
-	{"TodoHistory", http.MethodGet, "/api/todos/{id}/history", auth.User},
-	{"VerifyHistory", http.MethodGet, "/api/todos/{id}/history/verify", auth.User},
-	{"RollbackTodo", http.MethodPost, "/api/todos/{id}/rollback", auth.User},
-	{"AdminTodos", http.MethodGet, "/api/manage/todos", auth.Admin},
-	{"Partitions", http.MethodGet, "/api/manage/partitions", auth.Admin},
-	{"DeadLetters", http.MethodGet, "/api/manage/deadletters", auth.Admin},
-	{"Health", http.MethodGet, "/api/health", auth.Anyone},
-}
-
-// Methods are the methods a route answers: HEAD wherever GET.
-func (rt Route) Methods() []string {
-	if rt.Method == http.MethodGet {
-		return []string{http.MethodGet, http.MethodHead}
-	}
-	return []string{rt.Method}
-}
 
 // Config wires the API.
 type Config struct {
@@ -99,50 +61,77 @@ type Config struct {
 // api holds the handlers' dependencies.
 type api struct {
 	Config
+	// payloadTurns admits maxPayloadsAtOnce invocations at a time.
+	payloadTurns chan struct{}
 }
 
-// New returns the handler's router.
+// New returns the handler: the API routes, the payload-mode functions at
+// POST /{name}, and GET / for the host's readiness poll.
 func New(c Config) http.Handler {
-	a := &api{c}
-	r := mux.NewRouter().UseEncodedPath()
-	r.NotFoundHandler = a.wrap(Route{}, func(w http.ResponseWriter, r *http.Request) error {
+	return &api{Config: c, payloadTurns: make(chan struct{}, maxPayloadsAtOnce)}
+}
+
+// Requests that match no route are answered through these, so that they
+// are logged and answered as problems like any other.
+var (
+	notFound = Route{serve: func(_ *api, _ http.ResponseWriter, r *http.Request, _ string) error {
 		return todo.Errorf(todo.NotFound, "no route for %s", r.URL.Path)
-	})
-	r.MethodNotAllowedHandler = a.wrap(Route{}, func(w http.ResponseWriter, r *http.Request) error {
-		return &errStatus{http.StatusMethodNotAllowed, r.Method + " is not allowed on " + r.URL.Path}
-	})
-	r.Methods(http.MethodGet, http.MethodHead).Path("/").HandlerFunc(ready)
-	handlers := map[string]handlerFunc{
-		"GET /api/todos":                     a.list,
-		"POST /api/todos":                    a.create,
-		"PUT /api/todos/{id}":                a.put,
-		"GET /api/todos/{id}":                a.get,
-		"DELETE /api/todos/{id}":             a.delete,
-		"POST /api/todos/{id}/move":          a.move,
-		"GET /api/todos/{id}/history":        a.history,
-		"GET /api/todos/{id}/history/verify": a.verify,
-		"POST /api/todos/{id}/rollback":      a.rollback,
-		"GET /api/manage/todos":              a.admin,
-		"GET /api/manage/partitions":         a.partitions,
-		"GET /api/manage/deadletters":        a.deadLetters,
-		"GET /api/health":                    a.health,
-	}
-	for _, rt := range Routes {
-		h, ok := handlers[rt.Method+" "+rt.Path]
-		if !ok {
-			panic("httpapi: no handler for route " + rt.Method + " " + rt.Path)
+	}}
+	methodNotAllowed = Route{serve: func(_ *api, _ http.ResponseWriter, r *http.Request, _ string) error {
+		return todo.Errorf(todo.MethodNotAllowed, "%s is not allowed on %s", r.Method, r.URL.Path)
+	}}
+)
+
+// ServeHTTP routes a request on its escaped path, so that an id with an
+// encoded slash stays one segment. A path with . or .. elements or
+// repeated slashes is redirected to its clean form.
+func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p := r.URL.EscapedPath()
+	if clean := cleanPath(p); clean != p {
+		if r.URL.RawQuery != "" {
+			clean += "?" + r.URL.RawQuery
 		}
-		r.Methods(rt.Methods()...).Path(rt.Path).Name(rt.Function).Handler(a.wrap(rt, h))
+		w.Header().Set("Location", clean)
+		w.WriteHeader(http.StatusMovedPermanently)
+		return
 	}
-	for name, h := range c.Invocations {
-		r.Methods(http.MethodPost).Path("/" + name).MatcherFunc(a.keyMatches).Name(name).Handler(a.recoverer(name, a.bounded(h)))
+	mismatch := false
+	for i := range Routes {
+		rt := &Routes[i]
+		id, ok := rt.match(p)
+		if !ok {
+			continue
+		}
+		if rt.allows(r.Method) {
+			a.serve(w, r, rt, id)
+			return
+		}
+		mismatch = true
 	}
-	return r
+	if h, ok := a.Invocations[p[1:]]; ok && a.keyMatches(r) {
+		if r.Method == http.MethodPost {
+			a.invoke(w, r, p[1:], h)
+			return
+		}
+		mismatch = true
+	}
+	if p == "/" {
+		if r.Method == http.MethodGet || r.Method == http.MethodHead {
+			ready(w)
+			return
+		}
+		mismatch = true
+	}
+	if mismatch {
+		a.serve(w, r, &methodNotAllowed, "")
+		return
+	}
+	a.serve(w, r, &notFound, "")
 }
 
 // keyMatches reports whether an invocation carries the invocation key, if
 // there is one; the comparison takes the same time wherever they differ.
-func (a *api) keyMatches(r *http.Request, _ *mux.RouteMatch) bool {
+func (a *api) keyMatches(r *http.Request) bool {
 	return a.InvocationKey == "" || subtle.ConstantTimeCompare([]byte(r.Header.Get(azfunc.KeyHeader)), []byte(a.InvocationKey)) == 1
 }
 
@@ -151,34 +140,29 @@ func (a *api) keyMatches(r *http.Request, _ *mux.RouteMatch) bool {
 // MaxPayloadBytes however many the host sends in parallel.
 const maxPayloadsAtOnce = 1
 
-// bounded refuses an invocation body over MaxPayloadBytes: at once when its
-// length says so, or as soon as that much has been read of a chunked one.
-func (a *api) bounded(h http.Handler) http.Handler {
-	turns := make(chan struct{}, maxPayloadsAtOnce)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.ContentLength > a.MaxPayloadBytes {
-			azfunc.WriteFailure(w, &http.MaxBytesError{Limit: a.MaxPayloadBytes})
-			return
-		}
-		select {
-		case turns <- struct{}{}:
-			defer func() { <-turns }()
-		case <-r.Context().Done():
-			return
-		}
-		r.Body = http.MaxBytesReader(w, r.Body, a.MaxPayloadBytes)
-		h.ServeHTTP(w, r)
-	})
+// bounded serves an invocation, refusing a body over MaxPayloadBytes: at
+// once when its length says so, or as soon as that much has been read of a
+// chunked one.
+func (a *api) bounded(w http.ResponseWriter, r *http.Request, h http.Handler) {
+	if r.ContentLength > a.MaxPayloadBytes {
+		azfunc.WriteFailure(w, &http.MaxBytesError{Limit: a.MaxPayloadBytes})
+		return
+	}
+	select {
+	case a.payloadTurns <- struct{}{}:
+		defer func() { <-a.payloadTurns }()
+	case <-r.Context().Done():
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, a.MaxPayloadBytes)
+	h.ServeHTTP(w, r)
 }
 
 // ready answers the host's readiness and health polls of GET /.
-func ready(w http.ResponseWriter, _ *http.Request) {
+func ready(w http.ResponseWriter) {
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write([]byte(`{"status":"ready"}` + "\n"))
 }
-
-// handlerFunc serves a request; it writes the response only on success.
-type handlerFunc func(w http.ResponseWriter, r *http.Request) error
 
 // statusWriter records the status a handler wrote and, as the headers go
 // out, reports what the request's store calls cost so far.
@@ -187,6 +171,9 @@ type statusWriter struct {
 	status int
 	meter  *store.Meter
 }
+
+// writers are reused across requests: one allocation less per request.
+var writers = sync.Pool{New: func() any { return new(statusWriter) }}
 
 func (s *statusWriter) WriteHeader(code int) {
 	if s.status == 0 {
@@ -205,92 +192,110 @@ func (s *statusWriter) Write(b []byte) (int, error) {
 	return s.ResponseWriter.Write(b)
 }
 
-// wrap adds authentication, cost headers, errors as problems, panic recovery
-// and one log line per request.
-func (a *api) wrap(rt Route, h handlerFunc) http.Handler {
-	function := rt.Function
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := time.Now()
-		ctx, meter := store.WithMeter(r.Context())
-		sw := &statusWriter{ResponseWriter: w, meter: meter}
-		var err error
-		defer func() {
-			if p := recover(); p != nil {
-				a.Log.Error("panic", "function", function, "panic", p, "stack", string(debug.Stack()))
-				err = todo.Errorf(todo.Internal, "panic")
-				if sw.status == 0 {
-					writeError(sw, err)
-				}
+// serve runs one request of a route: authentication, the {id}, the store
+// meter behind the cost headers, errors as problems, panic recovery and one
+// log line, which carries the cause of every error.
+func (a *api) serve(w http.ResponseWriter, r *http.Request, rt *Route, rawID string) {
+	start := time.Now()
+	ctx, meter := store.WithMeter(r.Context())
+	sw := writers.Get().(*statusWriter)
+	*sw = statusWriter{ResponseWriter: w, meter: meter}
+	defer writers.Put(sw)
+	var err error
+	defer a.finish(sw, r, rt.Function, start, &err)
+	if rt.Access != auth.Anyone {
+		var caller auth.Caller
+		if caller, err = a.Auth.Authorize(r, rt.Access); err != nil {
+			if c := auth.Challenge(err); c != "" {
+				sw.Header().Set("WWW-Authenticate", c)
 			}
-			attrs := make([]slog.Attr, 0, 9)
-			attrs = append(attrs, slog.String("function", function), slog.String("method", r.Method),
-				slog.String("path", r.URL.Path), slog.Int("status", sw.status),
-				slog.Duration("duration", time.Since(start)))
-			if cost := meter.Cost(); cost.Touched() {
-				attrs = append(attrs, slog.String("scope", cost.Scope.String()), slog.Float64("ru", cost.Charge))
-			}
-			if id := r.Header.Get("X-Azure-Functions-InvocationId"); id != "" {
-				attrs = append(attrs, slog.String("invocationId", id))
-			}
-			level := slog.LevelInfo
-			switch k := todo.KindOf(err); {
-			case err != nil && k == todo.Internal:
-				level = slog.LevelError
-				attrs = append(attrs, slog.String("error", err.Error()))
-			case k == todo.Unauthorized || k == todo.Forbidden:
-				// Why a caller was refused is for the logs only.
-				attrs = append(attrs, slog.String("error", err.Error()))
-			}
-			a.Log.LogAttrs(r.Context(), level, "request", attrs...)
-		}()
-		if rt.Access != auth.Anyone {
-			caller, aerr := a.Auth.Authorize(r, rt.Access)
-			if aerr != nil {
-				err = aerr
-				if c := auth.Challenge(err); c != "" {
-					sw.Header().Set("WWW-Authenticate", c)
-				}
-				writeAny(sw, err)
-				return
-			}
-			ctx = service.WithUser(ctx, caller.User)
+			problem.Write(sw, err)
+			return
 		}
-		if a.StoreTimeout > 0 && function != "Health" {
-			var cancel context.CancelFunc
-			ctx, cancel = context.WithTimeout(ctx, a.StoreTimeout)
-			defer cancel()
+		ctx = service.WithUser(ctx, caller.User)
+	}
+	var id string
+	if rawID != "" {
+		if id, err = decodeID(rawID); err != nil {
+			problem.Write(sw, err)
+			return
 		}
-		if err = h(sw, r.WithContext(ctx)); err != nil {
-			if todo.KindOf(err) == todo.Internal && errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				err = todo.Wrap(todo.Unavailable, err, "the store did not answer within "+a.StoreTimeout.String())
-			}
-			writeAny(sw, err)
+	}
+	if a.StoreTimeout > 0 && rt.Function != "Health" {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, a.StoreTimeout)
+		defer cancel()
+	}
+	if err = rt.serve(a, sw, r.WithContext(ctx), id); err != nil {
+		if todo.KindOf(err) == todo.Internal && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			err = todo.Wrap(todo.Unavailable, err, "the store did not answer within "+a.StoreTimeout.String())
 		}
-	})
+		if to := todo.MovedTo(err); to != "" {
+			sw.Header().Set("Location", todoPath(to))
+		}
+		problem.Write(sw, err)
+	}
 }
 
-func (a *api) recoverer(function string, h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		defer func() {
-			if p := recover(); p != nil {
-				a.Log.Error("panic", "function", function, "panic", p, "stack", string(debug.Stack()))
-				http.Error(w, `{"error":"internal error"}`, http.StatusInternalServerError)
-			}
-		}()
-		h.ServeHTTP(w, r)
-	})
+// finish recovers a panic of the request and logs it: an internal error
+// at Error level, any other 5xx at Warn, and the cause of every error.
+func (a *api) finish(sw *statusWriter, r *http.Request, function string, start time.Time, errp *error) {
+	if p := recover(); p != nil {
+		a.Log.Error("panic", "function", function, "panic", p, "stack", string(debug.Stack()))
+		*errp = todo.Errorf(todo.Internal, "panic")
+		if sw.status == 0 {
+			problem.Write(sw, *errp)
+		}
+	}
+	attrs := make([]slog.Attr, 0, 9)
+	attrs = append(attrs, slog.String("function", function), slog.String("method", r.Method),
+		slog.String("path", r.URL.Path), slog.Int("status", sw.status),
+		slog.Duration("duration", time.Since(start)))
+	if cost := sw.meter.Cost(); cost.Touched() {
+		attrs = append(attrs, slog.String("scope", cost.Scope.String()), slog.Float64("ru", cost.Charge))
+	}
+	// The header in its canonical spelling, which Get looks up without
+	// allocating a canonical copy.
+	if id := r.Header.Get("X-Azure-Functions-Invocationid"); id != "" {
+		attrs = append(attrs, slog.String("invocationId", id))
+	}
+	level := slog.LevelInfo
+	if err := *errp; err != nil {
+		attrs = append(attrs, slog.String("error", err.Error()))
+		switch k := todo.KindOf(err); {
+		case k == todo.Internal:
+			level = slog.LevelError
+		case problem.Status(k) >= http.StatusInternalServerError:
+			level = slog.LevelWarn
+		}
+	}
+	a.Log.LogAttrs(r.Context(), level, "request", attrs...)
 }
 
+// invoke runs a payload-mode function, answering a panic as a problem.
+func (a *api) invoke(w http.ResponseWriter, r *http.Request, function string, h http.Handler) {
+	defer func() {
+		if p := recover(); p != nil {
+			a.Log.Error("panic", "function", function, "panic", p, "stack", string(debug.Stack()))
+			problem.Write(w, todo.Errorf(todo.Internal, "panic"))
+		}
+	}()
+	a.bounded(w, r, h)
+}
+
+// setCost reports c in the cost headers, whose two values share one
+// allocation.
 func setCost(h http.Header, c store.Cost) {
-	h.Set("X-Query-Scope", c.Scope.String())
-	h.Set("X-Request-Charge", strconv.FormatFloat(c.Charge, 'f', 2, 64))
+	v := []string{c.Scope.String(), strconv.FormatFloat(c.Charge, 'f', 2, 64)}
+	h["X-Query-Scope"] = v[0:1:1]
+	h["X-Request-Charge"] = v[1:2:2]
 }
 
-// pathID returns the {id} route variable, percent-decoded, so that a
-// forbidden character sent encoded (%2F, %3F, %23, %5C) reaches validation
-// and gets a 400 rather than a routing 404.
-func pathID(r *http.Request) (string, error) {
-	id, err := url.PathUnescape(mux.Vars(r)["id"])
+// decodeID percent-decodes and validates the {id} segment of a path, so
+// that a forbidden character sent encoded (%2F, %3F, %23, %5C) reaches
+// validation and gets a 400 rather than a routing 404.
+func decodeID(raw string) (string, error) {
+	id, err := url.PathUnescape(raw)
 	if err != nil {
 		return "", todo.Errorf(todo.Invalid, "id is not validly percent-encoded")
 	}

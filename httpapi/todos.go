@@ -11,6 +11,7 @@ import (
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/health"
 	"github.com/todoaudit/todo/hotkeys"
+	"github.com/todoaudit/todo/problem"
 	"github.com/todoaudit/todo/service"
 )
 
@@ -39,7 +40,7 @@ func (in todoInput) fields() (todo.Fields, error) {
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
-		writeError(w, todo.Wrap(todo.Internal, err, "response does not encode"))
+		problem.Write(w, todo.Wrap(todo.Internal, err, "response does not encode"))
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
@@ -49,7 +50,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 func writeTodo(w http.ResponseWriter, status int, res service.Result) {
 	h := w.Header()
-	h.Set("ETag", httpETag(res.ETag))
+	h["Etag"] = []string{httpETag(res.ETag)} // the canonical key, set without canonicalising it
 	if status == http.StatusCreated {
 		h.Set("Location", todoPath(res.Todo.ID))
 	}
@@ -59,8 +60,12 @@ func writeTodo(w http.ResponseWriter, status int, res service.Result) {
 // todoPath is the URL path of the todo id.
 func todoPath(id string) string { return "/api/todos/" + url.PathEscape(id) }
 
+// jsonType is the Content-Type of JSON answers: one value shared by every
+// answer and never modified, so that setting it allocates nothing.
+var jsonType = []string{"application/json"}
+
 func writeBytes(w http.ResponseWriter, status int, b []byte) {
-	w.Header().Set("Content-Type", "application/json")
+	w.Header()["Content-Type"] = jsonType
 	w.WriteHeader(status)
 	_, _ = w.Write(b)
 }
@@ -94,15 +99,6 @@ func createOnly(r *http.Request, match string) (bool, error) {
 
 func (a *api) body(r *http.Request, v any) error { return decodeBody(r, a.MaxBodyBytes, v) }
 
-// target reads the todo a request addresses and its If-Match condition.
-func target(r *http.Request) (id, match string, err error) {
-	if id, err = pathID(r); err != nil {
-		return "", "", err
-	}
-	match, err = ifMatch(r)
-	return id, match, err
-}
-
 // answer writes a todo result with the given status, when there was no
 // error.
 func answer(w http.ResponseWriter, status int, res service.Result, err error) error {
@@ -112,7 +108,7 @@ func answer(w http.ResponseWriter, status int, res service.Result, err error) er
 	return err
 }
 
-func (a *api) create(w http.ResponseWriter, r *http.Request) error {
+func (a *api) create(w http.ResponseWriter, r *http.Request, _ string) error {
 	var in todoInput
 	if err := a.body(r, &in); err != nil {
 		return err
@@ -125,8 +121,8 @@ func (a *api) create(w http.ResponseWriter, r *http.Request) error {
 	return answer(w, http.StatusCreated, res, err)
 }
 
-func (a *api) put(w http.ResponseWriter, r *http.Request) error {
-	id, match, err := target(r)
+func (a *api) put(w http.ResponseWriter, r *http.Request, id string) error {
+	match, err := ifMatch(r)
 	if err != nil {
 		return err
 	}
@@ -150,11 +146,7 @@ func (a *api) put(w http.ResponseWriter, r *http.Request) error {
 	return answer(w, status, res, err)
 }
 
-func (a *api) get(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r)
-	if err != nil {
-		return err
-	}
+func (a *api) get(w http.ResponseWriter, r *http.Request, id string) error {
 	if at, ok, err := asOf(r); err != nil || ok {
 		if err != nil {
 			return err
@@ -214,7 +206,9 @@ func httpETag(s string) string {
 // noneMatch reports whether an If-None-Match header matches etag (weak
 // comparison, as RFC 9110 requires for If-None-Match).
 func noneMatch(header, etag string) bool {
-	for _, tag := range strings.Split(header, ",") {
+	for header != "" {
+		var tag string
+		tag, header, _ = strings.Cut(header, ",")
 		tag = strings.TrimPrefix(strings.TrimSpace(tag), "W/")
 		if tag == "*" || (tag != "" && tag == etag) {
 			return true
@@ -223,8 +217,8 @@ func noneMatch(header, etag string) bool {
 	return false
 }
 
-func (a *api) delete(w http.ResponseWriter, r *http.Request) error {
-	id, match, err := target(r)
+func (a *api) delete(w http.ResponseWriter, r *http.Request, id string) error {
+	match, err := ifMatch(r)
 	if err != nil {
 		return err
 	}
@@ -304,7 +298,7 @@ func writePage(w http.ResponseWriter, p service.Page) {
 	writeBytes(w, http.StatusOK, append(b, "}\n"...))
 }
 
-func (a *api) list(w http.ResponseWriter, r *http.Request) error {
+func (a *api) list(w http.ResponseWriter, r *http.Request, _ string) error {
 	o, err := listOptions(r)
 	if err != nil {
 		return err
@@ -316,7 +310,7 @@ func (a *api) list(w http.ResponseWriter, r *http.Request) error {
 	return err
 }
 
-func (a *api) admin(w http.ResponseWriter, r *http.Request) error {
+func (a *api) admin(w http.ResponseWriter, r *http.Request, _ string) error {
 	o, err := listOptions(r)
 	if err != nil {
 		return err
@@ -335,11 +329,7 @@ type historyPage struct {
 	Complete     bool               `json:"complete"`
 }
 
-func (a *api) history(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r)
-	if err != nil {
-		return err
-	}
+func (a *api) history(w http.ResponseWriter, r *http.Request, id string) error {
 	o, err := listOptions(r)
 	if err != nil {
 		return err
@@ -370,11 +360,7 @@ type verification struct {
 	Reason   string `json:"reason,omitempty"`
 }
 
-func (a *api) verify(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r)
-	if err != nil {
-		return err
-	}
+func (a *api) verify(w http.ResponseWriter, r *http.Request, id string) error {
 	v, err := a.Service.Verify(r.Context(), id)
 	if err != nil {
 		return err
@@ -393,7 +379,7 @@ type deadLetterPage struct {
 	Continuation *string           `json:"continuation"`
 }
 
-func (a *api) deadLetters(w http.ResponseWriter, r *http.Request) error {
+func (a *api) deadLetters(w http.ResponseWriter, r *http.Request, _ string) error {
 	o, err := listOptions(r)
 	if err != nil {
 		return err
@@ -416,8 +402,8 @@ func (a *api) deadLetters(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (a *api) rollback(w http.ResponseWriter, r *http.Request) error {
-	id, match, err := target(r)
+func (a *api) rollback(w http.ResponseWriter, r *http.Request, id string) error {
+	match, err := ifMatch(r)
 	if err != nil {
 		return err
 	}
@@ -434,8 +420,8 @@ func (a *api) rollback(w http.ResponseWriter, r *http.Request) error {
 	return answer(w, http.StatusOK, res, err)
 }
 
-func (a *api) move(w http.ResponseWriter, r *http.Request) error {
-	id, match, err := target(r)
+func (a *api) move(w http.ResponseWriter, r *http.Request, id string) error {
+	match, err := ifMatch(r)
 	if err != nil {
 		return err
 	}
@@ -452,7 +438,7 @@ func (a *api) move(w http.ResponseWriter, r *http.Request) error {
 	return answer(w, http.StatusCreated, res, err)
 }
 
-func (a *api) health(w http.ResponseWriter, r *http.Request) error {
+func (a *api) health(w http.ResponseWriter, _ *http.Request, _ string) error {
 	st := a.Health()
 	body := map[string]string{"status": string(st.State), "store": a.StoreName, "scheme": a.Service.Scheme().Name()}
 	code := http.StatusOK
@@ -478,7 +464,7 @@ const defaultTop = 20
 
 // partitions serves the live view of the hottest logical partitions:
 // ?top=N (1 to 1000) and ?container=NAME.
-func (a *api) partitions(w http.ResponseWriter, r *http.Request) error {
+func (a *api) partitions(w http.ResponseWriter, r *http.Request, _ string) error {
 	if a.Partitions == nil {
 		return todo.Errorf(todo.NotFound, "the partition load view is not enabled")
 	}

@@ -177,8 +177,9 @@ func appSettings(s sources, p *problems) (handler, host map[string]any) {
 	return handler, host
 }
 
-// requiredSettings are the app settings a deployed app must have (SPEC
-// section 8 and the Functions host's identity-based connections).
+// requiredSettings are the app settings a deployed app must have: the
+// handler's own (see README, Configuration) and the Functions host's
+// identity-based connections.
 var requiredSettings = []string{
 	"CosmosDB__accountEndpoint", "CosmosDB__credential", "CosmosDB__clientId", "AZURE_CLIENT_ID",
 	"COSMOS_DATABASE", "COSMOS_TODO_CONTAINER", "COSMOS_AUDIT_CONTAINER", "COSMOS_LEASES_CONTAINER",

@@ -8,6 +8,7 @@ package partition
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -64,21 +65,51 @@ type Sequencer interface {
 	Next(ctx context.Context, user string, pk store.PartitionKey) (int64, error)
 }
 
+// DefaultBuckets is how many logical partitions the synthetic scheme
+// spreads one user over unless told otherwise.
+const DefaultBuckets = 8
+
+// Check validates a scheme name and, for the synthetic scheme, its number
+// of buckets.
+func Check(name string, buckets int) error {
+	if err := CheckName(name); err != nil {
+		return err
+	}
+	if name == Synthetic {
+		return CheckBuckets(buckets)
+	}
+	return nil
+}
+
+// CheckName validates a scheme name.
+func CheckName(name string) error {
+	if !slices.Contains(Names, name) {
+		return todo.Errorf(todo.Invalid, "unknown partition scheme %q: use %s", name, strings.Join(Names, ", "))
+	}
+	return nil
+}
+
+// CheckBuckets validates the synthetic scheme's number of buckets: 1 to 100.
+func CheckBuckets(n int) error {
+	if n < 1 || n > 100 {
+		return todo.Errorf(todo.Invalid, "synthetic buckets must be 1 to 100, not %d", n)
+	}
+	return nil
+}
+
 // New returns the named scheme. The synthetic scheme takes its buckets from
 // seq, which may be nil where no todo is created (the analyzer).
 func New(name string, buckets int, seq Sequencer) (Scheme, error) {
+	if err := Check(name, buckets); err != nil {
+		return nil, err
+	}
 	switch name {
 	case Hierarchical:
 		return hierarchical{}, nil
 	case Category:
 		return category{}, nil
-	case Synthetic:
-		if buckets < 1 || buckets > 100 {
-			return nil, todo.Errorf(todo.Invalid, "synthetic buckets must be 1 to 100, not %d", buckets)
-		}
-		return &synthetic{buckets: buckets, seq: seq}, nil
 	}
-	return nil, todo.Errorf(todo.Invalid, "unknown partition scheme %q", name)
+	return &synthetic{buckets: buckets, seq: seq}, nil
 }
 
 func typeFilter() store.Filter {
@@ -109,11 +140,32 @@ func splitID(user, id string) (string, error) {
 	if i <= 0 {
 		return "", todo.Errorf(todo.Invalid, "id %q is not of the form prefix:uuid", id)
 	}
-	u, err := uuid.Parse(id[i+1:])
-	if err != nil || u.String() != id[i+1:] {
+	if !isLowerUUID(id[i+1:]) {
 		return "", todo.Errorf(todo.Invalid, "id %q does not end in a lower-case UUID", id)
 	}
 	return id[:i], nil
+}
+
+// isLowerUUID reports whether s is a UUID in its canonical lower-case
+// form, the only form newUUID writes.
+func isLowerUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // categoryID is the id of the two schemes that embed the category.

@@ -148,7 +148,7 @@ func TestPlans(t *testing.T) {
 }
 
 // Concurrent creators each get a distinct sequence number, spread evenly
-// over the buckets: the ETag retry loop of seed 003.
+// over the buckets: the sequence document's ETag retry loop.
 func TestSyntheticSequenceConcurrent(t *testing.T) {
 	const buckets, workers, each = 4, 8, 10
 	s := mustScheme(t, "synthetic", buckets, openTodos(t, "synthetic"))

@@ -50,7 +50,7 @@ func New(scheme partition.Scheme, todos, audit store.Container, o *Options) *Ser
 	}
 	s := &Service{scheme: scheme, ttl: int(o.VersionTTL / time.Second), now: o.Now}
 	if s.ttl <= 0 {
-		s.ttl = 30 * 24 * 3600
+		s.ttl = int(todo.DefaultVersionTTL / time.Second)
 	}
 	if s.now == nil {
 		s.now = time.Now
@@ -74,14 +74,30 @@ func (s *Service) Scheme() partition.Scheme { return s.scheme }
 
 type userKey struct{}
 
+// userContext carries the caller: what context.WithValue would do, in one
+// allocation instead of two (the string is not boxed).
+type userContext struct {
+	context.Context
+	user string
+}
+
+func (c *userContext) Value(key any) any {
+	if key == (userKey{}) {
+		return c
+	}
+	return c.Context.Value(key)
+}
+
 // WithUser returns a context carrying the authenticated caller.
 func WithUser(ctx context.Context, user string) context.Context {
-	return context.WithValue(ctx, userKey{}, user)
+	return &userContext{Context: ctx, user: user}
 }
 
 func userFrom(ctx context.Context) string {
-	u, _ := ctx.Value(userKey{}).(string)
-	return u
+	if c, ok := ctx.Value(userKey{}).(*userContext); ok {
+		return c.user
+	}
+	return ""
 }
 
 // Result is a todo as written or read. What it cost is charged to the

@@ -17,13 +17,27 @@ type Meter struct {
 
 type meterKey struct{}
 
+// meterContext carries a Meter: what context.WithValue would do, in one
+// allocation instead of two.
+type meterContext struct {
+	context.Context
+	m Meter
+}
+
+func (c *meterContext) Value(key any) any {
+	if key == (meterKey{}) {
+		return &c.m
+	}
+	return c.Context.Value(key)
+}
+
 // WithMeter returns a context whose store calls are charged to a new Meter.
 // A meter that ctx already carries is charged too, so a decorator can
 // measure one call without hiding it from the request's meter.
 func WithMeter(ctx context.Context) (context.Context, *Meter) {
 	parent, _ := ctx.Value(meterKey{}).(*Meter)
-	m := &Meter{parent: parent}
-	return context.WithValue(ctx, meterKey{}, m), m
+	c := &meterContext{Context: ctx, m: Meter{parent: parent}}
+	return c, &c.m
 }
 
 // Charge adds c to the meter ctx carries, if any. Stores call it once or

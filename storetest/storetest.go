@@ -70,6 +70,7 @@ func Run(t *testing.T, h Harness) {
 		{"InvalidDocuments", s.invalidDocuments},
 		{"TooLarge", s.tooLarge},
 		{"PartitionKeyMismatch", s.pkMismatch},
+		{"EmptyPartitionKeyComponent", s.emptyKeyComponent},
 		{"Batch", s.batch},
 		{"BatchAtomic", s.batchAtomic},
 		{"BatchLimit", s.batchLimit},
@@ -278,6 +279,29 @@ func (s *suite) tooLarge(t *testing.T, c, _ store.Container) {
 func (s *suite) pkMismatch(t *testing.T, c, _ store.Container) {
 	_, err := c.Create(s.ctx, pk("p1"), doc("id", "a", "pk", "p2"))
 	wantKind(t, err, todo.Invalid)
+}
+
+// emptyKeyComponent: Cosmos DB refuses a partition key value that is an
+// empty string, so every store refuses it in reads, writes, deletes and
+// batches alike, and stores nothing.
+func (s *suite) emptyKeyComponent(t *testing.T, c, h store.Container) {
+	_, err := c.Create(s.ctx, pk(""), doc("id", "a", "pk", ""))
+	wantKind(t, err, todo.Invalid)
+	_, err = c.Upsert(s.ctx, pk(""), doc("id", "a", "pk", ""), nil)
+	wantKind(t, err, todo.Invalid)
+	_, err = h.Create(s.ctx, pk("t1", ""), doc("id", "a", "tenant", "t1", "user", ""))
+	wantKind(t, err, todo.Invalid)
+	_, err = c.Batch(s.ctx, pk(""), []store.Op{{Kind: store.BatchCreate, Doc: doc("id", "b", "pk", "")}})
+	wantKind(t, err, todo.Invalid)
+	_, err = c.Read(s.ctx, pk(""), "a")
+	wantKind(t, err, todo.Invalid)
+	_, err = h.Read(s.ctx, pk("", "u1"), "a")
+	wantKind(t, err, todo.Invalid)
+	err = c.Delete(s.ctx, pk(""), "a", nil)
+	wantKind(t, err, todo.Invalid)
+	if items := s.all(t, c, store.Query{PageSize: 10}); len(items) != 0 {
+		t.Fatalf("refused writes stored %d items", len(items))
+	}
 }
 
 func (s *suite) batch(t *testing.T, c, _ store.Container) {

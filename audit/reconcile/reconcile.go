@@ -14,6 +14,7 @@ import (
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/audit"
 	"github.com/todoaudit/todo/azfunc"
+	"github.com/todoaudit/todo/problem"
 	"github.com/todoaudit/todo/repo"
 	"github.com/todoaudit/todo/store"
 )
@@ -130,6 +131,7 @@ func (r *Reconciler) refill(ctx context.Context, key string, vs []todo.Version) 
 func Handler(rec *Reconciler, log *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if _, err := azfunc.DecodeRequest(r.Body); err != nil {
+			log.Error("reconcile invocation refused", "error", err.Error())
 			azfunc.WriteFailure(w, err)
 			return
 		}
@@ -137,9 +139,7 @@ func Handler(rec *Reconciler, log *slog.Logger) http.Handler {
 		res, err := rec.Run(ctx)
 		if err != nil {
 			log.Error("reconcile failed", "error", err.Error(), "kind", todo.KindOf(err).String())
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusInternalServerError)
-			_, _ = w.Write([]byte(`{"error":"reconcile failed"}`))
+			problem.Write(w, err)
 			return
 		}
 		azfunc.WriteResponse(w, azfunc.InvokeResponse{Logs: []string{

@@ -2,6 +2,7 @@ package trigger_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"io"
 	"log/slog"
@@ -9,9 +10,14 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
+	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/audit/trigger"
+	"github.com/todoaudit/todo/azfunc"
+	"github.com/todoaudit/todo/problem"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -47,7 +53,11 @@ func TestTriggerResponseGolden(t *testing.T) {
 	}
 }
 
-// Whatever arrives, the trigger answers 200 with JSON or 400, never panics.
+// Whatever arrives, the trigger never panics and answers either 200 with
+// the host's response shape, whose records are each the deterministic
+// record of one version (id, partition key and snapshot agreeing with
+// each other, no record twice) or a dead letter that says why, no more of
+// them than documents, or 400 with a problem.
 func FuzzTrigger(f *testing.F) {
 	for _, name := range []string{"cosmos-trigger-v4.json", "cosmos-trigger-v3.json", "cosmos-trigger-array.json"} {
 		b, _ := os.ReadFile(filepath.Join("..", "..", "azfunc", "testdata", name))
@@ -62,11 +72,79 @@ func FuzzTrigger(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		w := httptest.NewRecorder()
 		tr.ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/AuditTrigger", bytes.NewReader(b)))
-		if w.Code != 200 && w.Code != 400 {
+		switch w.Code {
+		case http.StatusOK:
+			checkRecords(t, tr, b, w)
+		case http.StatusBadRequest:
+			var p problem.Problem
+			if w.Header().Get("Content-Type") != "application/problem+json" || json.Unmarshal(w.Body.Bytes(), &p) != nil ||
+				p.Status != http.StatusBadRequest || p.Detail == "" {
+				t.Fatalf("refusal is not a 400 problem: %q %s", w.Header().Get("Content-Type"), w.Body)
+			}
+		default:
 			t.Fatalf("status %d", w.Code)
 		}
-		if w.Header().Get("Content-Type") != "application/json" || w.Body.Len() == 0 {
-			t.Fatalf("answer without a JSON body: %q", w.Body)
-		}
 	})
+}
+
+// checkRecords checks a 200 answer to the invocation b.
+func checkRecords(t *testing.T, tr *trigger.Trigger, b []byte, w *httptest.ResponseRecorder) {
+	t.Helper()
+	if w.Header().Get("Content-Type") != "application/json" {
+		t.Fatalf("Content-Type %q", w.Header().Get("Content-Type"))
+	}
+	var resp struct {
+		Outputs     map[string][]json.RawMessage
+		Logs        []string
+		ReturnValue json.RawMessage
+	}
+	if err := json.Unmarshal(w.Body.Bytes(), &resp); err != nil {
+		t.Fatalf("answer is not the host's response shape: %v: %s", err, w.Body)
+	}
+	if len(resp.Logs) == 0 || (resp.ReturnValue != nil && string(resp.ReturnValue) != "null") {
+		t.Fatalf("logs %q, return value %s", resp.Logs, resp.ReturnValue)
+	}
+	req, err := azfunc.DecodeRequest(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("accepted an invocation that does not decode: %v", err)
+	}
+	docs, err := azfunc.Documents(req.Data[tr.Input])
+	if err != nil {
+		t.Fatalf("accepted documents that do not decode: %v", err)
+	}
+	out := resp.Outputs[tr.Output]
+	if len(out) > len(docs) {
+		t.Fatalf("%d records and dead letters from %d documents", len(out), len(docs))
+	}
+	seen := map[string]bool{}
+	for _, raw := range out {
+		var dl todo.DeadLetter
+		if err := json.Unmarshal(raw, &dl); err == nil && dl.Type == todo.TypeDeadLetter {
+			if !strings.HasPrefix(dl.ID, "dl-") || dl.Reason == "" || len(dl.SHA256) != 64 || dl.EntityKey == "" {
+				t.Fatalf("dead letter without its id, reason or digest: %s", raw)
+			}
+			continue
+		}
+		var rec todo.AuditRecord
+		if err := json.Unmarshal(raw, &rec); err != nil {
+			t.Fatalf("output is neither a record nor a dead letter: %s", raw)
+		}
+		var entity todo.Todo
+		if err := json.Unmarshal(rec.Entity, &entity); err != nil {
+			t.Fatalf("record %s: entity does not decode: %v", rec.ID, err)
+		}
+		switch {
+		case rec.ID != rec.EntityID+":v"+strconv.FormatInt(rec.Version, 10):
+			t.Fatalf("record id %q is not entity %q version %d", rec.ID, rec.EntityID, rec.Version)
+		case rec.EntityKey != "todo/"+entity.UserID+"/"+rec.EntityID || rec.EntityType != "todo":
+			t.Fatalf("record %s: key %q type %q for user %q", rec.ID, rec.EntityKey, rec.EntityType, entity.UserID)
+		case entity.ID != rec.EntityID || entity.Version != rec.Version:
+			t.Fatalf("record %s holds entity %q version %d", rec.ID, entity.ID, entity.Version)
+		case rec.Version < 1 || !rec.Operation.Valid() || todo.ValidateID(rec.EntityID) != nil:
+			t.Fatalf("record %s: version %d, operation %q", rec.ID, rec.Version, rec.Operation)
+		case seen[rec.EntityKey+"\x00"+rec.ID]:
+			t.Fatalf("record %s of %s twice", rec.ID, rec.EntityKey)
+		}
+		seen[rec.EntityKey+"\x00"+rec.ID] = true
+	}
 }

@@ -234,7 +234,7 @@ func generate(args []string, stdout io.Writer, stderr *os.File) error {
 	fs.SetOutput(stderr)
 	w := workloadFlags(fs)
 	scheme := fs.String("scheme", partition.Hierarchical, "scheme whose ids and partitionKey the documents get")
-	buckets := fs.Int("buckets", 10, "SYNTHETIC_BUCKETS for --scheme synthetic")
+	buckets := fs.Int("buckets", analyze.DefaultOptions().Buckets, "SYNTHETIC_BUCKETS for --scheme synthetic")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
