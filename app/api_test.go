@@ -68,7 +68,9 @@ func TestAPI(t *testing.T) {
 		}
 
 		// Health.
-		if h := want(t, s.Do("GET", "/api/health", nil), 200).JSON(t); h["status"] != "ok" || h["scheme"] != scheme {
+		h := want(t, s.Do("GET", "/api/health", nil), 200).JSON(t)
+		if audit, _ := h["audit"].(map[string]any); h["status"] != "ok" || h["scheme"] != scheme ||
+			audit["state"] != "running" || audit["lagSeconds"] == nil {
 			t.Fatalf("health: %v", h)
 		}
 		want(t, s.Do("GET", "/", nil), 200)

@@ -373,6 +373,9 @@ func (a *App) open(ctx, bg context.Context) error {
 	a.goBackground(func() {
 		a.health.Probe(bg, "store", probeEvery, min(probeTimeout, a.cfg.StoreTimeout), st.Ping)
 	})
+	if a.cfg.Mode != config.Standalone {
+		a.health.WatchAudit(func() health.Audit { return health.Audit{State: health.AuditHost} })
+	}
 	if a.cfg.Mode == config.Standalone && a.cfg.AuditPump {
 		p, err := pump.New(todos, auditC, leases, "http://"+a.Addr()+"/AuditTrigger", a.log)
 		if err != nil {
@@ -380,11 +383,9 @@ func (a *App) open(ctx, bg context.Context) error {
 		}
 		p.Key = key
 		a.pump = p
-		a.goBackground(func() {
-			if err := p.Run(bg); err != nil {
-				a.log.Error("audit pump stopped", "error", err.Error())
-			}
-		})
+		p.ReportTo(func(err error) { a.health.Report("audit", err) })
+		a.health.WatchAudit(p.Status)
+		a.goBackground(func() { p.Run(bg) })
 		a.goBackground(func() { a.reconcileLoop(bg, rec, sweeper) })
 	}
 	return nil
@@ -454,7 +455,8 @@ func (a *App) DrainAudit(ctx context.Context) error {
 	if a.pump == nil {
 		return errors.New("no audit pump in this mode")
 	}
-	return a.pump.Drain(ctx)
+	a.pump.Drain(ctx)
+	return ctx.Err()
 }
 
 // Close shuts down: it cancels opening (requests waiting for it get 503)

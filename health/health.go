@@ -31,7 +31,27 @@ type Status struct {
 	// Cause names the faults of a degraded handler, in words safe to show
 	// to any caller.
 	Cause string
+	Audit Audit
 }
+
+// Audit is how far the audit history is behind the todo container.
+type Audit struct {
+	// State is the standalone pump's (starting, running, retrying,
+	// stopped), AuditHost or AuditOff.
+	State string `json:"state"`
+	// LagSeconds is the age of the oldest change not yet audited, 0 when
+	// caught up, null when not known here.
+	LagSeconds *float64 `json:"lagSeconds"`
+}
+
+// The audit states that are not the pump's.
+const (
+	// AuditHost: the Functions host runs AuditTrigger; its lag shows in the
+	// host's own metrics, not here.
+	AuditHost = "host"
+	// AuditOff: standalone with the pump switched off.
+	AuditOff = "off"
+)
 
 // Monitor holds the health state. It is safe for concurrent use; none of
 // its methods block on anything but its own lock.
@@ -41,6 +61,16 @@ type Monitor struct {
 	mu     sync.Mutex
 	open   bool
 	faults map[string]string // source → public cause
+	audit  func() Audit
+}
+
+// WatchAudit makes Status report the audit state f returns; until it is
+// called the audit is AuditOff. A fault that stalls the audit is reported
+// separately, through Report.
+func (m *Monitor) WatchAudit(f func() Audit) {
+	m.mu.Lock()
+	m.audit = f
+	m.mu.Unlock()
 }
 
 // New returns a monitor in the Starting state. Fault transitions are
@@ -81,18 +111,22 @@ func (m *Monitor) Report(source string, err error) {
 func (m *Monitor) Status() Status {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	audit := Audit{State: AuditOff}
+	if m.audit != nil {
+		audit = m.audit()
+	}
 	if !m.open {
-		return Status{State: Starting}
+		return Status{State: Starting, Audit: audit}
 	}
 	if len(m.faults) == 0 {
-		return Status{State: OK}
+		return Status{State: OK, Audit: audit}
 	}
 	causes := make([]string, 0, len(m.faults))
 	for _, c := range m.faults {
 		causes = append(causes, c)
 	}
 	sort.Strings(causes)
-	return Status{State: Degraded, Cause: strings.Join(causes, "; ")}
+	return Status{State: Degraded, Cause: strings.Join(causes, "; "), Audit: audit}
 }
 
 // Probe runs check every interval, each run under its own deadline of

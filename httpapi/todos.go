@@ -438,13 +438,21 @@ func (a *api) move(w http.ResponseWriter, r *http.Request, id string) error {
 	return answer(w, http.StatusCreated, res, err)
 }
 
+// healthBody is the body of /api/health.
+type healthBody struct {
+	Status string       `json:"status"`
+	Store  string       `json:"store"`
+	Scheme string       `json:"scheme"`
+	Audit  health.Audit `json:"audit"`
+}
+
 func (a *api) health(w http.ResponseWriter, _ *http.Request, _ string) error {
 	st := a.Health()
-	body := map[string]string{"status": string(st.State), "store": a.StoreName, "scheme": a.Service.Scheme().Name()}
+	body := healthBody{Status: string(st.State), Store: a.StoreName, Scheme: a.Service.Scheme().Name(), Audit: st.Audit}
 	code := http.StatusOK
 	if st.State != health.OK {
 		// A degraded handler names the cause where the store's name was.
-		code, body["store"] = http.StatusServiceUnavailable, st.Cause
+		code, body.Store = http.StatusServiceUnavailable, st.Cause
 		w.Header().Set("Retry-After", "5")
 	}
 	w.Header().Set("Cache-Control", "no-store")

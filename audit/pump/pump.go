@@ -20,6 +20,7 @@ import (
 	"github.com/todoaudit/todo/audit"
 	"github.com/todoaudit/todo/azfunc"
 	"github.com/todoaudit/todo/functions"
+	"github.com/todoaudit/todo/health"
 	"github.com/todoaudit/todo/store"
 )
 
@@ -28,7 +29,9 @@ import (
 // the exact invocation the host sends, upserts the returned output binding
 // value into the audit container, and only then saves the continuation. A
 // failed batch is retried with AuditTrigger's retry policy; unlike the host,
-// the pump never gives up on a batch, so it never loses one.
+// the pump never gives up on a batch, so it never loses one, and it never
+// gives up on its checkpoint or the feed either: every error is logged and
+// retried with backoff, and Status says so meanwhile.
 type Pump struct {
 	Feed   store.Container // the todo container
 	Audit  store.Container
@@ -50,6 +53,8 @@ type Pump struct {
 	// Key is sent in azfunc.KeyHeader with every invocation: the handler
 	// answers its invocation endpoints only to the holder of its key.
 	Key string
+
+	mon *monitor // follows Run for Status
 }
 
 // New returns a pump configured from AuditTrigger's function.json.
@@ -75,6 +80,7 @@ func New(feed, records, leases store.Container, endpoint string, log *slog.Logge
 		Feed: feed, Audit: records, Leases: leases, Endpoint: endpoint,
 		Client: &http.Client{Timeout: time.Minute}, Log: log, Poll: 20 * time.Millisecond,
 		Function: f.Name, Input: in.Name, Output: out.Name, BatchSize: size, Delays: delays, Parallel: 4,
+		mon: &monitor{lastRead: time.Now()},
 	}, nil
 }
 
@@ -86,15 +92,28 @@ type lease struct {
 
 func (p *Pump) leaseID() string { return "pump-" + p.Feed.Spec().Name }
 
-// Run pumps until ctx is cancelled.
-func (p *Pump) Run(ctx context.Context) error { return p.pump(ctx, false) }
+// Run pumps until ctx is cancelled; Status follows it.
+func (p *Pump) Run(ctx context.Context) {
+	p.pump(ctx, false, p.mon)
+	p.mon.update(func(m *monitor) { m.stopped = true })
+}
 
-// Drain processes every change up to now, for tests and shutdown.
-func (p *Pump) Drain(ctx context.Context) error { return p.pump(ctx, true) }
+// Drain processes every change up to now, for tests and shutdown. It
+// returns early only when ctx ends.
+func (p *Pump) Drain(ctx context.Context) { p.pump(ctx, true, nil) }
+
+// Status reports how far behind Run is.
+func (p *Pump) Status() health.Audit { return p.mon.status(time.Now()) }
+
+// ReportTo makes the pump call report with an error while it cannot make
+// progress and with nil once it does again, as health.Monitor.Report
+// expects.
+func (p *Pump) ReportTo(report func(error)) { p.mon.update(func(m *monitor) { m.report = report }) }
 
 // flight is one batch being delivered.
 type flight struct {
-	cont      string // the continuation after this batch
+	cont      string    // the continuation after this batch
+	oldest    time.Time // when its first change was written
 	done      chan struct{}
 	delivered bool // set before done is closed; false when ctx ended first
 }
@@ -107,23 +126,30 @@ const finalSaveTimeout = 2 * time.Second
 // as the host runs one invocation per lease in parallel. Audit records are
 // idempotent, so batches may land in any order; the continuation is saved
 // only up to the oldest batch not yet delivered, so a restart never skips
-// one. With untilIdle it returns once the feed is drained.
-func (p *Pump) pump(ctx context.Context, untilIdle bool) error {
-	saved, err := p.load(ctx)
-	if err != nil {
-		return err
+// one. With untilIdle it returns once the feed is drained. Every error is
+// logged and retried, so it only ends with ctx (or, for Drain, when the
+// feed is drained).
+func (p *Pump) pump(ctx context.Context, untilIdle bool, mon *monitor) {
+	saved, ok := p.loadRetrying(ctx, mon)
+	if !ok {
+		return
 	}
 	read := saved
-	// The store errors the loop meets are logged and retried, so it only
-	// ends with ctx (or, for Drain, when the feed is drained).
 	parallel := max(p.Parallel, 1)
 	var queue []*flight
+	feedFailures := 0
 	for ctx.Err() == nil {
 		// Checkpoint after the batches delivered so far, in order.
 		last := ""
 		for len(queue) > 0 && isDone(queue[0].done) && queue[0].delivered {
 			last, queue = queue[0].cont, queue[1:]
 		}
+		mon.update(func(m *monitor) {
+			m.oldest = time.Time{}
+			if len(queue) > 0 {
+				m.oldest = queue[0].oldest
+			}
+		})
 		if last != "" && last != saved {
 			if err := p.save(ctx, last); err != nil {
 				// Not fatal: the batches are delivered, and a later save or
@@ -138,25 +164,30 @@ func (p *Pump) pump(ctx context.Context, untilIdle bool) error {
 			continue
 		}
 		batch, err := p.Feed.ChangeFeed(ctx, read, p.BatchSize)
+		if ctx.Err() != nil {
+			break
+		}
+		mon.read(err)
 		if err != nil {
-			if ctx.Err() == nil {
-				p.Log.Error("reading the change feed failed; retrying", "error", err.Error())
-				p.wait(ctx, nil, p.delay(0))
-			}
+			feedFailures++
+			delay := p.delay(feedFailures - 1)
+			p.Log.Error("reading the change feed failed; retrying", "error", err.Error(), "attempt", feedFailures, "retryIn", delay.String())
+			p.wait(ctx, nil, delay)
 			continue
 		}
+		feedFailures = 0
 		if batch.Continuation == read {
 			switch {
 			case len(queue) > 0:
 				p.wait(ctx, queue[0].done, p.Poll)
 			case untilIdle:
-				return nil
+				return
 			default:
 				p.wait(ctx, nil, p.Poll)
 			}
 			continue
 		}
-		f := &flight{cont: batch.Continuation, done: make(chan struct{})}
+		f := &flight{cont: batch.Continuation, oldest: commitTime(batch.Items, time.Now()), done: make(chan struct{})}
 		queue = append(queue, f)
 		read = batch.Continuation
 		if len(batch.Items) == 0 {
@@ -166,11 +197,10 @@ func (p *Pump) pump(ctx context.Context, untilIdle bool) error {
 		}
 		go func() {
 			defer close(f.done)
-			f.delivered = p.deliverRetrying(ctx, batch.Items)
+			f.delivered = p.deliverRetrying(ctx, batch.Items, mon)
 		}()
 	}
 	p.saveFinal(ctx, saved, queue)
-	return nil
 }
 
 // saveFinal waits for the batches still in flight (they end with ctx) and
@@ -218,6 +248,24 @@ func (p *Pump) wait(ctx context.Context, c chan struct{}, d time.Duration) {
 	}
 }
 
+// loadRetrying reads the saved continuation, retrying with backoff until
+// it succeeds (ok) or ctx ends.
+func (p *Pump) loadRetrying(ctx context.Context, mon *monitor) (cont string, ok bool) {
+	for attempt := 0; ; attempt++ {
+		cont, err := p.load(ctx)
+		if ctx.Err() != nil {
+			return "", false
+		}
+		mon.read(err)
+		if err == nil {
+			return cont, true
+		}
+		delay := p.delay(attempt)
+		p.Log.Error("reading the audit pump's checkpoint failed; retrying", "error", err.Error(), "attempt", attempt+1, "retryIn", delay.String())
+		p.wait(ctx, nil, delay)
+	}
+}
+
 func (p *Pump) load(ctx context.Context) (string, error) {
 	item, err := p.Leases.Read(ctx, store.PartitionKey{p.leaseID()}, p.leaseID())
 	if todo.IsKind(err, todo.NotFound) {
@@ -244,7 +292,13 @@ func (p *Pump) save(ctx context.Context, cont string) error {
 
 // deliverRetrying delivers one batch, retrying with the policy's delays
 // until it succeeds (true) or ctx ends: the pump never drops a batch.
-func (p *Pump) deliverRetrying(ctx context.Context, items []store.Item) bool {
+func (p *Pump) deliverRetrying(ctx context.Context, items []store.Item, mon *monitor) bool {
+	failed := false
+	defer func() {
+		if failed {
+			mon.update(func(m *monitor) { m.failing-- })
+		}
+	}()
 	for attempt := 0; ctx.Err() == nil; attempt++ {
 		err := p.deliver(ctx, items)
 		if err == nil {
@@ -252,6 +306,10 @@ func (p *Pump) deliverRetrying(ctx context.Context, items []store.Item) bool {
 		}
 		if ctx.Err() != nil {
 			return false
+		}
+		if !failed {
+			failed = true
+			mon.update(func(m *monitor) { m.failing++ })
 		}
 		delay := p.delay(attempt)
 		p.Log.Error("audit batch failed; retrying", "error", err.Error(), "attempt", attempt+1, "retryIn", delay.String())
