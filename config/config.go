@@ -36,7 +36,9 @@ var (
 	cosmosCredential  = Setting{"CosmosDB__credential", "", "managedidentity to use a managed identity (as the trigger does)"}
 	cosmosClientID    = Setting{"CosmosDB__clientId", "", "client id of the user-assigned managed identity"}
 	azureClientID     = Setting{"AZURE_CLIENT_ID", "", "client id of the user-assigned managed identity (azidentity's own setting)"}
+	cosmosConnString  = Setting{"CosmosDB", "", "connection string AccountEndpoint=…;AccountKey=…; for the emulator: the setting the Cosmos DB trigger reads; key auth, missing containers are created at start"}
 	cosmosKey         = Setting{"COSMOS_KEY", "", "account key, for emulators only; creates missing containers at start"}
+	allowRemoteKey    = Setting{"COSMOS_ALLOW_REMOTE_KEY", "false", "true lets a key (CosmosDB or COSMOS_KEY) go to an account that is not on this machine"}
 	database          = Setting{"COSMOS_DATABASE", "todoapp", "database name"}
 	todoContainer     = Setting{"COSMOS_TODO_CONTAINER", "todos", "todo container name"}
 	auditContainer    = Setting{"COSMOS_AUDIT_CONTAINER", "audit", "audit container name"}
@@ -62,7 +64,7 @@ var (
 // infrastructure tests check that Bicep and local.settings.json.example
 // agree with it.
 var Settings = []Setting{
-	customHandlerPort, listenAddr, dataDir, storeKind, cosmosEndpoint, cosmosEndpointAlt, cosmosCredential, cosmosClientID, azureClientID, cosmosKey, database, todoContainer, auditContainer, leasesContainer, partitionScheme, syntheticBuckets, authMode, authIssuer, authAudience, singleUserID, adminUsers, maxBodyBytes, maxPayloadBytes, versionTTL, auditPump, logLevel, storeOpenTimeout, storeTimeout, shutdownTimeout,
+	customHandlerPort, listenAddr, dataDir, storeKind, cosmosEndpoint, cosmosEndpointAlt, cosmosCredential, cosmosClientID, azureClientID, cosmosConnString, cosmosKey, allowRemoteKey, database, todoContainer, auditContainer, leasesContainer, partitionScheme, syntheticBuckets, authMode, authIssuer, authAudience, singleUserID, adminUsers, maxBodyBytes, maxPayloadBytes, versionTTL, auditPump, logLevel, storeOpenTimeout, storeTimeout, shutdownTimeout,
 }
 
 // Mode says whether the handler runs under the Functions host.
@@ -153,6 +155,9 @@ func Load(lookup func(string) (string, bool)) (*Config, error) {
 		return nil, &Error{"LISTEN_ADDR", fmt.Sprintf("%q is not host:port", c.ListenAddr)}
 	}
 
+	if err := cosmosConnection(c, get); err != nil {
+		return nil, err
+	}
 	c.Store = get(storeKind)
 	switch c.Store {
 	case "":
