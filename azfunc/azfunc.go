@@ -48,6 +48,15 @@ type Sys struct {
 	RandGuid   string `json:"RandGuid"`
 }
 
+// InvocationIDHeader carries the host's invocation id on every request it
+// sends the handler, payload invocations and forwarded HTTP requests alike.
+// The trace context travels beside it as W3C traceparent and tracestate
+// headers: the host's HTTP client adds those of the invocation's activity
+// (a forwarded request keeps its caller's own), so the handler continues
+// the host's trace from the headers; the payload's Metadata carries only
+// binding data and sys, never a trace context.
+const InvocationIDHeader = "X-Azure-Functions-InvocationId"
+
 // MaxRequestBytes bounds an invocation body (a trigger batch).
 const MaxRequestBytes = 64 << 20
 

@@ -53,6 +53,10 @@ var Settings = []Setting{
 	{"STORE_OPEN_TIMEOUT", "60s", "how long start-up keeps retrying to open the store before it exits 1 (a duration like 60s, or seconds)"},
 	{"STORE_TIMEOUT", "10s", "deadline of every store call, the SDK's own retries included; a request's store work as a whole gets the same"},
 	{"SHUTDOWN_TIMEOUT", "20s", "how long SIGTERM waits for in-flight requests"},
+	{"OTEL_EXPORTER_OTLP_ENDPOINT", "", "OTLP/HTTP base URL traces and metrics are exported to; unset: nothing is exported"},
+	{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "", "OTLP/HTTP URL for traces only (overrides the base URL)"},
+	{"OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "", "OTLP/HTTP URL for metrics only (overrides the base URL)"},
+	{"OTEL_SERVICE_NAME", "todoaudit-handler", "service.name of the exported telemetry"},
 }
 
 // Mode says whether the handler runs under the Functions host.

@@ -22,6 +22,7 @@ import (
 	"github.com/todoaudit/todo/hotkeys"
 	"github.com/todoaudit/todo/service"
 	"github.com/todoaudit/todo/store"
+	"github.com/todoaudit/todo/telemetry"
 )
 
 // Route is one HTTP route: the function that serves it, its method, its
@@ -83,6 +84,9 @@ type Config struct {
 	// Partitions is the live per-partition load served at
 	// /api/manage/partitions; nil disables it.
 	Partitions *hotkeys.Recorder
+	// Telemetry traces requests and invocations and records their
+	// metrics; nil records nothing.
+	Telemetry *telemetry.Telemetry
 }
 
 // api holds the handlers' dependencies.
@@ -124,7 +128,7 @@ func New(c Config) http.Handler {
 		r.Methods(rt.Methods()...).Path(rt.Path).Name(rt.Function).Handler(a.wrap(rt, h))
 	}
 	for name, h := range c.Invocations {
-		r.Methods(http.MethodPost).Path("/" + name).Name(name).Handler(a.recoverer(name, h))
+		r.Methods(http.MethodPost).Path("/" + name).Name(name).Handler(a.invocation(name, triggerOf(name), a.recoverer(name, h)))
 	}
 	return r
 }
@@ -163,43 +167,49 @@ func (s *statusWriter) Write(b []byte) (int, error) {
 	return s.ResponseWriter.Write(b)
 }
 
-// wrap adds authentication, cost headers, errors as problems, panic recovery
-// and one log line per request.
+// wrap adds authentication, cost headers, errors as problems, panic
+// recovery, the request's span and metrics, and one log line per request,
+// which carries the cause of any 5xx answer.
 func (a *api) wrap(rt Route, h handlerFunc) http.Handler {
 	function := rt.Function
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		ctx, meter := store.WithMeter(r.Context())
 		sw := &statusWriter{ResponseWriter: w, meter: meter}
+		ctx, span := a.begin(ctx, sw, r, function, rt.Path, "http")
 		var err error
 		defer func() {
 			if p := recover(); p != nil {
-				a.Log.Error("panic", "function", function, "panic", p, "stack", string(debug.Stack()))
+				a.Log.ErrorContext(ctx, "panic", "panic", p, "stack", string(debug.Stack()))
 				err = todo.Errorf(todo.Internal, "panic")
 				if sw.status == 0 {
 					writeError(sw, err)
 				}
 			}
-			attrs := make([]slog.Attr, 0, 9)
-			attrs = append(attrs, slog.String("function", function), slog.String("method", r.Method),
+			took, cost := time.Since(start), meter.Cost()
+			a.end(ctx, span, function, sw.status, cost, err, took)
+			attrs := make([]slog.Attr, 0, 8)
+			attrs = append(attrs, slog.String("method", r.Method),
 				slog.String("path", r.URL.Path), slog.Int("status", sw.status),
-				slog.Duration("duration", time.Since(start)))
-			if cost := meter.Cost(); cost.Touched() {
+				slog.Duration("duration", took))
+			if cost.Touched() {
 				attrs = append(attrs, slog.String("scope", cost.Scope.String()), slog.Float64("ru", cost.Charge))
-			}
-			if id := r.Header.Get("X-Azure-Functions-InvocationId"); id != "" {
-				attrs = append(attrs, slog.String("invocationId", id))
 			}
 			level := slog.LevelInfo
 			switch k := todo.KindOf(err); {
 			case err != nil && k == todo.Internal:
 				level = slog.LevelError
-				attrs = append(attrs, slog.String("error", err.Error()))
+				attrs = append(attrs, slog.String("error", err.Error()), slog.String("kind", k.String()))
+			case sw.status >= 500:
+				level = slog.LevelWarn
+				if err != nil {
+					attrs = append(attrs, slog.String("error", err.Error()), slog.String("kind", k.String()))
+				}
 			case k == todo.Unauthorized || k == todo.Forbidden:
 				// Why a caller was refused is for the logs only.
 				attrs = append(attrs, slog.String("error", err.Error()))
 			}
-			a.Log.LogAttrs(r.Context(), level, "request", attrs...)
+			a.Log.LogAttrs(ctx, level, "request", attrs...)
 		}()
 		if rt.Access != auth.Anyone {
 			caller, aerr := a.Auth.Authorize(r, rt.Access)
@@ -231,7 +241,7 @@ func (a *api) recoverer(function string, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		defer func() {
 			if p := recover(); p != nil {
-				a.Log.Error("panic", "function", function, "panic", p, "stack", string(debug.Stack()))
+				a.Log.ErrorContext(r.Context(), "panic", "panic", p, "stack", string(debug.Stack()))
 				http.Error(w, `{"error":"internal error"}`, http.StatusInternalServerError)
 			}
 		}()

@@ -29,34 +29,34 @@ const ServiceName = "todoaudit-handler"
 // instrumentation names the tracer and meter.
 const instrumentation = "github.com/todoaudit/todo"
 
-// Settings are the OTEL_* variables that decide whether anything is
-// exported. The SDK reads the others (headers, timeouts, compression,
-// sampler, batching, export interval, resource attributes) itself.
-var Settings = []string{
-	"OTEL_SDK_DISABLED",
-	"OTEL_EXPORTER_OTLP_ENDPOINT",
-	"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
-	"OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
-	"OTEL_TRACES_EXPORTER",
-	"OTEL_METRICS_EXPORTER",
-}
-
 // Telemetry is the process's tracer and meter providers and the
 // instruments recorded through them.
 type Telemetry struct {
 	tracer  trace.Tracer
 	traces  *sdktrace.TracerProvider
 	metrics *sdkmetric.MeterProvider
-	// Metrics are the handler's instruments; they record nothing unless
-	// metrics are exported.
-	Metrics *Metrics
+	m       *Metrics
+}
+
+// Metrics are the handler's instruments; they record nothing unless
+// metrics are exported (nil included).
+func (t *Telemetry) Metrics() *Metrics {
+	if t == nil {
+		return nil
+	}
+	return t.m
 }
 
 // Endpoints returns the OTLP/HTTP URLs traces and metrics go to, "" for a
 // signal that is not exported, following the OpenTelemetry specification's
 // rules for the OTEL_EXPORTER_OTLP_* variables.
 func Endpoints(lookup func(string) (string, bool)) (traces, metrics string) {
-	get := func(k string) string { v, _ := lookup(k); return strings.TrimSpace(v) }
+	get := func(k string) string {
+		if v, ok := lookup(k); ok {
+			return strings.TrimSpace(v)
+		}
+		return ""
+	}
 	if strings.EqualFold(get("OTEL_SDK_DISABLED"), "true") {
 		return "", ""
 	}
@@ -80,7 +80,7 @@ func Endpoints(lookup func(string) (string, bool)) (traces, metrics string) {
 // disabled Telemetry that starts no span and records nothing.
 func New(ctx context.Context, lookup func(string) (string, bool)) (*Telemetry, error) {
 	tracesURL, metricsURL := Endpoints(lookup)
-	t := &Telemetry{Metrics: &Metrics{}}
+	t := &Telemetry{}
 	if tracesURL == "" && metricsURL == "" {
 		return t, nil
 	}
@@ -104,7 +104,7 @@ func New(ctx context.Context, lookup func(string) (string, bool)) (*Telemetry, e
 			return nil, errors.Join(err, t.Shutdown(ctx))
 		}
 		t.metrics = sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewPeriodicReader(exp)), sdkmetric.WithResource(res))
-		if t.Metrics, err = newMetrics(t.metrics.Meter(instrumentation)); err != nil {
+		if t.m, err = newMetrics(t.metrics.Meter(instrumentation)); err != nil {
 			return nil, errors.Join(err, t.Shutdown(ctx))
 		}
 	}
@@ -170,4 +170,13 @@ func (t *Telemetry) Shutdown(ctx context.Context) error {
 		err = errors.Join(err, t.metrics.Shutdown(ctx))
 	}
 	return err
+}
+
+// TracerProvider is the provider spans are exported through, for SDKs that
+// trace themselves; nil when not tracing.
+func (t *Telemetry) TracerProvider() trace.TracerProvider {
+	if !t.Tracing() {
+		return nil
+	}
+	return t.traces
 }

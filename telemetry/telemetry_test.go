@@ -51,7 +51,7 @@ func TestDisabledCostsNothing(t *testing.T) {
 	allocs := testing.AllocsPerRun(100, func() {
 		c, span := tel.Start(ctx, "x")
 		span.End()
-		tel.Metrics.Request(c, "GetTodo", 200, time.Millisecond)
+		tel.Metrics().Request(c, "GetTodo", 200, time.Millisecond)
 		if c != ctx {
 			t.Fatal("context changed")
 		}
@@ -82,7 +82,7 @@ func TestExportAndLogCorrelation(t *testing.T) {
 		t.Fatalf("traceparent %q", got)
 	}
 	span.End()
-	tel.Metrics.Request(ctx, "GetTodo", 200, time.Millisecond)
+	tel.Metrics().Request(ctx, "GetTodo", 200, time.Millisecond)
 	if err := tel.FlushTraces(context.Background()); err != nil {
 		t.Fatal(err)
 	}
