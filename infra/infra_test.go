@@ -32,6 +32,7 @@ const (
 	functionsFile = "modules/functionapp.bicep"
 	functionsDir  = "functions"
 	azureYAML     = "azure.yaml"
+	hostJSON      = "host.json"
 )
 
 // sources is everything the checks read: Bicep files by path relative to
@@ -40,10 +41,11 @@ type sources struct {
 	Bicep     map[string]string
 	Functions map[string][]byte
 	AzureYAML string
+	HostJSON  string
 }
 
 func (s sources) clone() sources {
-	c := sources{Bicep: map[string]string{}, Functions: map[string][]byte{}, AzureYAML: s.AzureYAML}
+	c := sources{Bicep: map[string]string{}, Functions: map[string][]byte{}, AzureYAML: s.AzureYAML, HostJSON: s.HostJSON}
 	for k, v := range s.Bicep {
 		c.Bicep[k] = v
 	}
@@ -82,6 +84,11 @@ func loadSources(root string) (sources, error) {
 		}
 		s.Functions[filepath.Base(filepath.Dir(m))] = b
 	}
+	h, err := os.ReadFile(filepath.Join(root, hostJSON))
+	if err != nil {
+		return s, err
+	}
+	s.HostJSON = string(h)
 	b, err := os.ReadFile(filepath.Join(root, azureYAML))
 	if err != nil {
 		return s, err
@@ -870,6 +877,28 @@ var checks = []struct {
 	{"security", checkSecurity},
 	{"param file", checkParamFile},
 	{"azure.yaml", checkAzureYAML},
+	{"telemetry", checkTelemetry},
+}
+
+// checkTelemetry: the host sends its own telemetry and the handler's log
+// lines to Application Insights through OpenTelemetry (with the managed
+// identity, which checkAppSettings and the roles check cover), and an OTLP
+// endpoint set at deployment reaches the handler.
+func checkTelemetry(s sources) []string {
+	var p problems
+	var host struct {
+		TelemetryMode string `json:"telemetryMode"`
+	}
+	if err := json.Unmarshal([]byte(s.HostJSON), &host); err != nil {
+		p.add("%s: %v", hostJSON, err)
+	} else if host.TelemetryMode != "OpenTelemetry" {
+		p.add("%s: telemetryMode %q, want OpenTelemetry", hostJSON, host.TelemetryMode)
+	}
+	handler, _ := appSettings(s, &p)
+	if _, ok := paramRef(handler["OTEL_EXPORTER_OTLP_ENDPOINT"]); !ok {
+		p.add("%s: appSettings.OTEL_EXPORTER_OTLP_ENDPOINT must come from a parameter", mainFile)
+	}
+	return p
 }
 
 func TestBicepAgreesWithCode(t *testing.T) {
@@ -903,7 +932,7 @@ func TestEveryBicepFileParses(t *testing.T) {
 // want.
 type mutation struct {
 	name      string
-	file      string // Bicep path, "fn:<Function>" for a function.json, or azureYAML
+	file      string // Bicep path, "fn:<Function>" for a function.json, azureYAML or hostJSON
 	old, new  string
 	wantMatch string
 }
@@ -952,6 +981,9 @@ var mutations = []mutation{
 	// Deploy paths.
 	{"param file sets unknown param", paramFile, "param partitionScheme =", "param scheme =", "not a parameter"},
 	{"azd language", azureYAML, "language: custom", "language: go", "language: custom"},
+	// Telemetry wiring.
+	{"host telemetry mode", hostJSON, `"telemetryMode": "OpenTelemetry"`, `"telemetryMode": "default"`, "telemetryMode"},
+	{"OTLP endpoint not passed on", mainFile, "  OTEL_EXPORTER_OTLP_ENDPOINT: otlpEndpoint\n", "", "OTEL_EXPORTER_OTLP_ENDPOINT"},
 }
 
 func TestChecksFailWhenSomethingDrifts(t *testing.T) {
@@ -965,6 +997,8 @@ func TestChecksFailWhenSomethingDrifts(t *testing.T) {
 				src = string(s.Functions[strings.TrimPrefix(m.file, "fn:")])
 			case m.file == azureYAML:
 				src = s.AzureYAML
+			case m.file == hostJSON:
+				src = s.HostJSON
 			default:
 				src = s.Bicep[m.file]
 			}
@@ -977,6 +1011,8 @@ func TestChecksFailWhenSomethingDrifts(t *testing.T) {
 				s.Functions[strings.TrimPrefix(m.file, "fn:")] = []byte(src)
 			case m.file == azureYAML:
 				s.AzureYAML = src
+			case m.file == hostJSON:
+				s.HostJSON = src
 			default:
 				s.Bicep[m.file] = src
 			}

@@ -95,6 +95,9 @@ param leasesContainerName string = 'leases'
 ])
 param logLevel string = 'info'
 
+@description('OTLP/HTTP endpoint, such as an OpenTelemetry Collector, that receives the traces and metrics of the handler and of the host (OTEL_EXPORTER_OTLP_ENDPOINT). Empty: the handler exports nothing; the host still sends its own telemetry and the handler log lines to Application Insights.')
+param otlpEndpoint string = ''
+
 // UNCERTAIN: see modules/functionapp.bicep. Check with what-if before deploying.
 @description('Flex Consumption runtime version for runtime custom (unverified).')
 param functionsRuntimeVersion string = '1.0'
@@ -207,6 +210,7 @@ var appSettings = {
   ADMIN_USERS: adminUsers
   VERSION_TTL_SECONDS: string(versionTtlSeconds)
   LOG_LEVEL: logLevel
+  OTEL_EXPORTER_OTLP_ENDPOINT: otlpEndpoint
 }
 
 module functionApp 'modules/functionapp.bicep' = {
