@@ -14,6 +14,7 @@ import (
 	"github.com/todoaudit/todo/apitest"
 	"github.com/todoaudit/todo/app"
 	"github.com/todoaudit/todo/audit"
+	"github.com/todoaudit/todo/azfunc"
 	"github.com/todoaudit/todo/logging"
 	"github.com/todoaudit/todo/telemetry"
 	"github.com/todoaudit/todo/telemetry/otlptest"
@@ -169,5 +170,19 @@ func TestTraceOfARequestAndItsAudit(t *testing.T) {
 	}()
 	if !ok || line["trace_id"] != traceID || line["span_id"] != serverSpan || line["function"] != "UpsertTodo" {
 		t.Fatalf("request log line %v does not name trace %s span %s", line, traceID, serverSpan)
+	}
+}
+
+// A payload invocation continues the trace context the host sends in its
+// headers, and its spans are exported before the host gets its answer.
+func TestInvocationContinuesTheHostTraceAndFlushes(t *testing.T) {
+	s, _, rcv, _ := startTraced(t)
+	const traceID, hostSpan, invocation = "5bf92f3577b34da6a3ce929d0e0e4736", "10f067aa0ba902b7", "6f3b2a1c-0000-4000-8000-000000000002"
+	want(t, s.Do("POST", "/Reconcile", `{"Data":{"timer":{"IsPastDue":false}},"Metadata":{"sys":{"MethodName":"Reconcile"}}}`,
+		"traceparent: 00-"+traceID+"-"+hostSpan+"-01", azfunc.InvocationIDHeader+": "+invocation), 200)
+	span, ok := findSpan(rcv.Spans(), func(sp otlptest.Span) bool { return sp.Name == "Reconcile" })
+	if !ok || span.TraceID != traceID || span.ParentSpanID != hostSpan || span.Attrs["faas.trigger"] != "timer" ||
+		span.Attrs["faas.invocation_id"] != invocation {
+		t.Fatalf("invocation span not exported before the answer, or not continuing the host's trace:\n%s", otlptest.Format(rcv.Spans()))
 	}
 }

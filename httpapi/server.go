@@ -143,17 +143,25 @@ func ready(w http.ResponseWriter, _ *http.Request) {
 type handlerFunc func(w http.ResponseWriter, r *http.Request) error
 
 // statusWriter records the status a handler wrote and, as the headers go
-// out, reports what the request's store calls cost so far.
+// out, reports what the request's store calls cost so far (payload
+// invocations, which answer the host, have no meter).
 type statusWriter struct {
 	http.ResponseWriter
 	status int
 	meter  *store.Meter
 }
 
+func (s *statusWriter) cost() store.Cost {
+	if s.meter == nil {
+		return store.Cost{}
+	}
+	return s.meter.Cost()
+}
+
 func (s *statusWriter) WriteHeader(code int) {
 	if s.status == 0 {
 		s.status = code
-		if c := s.meter.Cost(); c.Touched() {
+		if c := s.cost(); c.Touched() {
 			setCost(s.Header(), c)
 		}
 	}
