@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -170,6 +171,41 @@ func TestTraceOfARequestAndItsAudit(t *testing.T) {
 	}()
 	if !ok || line["trace_id"] != traceID || line["span_id"] != serverSpan || line["function"] != "UpsertTodo" {
 		t.Fatalf("request log line %v does not name trace %s span %s", line, traceID, serverSpan)
+	}
+
+	// The metrics, exported at shutdown: requests by function and status,
+	// RU by function and container, the audit lag and the pump's backlog.
+	if err := tel.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	has := func(metric string, attrs map[string]any) bool {
+		for _, p := range rcv.Points() {
+			match := p.Metric == metric && p.Value > 0
+			for k, v := range attrs {
+				match = match && p.Attrs[k] == v
+			}
+			if match {
+				return true
+			}
+		}
+		return false
+	}
+	for _, m := range []struct {
+		name  string
+		attrs map[string]any
+	}{
+		{telemetry.MetricRequests, map[string]any{"function": "UpsertTodo", "status": int64(201)}},
+		{telemetry.MetricDuration, map[string]any{"function": "GetTodo", "status": int64(200)}},
+		{telemetry.MetricRequestUnits, map[string]any{"function": "GetTodo", "container": "todos"}},
+		{telemetry.MetricRequestUnits, map[string]any{"function": "UpsertTodo", "container": "todos"}},
+		{telemetry.MetricAuditLag, nil},
+	} {
+		if !has(m.name, m.attrs) {
+			t.Errorf("no %s point with %v among %v", m.name, m.attrs, rcv.Points())
+		}
+	}
+	if !slices.ContainsFunc(rcv.Points(), func(p otlptest.Point) bool { return p.Metric == telemetry.MetricPumpBacklog }) {
+		t.Errorf("no %s point", telemetry.MetricPumpBacklog)
 	}
 }
 
