@@ -119,6 +119,10 @@ type Version struct {
 	PrevHash     string    `json:"prevHash"`
 	Hash         string    `json:"hash"`
 	TTL          int       `json:"ttl,omitempty"`
+	// TraceParent is the W3C trace context of the request that wrote this
+	// version, so the audit of the change can link back to its trace. It
+	// is not part of the audited content.
+	TraceParent string `json:"traceparent,omitempty"`
 }
 
 // NewVersion returns the version document of t as it stands, with the

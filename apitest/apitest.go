@@ -211,13 +211,19 @@ func CRUD(t *testing.T, c *Client, scheme string) {
 // ends.
 func Start(t testing.TB, settings map[string]string, o *app.Options) *app.App {
 	t.Helper()
+	return StartLogged(t, settings, o, slog.New(slog.NewTextHandler(io.Discard, nil)))
+}
+
+// StartLogged is Start with the handler's logs going to log.
+func StartLogged(t testing.TB, settings map[string]string, o *app.Options, log *slog.Logger) *app.App {
+	t.Helper()
 	kv := map[string]string{"LISTEN_ADDR": "127.0.0.1:0", "LOG_LEVEL": "error"}
 	maps.Copy(kv, settings)
 	cfg, err := config.Load(func(k string) (string, bool) { v, ok := kv[k]; return v, ok })
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := app.Start(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), o)
+	a, err := app.Start(cfg, log, o)
 	if err != nil {
 		t.Fatal(err)
 	}

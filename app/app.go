@@ -34,6 +34,8 @@ import (
 	"github.com/todoaudit/todo/sequence"
 	"github.com/todoaudit/todo/service"
 	"github.com/todoaudit/todo/store"
+	"github.com/todoaudit/todo/storetrace"
+	"github.com/todoaudit/todo/telemetry"
 )
 
 // App is a running handler.
@@ -117,6 +119,9 @@ type Options struct {
 	// Wrap, when set, wraps the opened store (tests record the calls the
 	// handler makes with it).
 	Wrap func(store.Store) store.Store
+	// Telemetry traces and measures the handler; nil records nothing.
+	// The caller shuts it down after Close, which flushes it.
+	Telemetry *telemetry.Telemetry
 }
 
 // Start listens at once, so the host's readiness poll of GET / succeeds
@@ -216,6 +221,9 @@ func (a *App) Opened() <-chan struct{} { return a.opened }
 // Addr is the address the handler listens on.
 func (a *App) Addr() string { return a.ln.Addr().String() }
 
+// storeSystem is the db.system attribute of each store's spans.
+var storeSystem = map[string]string{"embedded": "bbolt", "cosmos": "cosmosdb"}
+
 // containers returns the specs of the three containers.
 func containers(cfg *config.Config) ([]store.ContainerSpec, error) {
 	paths, err := partition.Paths(cfg.Scheme)
@@ -240,7 +248,8 @@ func (a *App) openStore(ctx context.Context, specs []store.ContainerSpec) (store
 		c := cosmos.Config{
 			Endpoint: a.cfg.CosmosEndpoint, Key: a.cfg.CosmosKey, Credential: a.cfg.CosmosCredential,
 			ClientID: a.cfg.CosmosClientID, Database: a.cfg.Database, Containers: specs,
-			Timeout: a.cfg.StoreTimeout,
+			Timeout:        a.cfg.StoreTimeout,
+			TracerProvider: a.opts.Telemetry.TracerProvider(),
 		}
 		if a.opts.Cosmos != nil {
 			a.opts.Cosmos(&c)
@@ -357,6 +366,13 @@ func (a *App) open(ctx, bg context.Context) error {
 	if a.opts.Wrap != nil {
 		st = a.opts.Wrap(st)
 	}
+	tel := a.opts.Telemetry
+	if tel.Enabled() {
+		// The Cosmos SDK makes its own spans; the embedded store's come
+		// from the decorator, which records every store's request units.
+		st = storetrace.Wrap(st, tel, storetrace.Options{
+			System: storeSystem[storeName], Namespace: a.cfg.Database, Spans: storeName != "cosmos"})
+	}
 	// Every store call is also counted per logical partition, for the live
 	// view of hot partitions.
 	hot := hotkeys.NewRecorder(0, 0)
@@ -377,6 +393,7 @@ func (a *App) open(ctx, bg context.Context) error {
 	if err != nil {
 		return err
 	}
+	auditTrigger.Telemetry = tel
 	sweeper := &moves.Sweeper{Todos: todos, Leases: leases, Finish: svc.FinishMove}
 	if err := a.finishMoves(ctx, sweeper); err != nil {
 		return err
@@ -404,6 +421,7 @@ func (a *App) open(ctx, bg context.Context) error {
 		Log:             a.log,
 		StoreName:       storeName,
 		Partitions:      hot,
+		Telemetry:       tel,
 	})
 	a.health.Opened()
 	a.handler.Store(&h)
@@ -422,6 +440,7 @@ func (a *App) open(ctx, bg context.Context) error {
 			return err
 		}
 		p.Key = key
+		p.Telemetry = tel
 		a.pump = p
 		p.ReportTo(func(err error) { a.health.Report("audit", err) })
 		a.health.WatchAudit(p.Status)

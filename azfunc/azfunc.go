@@ -59,6 +59,15 @@ const MaxResponseBytes = 64 << 20
 // not send it: under the host only the host reaches the handler's port.
 const KeyHeader = "X-Todoaudit-Invocation-Key"
 
+// InvocationIDHeader carries the host's invocation id on every request it
+// sends the handler, payload invocations and forwarded HTTP requests alike.
+// The trace context travels beside it as W3C traceparent and tracestate
+// headers: the host's HTTP client adds those of the invocation's activity
+// (a forwarded request keeps its caller's own), so the handler continues
+// the host's trace from the headers; the payload's Metadata carries only
+// binding data and sys, never a trace context.
+const InvocationIDHeader = "X-Azure-Functions-InvocationId"
+
 // DecodeRequest reads an invocation envelope. The host streams it chunked,
 // so its length is unknown: the caller bounds r (http.MaxBytesReader), and
 // the envelope is decoded as it streams in rather than read whole first.

@@ -58,13 +58,19 @@ var (
 	storeOpenTimeout  = Setting{"STORE_OPEN_TIMEOUT", "60s", "how long start-up keeps retrying to open the store before it exits 1 (a duration like 60s, or seconds)"}
 	storeTimeout      = Setting{"STORE_TIMEOUT", "10s", "deadline of every store call, the SDK's own retries included; a request's store work as a whole gets the same"}
 	shutdownTimeout   = Setting{"SHUTDOWN_TIMEOUT", "20s", "how long SIGTERM waits for in-flight requests"}
+	// Read by the OpenTelemetry SDK itself; listed so that Bicep and the
+	// local settings example are checked against them.
+	otelEndpoint        = Setting{"OTEL_EXPORTER_OTLP_ENDPOINT", "", "OTLP/HTTP base URL traces and metrics are exported to; unset: nothing is exported"}
+	otelTracesEndpoint  = Setting{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "", "OTLP/HTTP URL for traces only (overrides the base URL)"}
+	otelMetricsEndpoint = Setting{"OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "", "OTLP/HTTP URL for metrics only (overrides the base URL)"}
+	otelServiceName     = Setting{"OTEL_SERVICE_NAME", "todoaudit-handler", "service.name of the exported telemetry"}
 )
 
 // Settings lists every environment variable the handler reads. The
 // infrastructure tests check that Bicep and local.settings.json.example
 // agree with it.
 var Settings = []Setting{
-	customHandlerPort, listenAddr, dataDir, storeKind, cosmosEndpoint, cosmosEndpointAlt, cosmosCredential, cosmosClientID, azureClientID, cosmosConnString, cosmosKey, allowRemoteKey, database, todoContainer, auditContainer, leasesContainer, partitionScheme, syntheticBuckets, authMode, authIssuer, authAudience, singleUserID, adminUsers, maxBodyBytes, maxPayloadBytes, versionTTL, auditPump, logLevel, storeOpenTimeout, storeTimeout, shutdownTimeout,
+	customHandlerPort, listenAddr, dataDir, storeKind, cosmosEndpoint, cosmosEndpointAlt, cosmosCredential, cosmosClientID, azureClientID, cosmosConnString, cosmosKey, allowRemoteKey, database, todoContainer, auditContainer, leasesContainer, partitionScheme, syntheticBuckets, authMode, authIssuer, authAudience, singleUserID, adminUsers, maxBodyBytes, maxPayloadBytes, versionTTL, auditPump, logLevel, storeOpenTimeout, storeTimeout, shutdownTimeout, otelEndpoint, otelTracesEndpoint, otelMetricsEndpoint, otelServiceName,
 }
 
 // Mode says whether the handler runs under the Functions host.

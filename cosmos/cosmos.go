@@ -17,6 +17,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/store"
@@ -52,6 +53,8 @@ type Config struct {
 	// Timeout, when positive, is the deadline of every operation, the
 	// SDK's own retries included (a caller's earlier deadline still wins).
 	Timeout time.Duration
+	// TracerProvider, when set, receives a span for every SDK operation.
+	TracerProvider trace.TracerProvider
 
 	// credential replaces the azidentity credential, for tests.
 	credential azcore.TokenCredential
@@ -101,6 +104,9 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		}
 	}
 	opts := clientOptions(cfg.ClientOptions, cfg.Timeout)
+	if cfg.TracerProvider != nil {
+		opts.TracingProvider = tracingProvider(cfg.TracerProvider)
+	}
 	client, err := newClient(cfg, opts)
 	if err != nil {
 		return nil, store.Permanent(err)

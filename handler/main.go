@@ -20,6 +20,7 @@ import (
 	"github.com/todoaudit/todo/app"
 	"github.com/todoaudit/todo/config"
 	"github.com/todoaudit/todo/logging"
+	"github.com/todoaudit/todo/telemetry"
 )
 
 func main() {
@@ -56,8 +57,22 @@ func run(lookup func(string) (string, bool), stdout, stderr io.Writer) int {
 	signals := make(chan os.Signal, 2)
 	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
 	defer signal.Stop(signals)
+	// Exports only where the OTEL_* settings name an endpoint.
+	tel, err := telemetry.New(context.Background(), lookup)
+	if err != nil {
+		fmt.Fprintln(stderr, "handler: OpenTelemetry settings:", oneLine(err))
+		return 2
+	}
+	// Spans and metrics still buffered are exported at exit.
+	defer func() {
+		ctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+		defer cancel()
+		if err := tel.Shutdown(ctx); err != nil {
+			fmt.Fprintln(stderr, "handler: exporting telemetry at exit:", oneLine(err))
+		}
+	}()
 
-	a, err := app.Start(cfg, log, nil)
+	a, err := app.Start(cfg, log, &app.Options{Telemetry: tel})
 	if err != nil {
 		fmt.Fprintln(stderr, "handler:", err)
 		return 1

@@ -13,9 +13,11 @@ import (
 	"github.com/todoaudit/todo/auth"
 	"github.com/todoaudit/todo/bolt"
 	"github.com/todoaudit/todo/httpapi"
+	"github.com/todoaudit/todo/logging"
 	"github.com/todoaudit/todo/partition"
 	"github.com/todoaudit/todo/service"
 	"github.com/todoaudit/todo/store"
+	"github.com/todoaudit/todo/telemetry"
 )
 
 func newAPI(b *testing.B) (http.Handler, string) {
@@ -37,8 +39,14 @@ func newAPI(b *testing.B) (http.Handler, string) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	// As in production without an OTLP endpoint: telemetry set up, nothing
+	// exported.
+	tel, err := telemetry.New(context.Background(), func(string) (string, bool) { return "", false })
+	if err != nil {
+		b.Fatal(err)
+	}
 	h := httpapi.New(httpapi.Config{Service: svc, Auth: authn, MaxBodyBytes: 1 << 20,
-		Log: slog.New(slog.NewJSONHandler(io.Discard, nil)), StoreName: "embedded"})
+		Log: logging.NewLogger(io.Discard, io.Discard, slog.LevelInfo), StoreName: "embedded", Telemetry: tel})
 	res, err := svc.Create(service.WithUser(context.Background(), "local"), todo.Fields{Category: "Grocery", Title: "Get more milk", Tags: []string{"dairy"}})
 	if err != nil {
 		b.Fatal(err)

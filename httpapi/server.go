@@ -16,6 +16,8 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/auth"
 	"github.com/todoaudit/todo/azfunc"
@@ -24,6 +26,7 @@ import (
 	"github.com/todoaudit/todo/problem"
 	"github.com/todoaudit/todo/service"
 	"github.com/todoaudit/todo/store"
+	"github.com/todoaudit/todo/telemetry"
 )
 
 // Config wires the API.
@@ -56,6 +59,9 @@ type Config struct {
 	// Partitions is the live per-partition load served at
 	// /api/manage/partitions; nil disables it.
 	Partitions *hotkeys.Recorder
+	// Telemetry traces requests and invocations and records their
+	// metrics; nil records nothing.
+	Telemetry *telemetry.Telemetry
 }
 
 // api holds the handlers' dependencies.
@@ -165,7 +171,8 @@ func ready(w http.ResponseWriter) {
 }
 
 // statusWriter records the status a handler wrote and, as the headers go
-// out, reports what the request's store calls cost so far.
+// out, reports what the request's store calls cost so far (payload
+// invocations, which answer the host, have no meter).
 type statusWriter struct {
 	http.ResponseWriter
 	status int
@@ -175,10 +182,17 @@ type statusWriter struct {
 // writers are reused across requests: one allocation less per request.
 var writers = sync.Pool{New: func() any { return new(statusWriter) }}
 
+func (s *statusWriter) cost() store.Cost {
+	if s.meter == nil {
+		return store.Cost{}
+	}
+	return s.meter.Cost()
+}
+
 func (s *statusWriter) WriteHeader(code int) {
 	if s.status == 0 {
 		s.status = code
-		if c := s.meter.Cost(); c.Touched() {
+		if c := s.cost(); c.Touched() {
 			setCost(s.Header(), c)
 		}
 	}
@@ -201,8 +215,9 @@ func (a *api) serve(w http.ResponseWriter, r *http.Request, rt *Route, rawID str
 	sw := writers.Get().(*statusWriter)
 	*sw = statusWriter{ResponseWriter: w, meter: meter}
 	defer writers.Put(sw)
+	ctx, span := a.begin(ctx, sw, r, rt.Function, rt.Path, "http")
 	var err error
-	defer a.finish(sw, r, rt.Function, start, &err)
+	defer a.finish(ctx, span, sw, r, rt.Function, start, &err)
 	if rt.Access != auth.Anyone {
 		var caller auth.Caller
 		if caller, err = a.Auth.Authorize(r, rt.Access); err != nil {
@@ -237,50 +252,57 @@ func (a *api) serve(w http.ResponseWriter, r *http.Request, rt *Route, rawID str
 	}
 }
 
-// finish recovers a panic of the request and logs it: an internal error
-// at Error level, any other 5xx at Warn, and the cause of every error.
-func (a *api) finish(sw *statusWriter, r *http.Request, function string, start time.Time, errp *error) {
+// finish recovers a panic of the request, ends its span and logs it: an
+// internal error at Error level, any other 5xx at Warn, and the cause of
+// every error. The context's log handler adds the function, the host's
+// invocation id and the trace.
+func (a *api) finish(ctx context.Context, span trace.Span, sw *statusWriter, r *http.Request, function string, start time.Time, errp *error) {
 	if p := recover(); p != nil {
-		a.Log.Error("panic", "function", function, "panic", p, "stack", string(debug.Stack()))
+		a.Log.ErrorContext(ctx, "panic", "panic", p, "stack", string(debug.Stack()))
 		*errp = todo.Errorf(todo.Internal, "panic")
 		if sw.status == 0 {
 			problem.Write(sw, *errp)
 		}
 	}
-	attrs := make([]slog.Attr, 0, 9)
-	attrs = append(attrs, slog.String("function", function), slog.String("method", r.Method),
+	took, cost := time.Since(start), sw.meter.Cost()
+	a.end(ctx, span, function, sw.status, cost, *errp, took)
+	attrs := make([]slog.Attr, 0, 8)
+	attrs = append(attrs, slog.String("method", r.Method),
 		slog.String("path", r.URL.Path), slog.Int("status", sw.status),
-		slog.Duration("duration", time.Since(start)))
-	if cost := sw.meter.Cost(); cost.Touched() {
+		slog.Duration("duration", took))
+	if cost.Touched() {
 		attrs = append(attrs, slog.String("scope", cost.Scope.String()), slog.Float64("ru", cost.Charge))
-	}
-	// The header in its canonical spelling, which Get looks up without
-	// allocating a canonical copy.
-	if id := r.Header.Get("X-Azure-Functions-Invocationid"); id != "" {
-		attrs = append(attrs, slog.String("invocationId", id))
 	}
 	level := slog.LevelInfo
 	if err := *errp; err != nil {
-		attrs = append(attrs, slog.String("error", err.Error()))
-		switch k := todo.KindOf(err); {
+		k := todo.KindOf(err)
+		attrs = append(attrs, slog.String("error", err.Error()), slog.String("kind", k.String()))
+		switch {
 		case k == todo.Internal:
 			level = slog.LevelError
 		case problem.Status(k) >= http.StatusInternalServerError:
 			level = slog.LevelWarn
 		}
 	}
-	a.Log.LogAttrs(r.Context(), level, "request", attrs...)
+	a.Log.LogAttrs(ctx, level, "request", attrs...)
 }
 
-// invoke runs a payload-mode function, answering a panic as a problem.
+// invoke runs a payload-mode function with its span, answering a panic as
+// a problem and exporting the span before the host gets its answer.
 func (a *api) invoke(w http.ResponseWriter, r *http.Request, function string, h http.Handler) {
+	start := time.Now()
+	sw := &statusWriter{ResponseWriter: w}
+	ctx, meter := store.WithMeter(r.Context())
+	ctx, span := a.begin(ctx, sw, r, function, "", triggerOf(function))
 	defer func() {
 		if p := recover(); p != nil {
-			a.Log.Error("panic", "function", function, "panic", p, "stack", string(debug.Stack()))
-			problem.Write(w, todo.Errorf(todo.Internal, "panic"))
+			a.Log.ErrorContext(ctx, "panic", "panic", p, "stack", string(debug.Stack()))
+			problem.Write(sw, todo.Errorf(todo.Internal, "panic"))
 		}
+		a.end(ctx, span, function, sw.status, meter.Cost(), nil, time.Since(start))
+		a.flush(ctx)
 	}()
-	a.bounded(w, r, h)
+	a.bounded(sw, r.WithContext(ctx), h)
 }
 
 // setCost reports c in the cost headers, whose two values share one

@@ -84,6 +84,11 @@ func loadSources(root string) (sources, error) {
 		}
 		s.Functions[filepath.Base(filepath.Dir(m))] = b
 	}
+	h, err := os.ReadFile(filepath.Join(root, hostJSON))
+	if err != nil {
+		return s, err
+	}
+	s.HostJSON = string(h)
 	b, err := os.ReadFile(filepath.Join(root, azureYAML))
 	if err != nil {
 		return s, err
@@ -915,6 +920,7 @@ var checks = []struct {
 	{"host.json", func(s sources, _ string) []string { return checkHostJSON(s) }},
 	{"param file", func(s sources, _ string) []string { return checkParamFile(s) }},
 	{"azure.yaml", func(s sources, _ string) []string { return checkAzureYAML(s) }},
+	{"telemetry", checkTelemetry},
 }
 
 // runChecks runs every check under every hosting plan.
@@ -928,6 +934,27 @@ func runChecks(s sources) []string {
 		}
 	}
 	return all
+}
+
+// checkTelemetry: the host sends its own telemetry and the handler's log
+// lines to Application Insights through OpenTelemetry (with the managed
+// identity, which checkAppSettings and the roles check cover), and an OTLP
+// endpoint set at deployment reaches the handler.
+func checkTelemetry(s sources, plan string) []string {
+	var p problems
+	var host struct {
+		TelemetryMode string `json:"telemetryMode"`
+	}
+	if err := json.Unmarshal([]byte(s.HostJSON), &host); err != nil {
+		p.add("%s: %v", hostJSON, err)
+	} else if host.TelemetryMode != "OpenTelemetry" {
+		p.add("%s: telemetryMode %q, want OpenTelemetry", hostJSON, host.TelemetryMode)
+	}
+	handler, _ := appSettings(s, plan, &p)
+	if _, ok := paramRef(handler["OTEL_EXPORTER_OTLP_ENDPOINT"]); !ok {
+		p.add("%s: appSettings.OTEL_EXPORTER_OTLP_ENDPOINT must come from a parameter", mainFile)
+	}
+	return p
 }
 
 func TestBicepAgreesWithCode(t *testing.T) {
@@ -1040,6 +1067,9 @@ var mutations = []mutation{
 	// Deploy paths.
 	{"param file sets unknown param", paramFile, "param partitionScheme =", "param scheme =", "not a parameter"},
 	{"azd language", azureYAML, "language: custom", "language: go", "language: custom"},
+	// Telemetry wiring.
+	{"host telemetry mode", hostJSON, `"telemetryMode": "OpenTelemetry"`, `"telemetryMode": "default"`, "telemetryMode"},
+	{"OTLP endpoint not passed on", mainFile, "  OTEL_EXPORTER_OTLP_ENDPOINT: otlpEndpoint\n", "", "OTEL_EXPORTER_OTLP_ENDPOINT"},
 }
 
 func TestChecksFailWhenSomethingDrifts(t *testing.T) {

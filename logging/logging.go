@@ -10,13 +10,17 @@ import (
 	"log/slog"
 	"sync"
 	"time"
+
+	"github.com/todoaudit/todo/telemetry"
 )
 
 // NewLogger returns a structured JSON logger that writes to stdout, and
-// errors to stderr, which the Functions host logs at Error level.
+// errors to stderr, which the Functions host logs at Error level. Lines
+// logged with a request's context carry its trace and span ids, function
+// and invocation id.
 func NewLogger(stdout, stderr io.Writer, level slog.Level) *slog.Logger {
 	o := &slog.HandlerOptions{Level: level}
-	return slog.New(&splitHandler{out: slog.NewJSONHandler(stdout, o), err: slog.NewJSONHandler(stderr, o)})
+	return slog.New(telemetry.NewLogHandler(&splitHandler{out: slog.NewJSONHandler(stdout, o), err: slog.NewJSONHandler(stderr, o)}))
 }
 
 // ParseLevel reads a LOG_LEVEL value.

@@ -18,6 +18,7 @@ import (
 	"github.com/todoaudit/todo/partition"
 	"github.com/todoaudit/todo/repo"
 	"github.com/todoaudit/todo/store"
+	"github.com/todoaudit/todo/telemetry"
 )
 
 // Service runs the todo use cases for authenticated callers.
@@ -128,7 +129,9 @@ func caller(ctx context.Context) (string, error) {
 func (s *Service) write(ctx context.Context, t *todo.Todo, kind store.OpKind, ifMatch string) (string, error) {
 	t.Seal()
 	pk := s.scheme.KeyOf(t)
-	vop, err := repo.Create(todo.NewVersion(*t, s.ttl))
+	v := todo.NewVersion(*t, s.ttl)
+	v.TraceParent = telemetry.TraceParent(ctx)
+	vop, err := repo.Create(v)
 	if err != nil {
 		return "", err
 	}

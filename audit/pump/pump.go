@@ -15,6 +15,10 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/audit"
@@ -22,7 +26,11 @@ import (
 	"github.com/todoaudit/todo/functions"
 	"github.com/todoaudit/todo/health"
 	"github.com/todoaudit/todo/store"
+	"github.com/todoaudit/todo/telemetry"
 )
+
+// attrFeed names the container whose change feed the pump reads.
+const attrFeed = "db.collection.name"
 
 // Pump reads the todo container's change feed from its saved
 // continuation, sends each batch to the handler's /AuditTrigger endpoint as
@@ -53,6 +61,9 @@ type Pump struct {
 	// Key is sent in azfunc.KeyHeader with every invocation: the handler
 	// answers its invocation endpoints only to the holder of its key.
 	Key string
+	// Telemetry traces each batch's read, delivery and checkpoint and
+	// records the backlog; nil records nothing.
+	Telemetry *telemetry.Telemetry
 
 	mon *monitor // follows Run for Status
 }
@@ -114,6 +125,8 @@ func (p *Pump) ReportTo(report func(error)) { p.mon.update(func(m *monitor) { m.
 type flight struct {
 	cont      string    // the continuation after this batch
 	oldest    time.Time // when its first change was written
+	items     int
+	read      trace.SpanContext // the span of the read that found it
 	done      chan struct{}
 	delivered bool // set before done is closed; false when ctx ended first
 }
@@ -141,7 +154,11 @@ func (p *Pump) pump(ctx context.Context, untilIdle bool, mon *monitor) {
 	for ctx.Err() == nil {
 		// Checkpoint after the batches delivered so far, in order.
 		last := ""
+		var delivered []trace.Link
 		for len(queue) > 0 && isDone(queue[0].done) && queue[0].delivered {
+			if queue[0].read.IsValid() {
+				delivered = append(delivered, trace.Link{SpanContext: queue[0].read})
+			}
 			last, queue = queue[0].cont, queue[1:]
 		}
 		mon.update(func(m *monitor) {
@@ -151,7 +168,7 @@ func (p *Pump) pump(ctx context.Context, untilIdle bool, mon *monitor) {
 			}
 		})
 		if last != "" && last != saved {
-			if err := p.save(ctx, last); err != nil {
+			if err := p.checkpoint(ctx, last, delivered); err != nil {
 				// Not fatal: the batches are delivered, and a later save or
 				// a redelivery after a restart covers them.
 				p.Log.Error("saving the change feed continuation failed", "error", err.Error())
@@ -159,15 +176,18 @@ func (p *Pump) pump(ctx context.Context, untilIdle bool, mon *monitor) {
 				saved = last
 			}
 		}
+		p.Telemetry.Metrics().PumpBacklog(ctx, backlog(queue))
 		if len(queue) >= parallel {
 			p.wait(ctx, queue[0].done, time.Hour)
 			continue
 		}
+		started := time.Now()
 		batch, err := p.Feed.ChangeFeed(ctx, read, p.BatchSize)
 		if ctx.Err() != nil {
 			break
 		}
 		mon.read(err)
+		readCtx := p.traceRead(ctx, started, len(batch.Items), err)
 		if err != nil {
 			feedFailures++
 			delay := p.delay(feedFailures - 1)
@@ -187,7 +207,7 @@ func (p *Pump) pump(ctx context.Context, untilIdle bool, mon *monitor) {
 			}
 			continue
 		}
-		f := &flight{cont: batch.Continuation, oldest: commitTime(batch.Items, time.Now()), done: make(chan struct{})}
+		f := &flight{cont: batch.Continuation, oldest: commitTime(batch.Items, time.Now()), items: len(batch.Items), read: trace.SpanContextFromContext(readCtx), done: make(chan struct{})}
 		queue = append(queue, f)
 		read = batch.Continuation
 		if len(batch.Items) == 0 {
@@ -197,7 +217,7 @@ func (p *Pump) pump(ctx context.Context, untilIdle bool, mon *monitor) {
 		}
 		go func() {
 			defer close(f.done)
-			f.delivered = p.deliverRetrying(ctx, batch.Items, mon)
+			f.delivered = p.deliverRetrying(readCtx, batch.Items, mon)
 		}()
 	}
 	p.saveFinal(ctx, saved, queue)
@@ -226,6 +246,43 @@ func (p *Pump) saveFinal(ctx context.Context, saved string, queue []*flight) {
 	if err := p.save(ctx, last); err != nil {
 		p.Log.Error("saving the final change feed continuation failed; the batches since the last save will be delivered again", "error", err.Error())
 	}
+}
+
+// backlog counts the changes read but not yet checkpointed.
+func backlog(queue []*flight) int {
+	n := 0
+	for _, f := range queue {
+		n += f.items
+	}
+	return n
+}
+
+// traceRead makes a span of a read of the feed that found changes or
+// failed, after the fact, so that idle polls make no traces; the batch's
+// delivery continues its trace.
+func (p *Pump) traceRead(ctx context.Context, started time.Time, items int, err error) context.Context {
+	if !p.Telemetry.Tracing() || (items == 0 && err == nil) {
+		return ctx
+	}
+	ctx, span := p.Telemetry.Start(ctx, "audit.pump read", trace.WithTimestamp(started),
+		trace.WithAttributes(attribute.String(attrFeed, p.Feed.Spec().Name), attribute.Int(audit.AttrDocuments, items)))
+	if err != nil {
+		span.SetStatus(codes.Error, err.Error())
+	}
+	span.End()
+	return ctx
+}
+
+// checkpoint saves the continuation, in a span linked to the reads of the
+// batches it covers.
+func (p *Pump) checkpoint(ctx context.Context, cont string, delivered []trace.Link) error {
+	ctx, span := p.Telemetry.Start(ctx, "audit.pump checkpoint", trace.WithLinks(delivered...))
+	defer span.End()
+	err := p.save(ctx, cont)
+	if err != nil {
+		span.SetStatus(codes.Error, err.Error())
+	}
+	return err
 }
 
 func isDone(c chan struct{}) bool {
@@ -330,8 +387,16 @@ func (p *Pump) delay(n int) time.Duration {
 	return p.Delays[len(p.Delays)-1]
 }
 
-// deliver invokes AuditTrigger with one batch and applies its output.
-func (p *Pump) deliver(ctx context.Context, items []store.Item) error {
+// deliver invokes AuditTrigger with one batch and applies its output, in
+// a span the invocation continues, as it continues the host's.
+func (p *Pump) deliver(ctx context.Context, items []store.Item) (err error) {
+	ctx, span := p.Telemetry.Start(ctx, "audit.pump deliver", trace.WithAttributes(attribute.Int(audit.AttrDocuments, len(items))))
+	defer func() {
+		if err != nil {
+			span.SetStatus(codes.Error, err.Error())
+		}
+		span.End()
+	}()
 	docs := make([]json.RawMessage, len(items))
 	for i, it := range items {
 		docs[i] = it.Body
@@ -350,7 +415,8 @@ func (p *Pump) deliver(ctx context.Context, items []store.Item) error {
 		return err
 	}
 	req.Header.Set("Content-Type", "application/json; charset=utf-8")
-	req.Header.Set("X-Azure-Functions-InvocationId", uuid.NewString())
+	req.Header.Set(azfunc.InvocationIDHeader, uuid.NewString())
+	telemetry.Propagator.Inject(ctx, propagation.HeaderCarrier(req.Header))
 	req.Header.Set("User-Agent", "todoaudit-pump (Azure-Functions-Host compatible)")
 	if p.Key != "" {
 		req.Header.Set(azfunc.KeyHeader, p.Key)

@@ -138,7 +138,7 @@ func Handler(rec *Reconciler, log *slog.Logger) http.Handler {
 		ctx, m := store.WithMeter(r.Context())
 		res, err := rec.Run(ctx)
 		if err != nil {
-			log.Error("reconcile failed", "error", err.Error(), "kind", todo.KindOf(err).String())
+			log.ErrorContext(r.Context(), "reconcile failed", "error", err.Error(), "kind", todo.KindOf(err).String())
 			problem.Write(w, err)
 			return
 		}

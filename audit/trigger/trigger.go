@@ -6,14 +6,20 @@
 package trigger
 
 import (
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/audit"
 	"github.com/todoaudit/todo/azfunc"
 	"github.com/todoaudit/todo/functions"
+	"github.com/todoaudit/todo/telemetry"
 )
 
 // Trigger serves POST /AuditTrigger: the Cosmos DB trigger in payload mode.
@@ -30,6 +36,9 @@ type Trigger struct {
 	Log    *slog.Logger
 	// Now is the clock that stamps dead letters; time.Now when nil.
 	Now func() time.Time
+	// Telemetry traces each batch and records the audit lag and dead letters; nil records
+	// nothing.
+	Telemetry *telemetry.Telemetry
 }
 
 // New reads the binding names from AuditTrigger's function.json; source is
@@ -52,38 +61,44 @@ func New(source string, log *slog.Logger) (*Trigger, error) {
 // an invocation that cannot be read fails, with a non-2xx answer, so the
 // host's retry policy applies. Nothing panics.
 func (t *Trigger) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	invocation := r.Header.Get("X-Azure-Functions-InvocationId")
 	req, err := azfunc.DecodeRequest(r.Body)
 	if err != nil {
-		t.fail(w, invocation, err)
+		t.fail(w, r, err)
 		return
 	}
 	raw, ok := req.Data[t.Input]
 	if !ok {
-		t.fail(w, invocation, fmt.Errorf("invocation has no Data.%s", t.Input))
+		t.fail(w, r, fmt.Errorf("invocation has no Data.%s", t.Input))
 		return
 	}
 	docs, err := azfunc.Documents(raw)
 	if err != nil {
-		t.fail(w, invocation, err)
+		t.fail(w, r, err)
 		return
 	}
+	ctx, span := t.Telemetry.Start(r.Context(), "audit batch", trace.WithLinks(writeLinks(t.Telemetry, docs)...))
+	defer span.End()
 	now := time.Now
 	if t.Now != nil {
 		now = t.Now
 	}
-	got := audit.Records(docs, t.Source, now())
+	at := now()
+	got := audit.Records(docs, t.Source, at)
 	out := make([]any, 0, len(got.Records)+len(got.DeadLetters))
 	for _, rec := range got.Records {
+		t.Telemetry.Metrics().AuditLag(ctx, at.Sub(rec.DateCreatedUTC))
 		out = append(out, rec)
 	}
 	for _, d := range got.DeadLetters {
-		t.Log.Error("audit dead letter: a document could not be audited", "deadLetter", d.ID,
-			"source", d.Source, "reason", d.Reason, "sha256", d.SHA256, "invocationId", invocation)
+		t.Log.ErrorContext(ctx, "audit dead letter: a document could not be audited", "deadLetter", d.ID,
+			"source", d.Source, "reason", d.Reason, "sha256", d.SHA256)
 		out = append(out, d)
 	}
-	t.Log.Info("audit batch", "documents", len(docs), "records", len(got.Records),
-		"deadLetters", len(got.DeadLetters), "invocationId", invocation)
+	t.Telemetry.Metrics().DeadLetters(ctx, len(got.DeadLetters))
+	span.SetAttributes(attribute.Int(audit.AttrDocuments, len(docs)), attribute.Int(audit.AttrRecords, len(got.Records)),
+		attribute.Int(audit.AttrDeadLetters, len(got.DeadLetters)))
+	t.Log.InfoContext(ctx, "audit batch", "documents", len(docs), "records", len(got.Records),
+		"deadLetters", len(got.DeadLetters))
 	azfunc.WriteResponse(w, azfunc.InvokeResponse{
 		Outputs: map[string]any{t.Output: out},
 		Logs: []string{fmt.Sprintf("audited %d documents as %d records and %d dead letters",
@@ -91,7 +106,33 @@ func (t *Trigger) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-func (t *Trigger) fail(w http.ResponseWriter, invocation string, err error) {
-	t.Log.Error("audit batch refused", "error", err.Error(), "invocationId", invocation)
+func (t *Trigger) fail(w http.ResponseWriter, r *http.Request, err error) {
+	t.Log.ErrorContext(r.Context(), "audit batch refused", "error", err.Error())
 	azfunc.WriteFailure(w, err)
+}
+
+// writeLinks links a batch's span to the writes it audits: every version
+// document carries the traceparent of the request that wrote it. Only
+// computed when tracing.
+func writeLinks(tel *telemetry.Telemetry, docs []json.RawMessage) []trace.Link {
+	if !tel.Tracing() {
+		return nil
+	}
+	var links []trace.Link
+	for _, raw := range docs {
+		var v struct {
+			Type        string `json:"type"`
+			TodoID      string `json:"todoId"`
+			Version     int64  `json:"version"`
+			TraceParent string `json:"traceparent"`
+		}
+		if json.Unmarshal(raw, &v) != nil || v.Type != todo.TypeVersion || v.TraceParent == "" {
+			continue
+		}
+		if sc, ok := telemetry.SpanContextOf(v.TraceParent, ""); ok {
+			links = append(links, trace.Link{SpanContext: sc, Attributes: []attribute.KeyValue{
+				attribute.String(audit.AttrTodoID, v.TodoID), attribute.Int64(audit.AttrVersion, v.Version)}})
+		}
+	}
+	return links
 }

@@ -95,6 +95,9 @@ param leasesContainerName string = 'leases'
 ])
 param logLevel string = 'info'
 
+@description('OTLP/HTTP endpoint, such as an OpenTelemetry Collector, that receives the traces and metrics of the handler and of the host (OTEL_EXPORTER_OTLP_ENDPOINT). Empty: the handler exports nothing; the host still sends its own telemetry and the handler log lines to Application Insights.')
+param otlpEndpoint string = ''
+
 @description('Hosting plan (HOSTING_PLAN): flex is Flex Consumption; premium is Elastic Premium EP1, where custom handlers are documented (see README).')
 @allowed([
   'flex'
@@ -221,6 +224,7 @@ var appSettings = {
   ADMIN_USERS: adminUsers
   VERSION_TTL_SECONDS: string(versionTtlSeconds)
   LOG_LEVEL: logLevel
+  OTEL_EXPORTER_OTLP_ENDPOINT: otlpEndpoint
 }
 
 // The app starts only after its role assignments exist: the host reads

@@ -17,3 +17,4 @@ param versionTtlSeconds = int(readEnvironmentVariable('VERSION_TTL_SECONDS', '25
 param principalId = readEnvironmentVariable('AZURE_PRINCIPAL_ID', '')
 param hostingPlan = readEnvironmentVariable('HOSTING_PLAN', 'flex')
 param functionsRuntimeVersion = readEnvironmentVariable('FUNCTIONS_CUSTOM_RUNTIME_VERSION', '1.0')
+param otlpEndpoint = readEnvironmentVariable('OTEL_EXPORTER_OTLP_ENDPOINT', '')

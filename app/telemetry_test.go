@@ -1,0 +1,224 @@
+package app_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/todoaudit/todo/apitest"
+	"github.com/todoaudit/todo/app"
+	"github.com/todoaudit/todo/audit"
+	"github.com/todoaudit/todo/azfunc"
+	"github.com/todoaudit/todo/logging"
+	"github.com/todoaudit/todo/telemetry"
+	"github.com/todoaudit/todo/telemetry/otlptest"
+)
+
+// lockedBuffer collects log lines written from many goroutines.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+// lines returns the JSON log lines written so far.
+func (l *lockedBuffer) lines(t *testing.T) []map[string]any {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []map[string]any
+	sc := bufio.NewScanner(bytes.NewReader(l.b.Bytes()))
+	for sc.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("log line %q: %v", sc.Text(), err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// startTraced runs the handler exporting to an in-process OTLP receiver,
+// with its JSON logs collected.
+func startTraced(t *testing.T) (*server, *telemetry.Telemetry, *otlptest.Receiver, *lockedBuffer) {
+	t.Helper()
+	rcv := otlptest.Start(t)
+	tel, err := telemetry.New(context.Background(), func(k string) (string, bool) {
+		return rcv.URL, k == "OTEL_EXPORTER_OTLP_ENDPOINT"
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := &lockedBuffer{}
+	a := apitest.StartLogged(t, map[string]string{"DATA_DIR": t.TempDir(), "AUDIT_PUMP": "on"},
+		&app.Options{Telemetry: tel}, logging.NewLogger(logs, logs, slog.LevelInfo))
+	t.Cleanup(func() { _ = tel.Shutdown(context.Background()) })
+	return &server{Client: &apitest.Client{T: t, Base: "http://" + a.Addr(), User: "alice"}, app: a}, tel, rcv, logs
+}
+
+func findSpan(spans []otlptest.Span, match func(otlptest.Span) bool) (otlptest.Span, bool) {
+	for _, s := range spans {
+		if match(s) {
+			return s, true
+		}
+	}
+	return otlptest.Span{}, false
+}
+
+// A request continues its caller's trace: its server span has the caller's
+// trace id and parent, answers with its own traceparent, has a store child
+// span with the request charge, and its log line names the same trace and
+// span. The audit of the write is traced by the pump and AuditTrigger, and
+// the batch's span links back to the write.
+func TestTraceOfARequestAndItsAudit(t *testing.T) {
+	s, tel, rcv, logs := startTraced(t)
+	const traceID, caller = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
+	created := want(t, s.Do("POST", "/api/todos", map[string]any{"category": "Grocery", "title": "milk"},
+		"traceparent: 00-"+traceID+"-"+caller+"-01", "tracestate: vendor=1"), 201)
+	id := created.JSON(t)["id"].(string)
+	tp := strings.Split(created.Header.Get("traceparent"), "-")
+	if len(tp) != 4 || tp[1] != traceID || tp[2] == caller {
+		t.Fatalf("response traceparent %q does not continue trace %s", created.Header.Get("traceparent"), traceID)
+	}
+	serverSpan := tp[2]
+
+	const readTrace = "0af7651916cd43dd8448eb211c80319c"
+	want(t, s.Do("GET", "/api/todos/"+id, nil, "traceparent: 00-"+readTrace+"-b7ad6b7169203331-01"), 200)
+	if err := tel.FlushTraces(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+
+	// The pump's delivery span ends after the invocation's are exported.
+	linked := func(sp otlptest.Span) bool {
+		for _, l := range sp.Links {
+			if sp.Name == "audit batch" && l.TraceID == traceID && l.SpanID == serverSpan && l.Attrs[audit.AttrTodoID] == id {
+				return true
+			}
+		}
+		return false
+	}
+	spans := rcv.WaitSpans(t, 10*time.Second, "write, read and audit spans", func(spans []otlptest.Span) bool {
+		_ = tel.FlushTraces(context.Background())
+		a, ok := findSpan(spans, linked)
+		if !ok {
+			return false
+		}
+		_, ok = findSpan(spans, func(sp otlptest.Span) bool { return sp.Name == "audit.pump deliver" && sp.TraceID == a.TraceID })
+		return ok
+	})
+
+	write, ok := findSpan(spans, func(sp otlptest.Span) bool { return sp.SpanID == serverSpan })
+	if !ok || write.TraceID != traceID || write.ParentSpanID != caller || write.Name != "POST /api/todos" ||
+		write.Kind != "SERVER" || write.Attrs["faas.name"] != "UpsertTodo" || write.Attrs["http.route"] != "/api/todos" ||
+		write.Attrs["http.response.status_code"] != int64(201) || write.Attrs["todo.query_scope"] == nil {
+		t.Fatalf("write span %+v", write)
+	}
+	batch, ok := findSpan(spans, func(sp otlptest.Span) bool {
+		return sp.TraceID == traceID && sp.ParentSpanID == serverSpan && sp.Name == "execute_batch todos"
+	})
+	if !ok || !(batch.Attrs["db.cosmosdb.request_charge"].(float64) > 0) || batch.Kind != "CLIENT" {
+		t.Fatalf("no store batch span under the write with its charge:\n%s", otlptest.Format(spans))
+	}
+
+	read, ok := findSpan(spans, func(sp otlptest.Span) bool { return sp.TraceID == readTrace && sp.Name == "GET /api/todos/{id}" })
+	if !ok || read.ParentSpanID != "b7ad6b7169203331" || read.Attrs["todo.query_scope"] != "point" || !(read.Attrs["todo.request_charge"].(float64) > 0) {
+		t.Fatalf("read span %+v", read)
+	}
+	point, ok := findSpan(spans, func(sp otlptest.Span) bool { return sp.ParentSpanID == read.SpanID && sp.Name == "read_item todos" })
+	if !ok || point.TraceID != readTrace || point.Attrs["db.cosmosdb.request_charge"] != 1.0 ||
+		point.Attrs["db.collection.name"] != "todos" || point.Attrs["db.operation.name"] != "read_item" || point.Attrs["todo.query_scope"] != "point" {
+		t.Fatalf("no point-read span with its charge under the read:\n%s", otlptest.Format(spans))
+	}
+
+	// The audit: the batch span links to the write, and sits in the trace
+	// of the pump's delivery, under the AuditTrigger invocation.
+	auditSpan, _ := findSpan(spans, linked)
+	if auditSpan.Attrs[audit.AttrDocuments] == nil || auditSpan.Attrs[audit.AttrRecords] == nil {
+		t.Fatalf("no audit batch span linked to the write %s/%s:\n%s", traceID, serverSpan, otlptest.Format(spans))
+	}
+	invocation, ok := findSpan(spans, func(sp otlptest.Span) bool { return sp.SpanID == auditSpan.ParentSpanID })
+	if !ok || invocation.Name != "AuditTrigger" || invocation.Attrs["faas.trigger"] != "datasource" || invocation.Attrs["faas.invocation_id"] == nil {
+		t.Fatalf("audit batch's parent %+v is not the AuditTrigger invocation", invocation)
+	}
+	deliver, ok := findSpan(spans, func(sp otlptest.Span) bool { return sp.SpanID == invocation.ParentSpanID })
+	if !ok || deliver.Name != "audit.pump deliver" || deliver.TraceID != auditSpan.TraceID {
+		t.Fatalf("AuditTrigger's parent %+v is not the pump's delivery", deliver)
+	}
+	if _, ok := findSpan(spans, func(sp otlptest.Span) bool { return sp.SpanID == deliver.ParentSpanID && sp.Name == "audit.pump read" }); !ok {
+		t.Fatalf("the delivery's parent is not the pump's read:\n%s", otlptest.Format(spans))
+	}
+	t.Logf("the write's trace and its audit, as the receiver saw them:\n%s", otlptest.Format(spans))
+
+	// The request's log line carries the same trace, span and function.
+	line, ok := func() (map[string]any, bool) {
+		for _, l := range logs.lines(t) {
+			if l["msg"] == "request" && l["method"] == "POST" {
+				return l, true
+			}
+		}
+		return nil, false
+	}()
+	if !ok || line["trace_id"] != traceID || line["span_id"] != serverSpan || line["function"] != "UpsertTodo" {
+		t.Fatalf("request log line %v does not name trace %s span %s", line, traceID, serverSpan)
+	}
+
+	// The metrics, exported at shutdown: requests by function and status,
+	// RU by function and container, the audit lag and the pump's backlog.
+	if err := tel.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	has := func(metric string, attrs map[string]any) bool {
+		for _, p := range rcv.Points() {
+			match := p.Metric == metric && p.Value > 0
+			for k, v := range attrs {
+				match = match && p.Attrs[k] == v
+			}
+			if match {
+				return true
+			}
+		}
+		return false
+	}
+	for _, m := range []struct {
+		name  string
+		attrs map[string]any
+	}{
+		{telemetry.MetricRequests, map[string]any{"function": "UpsertTodo", "status": int64(201)}},
+		{telemetry.MetricDuration, map[string]any{"function": "GetTodo", "status": int64(200)}},
+		{telemetry.MetricRequestUnits, map[string]any{"function": "GetTodo", "container": "todos"}},
+		{telemetry.MetricRequestUnits, map[string]any{"function": "UpsertTodo", "container": "todos"}},
+		{telemetry.MetricAuditLag, nil},
+	} {
+		if !has(m.name, m.attrs) {
+			t.Errorf("no %s point with %v among %v", m.name, m.attrs, rcv.Points())
+		}
+	}
+	if !slices.ContainsFunc(rcv.Points(), func(p otlptest.Point) bool { return p.Metric == telemetry.MetricPumpBacklog }) {
+		t.Errorf("no %s point", telemetry.MetricPumpBacklog)
+	}
+}
+
+// A payload invocation continues the trace context the host sends in its
+// headers, and its spans are exported before the host gets its answer.
+func TestInvocationContinuesTheHostTraceAndFlushes(t *testing.T) {
+	s, _, rcv, _ := startTraced(t)
+	const traceID, hostSpan, invocation = "5bf92f3577b34da6a3ce929d0e0e4736", "10f067aa0ba902b7", "6f3b2a1c-0000-4000-8000-000000000002"
+	want(t, s.Do("POST", "/Reconcile", `{"Data":{"timer":{"IsPastDue":false}},"Metadata":{"sys":{"MethodName":"Reconcile"}}}`,
+		"traceparent: 00-"+traceID+"-"+hostSpan+"-01", azfunc.InvocationIDHeader+": "+invocation), 200)
+	span, ok := findSpan(rcv.Spans(), func(sp otlptest.Span) bool { return sp.Name == "Reconcile" })
+	if !ok || span.TraceID != traceID || span.ParentSpanID != hostSpan || span.Attrs["faas.trigger"] != "timer" ||
+		span.Attrs["faas.invocation_id"] != invocation {
+		t.Fatalf("invocation span not exported before the answer, or not continuing the host's trace:\n%s", otlptest.Format(rcv.Spans()))
+	}
+}

@@ -1,0 +1,122 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/todoaudit/todo/azfunc"
+	"github.com/todoaudit/todo/functions"
+	"github.com/todoaudit/todo/store"
+	"github.com/todoaudit/todo/storetrace"
+	"github.com/todoaudit/todo/telemetry"
+)
+
+// Span attributes of requests and invocations (OpenTelemetry semantic
+// conventions where one exists).
+const (
+	attrFunction     = "faas.name"
+	attrInvocationID = "faas.invocation_id"
+	attrTrigger      = "faas.trigger"
+	attrRoute        = "http.route"
+	attrMethod       = "http.request.method"
+	attrStatus       = "http.response.status_code"
+	attrCharge       = "todo.request_charge"
+)
+
+// flushTimeout bounds the export at the end of a payload invocation.
+const flushTimeout = 5 * time.Second
+
+// begin tags the request's context with its function and the host's
+// invocation id (for logs) and, when tracing, starts its server span as a
+// child of the incoming traceparent (the caller's, or the Functions host's
+// own: its HTTP client sends the invocation's trace context with every
+// request it forwards or invokes), and answers with the span's traceparent.
+// When not tracing, a caller's traceparent still joins the log lines to the
+// caller's trace.
+func (a *api) begin(ctx context.Context, w http.ResponseWriter, r *http.Request, function, route, trigger string) (context.Context, trace.Span) {
+	ctx = telemetry.WithCall(ctx, telemetry.Call{Function: function, InvocationID: r.Header.Get(azfunc.InvocationIDHeader)})
+	carrier := propagation.HeaderCarrier(r.Header)
+	if !a.Telemetry.Tracing() {
+		if r.Header.Get("traceparent") != "" {
+			ctx = telemetry.Propagator.Extract(ctx, carrier)
+		}
+		return ctx, trace.SpanFromContext(ctx)
+	}
+	name := function
+	if route != "" {
+		name = r.Method + " " + route
+	} else if name == "" {
+		name = r.Method
+	}
+	ctx, span := a.Telemetry.Start(telemetry.Propagator.Extract(ctx, carrier), name,
+		trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(
+			attribute.String(attrFunction, function), attribute.String(attrTrigger, trigger),
+			attribute.String(attrMethod, r.Method)))
+	if route != "" {
+		span.SetAttributes(attribute.String(attrRoute, route))
+	}
+	if id := r.Header.Get(azfunc.InvocationIDHeader); id != "" {
+		span.SetAttributes(attribute.String(attrInvocationID, id))
+	}
+	telemetry.Propagator.Inject(ctx, propagation.HeaderCarrier(w.Header()))
+	return ctx, span
+}
+
+// end records a served request: its span's status, scope and request
+// charge, and the request metrics.
+func (a *api) end(ctx context.Context, span trace.Span, function string, status int, cost store.Cost, err error, took time.Duration) {
+	a.Telemetry.Metrics().Request(ctx, function, status, took)
+	if !span.IsRecording() {
+		return
+	}
+	span.SetAttributes(attribute.Int(attrStatus, status))
+	if cost.Touched() {
+		span.SetAttributes(attribute.String(storetrace.AttrScope, cost.Scope.String()), attribute.Float64(attrCharge, cost.Charge))
+	}
+	if status >= 500 {
+		cause := http.StatusText(status)
+		if err != nil {
+			cause = err.Error()
+		}
+		span.SetStatus(codes.Error, cause)
+	}
+	span.End()
+}
+
+// flush exports a payload invocation's spans before the host gets its
+// answer: the instance may be frozen or recycled right after it.
+func (a *api) flush(ctx context.Context) {
+	if !a.Telemetry.Tracing() {
+		return
+	}
+	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), flushTimeout)
+	defer cancel()
+	if err := a.Telemetry.FlushTraces(fctx); err != nil {
+		a.Log.WarnContext(ctx, "exporting spans failed", "error", err.Error())
+	}
+}
+
+// triggerOf is the faas.trigger of a payload-mode function, from its
+// function.json.
+func triggerOf(function string) string {
+	f, err := functions.Get(function)
+	if err != nil {
+		return "other"
+	}
+	b, _ := f.Trigger()
+	switch b.Type {
+	case "cosmosDBTrigger":
+		return "datasource"
+	case "timerTrigger":
+		return "timer"
+	case "httpTrigger":
+		return "http"
+	}
+	return "other"
+}
