@@ -1,0 +1,50 @@
+package telemetry
+
+import (
+	"context"
+	"log/slog"
+
+	"go.opentelemetry.io/otel/trace"
+)
+
+// Log attribute names that join a log line to its trace and invocation.
+const (
+	LogTraceID      = "trace_id"
+	LogSpanID       = "span_id"
+	LogFunction     = "function"
+	LogInvocationID = "invocationId"
+)
+
+// LogHandler adds to every record logged with a context the trace and span
+// ids of the span in it and the function and invocation id of its Call, so
+// each line of a request can be joined to its trace.
+type LogHandler struct{ slog.Handler }
+
+// NewLogHandler wraps h.
+func NewLogHandler(h slog.Handler) *LogHandler { return &LogHandler{h} }
+
+// Handle adds the context's identifiers and passes the record on.
+func (h *LogHandler) Handle(ctx context.Context, r slog.Record) error {
+	if ctx != nil {
+		if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
+			r.AddAttrs(slog.String(LogTraceID, sc.TraceID().String()), slog.String(LogSpanID, sc.SpanID().String()))
+		}
+		if c := CallOf(ctx); c != nil {
+			r.AddAttrs(slog.String(LogFunction, c.Function))
+			if c.InvocationID != "" {
+				r.AddAttrs(slog.String(LogInvocationID, c.InvocationID))
+			}
+		}
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+// WithAttrs keeps the wrapper around the derived handler.
+func (h *LogHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return &LogHandler{h.Handler.WithAttrs(attrs)}
+}
+
+// WithGroup keeps the wrapper around the derived handler.
+func (h *LogHandler) WithGroup(name string) slog.Handler {
+	return &LogHandler{h.Handler.WithGroup(name)}
+}
