@@ -10,7 +10,8 @@
 #
 # Settings come from the environment; main.bicepparam reads the same names:
 #   AZURE_ENV_NAME      environment name, seeds resource names (todoaudit-dev)
-#   AZURE_LOCATION      region with Flex Consumption (swedencentral)
+#   AZURE_LOCATION      region offering the hosting plan (swedencentral)
+#   HOSTING_PLAN        flex (Flex Consumption) | premium (Elastic Premium EP1) (flex)
 #   AZURE_SUBSCRIPTION_ID  subscription (default: az account show)
 #   PARTITION_SCHEME    hierarchical | category | synthetic (hierarchical)
 #   SYNTHETIC_BUCKETS   1-100 (8)
@@ -24,7 +25,7 @@
 #   VERSION_TTL_SECONDS version document retention (2592000)
 #   AZURE_PRINCIPAL_ID  object id granted Cosmos data access (default: the
 #                       signed-in user; set GRANT_DEPLOYER_DATA_ACCESS=0 to skip)
-#   FUNCTIONS_CUSTOM_RUNTIME_VERSION  Flex runtime version for custom (1.0, unverified)
+#   FUNCTIONS_CUSTOM_RUNTIME_VERSION  Flex runtime version for custom (1.0)
 #   ALLOW_UNCONFIGURED_EASYAUTH=1  deploy AUTH_MODE=easyauth without App Service
 #                       Authentication (only if you configure it yourself)
 set -eu
@@ -40,7 +41,8 @@ if [ -z "${AUTH_MODE:-}" ]; then
 	if [ -n "$AUTH_CLIENT_ID" ]; then AUTH_MODE=entra; else AUTH_MODE=easyauth; fi
 fi
 : "${APP_SERVICE_AUTH:=true}"
-export AZURE_ENV_NAME AZURE_LOCATION AUTH_MODE AUTH_CLIENT_ID APP_SERVICE_AUTH
+: "${HOSTING_PLAN:=flex}"
+export AZURE_ENV_NAME AZURE_LOCATION AUTH_MODE AUTH_CLIENT_ID APP_SERVICE_AUTH HOSTING_PLAN
 deployment="todoaudit-$AZURE_ENV_NAME"
 
 die() {
@@ -79,6 +81,10 @@ Prefer AUTH_MODE=entra; or set AUTH_MODE=single, or ALLOW_UNCONFIGURED_EASYAUTH=
 	hierarchical | category | synthetic) ;;
 	*) die "PARTITION_SCHEME=$PARTITION_SCHEME is not hierarchical, category or synthetic" ;;
 	esac
+	case "$HOSTING_PLAN" in
+	flex | premium) ;;
+	*) die "HOSTING_PLAN=$HOSTING_PLAN is not flex or premium" ;;
+	esac
 	case "${COSMOS_CAPACITY_MODE:-serverless}" in
 	serverless | autoscale) ;;
 	*) die "COSMOS_CAPACITY_MODE=$COSMOS_CAPACITY_MODE is not serverless or autoscale" ;;
@@ -107,7 +113,7 @@ cmd=${1:-}
 case "$cmd" in
 check)
 	check
-	echo "deploy.sh: settings OK (env $AZURE_ENV_NAME, $AZURE_LOCATION, AUTH_MODE=$AUTH_MODE)"
+	echo "deploy.sh: settings OK (env $AZURE_ENV_NAME, $AZURE_LOCATION, HOSTING_PLAN=$HOSTING_PLAN, AUTH_MODE=$AUTH_MODE)"
 	;;
 what-if)
 	check
@@ -138,7 +144,20 @@ app)
 		need python3 "or install zip"
 		(cd "$dist" && python3 -m zipfile -c "$zip" ./*)
 	fi
-	az functionapp deployment source config-zip --resource-group "$rg" --name "$app" --src "$zip"
+	if [ "$(output HOSTING_PLAN)" = premium ]; then
+		# Elastic Premium runs from the package blob it fetches with its
+		# identity: upload with your Entra identity (shared keys are off),
+		# then restart so that the host loads it.
+		url=$(output PACKAGE_URL)
+		account=$(output STORAGE_ACCOUNT_NAME)
+		container=$(echo "$url" | sed 's|^https://[^/]*/||; s|/.*||')
+		blob=${url##*/}
+		az storage blob upload --auth-mode login --account-name "$account" --container-name "$container" \
+			--name "$blob" --file "$zip" --overwrite --output none
+		az functionapp restart --resource-group "$rg" --name "$app"
+	else
+		az functionapp deployment source config-zip --resource-group "$rg" --name "$app" --src "$zip"
+	fi
 	echo "deploy.sh: deployed to $(output API_BASE_URL)"
 	;;
 outputs)

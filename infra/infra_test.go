@@ -32,6 +32,7 @@ const (
 	functionsFile = "modules/functionapp.bicep"
 	functionsDir  = "functions"
 	azureYAML     = "azure.yaml"
+	hostJSON      = "host.json"
 )
 
 // sources is everything the checks read: Bicep files by path relative to
@@ -40,10 +41,11 @@ type sources struct {
 	Bicep     map[string]string
 	Functions map[string][]byte
 	AzureYAML string
+	HostJSON  string
 }
 
 func (s sources) clone() sources {
-	c := sources{Bicep: map[string]string{}, Functions: map[string][]byte{}, AzureYAML: s.AzureYAML}
+	c := sources{Bicep: map[string]string{}, Functions: map[string][]byte{}, AzureYAML: s.AzureYAML, HostJSON: s.HostJSON}
 	for k, v := range s.Bicep {
 		c.Bicep[k] = v
 	}
@@ -87,6 +89,10 @@ func loadSources(root string) (sources, error) {
 		return s, err
 	}
 	s.AzureYAML = string(b)
+	if b, err = os.ReadFile(filepath.Join(root, hostJSON)); err != nil {
+		return s, err
+	}
+	s.HostJSON = string(b)
 	return s, nil
 }
 
@@ -139,9 +145,10 @@ func literalString(v any) (string, bool) {
 }
 
 // appSettings returns the handler settings (main.bicep var appSettings) and
-// the host settings (modules/functionapp.bicep var hostSettings), and checks
-// that both reach the function app.
-func appSettings(s sources, p *problems) (handler, host map[string]any) {
+// the host settings under a hosting plan (modules/functionapp.bicep vars
+// hostSettings and planSettings[plan]), and checks that all reach the
+// function app.
+func appSettings(s sources, plan string, p *problems) (handler, host map[string]any) {
 	main, fa := parsed(s, mainFile, p), parsed(s, functionsFile, p)
 	if main == nil || fa == nil {
 		return nil, nil
@@ -150,9 +157,9 @@ func appSettings(s sources, p *problems) (handler, host map[string]any) {
 	if handler == nil {
 		p.add("%s: var appSettings (the handler's settings) is missing or not an object", mainFile)
 	}
-	host, _ = fa.Vars["hostSettings"].(map[string]any)
+	host, _ = resolve(fa, expr("union(hostSettings, planSettings[hostingPlan])"), plan).(map[string]any)
 	if host == nil {
-		p.add("%s: var hostSettings (the host's settings) is missing or not an object", functionsFile)
+		p.add("%s: vars hostSettings and planSettings.%s (the host's settings) are missing or not objects", functionsFile, plan)
 	}
 	passed := false
 	for _, m := range main.Modules {
@@ -168,11 +175,11 @@ func appSettings(s sources, p *problems) (handler, host map[string]any) {
 	for _, r := range fa.Resources {
 		if r.Type == "Microsoft.Web/sites/config" && r.Body["name"] == "appsettings" {
 			v, _ := get(r.Body, "properties")
-			merged = v == expr("union(appSettings, hostSettings)")
+			merged = v == expr("union(appSettings, hostSettings, planSettings[hostingPlan])")
 		}
 	}
 	if !merged {
-		p.add("%s: no sites/config 'appsettings' resource with properties union(appSettings, hostSettings)", functionsFile)
+		p.add("%s: no sites/config 'appsettings' resource with properties union(appSettings, hostSettings, planSettings[hostingPlan])", functionsFile)
 	}
 	return handler, host
 }
@@ -189,20 +196,35 @@ var requiredSettings = []string{
 
 // forbiddenSettings must never be set in Azure.
 var forbiddenSettings = map[string]string{
-	"COSMOS_KEY":               "the account has local (key) auth disabled; keys are for emulators only",
-	"COSMOS_ENDPOINT":          "use CosmosDB__accountEndpoint, which the trigger reads too",
-	"FUNCTIONS_WORKER_RUNTIME": "on Flex Consumption the runtime comes from functionAppConfig.runtime",
-	"AzureWebJobsStorage":      "a connection string; use the AzureWebJobsStorage__* identity settings",
-	"WEBSITE_RUN_FROM_PACKAGE": "Flex Consumption deploys from functionAppConfig.deployment",
-	"STORE":                    "the store follows CosmosDB__accountEndpoint",
+	"COSMOS_KEY":          "the account has local (key) auth disabled; keys are for emulators only",
+	"COSMOS_ENDPOINT":     "use CosmosDB__accountEndpoint, which the trigger reads too",
+	"CosmosDB":            "a connection string (keys); the account has local auth disabled",
+	"AzureWebJobsStorage": "a connection string; use the AzureWebJobsStorage__* identity settings",
+	"WEBSITE_CONTENTAZUREFILECONNECTIONSTRING": "an Azure Files connection string needs a storage key; shared keys are disabled",
+	"STORE": "the store follows CosmosDB__accountEndpoint",
 }
+
+// planOnlySettings are settings one hosting plan needs and the other
+// refuses, with the value each plan needs ("" for any non-empty value).
+var planOnlySettings = map[string]map[string]any{
+	"flex": {},
+	"premium": {
+		"FUNCTIONS_WORKER_RUNTIME":                     "custom",
+		"FUNCTIONS_EXTENSION_VERSION":                  "~4",
+		"WEBSITE_RUN_FROM_PACKAGE":                     "",
+		"WEBSITE_RUN_FROM_PACKAGE_BLOB_MI_RESOURCE_ID": expr("identityId"),
+	},
+}
+
+// whyNotFlex says why Flex Consumption refuses a plan-only setting.
+const whyNotFlex = "Flex Consumption takes its runtime and package from functionAppConfig and rejects it"
 
 // checkAppSettings: every required setting is set, the handler's settings
 // are all known to config.Settings, defaults agree with config defaults,
 // identity settings have the right values.
-func checkAppSettings(s sources, settings []config.Setting) []string {
+func checkAppSettings(s sources, plan string, settings []config.Setting) []string {
 	var p problems
-	handler, host := appSettings(s, &p)
+	handler, host := appSettings(s, plan, &p)
 	main := parsed(s, mainFile, &p)
 	if handler == nil || host == nil || main == nil {
 		return p
@@ -212,8 +234,9 @@ func checkAppSettings(s sources, settings []config.Setting) []string {
 		known[st.Name] = st
 	}
 	all := map[string]any{}
+	onlyHere := planOnlySettings[plan]
 	for k, v := range host {
-		if !strings.HasPrefix(k, "AzureWebJobsStorage__") && !strings.HasPrefix(k, "APPLICATIONINSIGHTS_") {
+		if _, ok := onlyHere[k]; !ok && !strings.HasPrefix(k, "AzureWebJobsStorage__") && !strings.HasPrefix(k, "APPLICATIONINSIGHTS_") {
 			p.add("%s: hostSettings.%s is not a host setting; handler settings belong in %s appSettings", functionsFile, k, mainFile)
 		}
 		all[k] = v
@@ -240,6 +263,19 @@ func checkAppSettings(s sources, settings []config.Setting) []string {
 	for k, why := range forbiddenSettings {
 		if _, ok := all[k]; ok {
 			p.add("app setting %s must not be set in Azure: %s", k, why)
+		}
+	}
+	for other, only := range planOnlySettings {
+		for k, want := range only {
+			got, ok := all[k]
+			switch {
+			case other != plan && ok && plan == "flex":
+				p.add("app setting %s must not be set on %s: %s", k, plan, whyNotFlex)
+			case other == plan && !ok:
+				p.add("app setting %s is not set on %s", k, plan)
+			case other == plan && want != "" && got != want:
+				p.add("app setting %s = %v on %s, want %v", k, got, plan, want)
+			}
 		}
 	}
 	for _, k := range []string{"CosmosDB__credential", "AzureWebJobsStorage__credential"} {
@@ -335,7 +371,7 @@ type namedResource struct {
 // through the cosmos module's parameters to the resource whose id it sets,
 // and checks the resolved name against config defaults.
 func cosmosResources(s sources, settings []config.Setting, p *problems) map[string]namedResource {
-	handler, _ := appSettings(s, p)
+	handler, _ := appSettings(s, hostingPlans[0], p)
 	main, cosmos := parsed(s, mainFile, p), parsed(s, cosmosFile, p)
 	if handler == nil || main == nil || cosmos == nil {
 		return nil
@@ -562,9 +598,9 @@ var settingExprRE = regexp.MustCompile(`%([^%]*)%`)
 // Bicep sets, every Cosmos DB binding's connection has
 // <connection>__accountEndpoint, and no binding tries to create containers
 // (a data-plane identity cannot).
-func checkFunctions(s sources) []string {
+func checkFunctions(s sources, plan string) []string {
 	var p problems
-	handler, host := appSettings(s, &p)
+	handler, host := appSettings(s, plan, &p)
 	if handler == nil || host == nil {
 		return p
 	}
@@ -587,10 +623,26 @@ func checkFunctions(s sources) []string {
 		where := fmt.Sprintf("%s/%s/function.json", functionsDir, fn)
 		var doc struct {
 			Bindings []map[string]any `json:"bindings"`
+			Retry    *struct {
+				Strategy      string `json:"strategy"`
+				MaxRetryCount int    `json:"maxRetryCount"`
+			} `json:"retry"`
 		}
 		if err := json.Unmarshal(s.Functions[fn], &doc); err != nil {
 			p.add("%s: %v", where, err)
 			continue
+		}
+		// A triggered run that meets a cold or failing instance is lost
+		// unless the host retries it; HTTP callers retry themselves.
+		if len(doc.Bindings) > 0 && doc.Bindings[0]["type"] != "httpTrigger" {
+			switch r := doc.Retry; {
+			case r == nil:
+				p.add("%s: a %v function needs a retry policy", where, doc.Bindings[0]["type"])
+			case r.Strategy != "fixedDelay" && r.Strategy != "exponentialBackoff":
+				p.add("%s: retry strategy %q is not fixedDelay or exponentialBackoff", where, r.Strategy)
+			case r.MaxRetryCount < 1:
+				p.add("%s: retry maxRetryCount %d retries nothing", where, r.MaxRetryCount)
+			}
 		}
 		var walk func(v any)
 		walk = func(v any) {
@@ -666,19 +718,6 @@ var securityProperties = map[string][]want{
 		{[]string{"properties", "allowBlobPublicAccess"}, []any{false}},
 		{[]string{"properties", "minimumTlsVersion"}, []any{"TLS1_2"}},
 		{[]string{"properties", "supportsHttpsTrafficOnly"}, []any{true}},
-	},
-	"Microsoft.Web/sites": {
-		{[]string{"properties", "httpsOnly"}, []any{true}},
-		{[]string{"properties", "siteConfig", "minTlsVersion"}, []any{"1.2", "1.3"}},
-		{[]string{"properties", "siteConfig", "ftpsState"}, []any{"Disabled"}},
-		{[]string{"properties", "functionAppConfig", "runtime", "name"}, []any{expr("runtimeName")}},
-		{[]string{"properties", "functionAppConfig", "deployment", "storage", "authentication", "type"}, []any{"UserAssignedIdentity"}},
-		{[]string{"identity", "type"}, []any{"UserAssigned"}},
-		{[]string{"kind"}, []any{"functionapp,linux"}},
-	},
-	"Microsoft.Web/serverfarms": {
-		{[]string{"sku", "name"}, []any{"FC1"}},
-		{[]string{"sku", "tier"}, []any{"FlexConsumption"}},
 	},
 	"Microsoft.Insights/components": {
 		{[]string{"properties", "DisableLocalAuth"}, []any{true}},
@@ -859,17 +898,34 @@ func repoSources(t *testing.T) sources {
 	return s
 }
 
+// checks run once per hosting plan; a check that does not depend on the
+// plan ignores it.
 var checks = []struct {
 	name string
-	run  func(sources) []string
+	run  func(s sources, plan string) []string
 }{
-	{"names", func(s sources) []string { return checkNames(s, config.Settings) }},
-	{"partition keys", func(s sources) []string { return checkPartitionKeys(s, config.Settings) }},
-	{"app settings", func(s sources) []string { return checkAppSettings(s, config.Settings) }},
+	{"names", func(s sources, _ string) []string { return checkNames(s, config.Settings) }},
+	{"partition keys", func(s sources, _ string) []string { return checkPartitionKeys(s, config.Settings) }},
+	{"app settings", func(s sources, plan string) []string { return checkAppSettings(s, plan, config.Settings) }},
 	{"functions", checkFunctions},
-	{"security", checkSecurity},
-	{"param file", checkParamFile},
-	{"azure.yaml", checkAzureYAML},
+	{"security", func(s sources, _ string) []string { return checkSecurity(s) }},
+	{"hosting", checkHosting},
+	{"host.json", func(s sources, _ string) []string { return checkHostJSON(s) }},
+	{"param file", func(s sources, _ string) []string { return checkParamFile(s) }},
+	{"azure.yaml", func(s sources, _ string) []string { return checkAzureYAML(s) }},
+}
+
+// runChecks runs every check under every hosting plan.
+func runChecks(s sources) []string {
+	var all []string
+	for _, plan := range hostingPlans {
+		for _, c := range checks {
+			for _, msg := range c.run(s, plan) {
+				all = append(all, fmt.Sprintf("[%s] %s: %s", plan, c.name, msg))
+			}
+		}
+	}
+	return all
 }
 
 func TestBicepAgreesWithCode(t *testing.T) {
@@ -877,12 +933,14 @@ func TestBicepAgreesWithCode(t *testing.T) {
 	if len(s.Bicep) < 2 {
 		t.Fatalf("expected Bicep files under %s, found %d", bicepDir, len(s.Bicep))
 	}
-	for _, c := range checks {
-		t.Run(c.name, func(t *testing.T) {
-			for _, msg := range c.run(s) {
-				t.Error(msg)
-			}
-		})
+	for _, plan := range hostingPlans {
+		for _, c := range checks {
+			t.Run(plan+"/"+c.name, func(t *testing.T) {
+				for _, msg := range c.run(s, plan) {
+					t.Error(msg)
+				}
+			})
+		}
 	}
 }
 
@@ -903,7 +961,7 @@ func TestEveryBicepFileParses(t *testing.T) {
 // want.
 type mutation struct {
 	name      string
-	file      string // Bicep path, "fn:<Function>" for a function.json, or azureYAML
+	file      string // Bicep path, "fn:<Function>" for a function.json, azureYAML or hostJSON
 	old, new  string
 	wantMatch string
 }
@@ -949,6 +1007,29 @@ var mutations = []mutation{
 	{"secret output", mainFile, "output COSMOS_ENDPOINT string = cosmos.outputs.endpoint", "output COSMOS_KEY string = cosmos.outputs.endpoint", "COSMOS_KEY"},
 	{"account-wide data role", "modules/roles.bicep", "scope: '${cosmos.id}/dbs/${databaseName}'\n  }\n}\n\nresource deployer", "scope: cosmos.id\n  }\n}\n\nresource deployer", "/dbs/"},
 	{"missing role", "modules/roles.bicep", "  storageQueueDataContributor\n  storageTableDataContributor\n]", "  storageTableDataContributor\n]", "Storage Queue Data Contributor"},
+	// Deployment posture and hosting plans.
+	{"app starts before its roles", mainFile, "  dependsOn: [\n    roles\n  ]\n", "", "dependsOn"},
+	{"reconcile without retry", "fn:Reconcile", `"retry"`, `"retries"`, "needs a retry policy"},
+	{"reconcile retries nothing", "fn:Reconcile", `"maxRetryCount": 4`, `"maxRetryCount": 0`, "retries nothing"},
+	{"trigger retry strategy", "fn:AuditTrigger", `"strategy": "exponentialBackoff"`, `"strategy": "linear"`, "not fixedDelay"},
+	{"unbounded flex scale-out", mainFile, "@minValue(40)\n@maxValue(1000)\nparam maximumInstanceCount", "param maximumInstanceCount", "maximumInstanceCount bounds"},
+	{"flex scale-out over 1000", functionsFile, "@maxValue(1000)\nparam maximumInstanceCount", "@maxValue(2000)\nparam maximumInstanceCount", "maximumInstanceCount bounds"},
+	{"SCM TLS", functionsFile, "scmMinTlsVersion: '1.2'", "scmMinTlsVersion: '1.0'", "scmMinTlsVersion"},
+	{"FTP basic credentials", functionsFile, "  name: 'ftp'\n  properties: {\n    allow: false", "  name: 'ftp'\n  properties: {\n    allow: true", "credentials for ftp"},
+	{"SCM basic credentials", functionsFile, "  name: 'scm'\n", "  name: 'scm-off'\n", "credentials for scm"},
+	{"no forwarding", hostJSON, `"enableForwardingHttpRequest": true`, `"enableForwardingHttpRequest": false`, "enableForwardingHttpRequest"},
+	{"forwarded paths", hostJSON, `"routePrefix": "api"`, `"routePrefix": "v1"`, "does not serve"},
+	{"executable", hostJSON, `"defaultExecutablePath": "handler"`, `"defaultExecutablePath": "main"`, "defaultExecutablePath"},
+	{"flex SKU", functionsFile, "    name: 'FC1'", "    name: 'Y1'", "under flex"},
+	{"premium SKU", functionsFile, "    name: 'EP1'", "    name: 'P1v3'", "under premium"},
+	{"plan default", mainFile, "param hostingPlan string = 'flex'", "param hostingPlan string = 'premium'", "param hostingPlan allows"},
+	{"plan not from the environment", paramFile, "readEnvironmentVariable('HOSTING_PLAN', 'flex')", "'flex'", "HOSTING_PLAN"},
+	{"plan not passed to the app", mainFile, "    hostingPlan: hostingPlan\n", "", "given hostingPlan"},
+	{"premium package without identity", functionsFile, "WEBSITE_RUN_FROM_PACKAGE_BLOB_MI_RESOURCE_ID: identityId", "WEBSITE_RUN_FROM_PACKAGE_BLOB_MI_RESOURCE_ID: ''", "WEBSITE_RUN_FROM_PACKAGE_BLOB_MI_RESOURCE_ID"},
+	{"premium without runtime", functionsFile, "    FUNCTIONS_WORKER_RUNTIME: 'custom'\n", "", "FUNCTIONS_WORKER_RUNTIME is not set on premium"},
+	{"premium with Azure Files", functionsFile, "    FUNCTIONS_EXTENSION_VERSION: '~4'\n", "    FUNCTIONS_EXTENSION_VERSION: '~4'\n    WEBSITE_CONTENTAZUREFILECONNECTIONSTRING: 'x'\n", "WEBSITE_CONTENTAZUREFILECONNECTIONSTRING"},
+	{"premium given Flex config", functionsFile, "functionAppConfig: isFlex ? flexAppConfig : null", "functionAppConfig: flexAppConfig", "functionAppConfig = map"},
+	{"premium loses TLS", functionsFile, "siteConfig: isFlex ? siteSecurity : union(siteSecurity, premiumSiteConfig)", "siteConfig: isFlex ? siteSecurity : premiumSiteConfig", "minTlsVersion = <nil> under premium"},
 	// Deploy paths.
 	{"param file sets unknown param", paramFile, "param partitionScheme =", "param scheme =", "not a parameter"},
 	{"azd language", azureYAML, "language: custom", "language: go", "language: custom"},
@@ -965,6 +1046,8 @@ func TestChecksFailWhenSomethingDrifts(t *testing.T) {
 				src = string(s.Functions[strings.TrimPrefix(m.file, "fn:")])
 			case m.file == azureYAML:
 				src = s.AzureYAML
+			case m.file == hostJSON:
+				src = s.HostJSON
 			default:
 				src = s.Bicep[m.file]
 			}
@@ -977,13 +1060,12 @@ func TestChecksFailWhenSomethingDrifts(t *testing.T) {
 				s.Functions[strings.TrimPrefix(m.file, "fn:")] = []byte(src)
 			case m.file == azureYAML:
 				s.AzureYAML = src
+			case m.file == hostJSON:
+				s.HostJSON = src
 			default:
 				s.Bicep[m.file] = src
 			}
-			var all []string
-			for _, c := range checks {
-				all = append(all, c.run(s)...)
-			}
+			all := runChecks(s)
 			for _, msg := range all {
 				if strings.Contains(msg, m.wantMatch) {
 					return

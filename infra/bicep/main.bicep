@@ -1,5 +1,5 @@
-// Todo API with audit history: Azure Functions (Flex Consumption, custom
-// handler) on Cosmos DB, everything reached with one user-assigned managed
+// Todo API with audit history: Azure Functions (custom handler, on Flex
+// Consumption or Elastic Premium) on Cosmos DB, everything reached with one user-assigned managed
 // identity and no keys. Deployed with `azd up` (azure.yaml) or
 // infra/deploy.sh (make deploy-infra / deploy-app / what-if).
 targetScope = 'subscription'
@@ -10,7 +10,7 @@ targetScope = 'subscription'
 param environmentName string
 
 @minLength(1)
-@description('Azure region of every resource; it must offer Flex Consumption.')
+@description('Azure region of every resource; it must offer the hosting plan.')
 @metadata({
   azd: {
     type: 'location'
@@ -95,8 +95,15 @@ param leasesContainerName string = 'leases'
 ])
 param logLevel string = 'info'
 
-// UNCERTAIN: see modules/functionapp.bicep. Check with what-if before deploying.
-@description('Flex Consumption runtime version for runtime custom (unverified).')
+@description('Hosting plan (HOSTING_PLAN): flex is Flex Consumption; premium is Elastic Premium EP1, where custom handlers are documented (see README).')
+@allowed([
+  'flex'
+  'premium'
+])
+param hostingPlan string = 'flex'
+
+// Flex Consumption's stack data lists runtime custom with version 1.0.
+@description('Flex Consumption runtime version for runtime custom.')
 param functionsRuntimeVersion string = '1.0'
 
 @description('Flex Consumption instance memory (MB).')
@@ -107,8 +114,15 @@ param functionsRuntimeVersion string = '1.0'
 ])
 param instanceMemoryMB int = 2048
 
-@description('Flex Consumption maximum instance count.')
+@description('Flex Consumption maximum instance count (Flex allows 40 to 1000).')
+@minValue(40)
+@maxValue(1000)
 param maximumInstanceCount int = 100
+
+@description('Elastic Premium maximum instance (burst) count.')
+@minValue(1)
+@maxValue(100)
+param premiumMaximumInstanceCount int = 20
 
 var resourceToken = toLower(uniqueString(subscription().id, environmentName, location))
 var tags = {
@@ -209,12 +223,19 @@ var appSettings = {
   LOG_LEVEL: logLevel
 }
 
+// The app starts only after its role assignments exist: the host reads
+// storage and Cosmos DB with the identity from its first start, and the
+// package upload (azd, deploy.sh) uses it too.
 module functionApp 'modules/functionapp.bicep' = {
   name: 'functionapp'
   scope: rg
+  dependsOn: [
+    roles
+  ]
   params: {
     name: 'func-${resourceToken}'
     planName: 'plan-${resourceToken}'
+    hostingPlan: hostingPlan
     location: location
     tags: tags
     identityId: identity.outputs.id
@@ -226,6 +247,7 @@ module functionApp 'modules/functionapp.bicep' = {
     runtimeVersion: functionsRuntimeVersion
     instanceMemoryMB: instanceMemoryMB
     maximumInstanceCount: maximumInstanceCount
+    premiumMaximumInstanceCount: premiumMaximumInstanceCount
     authClientId: appServiceAuth ? authClientId : ''
   }
 }
@@ -235,6 +257,8 @@ output AZURE_LOCATION string = location
 output AZURE_TENANT_ID string = tenant().tenantId
 output AZURE_RESOURCE_GROUP string = rg.name
 output FUNCTION_APP_NAME string = functionApp.outputs.name
+output HOSTING_PLAN string = functionApp.outputs.hostingPlan
+output PACKAGE_URL string = functionApp.outputs.packageUrl
 output FUNCTION_APP_URL string = 'https://${functionApp.outputs.defaultHostName}'
 output API_BASE_URL string = 'https://${functionApp.outputs.defaultHostName}/api'
 output AUTH_CONFIGURED bool = functionApp.outputs.authConfigured

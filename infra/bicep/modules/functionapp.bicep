@@ -1,15 +1,32 @@
-// Flex Consumption plan and the function app (custom handler), running as the
+// The hosting plan and the function app (custom handler), running as the
 // user-assigned identity, with identity-based host storage and deployment
-// storage, HTTPS only, TLS 1.2, FTPS off, and optional App Service
-// Authentication (Microsoft Entra ID) in front of the API.
+// package, HTTPS only, TLS 1.2 for the app and its SCM site, FTPS off, basic
+// publishing credentials off, and optional App Service Authentication
+// (Microsoft Entra ID) in front of the API.
+//
+// hostingPlan flex (default): Flex Consumption (FC1). Its stack data lists
+// runtime `custom`, version `1.0`, and instance memory 512, 2048 or 4096 MB,
+// but the Flex Consumption migration guide does not list custom handlers
+// among its languages; if a deployment is refused, use premium.
+// hostingPlan premium: Elastic Premium EP1 on Linux, where custom handlers
+// are documented. The same identity, settings and security posture; the
+// package is a blob the app fetches with its identity (run from package URL),
+// so no Azure Files share and no storage key is needed.
 
 @description('Function app name (globally unique).')
 param name string
 
-@description('Flex Consumption plan name.')
+@description('Hosting plan name.')
 param planName string
 
-@description('Azure region (must offer Flex Consumption).')
+@description('flex: Flex Consumption (FC1). premium: Elastic Premium EP1, where custom handlers are documented.')
+@allowed([
+  'flex'
+  'premium'
+])
+param hostingPlan string = 'flex'
+
+@description('Azure region (must offer the hosting plan).')
 param location string
 
 @description('Tags applied to the plan and the app.')
@@ -30,6 +47,9 @@ param storageAccountName string
 @description('Blob container that holds the deployment package.')
 param deploymentContainerName string
 
+@description('Blob name of the deployment package under premium (run from package URL).')
+param packageBlobName string = 'app.zip'
+
 @description('Application Insights component name.')
 param appInsightsName string
 
@@ -39,13 +59,11 @@ param appSettings object
 @description('Flex Consumption runtime name: custom handler.')
 param runtimeName string = 'custom'
 
-// UNCERTAIN: the runtime version Flex Consumption expects for 'custom' is not
-// documented; '1.0' is what Microsoft's own custom-handler-on-Flex samples use.
-// Run `make what-if` (or azd provision --preview) before the first deploy.
-@description('Flex Consumption runtime version for the custom runtime (unverified; see README).')
+// Flex Consumption's stack data lists runtime custom with version 1.0.
+@description('Flex Consumption runtime version for the custom runtime.')
 param runtimeVersion string = '1.0'
 
-@description('Instance memory size in MB.')
+@description('Flex Consumption instance memory size in MB (the sizes its stack data lists).')
 @allowed([
   512
   2048
@@ -53,8 +71,15 @@ param runtimeVersion string = '1.0'
 ])
 param instanceMemoryMB int = 2048
 
-@description('Maximum number of instances the app scales out to.')
+@description('Flex Consumption: maximum number of instances the app scales out to (Flex allows 40 to 1000).')
+@minValue(40)
+@maxValue(1000)
 param maximumInstanceCount int = 100
+
+@description('Elastic Premium: maximum number of instances (burst) the plan scales out to.')
+@minValue(1)
+@maxValue(100)
+param premiumMaximumInstanceCount int = 20
 
 @description('Microsoft Entra application (client) id for App Service Authentication. Empty: authentication is not configured by this template.')
 param authClientId string = ''
@@ -72,18 +97,69 @@ resource appInsights 'Microsoft.Insights/components@2020-02-02' existing = {
   name: appInsightsName
 }
 
+var isFlex = hostingPlan == 'flex'
+
+// The plan's SKU per hosting plan.
+var planSkus = {
+  flex: {
+    name: 'FC1'
+    tier: 'FlexConsumption'
+  }
+  premium: {
+    name: 'EP1'
+    tier: 'ElasticPremium'
+  }
+}
+
 resource plan 'Microsoft.Web/serverfarms@2024-04-01' = {
   name: planName
   location: location
   tags: tags
-  kind: 'functionapp'
-  sku: {
-    name: 'FC1'
-    tier: 'FlexConsumption'
-  }
+  kind: isFlex ? 'functionapp' : 'elastic'
+  sku: planSkus[hostingPlan]
   properties: {
     reserved: true
+    maximumElasticWorkerCount: isFlex ? null : premiumMaximumInstanceCount
   }
+}
+
+// Flex Consumption: the package comes from the deployment container, read
+// with the identity; runtime and scale live here rather than in settings.
+var flexAppConfig = {
+  deployment: {
+    storage: {
+      type: 'blobContainer'
+      value: '${storage.properties.primaryEndpoints.blob}${deploymentContainerName}'
+      authentication: {
+        type: 'UserAssignedIdentity'
+        userAssignedIdentityResourceId: identityId
+      }
+    }
+  }
+  scaleAndConcurrency: {
+    instanceMemoryMB: instanceMemoryMB
+    maximumInstanceCount: maximumInstanceCount
+  }
+  runtime: {
+    name: runtimeName
+    version: runtimeVersion
+  }
+}
+
+// Site configuration for both plans: TLS 1.2 for the app and for its SCM
+// (deployment) site, no FTP.
+var siteSecurity = {
+  minTlsVersion: '1.2'
+  scmMinTlsVersion: '1.2'
+  ftpsState: 'Disabled'
+  http20Enabled: true
+}
+
+// Elastic Premium keeps one instance warm and bursts up to the plan maximum.
+var premiumSiteConfig = {
+  linuxFxVersion: ''
+  minimumElasticInstanceCount: 1
+  functionAppScaleLimit: premiumMaximumInstanceCount
 }
 
 resource site 'Microsoft.Web/sites@2024-04-01' = {
@@ -101,38 +177,31 @@ resource site 'Microsoft.Web/sites@2024-04-01' = {
     serverFarmId: plan.id
     httpsOnly: true
     clientCertEnabled: false
-    siteConfig: {
-      minTlsVersion: '1.2'
-      ftpsState: 'Disabled'
-      http20Enabled: true
-    }
-    functionAppConfig: {
-      deployment: {
-        storage: {
-          type: 'blobContainer'
-          value: '${storage.properties.primaryEndpoints.blob}${deploymentContainerName}'
-          authentication: {
-            type: 'UserAssignedIdentity'
-            userAssignedIdentityResourceId: identityId
-          }
-        }
-      }
-      scaleAndConcurrency: {
-        instanceMemoryMB: instanceMemoryMB
-        maximumInstanceCount: maximumInstanceCount
-      }
-      runtime: {
-        name: runtimeName
-        version: runtimeVersion
-      }
-    }
+    siteConfig: isFlex ? siteSecurity : union(siteSecurity, premiumSiteConfig)
+    functionAppConfig: isFlex ? flexAppConfig : null
+  }
+}
+
+// Basic (user name and password) publishing credentials off for FTP and for
+// the SCM site: deployments authenticate with Microsoft Entra ID only.
+resource ftpCredentials 'Microsoft.Web/sites/basicPublishingCredentialsPolicies@2024-04-01' = {
+  parent: site
+  name: 'ftp'
+  properties: {
+    allow: false
+  }
+}
+
+resource scmCredentials 'Microsoft.Web/sites/basicPublishingCredentialsPolicies@2024-04-01' = {
+  parent: site
+  name: 'scm'
+  properties: {
+    allow: false
   }
 }
 
 // Host settings: identity-based AzureWebJobsStorage (no connection string,
 // the account has shared keys disabled) and Entra-only Application Insights.
-// FUNCTIONS_WORKER_RUNTIME is deliberately absent: on Flex Consumption it
-// comes from functionAppConfig.runtime and is rejected as an app setting.
 var hostSettings = {
   AzureWebJobsStorage__blobServiceUri: storage.properties.primaryEndpoints.blob
   AzureWebJobsStorage__queueServiceUri: storage.properties.primaryEndpoints.queue
@@ -143,10 +212,24 @@ var hostSettings = {
   APPLICATIONINSIGHTS_AUTHENTICATION_STRING: 'ClientId=${identityClientId};Authorization=AAD'
 }
 
+// Settings only one plan takes. Flex Consumption takes its runtime and
+// package from functionAppConfig and rejects FUNCTIONS_WORKER_RUNTIME and
+// WEBSITE_RUN_FROM_PACKAGE; Elastic Premium needs them, and fetches the
+// package blob with the user-assigned identity.
+var planSettings = {
+  flex: {}
+  premium: {
+    FUNCTIONS_WORKER_RUNTIME: 'custom'
+    FUNCTIONS_EXTENSION_VERSION: '~4'
+    WEBSITE_RUN_FROM_PACKAGE: '${storage.properties.primaryEndpoints.blob}${deploymentContainerName}/${packageBlobName}'
+    WEBSITE_RUN_FROM_PACKAGE_BLOB_MI_RESOURCE_ID: identityId
+  }
+}
+
 resource settings 'Microsoft.Web/sites/config@2024-04-01' = {
   parent: site
   name: 'appsettings'
-  properties: union(appSettings, hostSettings)
+  properties: union(appSettings, hostSettings, planSettings[hostingPlan])
 }
 
 // App Service Authentication (Easy Auth v2): validates Microsoft Entra
@@ -197,4 +280,6 @@ output name string = site.name
 output id string = site.id
 output defaultHostName string = site.properties.defaultHostName
 output planName string = plan.name
+output hostingPlan string = hostingPlan
+output packageUrl string = isFlex ? '' : planSettings.premium.WEBSITE_RUN_FROM_PACKAGE
 output authConfigured bool = !empty(authClientId)

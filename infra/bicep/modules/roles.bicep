@@ -25,6 +25,7 @@ var storageBlobDataOwner = 'b7e6dc6d-f1e8-4753-8033-0f276bb0955b'
 var storageQueueDataContributor = '974c5e8b-45b9-4653-ba55-5f855dd0fb88'
 var storageTableDataContributor = '0a9a7e1f-b9d0-4cc4-a60d-0319b160aaa3'
 var monitoringMetricsPublisher = '3913510d-42f4-4e42-8a64-420c390055eb'
+var storageBlobDataContributor = 'ba92f5b4-2d11-453d-a403-e96b0029c9fe'
 
 // Cosmos DB Built-in Data Contributor (data plane): read metadata, items and
 // containers/* (the trigger writes leases, the handler writes batches).
@@ -89,5 +90,16 @@ resource deployerCosmosData 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssign
     principalId: deployerPrincipalId
     roleDefinitionId: '${cosmos.id}/sqlRoleDefinitions/${cosmosDataContributor}'
     scope: '${cosmos.id}/dbs/${databaseName}'
+  }
+}
+
+// The deployer uploads the package blob under Elastic Premium (infra/deploy.sh
+// app) with their Entra identity, since shared keys are disabled.
+resource deployerPackageUpload 'Microsoft.Authorization/roleAssignments@2022-04-01' = if (!empty(deployerPrincipalId)) {
+  name: guid(storage.id, deployerPrincipalId, storageBlobDataContributor)
+  scope: storage
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', storageBlobDataContributor)
+    principalId: deployerPrincipalId
   }
 }
