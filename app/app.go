@@ -80,6 +80,9 @@ type Options struct {
 	// Cosmos adjusts the Cosmos DB adapter's configuration before it
 	// opens (tests install a transport here).
 	Cosmos func(*cosmos.Config)
+	// Wrap, when set, wraps the opened store (tests record the calls the
+	// handler makes with it).
+	Wrap func(store.Store) store.Store
 }
 
 // Start listens at once, so the host's readiness poll of GET / succeeds
@@ -186,9 +189,9 @@ func containers(cfg *config.Config) ([]store.ContainerSpec, error) {
 	}
 	perItem := -1
 	return []store.ContainerSpec{
-		{Name: cfg.TodoContainer, PartitionKeyPaths: paths, DefaultTTL: &perItem},
-		{Name: cfg.AuditContainer, PartitionKeyPaths: partition.AuditKeyPaths},
-		{Name: cfg.LeasesContainer, PartitionKeyPaths: partition.LeaseKeyPaths},
+		{Name: cfg.TodoContainer, PartitionKeyPaths: paths, DefaultTTL: &perItem, Indexing: partition.TodoIndexing},
+		{Name: cfg.AuditContainer, PartitionKeyPaths: partition.AuditKeyPaths, Indexing: partition.AuditIndexing},
+		{Name: cfg.LeasesContainer, PartitionKeyPaths: partition.LeaseKeyPaths, Indexing: partition.LeaseIndexing},
 	}, nil
 }
 
@@ -316,6 +319,9 @@ func (a *App) open(ctx, bg context.Context) error {
 	}
 	a.store = st
 	storeName := a.cfg.Store
+	if a.opts.Wrap != nil {
+		st = a.opts.Wrap(st)
+	}
 	// Every store call is also counted per logical partition, for the live
 	// view of hot partitions.
 	hot := hotkeys.NewRecorder(0, 0)

@@ -265,7 +265,44 @@ func definition(spec store.ContainerSpec) azcosmos.ContainerProperties {
 		ttl := int32(*spec.DefaultTTL)
 		props.DefaultTimeToLive = &ttl
 	}
+	props.IndexingPolicy = indexingPolicy(spec.Indexing)
 	return props
+}
+
+// indexingPolicy renders a policy as Cosmos DB's: a range index on each
+// property (/name/?) and every other path excluded (/*). nil keeps the
+// default, every path.
+func indexingPolicy(p *store.IndexingPolicy) *azcosmos.IndexingPolicy {
+	if p == nil {
+		return nil
+	}
+	ip := &azcosmos.IndexingPolicy{
+		Automatic:     true,
+		IndexingMode:  azcosmos.IndexingModeConsistent,
+		ExcludedPaths: []azcosmos.ExcludedPath{{Path: "/*"}},
+	}
+	for _, f := range p.Paths {
+		ip.IncludedPaths = append(ip.IncludedPaths, azcosmos.IncludedPath{Path: "/" + f + "/?"})
+	}
+	return ip
+}
+
+// indexingOf reads a container's indexing policy back: nil when it indexes
+// every path (or the server does not say), otherwise the top-level
+// properties it includes.
+func indexingOf(ip *azcosmos.IndexingPolicy) *store.IndexingPolicy {
+	if ip == nil || len(ip.IncludedPaths) == 0 {
+		return nil
+	}
+	p := &store.IndexingPolicy{}
+	for _, inc := range ip.IncludedPaths {
+		name, ok := strings.CutSuffix(strings.TrimPrefix(inc.Path, "/"), "/?")
+		if !ok || strings.ContainsAny(name, "/*") {
+			return nil // a wildcard or nested path: treat as indexing everything
+		}
+		p.Paths = append(p.Paths, name)
+	}
+	return p
 }
 
 // provision creates the database and the missing containers (key auth, for
@@ -347,6 +384,7 @@ func (s *Store) open(ctx context.Context, name string) (*container, error) {
 		ttl := int(*props.DefaultTimeToLive)
 		spec.DefaultTTL = &ttl
 	}
+	spec.Indexing = indexingOf(props.IndexingPolicy)
 	if err := checkSpec(spec); err != nil {
 		return nil, err
 	}

@@ -909,6 +909,7 @@ var checks = []struct {
 	{"app settings", func(s sources, plan string) []string { return checkAppSettings(s, plan, config.Settings) }},
 	{"functions", checkFunctions},
 	{"security", func(s sources, _ string) []string { return checkSecurity(s) }},
+	{"indexing", func(s sources, _ string) []string { return checkIndexing(s) }},
 	{"hosting", checkHosting},
 	{"host.json", func(s sources, _ string) []string { return checkHostJSON(s) }},
 	{"param file", func(s sources, _ string) []string { return checkParamFile(s) }},
@@ -1007,6 +1008,11 @@ var mutations = []mutation{
 	{"secret output", mainFile, "output COSMOS_ENDPOINT string = cosmos.outputs.endpoint", "output COSMOS_KEY string = cosmos.outputs.endpoint", "COSMOS_KEY"},
 	{"account-wide data role", "modules/roles.bicep", "scope: '${cosmos.id}/dbs/${databaseName}'\n  }\n}\n\nresource deployer", "scope: cosmos.id\n  }\n}\n\nresource deployer", "/dbs/"},
 	{"missing role", "modules/roles.bicep", "  storageQueueDataContributor\n  storageTableDataContributor\n]", "  storageTableDataContributor\n]", "Storage Queue Data Contributor"},
+	// Indexing policies drift from the Go policies.
+	{"todo index loses a path", cosmosFile, "          {\n            path: '/isCompleted/?'\n          }\n", "", "isCompleted"},
+	{"audit index loses version", cosmosFile, "          {\n            path: '/version/?'\n          }\n", "", "version"},
+	{"todo indexes everything", cosmosFile, "            path: '/userId/?'", "            path: '/*'", "(nil: every path)"},
+	{"audit index without /* excluded", cosmosFile, "            path: '/hash/?'\n          }\n        ]\n        excludedPaths: [\n          {\n            path: '/*'", "            path: '/hash/?'\n          }\n        ]\n        excludedPaths: [\n          {\n            path: '/entity/*'", "does not exclude /*"},
 	// Deployment posture and hosting plans.
 	{"app starts before its roles", mainFile, "  dependsOn: [\n    roles\n  ]\n", "", "dependsOn"},
 	{"reconcile without retry", "fn:Reconcile", `"retry"`, `"retries"`, "needs a retry policy"},

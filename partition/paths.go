@@ -1,6 +1,9 @@
 package partition
 
-import "github.com/todoaudit/todo"
+import (
+	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/store"
+)
 
 // Partition key paths of the containers other than the todo container, which
 // every scheme shares.
@@ -36,3 +39,25 @@ func Paths(scheme string) ([]string, error) {
 	}
 	return nil, todo.Errorf(todo.Invalid, "unknown partition scheme %q", scheme)
 }
+
+// Indexing policies: each container indexes only the top-level properties
+// its queries filter and order on, so that writes do not pay for indexing
+// the rest (title, tags, timestamps, the audit snapshot). The infrastructure
+// test derives the queried properties from the queries the handler runs
+// and checks them against these and the Bicep; the embedded store refuses
+// ORDER BY on anything else, as Cosmos DB does. The change feed and TTL need
+// no indexed path: both work from _ts, which Cosmos DB always indexes, as it
+// does id.
+var (
+	// TodoIndexing: lists filter on type, userId, category, isCompleted
+	// and movingTo; reconcile filters version documents by type. The
+	// partition key paths of every scheme are indexed too: queries scoped to
+	// a logical partition or a hierarchical prefix look them up.
+	TodoIndexing = &store.IndexingPolicy{Paths: []string{"type", "userId", "category", "isCompleted", "movingTo", "partitionKey"}}
+	// AuditIndexing: history is one entity's records ordered by version;
+	// verifying a moved todo's history looks a record up by its hash.
+	AuditIndexing = &store.IndexingPolicy{Paths: []string{"entityKey", "version", "hash"}}
+	// LeaseIndexing is nil, every path: the Functions host owns the lease
+	// documents and queries them as it needs.
+	LeaseIndexing *store.IndexingPolicy
+)

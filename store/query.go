@@ -102,6 +102,9 @@ func (q *Query) Check(spec ContainerSpec) error {
 		if !fieldName.MatchString(o.Field) {
 			return todo.Errorf(todo.Invalid, "invalid order field %q", o.Field)
 		}
+		if !spec.Indexing.Indexes(o.Field) {
+			return todo.Errorf(todo.Invalid, "ORDER BY %s: the path is excluded from container %s's indexing policy", o.Field, spec.Name)
+		}
 	}
 	return nil
 }

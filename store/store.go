@@ -53,6 +53,32 @@ type ContainerSpec struct {
 	// disables TTL (per-item ttl is ignored), -1 enables per-item ttl with no
 	// default expiry, n > 0 expires items n seconds after their last write.
 	DefaultTTL *int
+	// Indexing is what the container indexes; nil indexes every path, as
+	// Cosmos DB does by default.
+	Indexing *IndexingPolicy
+}
+
+// IndexingPolicy is a consistent indexing policy that includes only some
+// top-level properties (range indexes on /name/?) and excludes every other
+// path (/*). As in Cosmos DB, id and _ts are always indexed; a filter on a
+// property that is not indexed still works but reads every document in the
+// partitions the query visits, and ORDER BY on it is refused.
+type IndexingPolicy struct {
+	Paths []string // top-level property names, e.g. "userId"
+}
+
+// Indexes reports whether a query can use the index on a top-level
+// property. A nil policy indexes everything.
+func (p *IndexingPolicy) Indexes(field string) bool {
+	if p == nil || field == "id" || field == "_ts" {
+		return true
+	}
+	for _, f := range p.Paths {
+		if f == field {
+			return true
+		}
+	}
+	return false
 }
 
 // Item is a stored document with its system properties.

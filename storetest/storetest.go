@@ -44,7 +44,8 @@ var ttlOn = -1
 // Container layouts used by the cases.
 var (
 	flat = store.ContainerSpec{Name: "flat", PartitionKeyPaths: []string{"/pk"}, DefaultTTL: &ttlOn}
-	tree = store.ContainerSpec{Name: "tree", PartitionKeyPaths: []string{"/tenant", "/user"}}
+	tree = store.ContainerSpec{Name: "tree", PartitionKeyPaths: []string{"/tenant", "/user"},
+		Indexing: &store.IndexingPolicy{Paths: []string{"tenant", "user", "n"}}}
 )
 
 type suite struct {
@@ -80,6 +81,7 @@ func Run(t *testing.T, h Harness) {
 		{"QueryFilters", s.queryFilters},
 		{"QueryOrderWithinPartition", s.queryOrder},
 		{"QueryOrderAcrossPartitionsRefused", s.queryOrderRefused},
+		{"QueryOrderNeedsIndex", s.queryOrderNeedsIndex},
 		{"QueryPagingToLastItem", s.queryPaging},
 		{"QueryBadContinuation", s.queryBadContinuation},
 		{"ChangeFeedAll", s.feedAll},
@@ -515,6 +517,28 @@ func (s *suite) queryOrderRefused(t *testing.T, _, h store.Container) {
 	for _, key := range []store.PartitionKey{nil, pk("t1")} {
 		_, err := h.Query(s.ctx, store.Query{PartitionKey: key, PageSize: 10, OrderBy: []store.Order{{Field: "id"}}})
 		wantKind(t, err, todo.Invalid)
+	}
+}
+
+// queryOrderNeedsIndex: ORDER BY a property the indexing policy excludes is
+// refused, as Cosmos DB refuses it; a filter on one still works.
+func (s *suite) queryOrderNeedsIndex(t *testing.T, _, h store.Container) {
+	key := pk("t1", "u1")
+	for i := range 3 {
+		must[store.Item](t)(h.Create(s.ctx, key, doc("id", fmt.Sprint("i", i), "tenant", "t1", "user", "u1", "n", 3-i, "s", fmt.Sprint("v", i))))
+	}
+	var ids []string
+	for _, it := range s.all(t, h, store.Query{PartitionKey: key, PageSize: 10, OrderBy: []store.Order{{Field: "n"}}}) {
+		ids = append(ids, it.ID)
+	}
+	if got := strings.Join(ids, ","); got != "i2,i1,i0" {
+		t.Fatalf("ORDER BY the indexed n = %s", got)
+	}
+	_, err := h.Query(s.ctx, store.Query{PartitionKey: key, PageSize: 10, OrderBy: []store.Order{{Field: "s"}}})
+	wantKind(t, err, todo.Invalid)
+	p := s.query(t, h, store.Query{PartitionKey: key, PageSize: 10, Filters: []store.Filter{{Field: "s", Op: store.Eq, Value: "v1"}}})
+	if len(p.Items) != 1 || p.Items[0].ID != "i1" {
+		t.Fatalf("filter on the unindexed s: %d items", len(p.Items))
 	}
 }
 

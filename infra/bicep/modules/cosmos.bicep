@@ -150,17 +150,37 @@ resource todoContainer 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/conta
       // TTL on, no default expiry: only version documents (the audit outbox)
       // carry a per-item ttl (VERSION_TTL_SECONDS); todo documents live on.
       defaultTtl: -1
+      // partition.TodoIndexing: only what the queries filter on, and the
+      // partition key paths of every scheme; everything else (title, tags,
+      // timestamps, version snapshots) is not indexed, so writes do not pay
+      // for it. TTL and the change feed work from _ts, which is always
+      // indexed, as id is.
       indexingPolicy: {
         indexingMode: 'consistent'
         automatic: true
         includedPaths: [
           {
-            path: '/*'
+            path: '/type/?'
+          }
+          {
+            path: '/userId/?'
+          }
+          {
+            path: '/category/?'
+          }
+          {
+            path: '/isCompleted/?'
+          }
+          {
+            path: '/movingTo/?'
+          }
+          {
+            path: '/partitionKey/?'
           }
         ]
         excludedPaths: [
           {
-            path: '/"_etag"/?'
+            path: '/*'
           }
         ]
       }
@@ -175,23 +195,27 @@ resource auditContainer 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/cont
     resource: {
       id: auditContainerName
       partitionKey: auditPartitionKey
-      // No defaultTtl: audit history is kept forever. The entity snapshot is
-      // not indexed (history queries filter on entityKey/version, hash chain
-      // verification on hash).
+      // No defaultTtl: audit history is kept forever.
+      // partition.AuditIndexing: history is one entity's records ordered by
+      // version, and verification looks a record up by its hash; the entity
+      // snapshot and everything else is not indexed.
       indexingPolicy: {
         indexingMode: 'consistent'
         automatic: true
         includedPaths: [
           {
-            path: '/*'
+            path: '/entityKey/?'
+          }
+          {
+            path: '/version/?'
+          }
+          {
+            path: '/hash/?'
           }
         ]
         excludedPaths: [
           {
-            path: '/"_etag"/?'
-          }
-          {
-            path: '/entity/*'
+            path: '/*'
           }
         ]
       }
@@ -206,6 +230,8 @@ resource leasesContainer 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/con
     resource: {
       id: leasesContainerName
       partitionKey: leasesPartitionKey
+      // No indexingPolicy: Cosmos DB's default (every path), as the
+      // Functions host queries its lease documents as it needs.
     }
   }
 }
