@@ -174,7 +174,9 @@ func checkHostJSON(s sources) []string {
 	}
 	served := map[string]bool{}
 	for _, r := range httpapi.Routes {
-		served[r.Method+" "+r.Path] = true
+		for _, m := range r.Methods() {
+			served[m+" "+r.Path] = true
+		}
 	}
 	for fn, b := range s.Functions {
 		var doc struct {
