@@ -51,9 +51,10 @@
 // can take more than 10,000 RU/s however many physical partitions there are.
 //
 // Reads are estimated from the scheme's query plans with the embedded
-// store's query formula: every document in the partitions a plan reads is
-// scanned (Cosmos DB's index makes filtered-out documents cheaper, but the
-// order between schemes is the same), every page is a request, a fan-out is
-// one request per partition, and a cross-partition query is one request per
-// physical partition.
+// store's query charge (package ru): a plan whose filters the todo
+// container's indexing policy answers loads only the documents it returns;
+// one with a filter on an unindexed property loads every document in the
+// partitions it reads. Every page is a request, a fan-out is one request per
+// logical partition, a cross-partition query one request per physical
+// partition, and each request pays the per-partition minimum.
 package analyze

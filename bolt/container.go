@@ -353,18 +353,49 @@ func (c *container) Query(ctx context.Context, q store.Query) (store.Page, error
 		return page, err
 	}
 	prefix := pkPrefix(q.PartitionKey)
-	var scanned, returned int
+	f := splitFilters(c.spec.Indexing, q.Filters)
+	var loaded, returned int
 	var err error
 	if len(q.OrderBy) > 0 {
-		page.Items, page.Continuation, scanned, err = c.queryOrdered(q, prefix)
+		page.Items, page.Continuation, loaded, err = c.queryOrdered(q, f, prefix)
 	} else {
-		page.Items, page.Continuation, scanned, err = c.queryByKey(q, prefix)
+		page.Items, page.Continuation, loaded, err = c.queryByKey(q, f, prefix)
 	}
 	for _, it := range page.Items {
 		returned += len(it.Body)
 	}
-	cost.Charge = ru.Query(int64(scanned), int64(returned))
+	// One physical partition: the embedded store is one machine.
+	cost.Charge = ru.Query(ru.QueryWork{Partitions: 1, Lookups: len(f.indexed), Loaded: int64(loaded), ReturnedBytes: int64(returned)})
 	return page, err
+}
+
+// filters are a query's filters split as the index answers them.
+type filters struct {
+	all, indexed, rest []store.Filter
+}
+
+func splitFilters(p *store.IndexingPolicy, all []store.Filter) filters {
+	f := filters{all: all}
+	f.indexed, f.rest = p.Split(all)
+	return f
+}
+
+// load applies the filters to one stored document as Cosmos DB does: a
+// document the index does not find for the indexed filters is never loaded;
+// a loaded one (counted in loaded) must pass the rest too.
+func (f filters) load(body []byte, loaded *int) (fields map[string]json.RawMessage, ok bool, err error) {
+	if len(f.all) == 0 {
+		*loaded++
+		return nil, true, nil
+	}
+	if err := json.Unmarshal(body, &fields); err != nil {
+		return nil, false, todo.Wrap(todo.Internal, err, "stored document is not JSON")
+	}
+	if !matchFields(fields, f.indexed) {
+		return fields, false, nil
+	}
+	*loaded++
+	return fields, matchFields(fields, f.rest), nil
 }
 
 func badContinuation() error {
@@ -372,7 +403,7 @@ func badContinuation() error {
 }
 
 // queryByKey pages in key order; the continuation is the last key returned.
-func (c *container) queryByKey(q store.Query, prefix []byte) ([]store.Item, string, int, error) {
+func (c *container) queryByKey(q store.Query, f filters, prefix []byte) ([]store.Item, string, int, error) {
 	var start []byte
 	if q.Continuation != "" {
 		k, err := base64.RawURLEncoding.DecodeString(q.Continuation)
@@ -383,7 +414,7 @@ func (c *container) queryByKey(q store.Query, prefix []byte) ([]store.Item, stri
 	}
 	var out []store.Item
 	var next string
-	scanned := 0
+	loaded := 0
 	err := c.s.db.View(func(tx *bbolt.Tx) error {
 		now := c.s.now()
 		cur := tx.Bucket(c.name).Bucket(bucketItems).Cursor()
@@ -399,8 +430,7 @@ func (c *container) queryByKey(q store.Query, prefix []byte) ([]store.Item, stri
 			if r.expired(now) {
 				continue
 			}
-			scanned++
-			ok, err := matches(r.body, q.Filters)
+			_, ok, err := f.load(r.body, &loaded)
 			if err != nil {
 				return err
 			}
@@ -416,7 +446,7 @@ func (c *container) queryByKey(q store.Query, prefix []byte) ([]store.Item, stri
 		}
 		return nil
 	})
-	return out, next, scanned, err
+	return out, next, loaded, err
 }
 
 func keyOf(it store.Item) []byte { return itemKey(it.PartitionKey, it.ID) }
@@ -429,7 +459,9 @@ type orderedCursor struct {
 }
 
 // queryOrdered sorts one partition's matches by the ORDER BY fields, then id.
-func (c *container) queryOrdered(q store.Query, prefix []byte) ([]store.Item, string, int, error) {
+// Cosmos DB walks the ORDER BY index, so when the index answers every filter
+// only the page's documents are loaded.
+func (c *container) queryOrdered(q store.Query, f filters, prefix []byte) ([]store.Item, string, int, error) {
 	var after *orderedCursor
 	if q.Continuation != "" {
 		raw, err := base64.RawURLEncoding.DecodeString(q.Continuation)
@@ -443,7 +475,7 @@ func (c *container) queryOrdered(q store.Query, prefix []byte) ([]store.Item, st
 		keys []json.RawMessage
 	}
 	var rows []row
-	scanned := 0
+	loaded := 0
 	err := c.s.db.View(func(tx *bbolt.Tx) error {
 		now := c.s.now()
 		cur := tx.Bucket(c.name).Bucket(bucketItems).Cursor()
@@ -452,13 +484,17 @@ func (c *container) queryOrdered(q store.Query, prefix []byte) ([]store.Item, st
 			if r.expired(now) {
 				continue
 			}
-			scanned++
-			var fields map[string]json.RawMessage
-			if err := json.Unmarshal(r.body, &fields); err != nil {
-				return todo.Wrap(todo.Internal, err, "stored document is not JSON")
-			}
-			if !matchFields(fields, q.Filters) {
+			fields, ok, err := f.load(r.body, &loaded)
+			if !ok { // never ok with an error
+				if err != nil {
+					return err
+				}
 				continue
+			}
+			if fields == nil {
+				if err := json.Unmarshal(r.body, &fields); err != nil {
+					return todo.Wrap(todo.Internal, err, "stored document is not JSON")
+				}
 			}
 			keys := make([]json.RawMessage, len(q.OrderBy))
 			for i, o := range q.OrderBy {
@@ -470,7 +506,7 @@ func (c *container) queryOrdered(q store.Query, prefix []byte) ([]store.Item, st
 		return nil
 	})
 	if err != nil {
-		return nil, "", scanned, err
+		return nil, "", loaded, err
 	}
 	less := func(ak []json.RawMessage, aid string, bk []json.RawMessage, bid string) int {
 		for i, o := range q.OrderBy {
@@ -501,7 +537,10 @@ func (c *container) queryOrdered(q store.Query, prefix []byte) ([]store.Item, st
 		b, _ := json.Marshal(orderedCursor{Values: last.keys, ID: last.item.ID})
 		next = base64.RawURLEncoding.EncodeToString(b)
 	}
-	return out, next, scanned, nil
+	if len(f.rest) == 0 {
+		loaded = len(out)
+	}
+	return out, next, loaded, nil
 }
 
 // ChangeFeed reads the feed bucket in LSN order after the continuation.

@@ -7,25 +7,12 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/store"
 )
 
 func binaryLSN(k []byte) uint64 { return binary.BigEndian.Uint64(k) }
 
 func sortRows[T any](rows []T, cmp func(a, b T) int) { slices.SortStableFunc(rows, cmp) }
-
-// matches evaluates filters against a stored JSON body.
-func matches(body []byte, filters []store.Filter) (bool, error) {
-	if len(filters) == 0 {
-		return true, nil
-	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(body, &fields); err != nil {
-		return false, todo.Wrap(todo.Internal, err, "stored document is not JSON")
-	}
-	return matchFields(fields, filters), nil
-}
 
 // matchFields applies Cosmos DB comparison rules: a missing property or a
 // value of a different type makes the comparison undefined, which filters

@@ -81,6 +81,22 @@ func (p *IndexingPolicy) Indexes(field string) bool {
 	return false
 }
 
+// Split separates the filters the index answers (a comparison or
+// IS_DEFINED on an indexed property: a lookup finds the documents they
+// match) from the rest (!=, NOT IS_DEFINED, unindexed properties), which are
+// evaluated on the documents loaded. With no indexed filter a query loads
+// every document of the partitions it visits.
+func (p *IndexingPolicy) Split(filters []Filter) (indexed, rest []Filter) {
+	for _, f := range filters {
+		if f.Op != Ne && f.Op != NotDefined && p.Indexes(f.Field) {
+			indexed = append(indexed, f)
+		} else {
+			rest = append(rest, f)
+		}
+	}
+	return indexed, rest
+}
+
 // Item is a stored document with its system properties.
 type Item struct {
 	ID           string
