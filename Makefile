@@ -72,9 +72,9 @@ stage:
 	CGO_ENABLED=0 GOOS=linux GOARCH=amd64 $(GO) build -trimpath -ldflags='-s -w' -o $(DIST)/handler ./handler
 	chmod 0755 $(DIST)/handler
 
-## start: the Functions host on dist/ (needs Azure Functions Core Tools and Azurite)
+## start: the Functions host on dist/ (needs Azure Functions Core Tools, Azurite and the Cosmos DB emulator)
 start: stage
-	@command -v func >/dev/null 2>&1 || { echo "make start needs Azure Functions Core Tools (func) and Azurite; install them, copy local.settings.json.example to dist/local.settings.json, then run make start again. Without them, use make run."; exit 1; }
+	@command -v func >/dev/null 2>&1 || { echo "make start needs Azure Functions Core Tools (func), with Azurite and the Cosmos DB emulator running (README: the local loop). Without them, use make run."; exit 1; }
 	@[ -f $(DIST)/local.settings.json ] || cp local.settings.json.example $(DIST)/local.settings.json
 	cd $(DIST) && func start
 

@@ -34,7 +34,9 @@ var Settings = []Setting{
 	{"CosmosDB__credential", "", "managedidentity to use a managed identity (as the trigger does)"},
 	{"CosmosDB__clientId", "", "client id of the user-assigned managed identity"},
 	{"AZURE_CLIENT_ID", "", "client id of the user-assigned managed identity (azidentity's own setting)"},
+	{"CosmosDB", "", "connection string AccountEndpoint=…;AccountKey=…; for the emulator: the setting the Cosmos DB trigger reads; key auth, missing containers are created at start"},
 	{"COSMOS_KEY", "", "account key, for emulators only; creates missing containers at start"},
+	{"COSMOS_ALLOW_REMOTE_KEY", "false", "true lets a key (CosmosDB or COSMOS_KEY) go to an account that is not on this machine"},
 	{"COSMOS_DATABASE", "todoapp", "database name"},
 	{"COSMOS_TODO_CONTAINER", "todos", "todo container name"},
 	{"COSMOS_AUDIT_CONTAINER", "audit", "audit container name"},
@@ -149,6 +151,9 @@ func Load(lookup func(string) (string, bool)) (*Config, error) {
 		return nil, &Error{"LISTEN_ADDR", fmt.Sprintf("%q is not host:port", c.ListenAddr)}
 	}
 
+	if err := cosmosConnection(c, get); err != nil {
+		return nil, err
+	}
 	c.Store = get("STORE")
 	switch c.Store {
 	case "":

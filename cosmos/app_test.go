@@ -1,6 +1,8 @@
 package cosmos_test
 
 import (
+	"net"
+	"strconv"
 	"testing"
 
 	"github.com/todoaudit/todo/apitest"
@@ -32,5 +34,48 @@ func TestHandlerOnCosmos(t *testing.T) {
 	})
 	if h := apitest.Want(t, c.Do("GET", "/api/health", nil), 200).JSON(t); h["store"] != "cosmos" {
 		t.Fatalf("health: %v", h)
+	}
+}
+
+// The local loop Functions users run: `func start` with the emulator's
+// connection string in the CosmosDB setting the trigger reads. The handler,
+// started as the host starts it (FUNCTIONS_CUSTOMHANDLER_PORT) with only
+// that setting for Cosmos DB, creates the containers and runs on the Cosmos
+// store.
+func TestHandlerWithEmulatorConnectionString(t *testing.T) {
+	endpoint := cosmos.WireEndpoint(t)
+	database := cosmos.UniqueDatabase()
+	t.Cleanup(func() { cosmos.DropDatabase(endpoint, database) })
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	_ = ln.Close()
+	a := apitest.Start(t, map[string]string{
+		"FUNCTIONS_CUSTOMHANDLER_PORT": port,
+		"CosmosDB":                     "AccountEndpoint=" + endpoint + ";AccountKey=" + cosmos.EmulatorKey + ";",
+		"COSMOS_DATABASE":              database, "AUTH_MODE": "single", "SINGLE_USER_ID": "alice",
+	}, &app.Options{Cosmos: func(c *cosmos.Config) {
+		if c.Endpoint != endpoint || c.Key != cosmos.EmulatorKey {
+			t.Errorf("adapter configured with endpoint %q and a key of %d bytes", c.Endpoint, len(c.Key))
+		}
+		c.ClientOptions = cosmos.WireClientOptions()
+	}})
+	if want := "127.0.0.1:" + port; a.Addr() != want {
+		t.Fatalf("listening on %s, want %s", a.Addr(), want)
+	}
+	c := &apitest.Client{T: t, Base: "http://" + a.Addr()}
+	if h := apitest.Want(t, c.Do("GET", "/api/health", nil), 200).JSON(t); h["store"] != "cosmos" {
+		t.Fatalf("health: %v", h)
+	}
+	id := c.Create("Grocery", "milk")["id"].(string)
+	if got := apitest.Want(t, c.Do("GET", "/api/todos/"+id, nil), 200).JSON(t); got["userId"] != "alice" {
+		t.Fatalf("read back: %v", got)
+	}
+	// The todo is in the emulator's database, where the trigger reads it.
+	items := c.ListAll("/api/todos?category=Grocery")
+	if len(items) != 1 || items[0]["id"] != id {
+		t.Fatalf("listed %v", items)
 	}
 }
