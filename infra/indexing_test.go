@@ -154,7 +154,8 @@ func (c *recordingContainer) Query(ctx context.Context, q store.Query) (store.Pa
 
 // queriedFields runs the handler on the embedded store under every
 // partition scheme through every endpoint that queries (lists, the admin
-// report, history and its verification, rollback, move, reconcile) and returns the properties
+// report, dead letters, history and its verification, rollback, move,
+// reconcile) and returns the properties
 // its queries filter and order on, by container.
 func queriedFields(t *testing.T) map[string][]string {
 	log := &fieldLog{fields: map[string]map[string]bool{}}
@@ -166,6 +167,7 @@ func queriedFields(t *testing.T) map[string][]string {
 		id := c.Create("Work", "report")["id"].(string)
 		c.ListAll("/api/manage/todos?pageSize=3")
 		c.ListAll("/api/manage/todos?category=Work")
+		apitest.Want(t, c.Do("GET", "/api/manage/deadletters", nil), 200)
 		if err := a.DrainAudit(context.Background()); err != nil {
 			t.Fatal(err)
 		}

@@ -55,8 +55,9 @@ var (
 	// a logical partition or a hierarchical prefix look them up.
 	TodoIndexing = &store.IndexingPolicy{Paths: []string{"type", "userId", "category", "isCompleted", "movingTo", "partitionKey"}}
 	// AuditIndexing: history is one entity's records ordered by version;
-	// verifying a moved todo's history looks a record up by its hash.
-	AuditIndexing = &store.IndexingPolicy{Paths: []string{"entityKey", "version", "hash"}}
+	// verifying a moved todo's history looks a record up by its hash; dead
+	// letters are listed newest first by at.
+	AuditIndexing = &store.IndexingPolicy{Paths: []string{"entityKey", "version", "hash", "at"}}
 	// LeaseIndexing is nil, every path: the Functions host owns the lease
 	// documents and queries them as it needs.
 	LeaseIndexing *store.IndexingPolicy

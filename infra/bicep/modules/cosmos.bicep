@@ -197,8 +197,9 @@ resource auditContainer 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/cont
       partitionKey: auditPartitionKey
       // No defaultTtl: audit history is kept forever.
       // partition.AuditIndexing: history is one entity's records ordered by
-      // version, and verification looks a record up by its hash; the entity
-      // snapshot and everything else is not indexed.
+      // version, verification looks a record up by its hash, dead letters
+      // are listed by at; the entity snapshot and everything else is not
+      // indexed.
       indexingPolicy: {
         indexingMode: 'consistent'
         automatic: true
@@ -211,6 +212,9 @@ resource auditContainer 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/cont
           }
           {
             path: '/hash/?'
+          }
+          {
+            path: '/at/?'
           }
         ]
         excludedPaths: [
