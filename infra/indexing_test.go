@@ -10,6 +10,7 @@ import (
 
 	"github.com/todoaudit/todo/apitest"
 	"github.com/todoaudit/todo/app"
+	"github.com/todoaudit/todo/azfunc"
 	"github.com/todoaudit/todo/config"
 	"github.com/todoaudit/todo/partition"
 	"github.com/todoaudit/todo/store"
@@ -187,7 +188,7 @@ func queriedFields(t *testing.T) map[string][]string {
 		default:
 			t.Fatalf("%s: move answered %d: %s", scheme, r.Status, r.Body)
 		}
-		if r := c.Do("POST", "/Reconcile", `{"Data":{"timer":{}},"Metadata":{}}`); r.Status != 200 {
+		if r := c.Do("POST", "/Reconcile", `{"Data":{"timer":{}},"Metadata":{}}`, azfunc.KeyHeader+": "+a.InvocationKey()); r.Status != 200 {
 			t.Fatalf("%s: Reconcile answered %d: %s", scheme, r.Status, r.Body)
 		}
 	}
