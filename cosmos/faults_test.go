@@ -87,6 +87,7 @@ func (resetReader) Read([]byte) (int, error) {
 // outcome is one answered request of the load.
 type outcome struct {
 	fault   fault
+	at      time.Time // when it was sent
 	status  int
 	took    time.Duration
 	problem bool // problem+json with Retry-After, as a 503 must be
@@ -118,7 +119,7 @@ func loadWorker(base, user string, client *http.Client, f *faults, stop <-chan s
 		during := fault(f.now.Load())
 		start := time.Now()
 		resp, err := client.Do(req)
-		o := outcome{fault: during, took: time.Since(start), err: err}
+		o := outcome{fault: during, at: start, took: time.Since(start), err: err}
 		if err == nil {
 			var body struct {
 				ID      string `json:"id"`
@@ -214,6 +215,7 @@ func TestFaultsUnderLoad(t *testing.T) {
 	}
 
 	time.Sleep(time.Second)
+	healed := map[fault]time.Time{}
 	for _, x := range []fault{down, hanging, throttled, unavailable, gone, reset} {
 		f.set(x)
 		if x == hanging {
@@ -227,6 +229,7 @@ func TestFaultsUnderLoad(t *testing.T) {
 			time.Sleep(1500 * time.Millisecond)
 		}
 		f.set(healthy)
+		healed[x] = time.Now()
 		if x == hanging {
 			t.Logf("%s: /api/health 200 again %v after recovery", x, waitHealth(http.StatusOK, 15*time.Second).Round(100*time.Millisecond))
 		}
@@ -258,8 +261,19 @@ func TestFaultsUnderLoad(t *testing.T) {
 			t.Errorf("%s: status %d", o.fault, o.status)
 		}
 	}
+	// Recovery: from the end of a fault to the first success answered
+	// after it.
+	recovered := map[fault]time.Duration{}
+	for _, o := range all {
+		for x, at := range healed {
+			if done := o.at.Add(o.took); o.status/100 == 2 && done.After(at) && (recovered[x] == 0 || done.Sub(at) < recovered[x]) {
+				recovered[x] = done.Sub(at)
+			}
+		}
+	}
 	for x := healthy; x <= reset; x++ {
-		t.Logf("%-15s requests by status %v, slowest answer %v", x, count[x], worst[x].Round(time.Millisecond))
+		t.Logf("%-15s requests by status %v, slowest answer %v, first success %v after it ended",
+			x, count[x], worst[x].Round(time.Millisecond), recovered[x].Round(time.Millisecond))
 	}
 
 	// The audit catches up from the version documents (the Reconcile
