@@ -60,6 +60,39 @@ type App struct {
 	invocationKey string
 	bg            sync.WaitGroup
 	serving       chan struct{} // closed when the server has stopped
+	fresh         freshConns
+}
+
+// freshConns are the connections accepted that have sent no request yet.
+// http.Server.Shutdown waits up to 5 s for them, as if busy; Close drops
+// them instead once the listener is closed and they have stayed quiet for
+// freshGrace.
+type freshConns struct {
+	mu    sync.Mutex
+	conns map[net.Conn]struct{}
+}
+
+const freshGrace = 250 * time.Millisecond
+
+func (f *freshConns) track(c net.Conn, s http.ConnState) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if s != http.StateNew {
+		delete(f.conns, c)
+		return
+	}
+	if f.conns == nil {
+		f.conns = map[net.Conn]struct{}{}
+	}
+	f.conns[c] = struct{}{}
+}
+
+func (f *freshConns) close() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for c := range f.conns {
+		_ = c.Close()
+	}
 }
 
 // ReconcileEvery is how often the standalone pump reconciles history.
@@ -113,6 +146,7 @@ func Start(cfg *config.Config, log *slog.Logger, o *Options) (*App, error) {
 	var starting http.Handler = http.HandlerFunc(a.starting)
 	a.handler.Store(&starting)
 	a.server = &http.Server{
+		ConnState:         a.fresh.track,
 		Handler:           http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { (*a.handler.Load()).ServeHTTP(w, r) }),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       2 * time.Minute,
@@ -466,7 +500,16 @@ func (a *App) Close(ctx context.Context) error {
 	<-a.opened
 	a.cancelBg()
 	a.bg.Wait()
-	if err := a.server.Shutdown(ctx); err != nil {
+	shut := make(chan error, 1)
+	go func() { shut <- a.server.Shutdown(ctx) }()
+	var err error
+	select {
+	case err = <-shut:
+	case <-time.After(freshGrace):
+		a.fresh.close()
+		err = <-shut
+	}
+	if err != nil {
 		a.log.Warn("in-flight requests did not finish in time; closing their connections", "error", err.Error())
 		_ = a.server.Close()
 	}
