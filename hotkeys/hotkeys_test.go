@@ -115,6 +115,10 @@ func TestWrappedStore(t *testing.T) {
 
 func TestKeyCap(t *testing.T) {
 	r := NewRecorder(time.Minute, time.Minute)
+	// One bucket: a clock that crossed a minute mid-loop would split the
+	// keys over two buckets, neither of them over the cap.
+	now := time.Unix(1_700_000_000, 0)
+	r.now = func() time.Time { return now }
 	for i := range MaxKeysPerBucket + 10 {
 		r.Record(Key{Container: "todos", PartitionKey: []string{fmt.Sprint(i)}}, store.Cost{Requests: 1, Charge: 1})
 	}
