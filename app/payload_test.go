@@ -44,7 +44,7 @@ func TestPayloadLimits(t *testing.T) {
 		}
 		b, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if resp.StatusCode != 413 || resp.Header.Get("Content-Type") != "application/json" || !bytes.Contains(b, []byte("too large")) {
+		if resp.StatusCode != 413 || resp.Header.Get("Content-Type") != "application/problem+json" || !bytes.Contains(b, []byte("too large")) {
 			t.Fatalf("chunked %v: %d %s %s", chunked, resp.StatusCode, resp.Header.Get("Content-Type"), b)
 		}
 	}

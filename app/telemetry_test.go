@@ -215,7 +215,8 @@ func TestInvocationContinuesTheHostTraceAndFlushes(t *testing.T) {
 	s, _, rcv, _ := startTraced(t)
 	const traceID, hostSpan, invocation = "5bf92f3577b34da6a3ce929d0e0e4736", "10f067aa0ba902b7", "6f3b2a1c-0000-4000-8000-000000000002"
 	want(t, s.Do("POST", "/Reconcile", `{"Data":{"timer":{"IsPastDue":false}},"Metadata":{"sys":{"MethodName":"Reconcile"}}}`,
-		"traceparent: 00-"+traceID+"-"+hostSpan+"-01", azfunc.InvocationIDHeader+": "+invocation), 200)
+		"traceparent: 00-"+traceID+"-"+hostSpan+"-01", azfunc.InvocationIDHeader+": "+invocation,
+		azfunc.KeyHeader+": "+s.app.InvocationKey()), 200)
 	span, ok := findSpan(rcv.Spans(), func(sp otlptest.Span) bool { return sp.Name == "Reconcile" })
 	if !ok || span.TraceID != traceID || span.ParentSpanID != hostSpan || span.Attrs["faas.trigger"] != "timer" ||
 		span.Attrs["faas.invocation_id"] != invocation {
