@@ -66,7 +66,10 @@ const KeyHeader = "X-Todoaudit-Invocation-Key"
 // (a forwarded request keeps its caller's own), so the handler continues
 // the host's trace from the headers; the payload's Metadata carries only
 // binding data and sys, never a trace context.
-const InvocationIDHeader = "X-Azure-Functions-InvocationId"
+//
+// It is spelt in canonical MIME form, so that Header.Get finds it without
+// allocating a canonical copy on every request.
+const InvocationIDHeader = "X-Azure-Functions-Invocationid"
 
 // DecodeRequest reads an invocation envelope. The host streams it chunked,
 // so its length is unknown: the caller bounds r (http.MaxBytesReader), and

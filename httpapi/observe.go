@@ -43,7 +43,7 @@ func (a *api) begin(ctx context.Context, w http.ResponseWriter, r *http.Request,
 	ctx = telemetry.WithCall(ctx, telemetry.Call{Function: function, InvocationID: r.Header.Get(azfunc.InvocationIDHeader)})
 	carrier := propagation.HeaderCarrier(r.Header)
 	if !a.Telemetry.Tracing() {
-		if r.Header.Get("traceparent") != "" {
+		if r.Header.Get("Traceparent") != "" {
 			ctx = telemetry.Propagator.Extract(ctx, carrier)
 		}
 		return ctx, trace.SpanFromContext(ctx)

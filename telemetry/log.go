@@ -26,14 +26,23 @@ func NewLogHandler(h slog.Handler) *LogHandler { return &LogHandler{h} }
 // Handle adds the context's identifiers and passes the record on.
 func (h *LogHandler) Handle(ctx context.Context, r slog.Record) error {
 	if ctx != nil {
+		// Added in one call: the record's attributes grow once, not per pair.
+		var attrs [4]slog.Attr
+		n := 0
 		if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
-			r.AddAttrs(slog.String(LogTraceID, sc.TraceID().String()), slog.String(LogSpanID, sc.SpanID().String()))
+			attrs[0], attrs[1] = slog.String(LogTraceID, sc.TraceID().String()), slog.String(LogSpanID, sc.SpanID().String())
+			n = 2
 		}
 		if c := CallOf(ctx); c != nil {
-			r.AddAttrs(slog.String(LogFunction, c.Function))
+			attrs[n] = slog.String(LogFunction, c.Function)
+			n++
 			if c.InvocationID != "" {
-				r.AddAttrs(slog.String(LogInvocationID, c.InvocationID))
+				attrs[n] = slog.String(LogInvocationID, c.InvocationID)
+				n++
 			}
+		}
+		if n > 0 {
+			r.AddAttrs(attrs[:n]...)
 		}
 	}
 	return h.Handler.Handle(ctx, r)
