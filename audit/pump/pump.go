@@ -20,9 +20,9 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/audit"
 	"github.com/todoaudit/todo/azfunc"
+	"github.com/todoaudit/todo/checkpoint"
 	"github.com/todoaudit/todo/functions"
 	"github.com/todoaudit/todo/health"
 	"github.com/todoaudit/todo/store"
@@ -93,12 +93,6 @@ func New(feed, records, leases store.Container, endpoint string, log *slog.Logge
 		Function: f.Name, Input: in.Name, Output: out.Name, BatchSize: size, Delays: delays, Parallel: 4,
 		mon: &monitor{lastRead: time.Now()},
 	}, nil
-}
-
-// lease is the pump's checkpoint document in the leases container.
-type lease struct {
-	ID           string `json:"id"`
-	Continuation string `json:"continuation"`
 }
 
 func (p *Pump) leaseID() string { return "pump-" + p.Feed.Spec().Name }
@@ -309,7 +303,7 @@ func (p *Pump) wait(ctx context.Context, c chan struct{}, d time.Duration) {
 // it succeeds (ok) or ctx ends.
 func (p *Pump) loadRetrying(ctx context.Context, mon *monitor) (cont string, ok bool) {
 	for attempt := 0; ; attempt++ {
-		cont, err := p.load(ctx)
+		cont, err := checkpoint.Load(ctx, p.Leases, p.leaseID())
 		if ctx.Err() != nil {
 			return "", false
 		}
@@ -323,24 +317,10 @@ func (p *Pump) loadRetrying(ctx context.Context, mon *monitor) (cont string, ok 
 	}
 }
 
-func (p *Pump) load(ctx context.Context) (string, error) {
-	item, err := p.Leases.Read(ctx, store.PartitionKey{p.leaseID()}, p.leaseID())
-	if todo.IsKind(err, todo.NotFound) {
-		return "", nil
-	}
-	if err != nil {
-		return "", err
-	}
-	var l lease
-	if err := json.Unmarshal(item.Body, &l); err != nil {
-		return "", fmt.Errorf("pump lease: %w", err)
-	}
-	return l.Continuation, nil
-}
-
+// save records cont as the pump's checkpoint; an error caused by the end
+// of ctx is not one.
 func (p *Pump) save(ctx context.Context, cont string) error {
-	body, _ := json.Marshal(lease{ID: p.leaseID(), Continuation: cont})
-	_, err := p.Leases.Upsert(ctx, store.PartitionKey{p.leaseID()}, body, nil)
+	err := checkpoint.Save(ctx, p.Leases, p.leaseID(), cont)
 	if err != nil && ctx.Err() != nil {
 		return nil
 	}
