@@ -1,0 +1,417 @@
+package repo
+
+import (
+	"encoding"
+	"encoding/json"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// A plan decodes stored documents of one flat struct type in a single pass,
+// without encoding/json's reflection per value, where a point read spent
+// most of its allocations. Its property names are the struct's json tags, so
+// the fields are still defined once, and every string it stores is a slice
+// of one copy of the document.
+//
+// It reads only what it reads exactly as encoding/json would and gives up
+// on anything else: an escaped string, invalid UTF-8, a null, a property
+// given twice or in another case, an object or array under an unknown
+// name, a number that is not an integer. The caller then decodes with
+// encoding/json, which also reports the errors.
+type plan struct {
+	names  []string       // property names, by field
+	byName map[string]int // property name to field
+	fields []planField
+}
+
+type planField struct {
+	index int // in the struct
+	kind  fieldKind
+}
+
+type fieldKind uint8
+
+const (
+	kindString fieldKind = iota + 1
+	kindBool
+	kindInt
+	kindTime
+	kindTimePointer
+	kindStrings
+)
+
+var (
+	timeType        = reflect.TypeFor[time.Time]()
+	timePointerType = reflect.TypeFor[*time.Time]()
+	stringsType     = reflect.TypeFor[[]string]()
+	jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
+	textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
+)
+
+// planFor returns the plan of struct type t, or nil (which always gives
+// up) when a field of t is of a kind the plan does not read.
+func planFor(t reflect.Type) *plan {
+	if t.Kind() != reflect.Struct || t.NumField() > 64 || decodesItself(t) {
+		return nil
+	}
+	p := &plan{byName: make(map[string]int, t.NumField())}
+	for f := range t.Fields() {
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" {
+			name = f.Name
+		}
+		k := kindOf(f.Type)
+		_, dup := p.byName[name]
+		if k == 0 || dup || !f.IsExported() || f.Anonymous || !plainName(name) || strings.Contains(","+opts+",", ",string,") {
+			return nil
+		}
+		p.byName[name] = len(p.fields)
+		p.names = append(p.names, name)
+		p.fields = append(p.fields, planField{index: f.Index[0], kind: k})
+	}
+	return p
+}
+
+func kindOf(t reflect.Type) fieldKind {
+	switch t {
+	case timeType:
+		return kindTime
+	case timePointerType:
+		return kindTimePointer
+	case stringsType:
+		return kindStrings
+	}
+	if decodesItself(t) {
+		return 0
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return kindString
+	case reflect.Bool:
+		return kindBool
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return kindInt
+	}
+	return 0
+}
+
+// decodesItself reports whether encoding/json would hand values of t to
+// their own UnmarshalJSON or UnmarshalText.
+func decodesItself(t reflect.Type) bool {
+	p := reflect.PointerTo(t)
+	return t.Implements(jsonUnmarshaler) || p.Implements(jsonUnmarshaler) ||
+		t.Implements(textUnmarshaler) || p.Implements(textUnmarshaler)
+}
+
+// plainName reports whether a property name is ASCII letters, digits and
+// underscores only, which encoding/json takes as written.
+func plainName(s string) bool {
+	for i := range len(s) {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// decode fills v, an addressable zero value of the plan's type, from doc,
+// reporting whether it could. When it could not, v may be partly filled.
+func (p *plan) decode(doc []byte, v reflect.Value) bool {
+	if p == nil {
+		return false
+	}
+	r := reader{s: string(doc)}
+	if !r.next('{') {
+		return false
+	}
+	if !r.next('}') {
+		var seen uint64
+		for {
+			name, ok := r.str()
+			if !ok || !r.next(':') {
+				return false
+			}
+			i, known := p.byName[name]
+			switch {
+			case known:
+				if seen&(1<<i) != 0 || !p.fields[i].decode(&r, v.Field(p.fields[i].index)) {
+					return false
+				}
+				seen |= 1 << i
+			case p.folds(name) || !r.skip():
+				return false
+			}
+			if r.next('}') {
+				break
+			}
+			if !r.next(',') {
+				return false
+			}
+		}
+	}
+	r.space()
+	return r.i == len(r.s)
+}
+
+// folds reports whether encoding/json might take name for one of the
+// plan's properties: it also matches names in another case, folding some
+// non-ASCII letters onto ASCII ones.
+func (p *plan) folds(name string) bool {
+	for i := range len(name) {
+		if name[i] >= utf8.RuneSelf {
+			return true
+		}
+	}
+	for _, known := range p.names {
+		if strings.EqualFold(name, known) {
+			return true
+		}
+	}
+	return false
+}
+
+func (f planField) decode(r *reader, v reflect.Value) bool {
+	switch f.kind {
+	case kindString:
+		s, ok := r.str()
+		v.SetString(s)
+		return ok
+	case kindBool:
+		switch {
+		case r.literal("true"):
+			v.SetBool(true)
+		case r.literal("false"):
+		default:
+			return false
+		}
+		return true
+	case kindInt:
+		n, ok := r.integer()
+		if !ok || v.OverflowInt(n) {
+			return false
+		}
+		v.SetInt(n)
+		return true
+	case kindTime:
+		return r.time(v.Addr().Interface().(*time.Time))
+	case kindTimePointer:
+		t := new(time.Time)
+		v.Set(reflect.ValueOf(t))
+		return r.time(t)
+	case kindStrings:
+		return r.strings(v.Addr().Interface().(*[]string))
+	}
+	return false
+}
+
+// reader reads one document; every string it returns is a slice of s.
+type reader struct {
+	s string
+	i int
+}
+
+func (r *reader) space() {
+	for r.i < len(r.s) {
+		switch r.s[r.i] {
+		case ' ', '\t', '\n', '\r':
+			r.i++
+		default:
+			return
+		}
+	}
+}
+
+// next consumes c, after white space, if it comes next.
+func (r *reader) next(c byte) bool {
+	r.space()
+	if r.i < len(r.s) && r.s[r.i] == c {
+		r.i++
+		return true
+	}
+	return false
+}
+
+// literal consumes lit, after white space, if it comes next.
+func (r *reader) literal(lit string) bool {
+	r.space()
+	if strings.HasPrefix(r.s[r.i:], lit) {
+		r.i += len(lit)
+		return true
+	}
+	return false
+}
+
+// str reads a string that encoding/json would take as written: no escape,
+// no control character, valid UTF-8.
+func (r *reader) str() (string, bool) {
+	if !r.next('"') {
+		return "", false
+	}
+	start, ascii := r.i, true
+	for ; r.i < len(r.s); r.i++ {
+		switch c := r.s[r.i]; {
+		case c == '"':
+			s := r.s[start:r.i]
+			r.i++
+			return s, ascii || utf8.ValidString(s)
+		case c == '\\' || c < 0x20:
+			return "", false
+		case c >= utf8.RuneSelf:
+			ascii = false
+		}
+	}
+	return "", false
+}
+
+// integerPart consumes -?(0|[1-9][0-9]*), the integer part of a number.
+func (r *reader) integerPart() bool {
+	if r.i < len(r.s) && r.s[r.i] == '-' {
+		r.i++
+	}
+	start := r.i
+	for r.i < len(r.s) && '0' <= r.s[r.i] && r.s[r.i] <= '9' {
+		r.i++
+		if r.s[start] == '0' {
+			break
+		}
+	}
+	return r.i > start
+}
+
+// digits consumes one or more decimal digits.
+func (r *reader) digits() bool {
+	start := r.i
+	for r.i < len(r.s) && '0' <= r.s[r.i] && r.s[r.i] <= '9' {
+		r.i++
+	}
+	return r.i > start
+}
+
+// integer reads a number without fraction or exponent.
+func (r *reader) integer() (int64, bool) {
+	r.space()
+	start := r.i
+	if !r.integerPart() {
+		return 0, false
+	}
+	if r.i < len(r.s) && strings.IndexByte(".eE", r.s[r.i]) >= 0 {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(r.s[start:r.i], 10, 64)
+	return n, err == nil
+}
+
+// time reads a string into t as encoding/json does: through the time's
+// own UnmarshalJSON.
+func (r *reader) time(t *time.Time) bool {
+	r.space()
+	start := r.i
+	if _, ok := r.str(); !ok {
+		return false
+	}
+	var buf [64]byte
+	return t.UnmarshalJSON(append(buf[:0], r.s[start:r.i]...)) == nil
+}
+
+// strings reads an array of strings into *dst, allocating it once.
+func (r *reader) strings(dst *[]string) bool {
+	if !r.next('[') {
+		return false
+	}
+	var buf [8]string
+	got := buf[:0]
+	if !r.next(']') {
+		for {
+			s, ok := r.str()
+			if !ok {
+				return false
+			}
+			got = append(got, s)
+			if r.next(']') {
+				break
+			}
+			if !r.next(',') {
+				return false
+			}
+		}
+	}
+	*dst = make([]string, len(got))
+	copy(*dst, got)
+	return true
+}
+
+// skip reads the value of a property the plan does not know: a string
+// (escapes allowed), a number or a literal.
+func (r *reader) skip() bool {
+	r.space()
+	if r.i == len(r.s) {
+		return false
+	}
+	switch c := r.s[r.i]; {
+	case c == '"':
+		return r.skipString()
+	case c == '-' || '0' <= c && c <= '9':
+		return r.skipNumber()
+	}
+	return r.literal("true") || r.literal("false") || r.literal("null")
+}
+
+func (r *reader) skipString() bool {
+	for r.i++; r.i < len(r.s); r.i++ {
+		switch c := r.s[r.i]; {
+		case c == '"':
+			r.i++
+			return true
+		case c < 0x20:
+			return false
+		case c == '\\':
+			r.i++
+			if r.i == len(r.s) {
+				return false
+			}
+			switch r.s[r.i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if r.i+4 >= len(r.s) {
+					return false
+				}
+				for _, h := range r.s[r.i+1 : r.i+5] {
+					if !('0' <= h && h <= '9' || 'a' <= h && h <= 'f' || 'A' <= h && h <= 'F') {
+						return false
+					}
+				}
+				r.i += 4
+			default:
+				return false
+			}
+		}
+	}
+	return false
+}
+
+// skipNumber consumes a number as JSON writes them.
+func (r *reader) skipNumber() bool {
+	if !r.integerPart() {
+		return false
+	}
+	if r.i < len(r.s) && r.s[r.i] == '.' {
+		r.i++
+		if !r.digits() {
+			return false
+		}
+	}
+	if r.i < len(r.s) && (r.s[r.i] == 'e' || r.s[r.i] == 'E') {
+		r.i++
+		if r.i < len(r.s) && (r.s[r.i] == '+' || r.s[r.i] == '-') {
+			r.i++
+		}
+		if !r.digits() {
+			return false
+		}
+	}
+	return true
+}
