@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/todoaudit/todo"
@@ -54,7 +55,25 @@ func writeTodo(w http.ResponseWriter, status int, res service.Result) {
 	if status == http.StatusCreated {
 		h.Set("Location", todoPath(res.Todo.ID))
 	}
-	writeBytes(w, status, append(appendTodo(make([]byte, 0, 512), &res.Todo), '\n'))
+	writeOne(w, status, &res.Todo)
+}
+
+// bodies holds the buffers of single-todo answers between requests: Write
+// copies an answer out and must not keep it.
+var bodies = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxPooledBody bounds the buffers kept in bodies, so that one large todo
+// does not stay in memory after its request.
+const maxPooledBody = 4 << 10
+
+// writeOne answers the API view of t.
+func writeOne(w http.ResponseWriter, status int, t *todo.Todo) {
+	buf := bodies.Get().(*[]byte)
+	*buf = append(appendTodo((*buf)[:0], t), '\n')
+	writeBytes(w, status, *buf)
+	if cap(*buf) <= maxPooledBody {
+		bodies.Put(buf)
+	}
 }
 
 // todoPath is the URL path of the todo id.
@@ -153,7 +172,7 @@ func (a *api) get(w http.ResponseWriter, r *http.Request, id string) error {
 		}
 		res, err := a.Service.AsOf(r.Context(), id, at)
 		if err == nil {
-			writeBytes(w, http.StatusOK, append(appendTodo(make([]byte, 0, 512), &res.Todo), '\n'))
+			writeOne(w, http.StatusOK, &res.Todo)
 		}
 		return err
 	}
