@@ -32,15 +32,14 @@ const (
 // flushTimeout bounds the export at the end of a payload invocation.
 const flushTimeout = 5 * time.Second
 
-// begin tags the request's context with its function and the host's
-// invocation id (for logs) and, when tracing, starts its server span as a
-// child of the incoming traceparent (the caller's, or the Functions host's
+// begin, given the request's context tagged with its telemetry.Call,
+// starts its server span when tracing, as a child of the incoming
+// traceparent (the caller's, or the Functions host's
 // own: its HTTP client sends the invocation's trace context with every
 // request it forwards or invokes), and answers with the span's traceparent.
 // When not tracing, a caller's traceparent still joins the log lines to the
 // caller's trace.
 func (a *api) begin(ctx context.Context, w http.ResponseWriter, r *http.Request, function, route, trigger string) (context.Context, trace.Span) {
-	ctx = telemetry.WithCall(ctx, telemetry.Call{Function: function, InvocationID: r.Header.Get(azfunc.InvocationIDHeader)})
 	carrier := propagation.HeaderCarrier(r.Header)
 	if !a.Telemetry.Tracing() {
 		if r.Header.Get("Traceparent") != "" {

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 	"path"
 	"strings"
@@ -23,8 +24,11 @@ type Route struct {
 
 // handler serves one request to a route, with the route's {id} already
 // percent-decoded and validated ("" for routes without one). It writes the
-// response only on success; an error is answered as a problem.
-type handler func(a *api, w http.ResponseWriter, r *http.Request, id string) error
+// response only on success; an error is answered as a problem. ctx is the
+// request's context with its caller, meter, trace and deadline: the
+// handler uses it, not r.Context(), so that a request is not copied to
+// carry it.
+type handler func(a *api, ctx context.Context, w http.ResponseWriter, r *http.Request, id string) error
 
 // Routes lists every API route, tried in this order: the most frequent
 // first.

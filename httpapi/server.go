@@ -80,10 +80,10 @@ func New(c Config) http.Handler {
 // Requests that match no route are answered through these, so that they
 // are logged and answered as problems like any other.
 var (
-	notFound = Route{serve: func(_ *api, _ http.ResponseWriter, r *http.Request, _ string) error {
+	notFound = Route{serve: func(_ *api, _ context.Context, _ http.ResponseWriter, r *http.Request, _ string) error {
 		return todo.Errorf(todo.NotFound, "no route for %s", r.URL.Path)
 	}}
-	methodNotAllowed = Route{serve: func(_ *api, _ http.ResponseWriter, r *http.Request, _ string) error {
+	methodNotAllowed = Route{serve: func(_ *api, _ context.Context, _ http.ResponseWriter, r *http.Request, _ string) error {
 		return todo.Errorf(todo.MethodNotAllowed, "%s is not allowed on %s", r.Method, r.URL.Path)
 	}}
 )
@@ -206,16 +206,31 @@ func (s *statusWriter) Write(b []byte) (int, error) {
 	return s.ResponseWriter.Write(b)
 }
 
+// requestContexts are the context nodes every API request starts: its
+// meter, its call and its caller, in one allocation.
+type requestContexts struct {
+	meter store.MeterContext
+	call  telemetry.CallContext
+	user  service.UserContext
+}
+
+// call is what identifies a request or invocation of function in logs.
+func call(function string, r *http.Request) telemetry.Call {
+	return telemetry.Call{Function: function, InvocationID: r.Header.Get(azfunc.InvocationIDHeader)}
+}
+
 // serve runs one request of a route: authentication, the {id}, the store
 // meter behind the cost headers, errors as problems, panic recovery and one
 // log line, which carries the cause of every error.
 func (a *api) serve(w http.ResponseWriter, r *http.Request, rt *Route, rawID string) {
 	start := time.Now()
-	ctx, meter := store.WithMeter(r.Context())
+	rc := new(requestContexts)
+	meter := rc.meter.Init(r.Context())
+	rc.call.Init(&rc.meter, call(rt.Function, r))
 	sw := writers.Get().(*statusWriter)
 	*sw = statusWriter{ResponseWriter: w, meter: meter}
 	defer writers.Put(sw)
-	ctx, span := a.begin(ctx, sw, r, rt.Function, rt.Path, "http")
+	ctx, span := a.begin(&rc.call, sw, r, rt.Function, rt.Path, "http")
 	var err error
 	defer a.finish(ctx, span, sw, r, rt.Function, start, &err)
 	if rt.Access != auth.Anyone {
@@ -227,7 +242,8 @@ func (a *api) serve(w http.ResponseWriter, r *http.Request, rt *Route, rawID str
 			problem.Write(sw, err)
 			return
 		}
-		ctx = service.WithUser(ctx, caller.User)
+		rc.user.Init(ctx, caller.User)
+		ctx = &rc.user
 	}
 	var id string
 	if rawID != "" {
@@ -241,7 +257,7 @@ func (a *api) serve(w http.ResponseWriter, r *http.Request, rt *Route, rawID str
 		ctx, cancel = context.WithTimeout(ctx, a.StoreTimeout)
 		defer cancel()
 	}
-	if err = rt.serve(a, sw, r.WithContext(ctx), id); err != nil {
+	if err = rt.serve(a, ctx, sw, r, id); err != nil {
 		if todo.KindOf(err) == todo.Internal && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			err = todo.Wrap(todo.Unavailable, err, "the store did not answer within "+a.StoreTimeout.String())
 		}
@@ -293,7 +309,7 @@ func (a *api) invoke(w http.ResponseWriter, r *http.Request, function string, h 
 	start := time.Now()
 	sw := &statusWriter{ResponseWriter: w}
 	ctx, meter := store.WithMeter(r.Context())
-	ctx, span := a.begin(ctx, sw, r, function, "", triggerOf(function))
+	ctx, span := a.begin(telemetry.WithCall(ctx, call(function, r)), sw, r, function, "", triggerOf(function))
 	defer func() {
 		if p := recover(); p != nil {
 			a.Log.ErrorContext(ctx, "panic", "panic", p, "stack", string(debug.Stack()))

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -127,7 +128,7 @@ func answer(w http.ResponseWriter, status int, res service.Result, err error) er
 	return err
 }
 
-func (a *api) create(w http.ResponseWriter, r *http.Request, _ string) error {
+func (a *api) create(ctx context.Context, w http.ResponseWriter, r *http.Request, _ string) error {
 	var in todoInput
 	if err := a.body(r, &in); err != nil {
 		return err
@@ -136,11 +137,11 @@ func (a *api) create(w http.ResponseWriter, r *http.Request, _ string) error {
 	if err != nil {
 		return err
 	}
-	res, err := a.Service.Create(r.Context(), f)
+	res, err := a.Service.Create(ctx, f)
 	return answer(w, http.StatusCreated, res, err)
 }
 
-func (a *api) put(w http.ResponseWriter, r *http.Request, id string) error {
+func (a *api) put(ctx context.Context, w http.ResponseWriter, r *http.Request, id string) error {
 	match, err := ifMatch(r)
 	if err != nil {
 		return err
@@ -157,7 +158,7 @@ func (a *api) put(w http.ResponseWriter, r *http.Request, id string) error {
 	if err != nil {
 		return err
 	}
-	res, err := a.Service.Put(r.Context(), id, f, match, createOnly)
+	res, err := a.Service.Put(ctx, id, f, match, createOnly)
 	status := http.StatusOK
 	if res.Created {
 		status = http.StatusCreated
@@ -165,18 +166,18 @@ func (a *api) put(w http.ResponseWriter, r *http.Request, id string) error {
 	return answer(w, status, res, err)
 }
 
-func (a *api) get(w http.ResponseWriter, r *http.Request, id string) error {
+func (a *api) get(ctx context.Context, w http.ResponseWriter, r *http.Request, id string) error {
 	if at, ok, err := asOf(r); err != nil || ok {
 		if err != nil {
 			return err
 		}
-		res, err := a.Service.AsOf(r.Context(), id, at)
+		res, err := a.Service.AsOf(ctx, id, at)
 		if err == nil {
 			writeOne(w, http.StatusOK, &res.Todo)
 		}
 		return err
 	}
-	res, err := a.Service.Get(r.Context(), id)
+	res, err := a.Service.Get(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -236,12 +237,12 @@ func noneMatch(header, etag string) bool {
 	return false
 }
 
-func (a *api) delete(w http.ResponseWriter, r *http.Request, id string) error {
+func (a *api) delete(ctx context.Context, w http.ResponseWriter, r *http.Request, id string) error {
 	match, err := ifMatch(r)
 	if err != nil {
 		return err
 	}
-	err = a.Service.Delete(r.Context(), id, match)
+	err = a.Service.Delete(ctx, id, match)
 	if err == nil {
 		w.WriteHeader(http.StatusNoContent)
 	}
@@ -317,24 +318,24 @@ func writePage(w http.ResponseWriter, p service.Page) {
 	writeBytes(w, http.StatusOK, append(b, "}\n"...))
 }
 
-func (a *api) list(w http.ResponseWriter, r *http.Request, _ string) error {
+func (a *api) list(ctx context.Context, w http.ResponseWriter, r *http.Request, _ string) error {
 	o, err := listOptions(r)
 	if err != nil {
 		return err
 	}
-	p, err := a.Service.List(r.Context(), o)
+	p, err := a.Service.List(ctx, o)
 	if err == nil {
 		writePage(w, p)
 	}
 	return err
 }
 
-func (a *api) admin(w http.ResponseWriter, r *http.Request, _ string) error {
+func (a *api) admin(ctx context.Context, w http.ResponseWriter, r *http.Request, _ string) error {
 	o, err := listOptions(r)
 	if err != nil {
 		return err
 	}
-	p, err := a.Service.Admin(r.Context(), o)
+	p, err := a.Service.Admin(ctx, o)
 	if err == nil {
 		writePage(w, p)
 	}
@@ -348,7 +349,7 @@ type historyPage struct {
 	Complete     bool               `json:"complete"`
 }
 
-func (a *api) history(w http.ResponseWriter, r *http.Request, id string) error {
+func (a *api) history(ctx context.Context, w http.ResponseWriter, r *http.Request, id string) error {
 	o, err := listOptions(r)
 	if err != nil {
 		return err
@@ -356,7 +357,7 @@ func (a *api) history(w http.ResponseWriter, r *http.Request, id string) error {
 	if o.Category != nil || o.IsCompleted != nil {
 		return todo.Errorf(todo.Invalid, "history takes only pageSize and continuation")
 	}
-	p, err := a.Service.History(r.Context(), id, o.PageSize, o.Continuation)
+	p, err := a.Service.History(ctx, id, o.PageSize, o.Continuation)
 	if err != nil {
 		return err
 	}
@@ -379,8 +380,8 @@ type verification struct {
 	Reason   string `json:"reason,omitempty"`
 }
 
-func (a *api) verify(w http.ResponseWriter, r *http.Request, id string) error {
-	v, err := a.Service.Verify(r.Context(), id)
+func (a *api) verify(ctx context.Context, w http.ResponseWriter, r *http.Request, id string) error {
+	v, err := a.Service.Verify(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -398,7 +399,7 @@ type deadLetterPage struct {
 	Continuation *string           `json:"continuation"`
 }
 
-func (a *api) deadLetters(w http.ResponseWriter, r *http.Request, _ string) error {
+func (a *api) deadLetters(ctx context.Context, w http.ResponseWriter, r *http.Request, _ string) error {
 	o, err := listOptions(r)
 	if err != nil {
 		return err
@@ -406,7 +407,7 @@ func (a *api) deadLetters(w http.ResponseWriter, r *http.Request, _ string) erro
 	if o.Category != nil || o.IsCompleted != nil {
 		return todo.Errorf(todo.Invalid, "dead letters take only pageSize and continuation")
 	}
-	p, err := a.Service.DeadLetters(r.Context(), o.PageSize, o.Continuation)
+	p, err := a.Service.DeadLetters(ctx, o.PageSize, o.Continuation)
 	if err != nil {
 		return err
 	}
@@ -421,7 +422,7 @@ func (a *api) deadLetters(w http.ResponseWriter, r *http.Request, _ string) erro
 	return nil
 }
 
-func (a *api) rollback(w http.ResponseWriter, r *http.Request, id string) error {
+func (a *api) rollback(ctx context.Context, w http.ResponseWriter, r *http.Request, id string) error {
 	match, err := ifMatch(r)
 	if err != nil {
 		return err
@@ -435,11 +436,11 @@ func (a *api) rollback(w http.ResponseWriter, r *http.Request, id string) error 
 	if in.Version == nil {
 		return todo.Errorf(todo.Invalid, "version is required")
 	}
-	res, err := a.Service.Rollback(r.Context(), id, *in.Version, match)
+	res, err := a.Service.Rollback(ctx, id, *in.Version, match)
 	return answer(w, http.StatusOK, res, err)
 }
 
-func (a *api) move(w http.ResponseWriter, r *http.Request, id string) error {
+func (a *api) move(ctx context.Context, w http.ResponseWriter, r *http.Request, id string) error {
 	match, err := ifMatch(r)
 	if err != nil {
 		return err
@@ -453,7 +454,7 @@ func (a *api) move(w http.ResponseWriter, r *http.Request, id string) error {
 	if in.Category == nil {
 		return todo.Errorf(todo.Invalid, "category is required")
 	}
-	res, err := a.Service.Move(r.Context(), id, *in.Category, match)
+	res, err := a.Service.Move(ctx, id, *in.Category, match)
 	return answer(w, http.StatusCreated, res, err)
 }
 
@@ -465,7 +466,7 @@ type healthBody struct {
 	Audit  health.Audit `json:"audit"`
 }
 
-func (a *api) health(w http.ResponseWriter, _ *http.Request, _ string) error {
+func (a *api) health(_ context.Context, w http.ResponseWriter, _ *http.Request, _ string) error {
 	st := a.Health()
 	body := healthBody{Status: string(st.State), Store: a.StoreName, Scheme: a.Service.Scheme().Name(), Audit: st.Audit}
 	code := http.StatusOK
@@ -491,7 +492,7 @@ const defaultTop = 20
 
 // partitions serves the live view of the hottest logical partitions:
 // ?top=N (1 to 1000) and ?container=NAME.
-func (a *api) partitions(w http.ResponseWriter, r *http.Request, _ string) error {
+func (a *api) partitions(_ context.Context, w http.ResponseWriter, r *http.Request, _ string) error {
 	if a.Partitions == nil {
 		return todo.Errorf(todo.NotFound, "the partition load view is not enabled")
 	}

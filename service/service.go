@@ -75,27 +75,37 @@ func (s *Service) Scheme() partition.Scheme { return s.scheme }
 
 type userKey struct{}
 
-// userContext carries the caller: what context.WithValue would do, in one
-// allocation instead of two (the string is not boxed).
-type userContext struct {
+// UserContext carries the authenticated caller: what context.WithValue
+// would do, in one allocation instead of two (the string is not boxed).
+// WithUser allocates one; a caller that starts several such contexts for
+// each request can hold them in one allocation and Init each.
+type UserContext struct {
 	context.Context
 	user string
 }
 
-func (c *userContext) Value(key any) any {
+// Value answers the caller's key itself and asks the parent for any other.
+func (c *UserContext) Value(key any) any {
 	if key == (userKey{}) {
 		return c
 	}
 	return c.Context.Value(key)
 }
 
+// Init makes c a child of parent carrying the authenticated user.
+func (c *UserContext) Init(parent context.Context, user string) {
+	c.Context, c.user = parent, user
+}
+
 // WithUser returns a context carrying the authenticated caller.
 func WithUser(ctx context.Context, user string) context.Context {
-	return &userContext{Context: ctx, user: user}
+	c := new(UserContext)
+	c.Init(ctx, user)
+	return c
 }
 
 func userFrom(ctx context.Context) string {
-	if c, ok := ctx.Value(userKey{}).(*userContext); ok {
+	if c, ok := ctx.Value(userKey{}).(*UserContext); ok {
 		return c.user
 	}
 	return ""

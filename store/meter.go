@@ -17,27 +17,39 @@ type Meter struct {
 
 type meterKey struct{}
 
-// meterContext carries a Meter: what context.WithValue would do, in one
-// allocation instead of two.
-type meterContext struct {
+// MeterContext is a context carrying a Meter: what context.WithValue would
+// do, in one allocation instead of two. WithMeter allocates one; a caller
+// that starts several such contexts for each request can hold them in one
+// allocation and Init each.
+type MeterContext struct {
 	context.Context
 	m Meter
 }
 
-func (c *meterContext) Value(key any) any {
+// Value returns the context's Meter for the meter's key and asks the
+// parent for any other.
+func (c *MeterContext) Value(key any) any {
 	if key == (meterKey{}) {
 		return &c.m
 	}
 	return c.Context.Value(key)
 }
 
-// WithMeter returns a context whose store calls are charged to a new Meter.
-// A meter that ctx already carries is charged too, so a decorator can
-// measure one call without hiding it from the request's meter.
+// Init makes the zero c a child of parent whose store calls are charged to
+// the Meter it returns. A meter that parent already carries is charged
+// too, so a decorator can measure one call without hiding it from the
+// request's meter.
+func (c *MeterContext) Init(parent context.Context) *Meter {
+	c.Context = parent
+	c.m.parent, _ = parent.Value(meterKey{}).(*Meter)
+	return &c.m
+}
+
+// WithMeter returns a context whose store calls are charged to a new Meter,
+// as MeterContext.Init does.
 func WithMeter(ctx context.Context) (context.Context, *Meter) {
-	parent, _ := ctx.Value(meterKey{}).(*Meter)
-	c := &meterContext{Context: ctx, m: Meter{parent: parent}}
-	return c, &c.m
+	c := new(MeterContext)
+	return c, c.Init(ctx)
 }
 
 // Charge adds c to the meter ctx carries, if any. Stores call it once or
