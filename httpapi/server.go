@@ -177,6 +177,8 @@ type statusWriter struct {
 	http.ResponseWriter
 	status int
 	meter  *store.Meter
+	// costValues holds the values of the cost headers.
+	costValues *[2]string
 }
 
 // writers are reused across requests: one allocation less per request.
@@ -193,7 +195,7 @@ func (s *statusWriter) WriteHeader(code int) {
 	if s.status == 0 {
 		s.status = code
 		if c := s.cost(); c.Touched() {
-			setCost(s.Header(), c)
+			setCost(s.Header(), c, s.costValues)
 		}
 	}
 	s.ResponseWriter.WriteHeader(code)
@@ -206,12 +208,15 @@ func (s *statusWriter) Write(b []byte) (int, error) {
 	return s.ResponseWriter.Write(b)
 }
 
-// requestContexts are the context nodes every API request starts: its
-// meter, its call and its caller, in one allocation.
-type requestContexts struct {
-	meter store.MeterContext
-	call  telemetry.CallContext
-	user  service.UserContext
+// requestState is what every API request needs for its whole life, in one
+// allocation: its context nodes (meter, call and caller) and the values of
+// its cost headers. It is never reused: the answer's headers and whatever
+// keeps the context may refer to it after the request.
+type requestState struct {
+	meter      store.MeterContext
+	call       telemetry.CallContext
+	user       service.UserContext
+	costValues [2]string
 }
 
 // call is what identifies a request or invocation of function in logs.
@@ -224,11 +229,11 @@ func call(function string, r *http.Request) telemetry.Call {
 // log line, which carries the cause of every error.
 func (a *api) serve(w http.ResponseWriter, r *http.Request, rt *Route, rawID string) {
 	start := time.Now()
-	rc := new(requestContexts)
+	rc := new(requestState)
 	meter := rc.meter.Init(r.Context())
 	rc.call.Init(&rc.meter, call(rt.Function, r))
 	sw := writers.Get().(*statusWriter)
-	*sw = statusWriter{ResponseWriter: w, meter: meter}
+	*sw = statusWriter{ResponseWriter: w, meter: meter, costValues: &rc.costValues}
 	defer writers.Put(sw)
 	ctx, span := a.begin(&rc.call, sw, r, rt.Function, rt.Path, "http")
 	var err error
@@ -321,10 +326,9 @@ func (a *api) invoke(w http.ResponseWriter, r *http.Request, function string, h 
 	a.bounded(sw, r.WithContext(ctx), h)
 }
 
-// setCost reports c in the cost headers, whose two values share one
-// allocation.
-func setCost(h http.Header, c store.Cost) {
-	v := []string{c.Scope.String(), strconv.FormatFloat(c.Charge, 'f', 2, 64)}
+// setCost reports c in the cost headers, whose values it keeps in v.
+func setCost(h http.Header, c store.Cost, v *[2]string) {
+	v[0], v[1] = c.Scope.String(), strconv.FormatFloat(c.Charge, 'f', 2, 64)
 	h["X-Query-Scope"] = v[0:1:1]
 	h["X-Request-Charge"] = v[1:2:2]
 }
