@@ -23,6 +23,7 @@ var (
 	bucketContainers = []byte("containers") // name → JSON ContainerSpec
 	bucketItems      = []byte("items")
 	bucketFeed       = []byte("feed")
+	// bucketOrder (order.go) is the range index.
 )
 
 // Options tune the store; nil means defaults.
@@ -106,8 +107,8 @@ func (s *Store) ensure(specs []store.ContainerSpec) error {
 			return err
 		}
 		for _, spec := range specs {
+			var have store.ContainerSpec
 			if old := meta.Get([]byte(spec.Name)); old != nil {
-				var have store.ContainerSpec
 				if err := json.Unmarshal(old, &have); err != nil {
 					return fmt.Errorf("embedded store: container %s: %w", spec.Name, err)
 				}
@@ -131,6 +132,12 @@ func (s *Store) ensure(specs []store.ContainerSpec) error {
 			}
 			if _, err := cb.CreateBucketIfNotExists(bucketFeed); err != nil {
 				return err
+			}
+			if stale := (cb.Bucket(bucketOrder) == nil) != (spec.Indexing == nil) ||
+				spec.Indexing != nil && (have.Indexing == nil || !slices.Equal(have.Indexing.Paths, spec.Indexing.Paths)); stale {
+				if err := (&container{spec: spec}).reindex(cb); err != nil {
+					return fmt.Errorf("embedded store: indexing container %s: %w", spec.Name, err)
+				}
 			}
 		}
 		return nil

@@ -67,6 +67,7 @@ type prepared struct {
 	body    []byte // JSON without system properties
 	ttl     *int64
 	ifMatch string
+	order   [][]byte // range-index keys
 }
 
 var systemProperties = []string{"_rid", "_self", "_etag", "_attachments", "_ts", "_lsn"}
@@ -112,6 +113,7 @@ func (c *container) prepare(pk store.PartitionKey, op store.Op) (prepared, error
 	}
 	p.body = body
 	p.key = itemKey(pk, p.id)
+	p.order = c.orderKeys(pk, p.id, fields)
 	return p, nil
 }
 
@@ -229,7 +231,7 @@ type state struct {
 
 func (c *container) apply(tx *bbolt.Tx, preps []prepared, results []store.OpResult) error {
 	cb := tx.Bucket(c.name)
-	items, feed := cb.Bucket(bucketItems), cb.Bucket(bucketFeed)
+	items, feed, order := cb.Bucket(bucketItems), cb.Bucket(bucketFeed), cb.Bucket(bucketOrder)
 	now := c.s.now()
 	overlay := map[string]state{}
 	current := func(key []byte) state {
@@ -284,7 +286,11 @@ func (c *container) apply(tx *bbolt.Tx, preps []prepared, results []store.OpResu
 			continue
 		}
 		if v := items.Get(p.key); v != nil {
-			if err := feed.Delete(lsnKey(decodeRecord(v).lsn)); err != nil {
+			old := decodeRecord(v)
+			if err := feed.Delete(lsnKey(old.lsn)); err != nil {
+				return fmt.Errorf("%w: %v", errDirty, err)
+			}
+			if err := c.unindex(order, p.key, old); err != nil {
 				return fmt.Errorf("%w: %v", errDirty, err)
 			}
 		}
@@ -313,6 +319,11 @@ func (c *container) apply(tx *bbolt.Tx, preps []prepared, results []store.OpResu
 		if err := feed.Put(lsnKey(lsn), p.key); err != nil {
 			return fmt.Errorf("%w: %v", errDirty, err)
 		}
+		for _, k := range p.order {
+			if err := order.Put(k, p.key); err != nil {
+				return fmt.Errorf("%w: %v", errDirty, err)
+			}
+		}
 		results[i].ETag = etag
 		results[i].Body = body
 	}
@@ -334,10 +345,17 @@ func (c *container) Query(ctx context.Context, q store.Query) (store.Page, error
 	f := splitFilters(c.spec.Indexing, q.Filters)
 	var loaded, returned int
 	var err error
-	if len(q.OrderBy) > 0 {
+	switch {
+	case len(q.OrderBy) == 1 && c.indexes(q.OrderBy[0].Field):
+		page.Items, page.Continuation, loaded, err = c.queryIndexed(q, f)
+	case len(q.OrderBy) > 0:
 		page.Items, page.Continuation, loaded, err = c.queryOrdered(q, f, prefix)
-	} else {
-		page.Items, page.Continuation, loaded, err = c.queryByKey(q, f, prefix)
+	default:
+		if since, ok := writtenSince(q.Filters); ok {
+			page.Items, page.Continuation, loaded, err = c.queryByCommit(q, f, prefix, since)
+		} else {
+			page.Items, page.Continuation, loaded, err = c.queryByKey(q, f, prefix)
+		}
 	}
 	for _, it := range page.Items {
 		returned += len(it.Body)
@@ -429,16 +447,20 @@ func (c *container) queryByKey(q store.Query, f filters, prefix []byte) ([]store
 
 func keyOf(it store.Item) []byte { return itemKey(it.PartitionKey, it.ID) }
 
-// orderedCursor is the continuation of an ordered query: the sort value and
-// id of the last item returned.
+// orderedCursor is the continuation of a sorted query: the encoded sort
+// values (appendValue) and id of the last item returned.
 type orderedCursor struct {
-	Values []json.RawMessage `json:"v"`
-	ID     string            `json:"id"`
+	Values [][]byte `json:"v"`
+	ID     string   `json:"id"`
 }
 
-// queryOrdered sorts one partition's matches by the ORDER BY fields, then id.
-// Cosmos DB walks the ORDER BY index, so when the index answers every filter
-// only the page's documents are loaded.
+// queryOrdered sorts one partition's matches by the ORDER BY fields, then
+// id (reversed when the last field is DESC, as a walk of the range index
+// backwards gives them), comparing values as the range index does. It
+// serves ORDER BY on several properties, or in a container that indexes
+// every path and so keeps no range index. Cosmos DB walks the ORDER BY
+// index, so when the index answers every filter only the page's documents
+// are loaded.
 func (c *container) queryOrdered(q store.Query, f filters, prefix []byte) ([]store.Item, string, int, error) {
 	var after *orderedCursor
 	if q.Continuation != "" {
@@ -450,7 +472,7 @@ func (c *container) queryOrdered(q store.Query, f filters, prefix []byte) ([]sto
 	}
 	type row struct {
 		item store.Item
-		keys []json.RawMessage
+		keys [][]byte
 	}
 	var rows []row
 	loaded := 0
@@ -474,9 +496,9 @@ func (c *container) queryOrdered(q store.Query, f filters, prefix []byte) ([]sto
 					return todo.Wrap(todo.Internal, err, "stored document is not JSON")
 				}
 			}
-			keys := make([]json.RawMessage, len(q.OrderBy))
+			keys := make([][]byte, len(q.OrderBy))
 			for i, o := range q.OrderBy {
-				keys[i] = fields[o.Field]
+				keys[i] = appendValue(nil, fields[o.Field])
 			}
 			pk, id := splitItemKey(k, len(c.spec.PartitionKeyPaths))
 			rows = append(rows, row{store.Item{ID: id, PartitionKey: pk, ETag: etagOf(r.lsn), Body: bytes.Clone(r.body)}, keys})
@@ -486,14 +508,17 @@ func (c *container) queryOrdered(q store.Query, f filters, prefix []byte) ([]sto
 	if err != nil {
 		return nil, "", loaded, err
 	}
-	less := func(ak []json.RawMessage, aid string, bk []json.RawMessage, bid string) int {
+	less := func(ak [][]byte, aid string, bk [][]byte, bid string) int {
 		for i, o := range q.OrderBy {
-			if d := compareOrder(ak[i], bk[i]); d != 0 {
+			if d := bytes.Compare(ak[i], bk[i]); d != 0 {
 				if o.Desc {
 					return -d
 				}
 				return d
 			}
+		}
+		if q.OrderBy[len(q.OrderBy)-1].Desc {
+			return strings.Compare(bid, aid)
 		}
 		return strings.Compare(aid, bid)
 	}
@@ -643,7 +668,7 @@ func (c *container) expiredAfter(after []byte) (dead [][]byte, next []byte, err 
 func (c *container) deleteExpired(tx *bbolt.Tx, keys [][]byte) error {
 	now := c.s.now()
 	cb := tx.Bucket(c.name)
-	items, feed := cb.Bucket(bucketItems), cb.Bucket(bucketFeed)
+	items, feed, order := cb.Bucket(bucketItems), cb.Bucket(bucketFeed), cb.Bucket(bucketOrder)
 	for _, k := range keys {
 		v := items.Get(k)
 		if v == nil {
@@ -654,6 +679,9 @@ func (c *container) deleteExpired(tx *bbolt.Tx, keys [][]byte) error {
 			continue
 		}
 		if err := feed.Delete(lsnKey(r.lsn)); err != nil {
+			return fmt.Errorf("%w: %v", errDirty, err)
+		}
+		if err := c.unindex(order, k, r); err != nil {
 			return fmt.Errorf("%w: %v", errDirty, err)
 		}
 		if err := items.Delete(k); err != nil {

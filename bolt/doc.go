@@ -8,7 +8,12 @@
 // a "feed" bucket keyed by log sequence number (LSN) that points at the
 // latest version of every live item. Rewriting an item moves its feed entry
 // to the new LSN and deleting it removes the entry, which gives the change
-// feed its latest-version semantics: coalesced, no deletes, ordered.
+// feed its latest-version semantics: coalesced, no deletes, ordered. Since
+// commits take increasing LSNs at non-decreasing times, the feed also
+// answers "written since" (a lower bound on _ts) by binary search. A
+// container with an indexing policy also has an "order" bucket, a range
+// index of its indexed properties per partition, which serves ORDER BY a
+// page at a time.
 //
 // Writes are durable when acknowledged: every commit is fsynced, and
 // concurrent writers are grouped into shared commits by a committer that

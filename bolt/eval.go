@@ -107,52 +107,22 @@ func boolInt(b bool) int {
 }
 
 // typeRank orders JSON values of different types the way Cosmos DB's ORDER BY
-// does: undefined, null, booleans, numbers, strings.
+// does: undefined, null, booleans, numbers, strings (then objects and
+// arrays, by their JSON).
 func typeRank(raw json.RawMessage) int {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
-		return 0
+		return rankUndefined
 	}
 	switch raw[0] {
 	case 'n':
-		return 1
+		return rankNull
 	case 't', 'f':
-		return 2
+		return rankBool
 	case '"':
-		return 4
+		return rankString
 	case '{', '[':
-		return 5
+		return rankOther
 	}
-	return 3
-}
-
-func compareOrder(a, b json.RawMessage) int {
-	ra, rb := typeRank(a), typeRank(b)
-	if ra != rb {
-		return ra - rb
-	}
-	switch ra {
-	case 2:
-		var x, y bool
-		_ = json.Unmarshal(a, &x)
-		_ = json.Unmarshal(b, &y)
-		return boolInt(x) - boolInt(y)
-	case 3:
-		var x, y float64
-		_ = json.Unmarshal(a, &x)
-		_ = json.Unmarshal(b, &y)
-		switch {
-		case x < y:
-			return -1
-		case x > y:
-			return 1
-		}
-		return 0
-	case 4:
-		var x, y string
-		_ = json.Unmarshal(a, &x)
-		_ = json.Unmarshal(b, &y)
-		return strings.Compare(x, y)
-	}
-	return bytes.Compare(a, b)
+	return rankNumber
 }

@@ -18,8 +18,8 @@ type Query struct {
 	PartitionKey PartitionKey
 	Filters      []Filter
 	// OrderBy is allowed only with a full partition key: the Cosmos gateway
-	// cannot serve ORDER BY across partitions for this SDK. Without it,
-	// items come in id order within a partition.
+	// cannot serve ORDER BY across partitions for this SDK. Without it the
+	// order is the store's own: callers must not rely on it.
 	OrderBy []Order
 	// PageSize is the maximum number of items in the page, 1 to MaxPageSize.
 	PageSize int

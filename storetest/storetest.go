@@ -83,6 +83,8 @@ func Run(t *testing.T, h Harness) {
 		{"QueryOrderWithinPartition", s.queryOrder},
 		{"QueryOrderAcrossPartitionsRefused", s.queryOrderRefused},
 		{"QueryOrderNeedsIndex", s.queryOrderNeedsIndex},
+		{"QueryOrderFollowsWrites", s.queryOrderFollowsWrites},
+		{"QueryCommitTimeLowerBound", s.queryCommitTime},
 		{"QueryPagingToLastItem", s.queryPaging},
 		{"QueryBadContinuation", s.queryBadContinuation},
 		{"ChangeFeedAll", s.feedAll},
@@ -563,6 +565,71 @@ func (s *suite) queryOrderNeedsIndex(t *testing.T, _, h store.Container) {
 	p := s.query(t, h, store.Query{PartitionKey: key, PageSize: 10, Filters: []store.Filter{{Field: "s", Op: store.Eq, Value: "v1"}}})
 	if len(p.Items) != 1 || p.Items[0].ID != "i1" {
 		t.Fatalf("filter on the unindexed s: %d items", len(p.Items))
+	}
+}
+
+// queryOrderFollowsWrites: ORDER BY an indexed property, paged, sees every
+// replace, upsert and delete that changed the property, in both
+// directions.
+func (s *suite) queryOrderFollowsWrites(t *testing.T, _, h store.Container) {
+	key := pk("t1", "u1")
+	for i, n := range []float64{7, -2.5, 10, 0, 3, 42} {
+		must[store.Item](t)(h.Create(s.ctx, key, doc("id", fmt.Sprint("i", i), "tenant", "t1", "user", "u1", "n", n)))
+	}
+	// Another partition's items never show.
+	must[store.Item](t)(h.Create(s.ctx, pk("t1", "u2"), doc("id", "other", "tenant", "t1", "user", "u2", "n", 1)))
+	must[store.Item](t)(h.Replace(s.ctx, key, doc("id", "i2", "tenant", "t1", "user", "u1", "n", -9), nil))
+	must[store.Item](t)(h.Upsert(s.ctx, key, doc("id", "i0", "tenant", "t1", "user", "u1", "n", 5.5), nil))
+	if err := h.Delete(s.ctx, key, "i5", nil); err != nil {
+		t.Fatal(err)
+	}
+	q := store.Query{PartitionKey: key, PageSize: 2, OrderBy: []store.Order{{Field: "n"}}}
+	if got := strings.Join(idsOf(s.all(t, h, q)), ","); got != "i2,i1,i3,i4,i0" {
+		t.Fatalf("ORDER BY n after writes = %s, want i2,i1,i3,i4,i0", got)
+	}
+	q.OrderBy[0].Desc = true
+	if got := strings.Join(idsOf(s.all(t, h, q)), ","); got != "i0,i4,i3,i1,i2" {
+		t.Fatalf("ORDER BY n DESC after writes = %s, want i0,i4,i3,i1,i2", got)
+	}
+}
+
+// queryCommitTime: a lower bound on _ts, the time of an item's last write
+// in whole seconds, selects what was written since, in every partition,
+// paged, and nothing else.
+func (s *suite) queryCommitTime(t *testing.T, c, _ store.Container) {
+	for i := range 4 {
+		must[store.Item](t)(c.Create(s.ctx, pk(fmt.Sprint("p", i)), doc("id", fmt.Sprint("old", i), "pk", fmt.Sprint("p", i))))
+	}
+	// _ts has whole seconds: the next writes must fall in a later one.
+	if s.h.Advance != nil {
+		s.h.Advance(2 * time.Second)
+	} else {
+		time.Sleep(2 * time.Second)
+	}
+	var since int64
+	var want []string
+	for i := range 5 {
+		it := must[store.Item](t)(c.Create(s.ctx, pk(fmt.Sprint("p", i%3)), doc("id", fmt.Sprint("new", i), "pk", fmt.Sprint("p", i%3))))
+		if since == 0 {
+			since = int64(field(t, it.Body, "_ts").(float64))
+		}
+		want = append(want, fmt.Sprint("new", i))
+	}
+	// Rewriting an old item makes it new.
+	must[store.Item](t)(c.Upsert(s.ctx, pk("p3"), doc("id", "old3", "pk", "p3", "n", 1), nil))
+	want = append(want, "old3")
+	q := store.Query{PageSize: 2, Filters: []store.Filter{{Field: "_ts", Op: store.Ge, Value: since}}}
+	if got := strings.Join(sorted(idsOf(s.all(t, c, q))), ","); got != strings.Join(sorted(want), ",") {
+		t.Fatalf("_ts >= %d = %s, want %s", since, got, strings.Join(sorted(want), ","))
+	}
+	q.Filters = append(q.Filters, store.Filter{Field: "pk", Op: store.Eq, Value: "p1"})
+	q.PartitionKey = pk("p1")
+	if got := strings.Join(sorted(idsOf(s.all(t, c, q))), ","); got != "new1,new4" {
+		t.Fatalf("_ts >= %d in p1 = %s, want new1,new4", since, got)
+	}
+	q = store.Query{PageSize: 10, Filters: []store.Filter{{Field: "_ts", Op: store.Gt, Value: since + 3600}}}
+	if p := s.query(t, c, q); len(p.Items) != 0 || p.Continuation != "" {
+		t.Fatalf("_ts in the future = %v", idsOf(p.Items))
 	}
 }
 

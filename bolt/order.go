@@ -1,0 +1,283 @@
+package bolt
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"math"
+
+	bbolt "go.etcd.io/bbolt"
+
+	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/store"
+)
+
+// bucketOrder is the range index of a container with an indexing policy:
+// for every item and every indexed property, one key made of the
+// property's name, the item's partition key, the property's value encoded
+// so that byte order is ORDER BY order, and the item's id; its value is
+// the item's key. An ordered query within one partition walks these keys
+// from where its previous page stopped, so a page reads about one page of
+// documents however long the partition is, as a query on Cosmos DB's range
+// index does.
+var bucketOrder = []byte("order")
+
+// Type ranks of the encoded values, in ORDER BY order (typeRank).
+const (
+	rankUndefined = iota
+	rankNull
+	rankBool
+	rankNumber
+	rankString
+	rankOther
+)
+
+// appendValue appends the order-preserving encoding of a JSON value (nil
+// when the property is missing): its type rank, then a booleans' 0 or 1, a
+// number's float64 with its bits arranged to sort as the number does, or a
+// string's (an object's or array's raw JSON) escaped bytes, terminated.
+// Comparing two encodings as bytes gives compareOrder's answer.
+func appendValue(b []byte, raw json.RawMessage) []byte {
+	rank := typeRank(raw)
+	b = append(b, byte(rank))
+	switch rank {
+	case rankBool:
+		var x bool
+		_ = json.Unmarshal(raw, &x)
+		return append(b, byte(boolInt(x)))
+	case rankNumber:
+		var f float64
+		_ = json.Unmarshal(raw, &f)
+		bits := math.Float64bits(f)
+		if f == 0 {
+			bits = 0 // -0 sorts with 0
+		}
+		if bits>>63 == 1 {
+			bits = ^bits
+		} else {
+			bits |= 1 << 63
+		}
+		return binary.BigEndian.AppendUint64(b, bits)
+	case rankString:
+		var s string
+		_ = json.Unmarshal(raw, &s)
+		return appendComponent(b, s)
+	case rankOther:
+		return appendComponent(b, string(bytes.TrimSpace(raw)))
+	}
+	return b
+}
+
+// orderPrefix is the part of the range index that holds one property's
+// keys in one partition.
+func orderPrefix(field string, pk store.PartitionKey) []byte {
+	return append(appendComponent(nil, field), pkPrefix(pk)...)
+}
+
+func orderKey(field string, pk store.PartitionKey, raw json.RawMessage, id string) []byte {
+	return append(appendValue(orderPrefix(field, pk), raw), id...)
+}
+
+// indexes reports whether the container keeps a range index of field.
+func (c *container) indexes(field string) bool {
+	if c.spec.Indexing == nil {
+		return false
+	}
+	for _, p := range c.spec.Indexing.Paths {
+		if p == field {
+			return true
+		}
+	}
+	return false
+}
+
+// orderKeys returns the range-index keys of a document with the given
+// top-level fields; none when the container indexes every path and so
+// keeps no range index (ordered queries then sort).
+func (c *container) orderKeys(pk store.PartitionKey, id string, fields map[string]json.RawMessage) [][]byte {
+	if c.spec.Indexing == nil {
+		return nil
+	}
+	keys := make([][]byte, len(c.spec.Indexing.Paths))
+	for i, p := range c.spec.Indexing.Paths {
+		keys[i] = orderKey(p, pk, fields[p], id)
+	}
+	return keys
+}
+
+// storedOrderKeys returns the range-index keys of a stored item.
+func (c *container) storedOrderKeys(key []byte, r record) ([][]byte, error) {
+	if c.spec.Indexing == nil {
+		return nil, nil
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(r.body, &fields); err != nil {
+		return nil, fmt.Errorf("stored document is not JSON: %w", err)
+	}
+	pk, id := splitItemKey(key, len(c.spec.PartitionKeyPaths))
+	return c.orderKeys(pk, id, fields), nil
+}
+
+// unindex removes a stored item's range-index keys.
+func (c *container) unindex(order *bbolt.Bucket, key []byte, r record) error {
+	keys, err := c.storedOrderKeys(key, r)
+	if err != nil {
+		return err
+	}
+	for _, k := range keys {
+		if err := order.Delete(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// reindex rebuilds the range index of the container bucket cb from its
+// items: for a file written before the index existed, or after the
+// indexing policy changed.
+func (c *container) reindex(cb *bbolt.Bucket) error {
+	if cb.Bucket(bucketOrder) != nil {
+		if err := cb.DeleteBucket(bucketOrder); err != nil {
+			return err
+		}
+	}
+	if c.spec.Indexing == nil {
+		return nil
+	}
+	order, err := cb.CreateBucket(bucketOrder)
+	if err != nil {
+		return err
+	}
+	return cb.Bucket(bucketItems).ForEach(func(k, v []byte) error {
+		keys, err := c.storedOrderKeys(k, decodeRecord(v))
+		if err != nil {
+			return fmt.Errorf("item %q: %w", k, err)
+		}
+		for _, ok := range keys {
+			if err := order.Put(ok, bytes.Clone(k)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// validPosition reports whether pos, a continuation of queryIndexed, is
+// an encoded value followed by a valid id, as orderKey writes them after
+// the prefix.
+func validPosition(pos []byte) bool {
+	if len(pos) == 0 {
+		return false
+	}
+	rank, rest := pos[0], pos[1:]
+	switch rank {
+	case rankUndefined, rankNull:
+	case rankBool:
+		if len(rest) < 1 || rest[0] > 1 {
+			return false
+		}
+		rest = rest[1:]
+	case rankNumber:
+		if len(rest) < 8 {
+			return false
+		}
+		rest = rest[8:]
+	case rankString, rankOther:
+		end := bytes.Index(rest, []byte{escByte, escEnd})
+		if end < 0 {
+			return false
+		}
+		rest = rest[end+2:]
+	default:
+		return false
+	}
+	return todo.ValidateID(string(rest)) == nil
+}
+
+// queryIndexed serves an ordered query on one indexed property within one
+// partition from the range index: it walks the property's keys in order
+// (backwards for DESC) after the continuation's position and loads only
+// the documents it meets, stopping once the page is full. Ties are in id
+// order, reversed for DESC.
+func (c *container) queryIndexed(q store.Query, f filters) ([]store.Item, string, int, error) {
+	o := q.OrderBy[0]
+	prefix := orderPrefix(o.Field, q.PartitionKey)
+	var from []byte
+	if q.Continuation != "" {
+		pos, err := base64.RawURLEncoding.DecodeString(q.Continuation)
+		if err != nil || !validPosition(pos) {
+			return nil, "", 0, badContinuation()
+		}
+		from = append(bytes.Clone(prefix), pos...)
+	}
+	var out []store.Item
+	var last []byte // the key of the last item returned
+	var next string
+	loaded := 0
+	err := c.s.db.View(func(tx *bbolt.Tx) error {
+		now := c.s.now()
+		cb := tx.Bucket(c.name)
+		items := cb.Bucket(bucketItems)
+		cur := cb.Bucket(bucketOrder).Cursor()
+		k, v := walkStart(cur, prefix, from, o.Desc)
+		step := cur.Next
+		if o.Desc {
+			step = cur.Prev
+		}
+		for ; k != nil && bytes.HasPrefix(k, prefix); k, v = step() {
+			stored := items.Get(v)
+			if stored == nil {
+				return todo.Errorf(todo.Internal, "range index names a missing item %q", v)
+			}
+			r := decodeRecord(stored)
+			if r.expired(now) {
+				continue
+			}
+			_, ok, err := f.load(r.body, &loaded)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				continue
+			}
+			if len(out) == q.PageSize {
+				next = base64.RawURLEncoding.EncodeToString(last[len(prefix):])
+				return nil
+			}
+			pk, id := splitItemKey(v, len(c.spec.PartitionKeyPaths))
+			out = append(out, store.Item{ID: id, PartitionKey: pk, ETag: etagOf(r.lsn), Body: bytes.Clone(r.body)})
+			last = bytes.Clone(k)
+		}
+		return nil
+	})
+	if len(f.rest) == 0 {
+		loaded = len(out)
+	}
+	return out, next, loaded, err
+}
+
+// walkStart positions cur on the first key of prefix's range in walking
+// order, or on the first one after from (a key of the range) when from is
+// set.
+func walkStart(cur *bbolt.Cursor, prefix, from []byte, desc bool) ([]byte, []byte) {
+	if !desc {
+		if from == nil {
+			return cur.Seek(prefix)
+		}
+		k, v := cur.Seek(from)
+		if bytes.Equal(k, from) {
+			return cur.Next()
+		}
+		return k, v
+	}
+	if from == nil {
+		// Every encoded value starts with a type rank below 0xFF.
+		from = append(bytes.Clone(prefix), 0xFF)
+	}
+	if k, _ := cur.Seek(from); k == nil {
+		return cur.Last()
+	}
+	return cur.Prev()
+}

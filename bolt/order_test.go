@@ -1,0 +1,176 @@
+package bolt_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/bolt"
+	"github.com/todoaudit/todo/store"
+)
+
+func openContainer(t testing.TB, dir string, spec store.ContainerSpec, o *bolt.Options) (*bolt.Store, store.Container) {
+	t.Helper()
+	st, err := bolt.Open(dir, []store.ContainerSpec{spec}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := st.Container(context.Background(), spec.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, c
+}
+
+func ids(t testing.TB, c store.Container, q store.Query) string {
+	t.Helper()
+	var out []string
+	for {
+		p, err := c.Query(context.Background(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, it := range p.Items {
+			out = append(out, it.ID)
+		}
+		if p.Continuation == "" {
+			return strings.Join(out, ",")
+		}
+		q.Continuation = p.Continuation
+	}
+}
+
+// The range index orders exactly as sorting does: every JSON type, ties
+// broken by id, negative numbers and zeros, strings with NUL and prefixes,
+// paged in both directions. One container keeps the index (it has an
+// indexing policy), the other indexes every path and so sorts.
+func TestRangeIndexOrdersAsSorting(t *testing.T) {
+	spec := store.ContainerSpec{Name: "c", PartitionKeyPaths: []string{"/pk"}}
+	_, sorting := openContainer(t, t.TempDir(), spec, nil)
+	spec.Indexing = &store.IndexingPolicy{Paths: []string{"pk", "v"}}
+	_, indexed := openContainer(t, t.TempDir(), spec, nil)
+	values := []string{``, `null`, `true`, `false`, `0`, `-0`, `-1.5`, `1e300`, `-1e300`, `2`, `2.0`, `"a"`, `"a\u0000"`,
+		`"a\u0000b"`, `"ab"`, `""`, `"Z"`, `"é"`, `[1,2]`, `{"a":1}`, `[]`, `3`, `"a"`, `true`, `null`}
+	for i, v := range values {
+		doc := fmt.Sprintf(`{"id":"d%02d","pk":"p"`, len(values)-i)
+		if v != "" {
+			doc += `,"v":` + v
+		}
+		doc += "}"
+		for _, c := range []store.Container{sorting, indexed} {
+			if _, err := c.Create(context.Background(), store.PartitionKey{"p"}, []byte(doc)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, desc := range []bool{false, true} {
+		for _, size := range []int{1, 3, 100} {
+			q := store.Query{PartitionKey: store.PartitionKey{"p"}, PageSize: size, OrderBy: []store.Order{{Field: "v", Desc: desc}}}
+			want, got := ids(t, sorting, q), ids(t, indexed, q)
+			if got != want || strings.Count(got, ",") != len(values)-1 {
+				t.Fatalf("desc=%v page %d: index order\n%s\nsorted order\n%s", desc, size, got, want)
+			}
+		}
+	}
+	// Continuations that are not a position in the index: not base64, an
+	// unknown type rank, a number cut short, a string without its end, a
+	// position without an id.
+	for _, tok := range []string{"%%%", "not a token", "Bw", "AwAB", "BGFiYw", "AQ"} {
+		q := store.Query{PartitionKey: store.PartitionKey{"p"}, PageSize: 2, OrderBy: []store.Order{{Field: "v"}}, Continuation: tok}
+		if _, err := indexed.Query(context.Background(), q); !todo.IsKind(err, todo.Invalid) {
+			t.Errorf("continuation %q: %v, want invalid", tok, err)
+		}
+	}
+}
+
+// A file written without a range index (or with another indexing policy)
+// gets one when it is opened with a policy that needs it.
+func TestRangeIndexBuiltOnOpen(t *testing.T) {
+	dir := t.TempDir()
+	spec := store.ContainerSpec{Name: "c", PartitionKeyPaths: []string{"/pk"}}
+	st, c := openContainer(t, dir, spec, nil)
+	for i, n := range []int{3, 1, 2} {
+		if _, err := c.Create(context.Background(), store.PartitionKey{"p"}, fmt.Appendf(nil, `{"id":"d%d","pk":"p","n":%d,"m":%d}`, i, n, -n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []struct{ field, want string }{{"n", "d1,d2,d0"}, {"m", "d0,d2,d1"}} {
+		spec.Indexing = &store.IndexingPolicy{Paths: []string{"pk", f.field}}
+		st, c = openContainer(t, dir, spec, nil)
+		q := store.Query{PartitionKey: store.PartitionKey{"p"}, PageSize: 1, OrderBy: []store.Order{{Field: f.field}}}
+		if got := ids(t, c, q); got != f.want {
+			t.Fatalf("ORDER BY %s after reopening with it indexed = %s, want %s", f.field, got, f.want)
+		}
+		if err := st.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// Reading page k of an ordered partition, or what was written since a
+// recent time, does work in proportion to the page (times the depth of the
+// B+tree), not to what the container holds: a 50-item page allocates about
+// as much in a partition of 5,000 items as in one of 100, where reading
+// the partition would allocate 50 times as much.
+func TestQueriesReadAboutOnePage(t *testing.T) {
+	small, large := historyContainer(t, 100), historyContainer(t, 5000)
+	page := func(c store.Container, n int) func() {
+		q := store.Query{PartitionKey: store.PartitionKey{"todo/alice/t1"}, OrderBy: []store.Order{{Field: "version", Desc: true}}, PageSize: 50}
+		for range n { // the continuation of page n+1
+			p, err := c.Query(context.Background(), q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			q.Continuation = p.Continuation
+		}
+		return func() {
+			if p, err := c.Query(context.Background(), q); err != nil || len(p.Items) != 50 {
+				t.Fatalf("page: %d items, %v", len(p.Items), err)
+			}
+		}
+	}
+	a, b := testing.AllocsPerRun(5, page(small, 1)), testing.AllocsPerRun(5, page(large, 60))
+	if b > a*2.5 {
+		t.Fatalf("ordered page 61 of 5,000 items allocates %.0f times, page 2 of 100 items %.0f", b, a)
+	}
+
+	clk := &clock{now: time.Unix(1_700_000_000, 0)}
+	since := func(old int) func() {
+		spec := store.ContainerSpec{Name: "todos", PartitionKeyPaths: []string{"/userId"}}
+		_, c := openContainer(t, t.TempDir(), spec, &bolt.Options{Now: clk.Now})
+		// Batches of 100 in seven partitions.
+		write := func(prefix string, n int) {
+			for i := 0; i < n; i += store.MaxBatchOps {
+				user := fmt.Sprint("u", i/store.MaxBatchOps%7)
+				var ops []store.Op
+				for j := i; j < min(n, i+store.MaxBatchOps); j++ {
+					ops = append(ops, store.Op{Kind: store.BatchCreate, Doc: fmt.Appendf(nil, `{"id":"%s%d","userId":%q,"type":"version"}`, prefix, j, user)})
+				}
+				if _, err := c.Batch(context.Background(), store.PartitionKey{user}, ops); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		write("old", old)
+		clk.Advance(time.Hour)
+		t0 := clk.Now().Unix()
+		write("new", 50)
+		q := store.Query{PageSize: 100, Filters: []store.Filter{{Field: "type", Op: store.Eq, Value: "version"}, {Field: "_ts", Op: store.Ge, Value: t0}}}
+		return func() {
+			if p, err := c.Query(context.Background(), q); err != nil || len(p.Items) != 50 || !slices.ContainsFunc(p.Items, func(it store.Item) bool { return it.ID == "new49" }) {
+				t.Fatalf("written since: %d items, %v", len(p.Items), err)
+			}
+		}
+	}
+	a, b = testing.AllocsPerRun(5, since(100)), testing.AllocsPerRun(5, since(5000))
+	if b > a*2.5 {
+		t.Fatalf("what was written since an hour ago allocates %.0f times beside 5,000 older items, %.0f beside 100", b, a)
+	}
+}
