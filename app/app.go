@@ -398,7 +398,7 @@ func (a *App) open(ctx, bg context.Context) error {
 	if err := a.finishMoves(ctx, sweeper); err != nil {
 		return err
 	}
-	rec := &reconcile.Reconciler{Todos: todos, Audit: auditC, Log: a.log, FinishMove: svc.FinishVersionMove}
+	rec := &reconcile.Reconciler{Todos: todos, Audit: auditC, Leases: leases, Log: a.log, FinishMove: svc.FinishVersionMove}
 	// Standalone, the invocation endpoints share the public address, so
 	// they answer only the handler's own pump, which holds this key; under
 	// the host, only the host reaches the loopback port.

@@ -334,7 +334,7 @@ func TestReconcileRefillsLostBatches(t *testing.T) {
 	if len(e.stored(t)) == len(want) {
 		t.Fatal("no batch was lost")
 	}
-	res, err := (&reconcile.Reconciler{Todos: e.todos, Audit: e.audit, Log: quiet}).Run(context.Background())
+	res, err := (&reconcile.Reconciler{Todos: e.todos, Audit: e.audit, Leases: e.leases, Log: quiet}).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

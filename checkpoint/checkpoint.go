@@ -1,6 +1,7 @@
-// Package checkpoint keeps a change-feed reader's position in the leases
-// container, one document per reader, so that a reader resumes where its
-// last pass stopped, across restarts and instances.
+// Package checkpoint keeps a reader's position (a change-feed
+// continuation, a reconcile watermark) in the leases container, one
+// document per reader, so that a reader resumes where its last pass
+// stopped, across restarts and instances.
 package checkpoint
 
 import (

@@ -346,7 +346,11 @@ func reconcileAll(t *testing.T, endpoint, database string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := (&reconcile.Reconciler{Todos: todos, Audit: auditC, Log: slog.New(slog.DiscardHandler)}).Run(ctx); err != nil {
+	leases, err := st.Container(ctx, "leases")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := (&reconcile.Reconciler{Todos: todos, Audit: auditC, Leases: leases, Log: slog.New(slog.DiscardHandler)}).Run(ctx); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -36,7 +36,7 @@ func (l *losing) Batch(ctx context.Context, pk store.PartitionKey, ops []store.O
 // with growing, jittered pauses, then ends in Unavailable that says why and
 // carries a Retry-After; a caller's deadline ends the retries early.
 func TestContentionBacksOff(t *testing.T) {
-	todos, audit := open(t, partition.Hierarchical)
+	todos, audit, _ := open(t, partition.Hierarchical)
 	l := &losing{Container: todos}
 	sch, _ := partition.New(partition.Hierarchical, 1, nil)
 	svc := service.New(sch, l, audit, nil)

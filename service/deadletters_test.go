@@ -15,7 +15,7 @@ import (
 
 // Dead letters are listed newest first, page by page, each exactly once.
 func TestDeadLettersNewestFirst(t *testing.T) {
-	todos, auditC := open(t, partition.Hierarchical)
+	todos, auditC, _ := open(t, partition.Hierarchical)
 	sch, _ := partition.New(partition.Hierarchical, 1, nil)
 	svc := service.New(sch, todos, auditC, nil)
 	ctx := context.Background()

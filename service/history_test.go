@@ -17,7 +17,7 @@ import (
 // page it falls, page boundaries included, and on the last page when the
 // newest versions are missing.
 func TestHistoryCompleteness(t *testing.T) {
-	todos, auditC := open(t, partition.Hierarchical)
+	todos, auditC, leases := open(t, partition.Hierarchical)
 	sch, _ := partition.New(partition.Hierarchical, 1, nil)
 	svc := service.New(sch, todos, auditC, nil)
 	ctx := service.WithUser(context.Background(), "alice")
@@ -31,7 +31,7 @@ func TestHistoryCompleteness(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	rec := &reconcile.Reconciler{Todos: todos, Audit: auditC, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	rec := &reconcile.Reconciler{Todos: todos, Audit: auditC, Leases: leases, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	if _, err := rec.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}

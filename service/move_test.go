@@ -32,21 +32,23 @@ func (f *flaky) Batch(ctx context.Context, pk store.PartitionKey, ops []store.Op
 	return f.Container.Batch(ctx, pk, ops)
 }
 
-func open(t *testing.T, scheme string) (store.Container, store.Container) {
+func open(t *testing.T, scheme string) (todos, audit, leases store.Container) {
 	t.Helper()
 	paths, _ := partition.Paths(scheme)
 	ttl := -1
 	st, err := bolt.Open(t.TempDir(), []store.ContainerSpec{
 		{Name: "todos", PartitionKeyPaths: paths, DefaultTTL: &ttl},
 		{Name: "audit", PartitionKeyPaths: partition.AuditKeyPaths},
+		{Name: "leases", PartitionKeyPaths: partition.LeaseKeyPaths},
 	}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = st.Close() })
-	todos, _ := st.Container(context.Background(), "todos")
-	audit, _ := st.Container(context.Background(), "audit")
-	return todos, audit
+	todos, _ = st.Container(context.Background(), "todos")
+	audit, _ = st.Container(context.Background(), "audit")
+	leases, _ = st.Container(context.Background(), "leases")
+	return todos, audit, leases
 }
 
 // A move interrupted after its first step leaves the todo hidden but not
@@ -55,7 +57,7 @@ func open(t *testing.T, scheme string) (store.Container, store.Container) {
 func TestInterruptedMoveResumes(t *testing.T) {
 	for _, scheme := range []string{partition.Hierarchical, partition.Category} {
 		for _, resume := range []string{"retry", "read", "reconcile"} {
-			todos, audit := open(t, scheme)
+			todos, audit, leases := open(t, scheme)
 			f := &flaky{Container: todos}
 			sch, _ := partition.New(scheme, 1, nil)
 			svc := service.New(sch, f, audit, nil)
@@ -78,7 +80,7 @@ func TestInterruptedMoveResumes(t *testing.T) {
 					t.Fatalf("%s: a moved todo is still visible: %v", scheme, err)
 				}
 			case "reconcile":
-				rec := &reconcile.Reconciler{Todos: todos, Audit: audit, Log: slog.New(slog.DiscardHandler), FinishMove: svc.FinishVersionMove}
+				rec := &reconcile.Reconciler{Todos: todos, Audit: audit, Leases: leases, Log: slog.New(slog.DiscardHandler), FinishMove: svc.FinishVersionMove}
 				if _, err := rec.Run(context.Background()); err != nil {
 					t.Fatalf("%s: reconcile: %v", scheme, err)
 				}

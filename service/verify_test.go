@@ -60,7 +60,7 @@ func tamper(t *testing.T, body []byte, field string) []byte {
 // audit record, or deleting one, makes verification name that version; the
 // first version after a move chains to the old id's last version.
 func TestVerifyDetectsTampering(t *testing.T) {
-	todos, auditC := open(t, partition.Hierarchical)
+	todos, auditC, leases := open(t, partition.Hierarchical)
 	sch, _ := partition.New(partition.Hierarchical, 1, nil)
 	svc := service.New(sch, todos, auditC, nil)
 	ctx := service.WithUser(context.Background(), "alice")
@@ -89,7 +89,7 @@ func TestVerifyDetectsTampering(t *testing.T) {
 		t.Fatal(err)
 	}
 	newID := mv.Todo.ID
-	rec := &reconcile.Reconciler{Todos: todos, Audit: auditC, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	rec := &reconcile.Reconciler{Todos: todos, Audit: auditC, Leases: leases, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	if _, err := rec.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,8 @@
 // Package reconcile refills audit history from the version documents still
 // retained in the todo container: the safety net for batches the real
-// trigger dropped after its retries ran out. Handler serves it as the
-// Reconcile timer function.
+// trigger dropped after its retries ran out. Each run reads only what was
+// written since the previous one, from a watermark kept in the leases
+// container. Handler serves it as the Reconcile timer function.
 package reconcile
 
 import (
@@ -10,12 +11,15 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
+	"strconv"
+	"time"
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/audit"
 	"github.com/todoaudit/todo/azfunc"
+	"github.com/todoaudit/todo/checkpoint"
 	"github.com/todoaudit/todo/problem"
-	"github.com/todoaudit/todo/repo"
 	"github.com/todoaudit/todo/store"
 )
 
@@ -23,44 +27,105 @@ import (
 type Reconciler struct {
 	Todos store.Container
 	Audit store.Container
-	Log   *slog.Logger
+	// Leases keeps the watermark, so that a run reads only the version
+	// documents written since the previous successful one.
+	Leases store.Container
+	Log    *slog.Logger
 	// FinishMove, when set, is called with every version document a run
 	// examines, so that a move interrupted after its first step (the
 	// version that marks the old todo) is completed by the next run.
 	FinishMove func(context.Context, todo.Version) error
+	// Margin is DefaultMargin when zero: see watermark.
+	Margin time.Duration
+	// Now is the clock, time.Now when nil.
+	Now func() time.Time
+}
+
+// DefaultMargin bounds how much earlier than its commit a write's _ts can
+// be (the clocks of the store's partitions and of this process differ; a
+// commit can be in flight while a run reads).
+const DefaultMargin = time.Minute
+
+// pageSize is the version documents a run reads per query page.
+const pageSize = 200
+
+// maxSeen caps the versions a watermark lists as examined.
+const maxSeen = 1000
+
+// watermark is what a successful run leaves for the next one: read the
+// version documents with _ts >= Since, and skip those in Seen, which the
+// run examined already. Since is the newest _ts examined plus one, or the
+// run's start less the margin if that is earlier: a write that commits
+// after the run read has a _ts of at least that. So a run after no writes
+// reads one query page, and only back-to-back runs read a version twice.
+type watermark struct {
+	Since int64    `json:"since"`
+	Seen  []string `json:"seen,omitempty"`
 }
 
 // Result says what a reconcile pass did.
 type Result struct {
 	Versions int // version documents examined
 	Refilled int // audit records written
+	// Since is the _ts from which the run read, 0 when it read every
+	// retained version (the first run).
+	Since int64
 }
 
-// Run examines every retained version document (a cross-partition query,
-// paged) and writes the audit records that are missing.
+// stamped is a version document with the time of its write.
+type stamped struct {
+	todo.Version
+	TS int64 `json:"_ts"`
+}
+
+func seenKey(v todo.Version) string {
+	return todo.EntityKey(v.UserID, v.TodoID) + ":" + strconv.FormatInt(v.Version, 10)
+}
+
+// Run examines the version documents written since the previous
+// successful run (every retained one on the first), writes the audit
+// records that are missing, and saves the watermark. Its cost grows with
+// the writes since the previous run, not with the history retained.
 func (r *Reconciler) Run(ctx context.Context) (Result, error) {
 	var res Result
-	versions := repo.New[todo.Version](r.Todos, nil)
-	spec := repo.Spec{
-		Partitions: []store.PartitionKey{nil},
-		Filters:    []store.Filter{{Field: "type", Op: store.Eq, Value: todo.TypeVersion}},
-		PageSize:   200,
+	start := r.now()
+	mark, err := r.load(ctx)
+	if err != nil {
+		return res, err
 	}
+	res.Since = mark.Since
+	seen := make(map[string]bool, len(mark.Seen))
+	for _, k := range mark.Seen {
+		seen[k] = true
+	}
+	q := store.Query{
+		Filters:  []store.Filter{{Field: "type", Op: store.Eq, Value: todo.TypeVersion}},
+		PageSize: pageSize,
+	}
+	if mark.Since > 0 {
+		q.Filters = append(q.Filters, store.Filter{Field: "_ts", Op: store.Ge, Value: mark.Since})
+	}
+	var read []stamped // what the run read, for the next watermark
 	for {
-		page, err := versions.Query(ctx, spec)
+		page, err := r.Todos.Query(ctx, q)
 		if err != nil {
 			return res, err
 		}
 		byEntity := map[string][]todo.Version{}
-		for _, d := range page.Items {
-			v := d.Value
-			if audit.CheckVersion(v) != nil {
+		for _, it := range page.Items {
+			var v stamped
+			if json.Unmarshal(it.Body, &v) != nil || audit.CheckVersion(v.Version) != nil {
 				continue // the trigger dead-letters it
 			}
-			byEntity[todo.EntityKey(v.UserID, v.TodoID)] = append(byEntity[todo.EntityKey(v.UserID, v.TodoID)], v)
+			read = append(read, stamped{Version: todo.Version{UserID: v.UserID, TodoID: v.TodoID, Version: v.Version.Version}, TS: v.TS})
+			if seen[seenKey(v.Version)] {
+				continue
+			}
+			key := todo.EntityKey(v.UserID, v.TodoID)
+			byEntity[key] = append(byEntity[key], v.Version)
 			res.Versions++
 			if r.FinishMove != nil {
-				if err := r.FinishMove(ctx, v); err != nil {
+				if err := r.FinishMove(ctx, v.Version); err != nil {
 					return res, err
 				}
 			}
@@ -75,7 +140,12 @@ func (r *Reconciler) Run(ctx context.Context) (Result, error) {
 		if page.Continuation == "" {
 			break
 		}
-		spec.Continuation = page.Continuation
+		q.Continuation = page.Continuation
+	}
+	if next := r.next(mark, start, read); !slices.Equal(next.Seen, mark.Seen) || next.Since != mark.Since {
+		if err := r.save(ctx, next); err != nil {
+			return res, err
+		}
 	}
 	if res.Refilled > 0 {
 		r.Log.Warn("reconcile refilled audit history", "records", res.Refilled, "versions", res.Versions)
@@ -83,10 +153,73 @@ func (r *Reconciler) Run(ctx context.Context) (Result, error) {
 	return res, nil
 }
 
-// refill writes the records of vs missing from one entity's history.
+// next is the watermark after a successful run that started at start and
+// read the given versions.
+func (r *Reconciler) next(mark watermark, start time.Time, read []stamped) watermark {
+	newest := mark.Since - 1
+	for _, v := range read {
+		newest = max(newest, v.TS)
+	}
+	margin := r.Margin
+	if margin <= 0 {
+		margin = DefaultMargin
+	}
+	next := watermark{Since: max(min(newest+1, start.Add(-margin).Unix()), 0)}
+	for _, v := range read {
+		if v.TS >= next.Since && len(next.Seen) < maxSeen {
+			next.Seen = append(next.Seen, seenKey(v.Version))
+		}
+	}
+	slices.Sort(next.Seen)
+	return next
+}
+
+func (r *Reconciler) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
+func (r *Reconciler) watermarkID() string { return "reconcile-" + r.Todos.Spec().Name }
+
+// load returns the watermark the previous successful run saved; the zero
+// watermark (read everything) before the first, or when it is damaged.
+func (r *Reconciler) load(ctx context.Context) (watermark, error) {
+	var mark watermark
+	s, err := checkpoint.Load(ctx, r.Leases, r.watermarkID())
+	if err != nil || s == "" {
+		return mark, err
+	}
+	if err := json.Unmarshal([]byte(s), &mark); err != nil || mark.Since < 0 {
+		// Reading everything again is slow but safe.
+		r.Log.Warn("reconcile watermark does not decode; this run reads every retained version", "watermark", s)
+		return watermark{}, nil
+	}
+	return mark, nil
+}
+
+func (r *Reconciler) save(ctx context.Context, mark watermark) error {
+	b, err := json.Marshal(mark)
+	if err != nil {
+		return err
+	}
+	return checkpoint.Save(ctx, r.Leases, r.watermarkID(), string(b))
+}
+
+// refill writes the records of vs missing from one entity's history,
+// reading only the part of it from the oldest of vs on.
 func (r *Reconciler) refill(ctx context.Context, key string, vs []todo.Version) (int, error) {
+	oldest := vs[0].Version
+	for _, v := range vs {
+		oldest = min(oldest, v.Version)
+	}
 	have := map[int64]bool{}
-	q := store.Query{PartitionKey: store.PartitionKey{key}, PageSize: store.MaxPageSize}
+	q := store.Query{
+		PartitionKey: store.PartitionKey{key},
+		Filters:      []store.Filter{{Field: "version", Op: store.Ge, Value: oldest}},
+		PageSize:     store.MaxPageSize,
+	}
 	for {
 		page, err := r.Audit.Query(ctx, q)
 		if err != nil {
@@ -143,7 +276,7 @@ func Handler(rec *Reconciler, log *slog.Logger) http.Handler {
 			return
 		}
 		azfunc.WriteResponse(w, azfunc.InvokeResponse{Logs: []string{
-			fmt.Sprintf("reconcile: %d version documents, %d audit records refilled, %.1f RU", res.Versions, res.Refilled, m.Cost().Charge),
+			fmt.Sprintf("reconcile: %d version documents written since %d, %d audit records refilled, %.1f RU", res.Versions, res.Since, res.Refilled, m.Cost().Charge),
 		}})
 	})
 }
