@@ -94,8 +94,9 @@ func checkQueriedPathsIndexed(s sources, queried map[string][]string) []string {
 		if paths == nil {
 			continue // every path
 		}
+		policy := &store.IndexingPolicy{Paths: paths} // id and _ts are indexed always
 		for _, f := range fields {
-			if !slices.Contains(paths, f) {
+			if !policy.Indexes(f) {
 				p.add("%s: container %s does not index %s, which the handler's queries filter or order on", cosmosFile, r.resource.Name, f)
 			}
 		}
@@ -188,8 +189,11 @@ func queriedFields(t *testing.T) map[string][]string {
 		default:
 			t.Fatalf("%s: move answered %d: %s", scheme, r.Status, r.Body)
 		}
-		if r := c.Do("POST", "/Reconcile", `{"Data":{"timer":{}},"Metadata":{}}`, azfunc.KeyHeader+": "+a.InvocationKey()); r.Status != 200 {
-			t.Fatalf("%s: Reconcile answered %d: %s", scheme, r.Status, r.Body)
+		// The second run reads from the first one's watermark.
+		for range 2 {
+			if r := c.Do("POST", "/Reconcile", `{"Data":{"timer":{}},"Metadata":{}}`, azfunc.KeyHeader+": "+a.InvocationKey()); r.Status != 200 {
+				t.Fatalf("%s: Reconcile answered %d: %s", scheme, r.Status, r.Body)
+			}
 		}
 	}
 	log.mu.Lock()
