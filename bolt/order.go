@@ -61,6 +61,10 @@ func appendValue(b []byte, raw json.RawMessage) []byte {
 		}
 		return binary.BigEndian.AppendUint64(b, bits)
 	case rankString:
+		raw = bytes.TrimSpace(raw)
+		if bytes.IndexByte(raw, '\\') < 0 { // no escapes: the bytes between the quotes
+			return appendComponent(b, string(raw[1:len(raw)-1]))
+		}
 		var s string
 		_ = json.Unmarshal(raw, &s)
 		return appendComponent(b, s)
@@ -74,10 +78,6 @@ func appendValue(b []byte, raw json.RawMessage) []byte {
 // keys in one partition.
 func orderPrefix(field string, pk store.PartitionKey) []byte {
 	return append(appendComponent(nil, field), pkPrefix(pk)...)
-}
-
-func orderKey(field string, pk store.PartitionKey, raw json.RawMessage, id string) []byte {
-	return append(appendValue(orderPrefix(field, pk), raw), id...)
 }
 
 // indexes reports whether the container keeps a range index of field.
@@ -100,9 +100,14 @@ func (c *container) orderKeys(pk store.PartitionKey, id string, fields map[strin
 	if c.spec.Indexing == nil {
 		return nil
 	}
+	key := pkPrefix(pk)
 	keys := make([][]byte, len(c.spec.Indexing.Paths))
 	for i, p := range c.spec.Indexing.Paths {
-		keys[i] = orderKey(p, pk, fields[p], id)
+		raw := fields[p]
+		// Room for the name, the key, the value and the id, escapes aside.
+		k := make([]byte, 0, len(p)+len(key)+len(raw)+len(id)+12)
+		k = append(appendValue(append(appendComponent(k, p), key...), raw), id...)
+		keys[i] = k
 	}
 	return keys
 }
