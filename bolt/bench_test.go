@@ -6,23 +6,16 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/todoaudit/todo/bolt"
 	"github.com/todoaudit/todo/partition"
 	"github.com/todoaudit/todo/store"
 )
 
+// benchContainer is the todo container as the handler creates it, with
+// its range index.
 func benchContainer(b *testing.B) store.Container {
 	b.Helper()
-	// The todo container as the handler creates it, with its range index.
-	st, err := bolt.Open(b.TempDir(), []store.ContainerSpec{{Name: "todos", PartitionKeyPaths: []string{"/userId", "/category"}, Indexing: partition.TodoIndexing}}, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = st.Close() })
-	c, err := st.Container(context.Background(), "todos")
-	if err != nil {
-		b.Fatal(err)
-	}
+	spec := store.ContainerSpec{Name: "todos", PartitionKeyPaths: []string{"/userId", "/category"}, Indexing: partition.TodoIndexing}
+	c := openContainer(b, b.TempDir(), spec, nil)
 	return c
 }
 

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	bbolt "go.etcd.io/bbolt"
 
@@ -408,11 +409,10 @@ func (c *container) queryByKey(q store.Query, f filters, prefix []byte) ([]store
 		}
 		start = k
 	}
-	var out []store.Item
+	pg := c.newPage(q, f)
 	var next string
-	loaded := 0
 	err := c.s.db.View(func(tx *bbolt.Tx) error {
-		now := c.s.now()
+		pg.now = c.s.now()
 		cur := tx.Bucket(c.name).Bucket(bucketItems).Cursor()
 		k, v := cur.Seek(prefix)
 		if start != nil {
@@ -421,28 +421,56 @@ func (c *container) queryByKey(q store.Query, f filters, prefix []byte) ([]store
 				k, v = cur.Next()
 			}
 		}
-		for ; k != nil && bytes.HasPrefix(k, prefix); k, v = cur.Next() {
-			r := decodeRecord(v)
-			if r.expired(now) {
-				continue
-			}
-			_, ok, err := f.load(r.body, &loaded)
-			if err != nil {
+		for ; k != nil && bytes.HasPrefix(k, prefix) && !pg.more; k, v = cur.Next() {
+			if _, err := pg.offer(k, v); err != nil {
 				return err
 			}
-			if !ok {
-				continue
-			}
-			if len(out) == q.PageSize {
-				next = base64.RawURLEncoding.EncodeToString(keyOf(out[len(out)-1]))
-				return nil
-			}
-			pk, id := splitItemKey(k, len(c.spec.PartitionKeyPaths))
-			out = append(out, store.Item{ID: id, PartitionKey: pk, ETag: etagOf(r.lsn), Body: bytes.Clone(r.body)})
+		}
+		if pg.more {
+			next = base64.RawURLEncoding.EncodeToString(keyOf(pg.items[len(pg.items)-1]))
 		}
 		return nil
 	})
-	return out, next, loaded, err
+	return pg.items, next, pg.loaded, err
+}
+
+// page collects one page of a query's matches as a walk over the stored
+// items meets them.
+type page struct {
+	f      filters
+	size   int
+	paths  int
+	now    time.Time
+	items  []store.Item
+	loaded int
+	// more is set when the walk met a match beyond the page: the page
+	// has a continuation, and the walk can stop.
+	more bool
+}
+
+func (c *container) newPage(q store.Query, f filters) *page {
+	return &page{f: f, size: q.PageSize, paths: len(c.spec.PartitionKeyPaths)}
+}
+
+// offer considers the item stored under key with the record v, and
+// reports whether it joined the page: not when it has expired or does not
+// match, nor once the page is full (then more is set).
+func (p *page) offer(key, v []byte) (bool, error) {
+	r := decodeRecord(v)
+	if r.expired(p.now) {
+		return false, nil
+	}
+	_, ok, err := p.f.load(r.body, &p.loaded)
+	if err != nil || !ok {
+		return false, err
+	}
+	if len(p.items) == p.size {
+		p.more = true
+		return false, nil
+	}
+	pk, id := splitItemKey(key, p.paths)
+	p.items = append(p.items, store.Item{ID: id, PartitionKey: pk, ETag: etagOf(r.lsn), Body: bytes.Clone(r.body)})
+	return true, nil
 }
 
 func keyOf(it store.Item) []byte { return itemKey(it.PartitionKey, it.ID) }

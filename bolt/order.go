@@ -217,12 +217,11 @@ func (c *container) queryIndexed(q store.Query, f filters) ([]store.Item, string
 		}
 		from = append(bytes.Clone(prefix), pos...)
 	}
-	var out []store.Item
-	var last []byte // the key of the last item returned
+	pg := c.newPage(q, f)
+	var last []byte // the index key of the last item on the page
 	var next string
-	loaded := 0
 	err := c.s.db.View(func(tx *bbolt.Tx) error {
-		now := c.s.now()
+		pg.now = c.s.now()
 		cb := tx.Bucket(c.name)
 		items := cb.Bucket(bucketItems)
 		cur := cb.Bucket(bucketOrder).Cursor()
@@ -231,36 +230,28 @@ func (c *container) queryIndexed(q store.Query, f filters) ([]store.Item, string
 		if o.Desc {
 			step = cur.Prev
 		}
-		for ; k != nil && bytes.HasPrefix(k, prefix); k, v = step() {
+		for ; k != nil && bytes.HasPrefix(k, prefix) && !pg.more; k, v = step() {
 			stored := items.Get(v)
 			if stored == nil {
 				return todo.Errorf(todo.Internal, "range index names a missing item %q", v)
 			}
-			r := decodeRecord(stored)
-			if r.expired(now) {
-				continue
-			}
-			_, ok, err := f.load(r.body, &loaded)
+			added, err := pg.offer(v, stored)
 			if err != nil {
 				return err
 			}
-			if !ok {
-				continue
+			if added {
+				last = bytes.Clone(k)
 			}
-			if len(out) == q.PageSize {
-				next = base64.RawURLEncoding.EncodeToString(last[len(prefix):])
-				return nil
-			}
-			pk, id := splitItemKey(v, len(c.spec.PartitionKeyPaths))
-			out = append(out, store.Item{ID: id, PartitionKey: pk, ETag: etagOf(r.lsn), Body: bytes.Clone(r.body)})
-			last = bytes.Clone(k)
+		}
+		if pg.more {
+			next = base64.RawURLEncoding.EncodeToString(last[len(prefix):])
 		}
 		return nil
 	})
 	if len(f.rest) == 0 {
-		loaded = len(out)
+		pg.loaded = len(pg.items)
 	}
-	return out, next, loaded, err
+	return pg.items, next, pg.loaded, err
 }
 
 // walkStart positions cur on the first key of prefix's range in walking

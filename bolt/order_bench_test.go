@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/todoaudit/todo/bolt"
 	"github.com/todoaudit/todo/store"
 )
 
@@ -15,15 +14,7 @@ func historyContainer(tb testing.TB, n int) store.Container {
 	tb.Helper()
 	spec := store.ContainerSpec{Name: "audit", PartitionKeyPaths: []string{"/entityKey"},
 		Indexing: &store.IndexingPolicy{Paths: []string{"entityKey", "version"}}}
-	st, err := bolt.Open(tb.TempDir(), []store.ContainerSpec{spec}, nil)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { _ = st.Close() })
-	c, err := st.Container(context.Background(), "audit")
-	if err != nil {
-		tb.Fatal(err)
-	}
+	c := openContainer(tb, tb.TempDir(), spec, nil)
 	pk := store.PartitionKey{"todo/alice/t1"}
 	for i := 0; i < n; i += store.MaxBatchOps {
 		var ops []store.Op

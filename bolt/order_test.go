@@ -15,17 +15,20 @@ import (
 	"github.com/todoaudit/todo/store"
 )
 
-func openContainer(t testing.TB, dir string, spec store.ContainerSpec, o *bolt.Options) (*bolt.Store, store.Container) {
+// openContainer opens a store of one container in dir, closed when the
+// test ends.
+func openContainer(t testing.TB, dir string, spec store.ContainerSpec, o *bolt.Options) store.Container {
 	t.Helper()
 	st, err := bolt.Open(dir, []store.ContainerSpec{spec}, o)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = st.Close() })
 	c, err := st.Container(context.Background(), spec.Name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return st, c
+	return c
 }
 
 // rank is the ORDER BY type rank of a JSON value ("" is undefined).
@@ -71,9 +74,9 @@ func ids(t testing.TB, c store.Container, q store.Query) string {
 // every path and so sorts.
 func TestRangeIndexOrdersAsSorting(t *testing.T) {
 	spec := store.ContainerSpec{Name: "c", PartitionKeyPaths: []string{"/pk"}}
-	_, sorting := openContainer(t, t.TempDir(), spec, nil)
+	sorting := openContainer(t, t.TempDir(), spec, nil)
 	spec.Indexing = &store.IndexingPolicy{Paths: []string{"pk", "v"}}
-	_, indexed := openContainer(t, t.TempDir(), spec, nil)
+	indexed := openContainer(t, t.TempDir(), spec, nil)
 	values := []string{``, `null`, `true`, `false`, `0`, `-0`, `-1.5`, `1e300`, `-1e300`, `2`, `2.0`, `"a"`, `"a\u0000"`,
 		`"a\u0000b"`, `"ab"`, `"\u0061b"`, `""`, `"Z"`, `"é"`, `[1,2]`, `{"a":1}`, `[]`, `3`, `"a"`, `true`, `null`}
 	for i, v := range values {
@@ -155,8 +158,19 @@ func TestRangeIndexOrdersAsSorting(t *testing.T) {
 // gets one when it is opened with a policy that needs it.
 func TestRangeIndexBuiltOnOpen(t *testing.T) {
 	dir := t.TempDir()
+	open := func(spec store.ContainerSpec) (*bolt.Store, store.Container) {
+		st, err := bolt.Open(dir, []store.ContainerSpec{spec}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := st.Container(context.Background(), spec.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st, c
+	}
 	spec := store.ContainerSpec{Name: "c", PartitionKeyPaths: []string{"/pk"}}
-	st, c := openContainer(t, dir, spec, nil)
+	st, c := open(spec)
 	for i, n := range []int{3, 1, 2} {
 		if _, err := c.Create(context.Background(), store.PartitionKey{"p"}, fmt.Appendf(nil, `{"id":"d%d","pk":"p","n":%d,"m":%d}`, i, n, -n)); err != nil {
 			t.Fatal(err)
@@ -167,7 +181,7 @@ func TestRangeIndexBuiltOnOpen(t *testing.T) {
 	}
 	for _, f := range []struct{ field, want string }{{"n", "d1,d2,d0"}, {"m", "d0,d2,d1"}} {
 		spec.Indexing = &store.IndexingPolicy{Paths: []string{"pk", f.field}}
-		st, c = openContainer(t, dir, spec, nil)
+		st, c = open(spec)
 		q := store.Query{PartitionKey: store.PartitionKey{"p"}, PageSize: 1, OrderBy: []store.Order{{Field: f.field}}}
 		if got := ids(t, c, q); got != f.want {
 			t.Fatalf("ORDER BY %s after reopening with it indexed = %s, want %s", f.field, got, f.want)
@@ -208,7 +222,7 @@ func TestQueriesReadAboutOnePage(t *testing.T) {
 	clk := &clock{now: time.Unix(1_700_000_000, 0)}
 	since := func(old int) func() {
 		spec := store.ContainerSpec{Name: "todos", PartitionKeyPaths: []string{"/userId"}}
-		_, c := openContainer(t, t.TempDir(), spec, &bolt.Options{Now: clk.Now})
+		c := openContainer(t, t.TempDir(), spec, &bolt.Options{Now: clk.Now})
 		// Batches of 100 in seven partitions.
 		write := func(prefix string, n int) {
 			for i := 0; i < n; i += store.MaxBatchOps {
@@ -244,7 +258,7 @@ func TestQueriesReadAboutOnePage(t *testing.T) {
 // error, a panic, or an item from another partition.
 func FuzzOrderedContinuation(f *testing.F) {
 	spec := store.ContainerSpec{Name: "c", PartitionKeyPaths: []string{"/pk"}, Indexing: &store.IndexingPolicy{Paths: []string{"pk", "v"}}}
-	_, c := openContainer(f, f.TempDir(), spec, nil)
+	c := openContainer(f, f.TempDir(), spec, nil)
 	for i, v := range []string{`1`, `"x"`, `true`, `null`, `[1]`} {
 		for _, pk := range []string{"p", "q"} {
 			if _, err := c.Create(context.Background(), store.PartitionKey{pk}, fmt.Appendf(nil, `{"id":"d%d","pk":%q,"v":%s}`, i, pk, v)); err != nil {

@@ -55,48 +55,36 @@ func (c *container) queryByCommit(q store.Query, f filters, prefix []byte, since
 		}
 		start = binaryLSN(raw[1:]) + 1
 	}
-	var out []store.Item
-	var lastLSN uint64
+	pg := c.newPage(q, f)
+	var last uint64 // the LSN of the last item on the page
 	var next string
-	loaded := 0
 	err := c.s.db.View(func(tx *bbolt.Tx) error {
-		now := c.s.now()
+		pg.now = c.s.now()
 		cb := tx.Bucket(c.name)
 		items := cb.Bucket(bucketItems)
 		cur := cb.Bucket(bucketFeed).Cursor()
 		if q.Continuation == "" {
 			start = firstWrittenSince(cur, items, since)
 		}
-		for k, key := cur.Seek(lsnKey(start)); k != nil; k, key = cur.Next() {
-			if !bytes.HasPrefix(key, prefix) {
-				continue
-			}
+		for k, key := cur.Seek(lsnKey(start)); k != nil && !pg.more; k, key = cur.Next() {
 			v := items.Get(key)
-			if v == nil {
+			if v == nil || !bytes.HasPrefix(key, prefix) {
 				continue
 			}
-			r := decodeRecord(v)
-			if r.expired(now) {
-				continue
-			}
-			_, ok, err := f.load(r.body, &loaded)
+			added, err := pg.offer(key, v)
 			if err != nil {
 				return err
 			}
-			if !ok {
-				continue
+			if added {
+				last = binaryLSN(k)
 			}
-			if len(out) == q.PageSize {
-				next = base64.RawURLEncoding.EncodeToString(binary.BigEndian.AppendUint64([]byte{'t'}, lastLSN))
-				return nil
-			}
-			pk, id := splitItemKey(key, len(c.spec.PartitionKeyPaths))
-			out = append(out, store.Item{ID: id, PartitionKey: pk, ETag: etagOf(r.lsn), Body: bytes.Clone(r.body)})
-			lastLSN = binaryLSN(k)
+		}
+		if pg.more {
+			next = base64.RawURLEncoding.EncodeToString(binary.BigEndian.AppendUint64([]byte{'t'}, last))
 		}
 		return nil
 	})
-	return out, next, loaded, err
+	return pg.items, next, pg.loaded, err
 }
 
 // firstWrittenSince finds, by binary search over the feed's LSNs, where

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,23 +17,12 @@ import (
 	"github.com/todoaudit/todo/store"
 )
 
-// clock is the embedded store's clock, moved by the test.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
+// clock is the embedded store's clock, whole seconds as _ts has them,
+// set by the test.
+type clock struct{ sec atomic.Int64 }
 
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = t
-}
+func (c *clock) Now() time.Time  { return time.Unix(c.sec.Load(), 0) }
+func (c *clock) Set(t time.Time) { c.sec.Store(t.Unix()) }
 
 type env struct {
 	clock *clock
@@ -41,7 +31,8 @@ type env struct {
 
 func newEnv(t testing.TB) *env {
 	t.Helper()
-	clk := &clock{now: time.Unix(1_800_000_000, 0)}
+	clk := &clock{}
+	clk.Set(time.Unix(1_800_000_000, 0))
 	paths, _ := partition.Paths(partition.Hierarchical)
 	ttl := -1
 	st, err := bolt.Open(t.TempDir(), []store.ContainerSpec{
