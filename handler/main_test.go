@@ -26,6 +26,15 @@ var (
 	buildErr  error
 )
 
+// TestMain removes the binary handlerBinary built, with its directory.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binary != "" {
+		_ = os.RemoveAll(filepath.Dir(binary))
+	}
+	os.Exit(code)
+}
+
 // handlerBinary builds the handler once per test run.
 func handlerBinary(t *testing.T) string {
 	t.Helper()
