@@ -66,6 +66,7 @@ type watermark struct {
 // Result says what a reconcile pass did.
 type Result struct {
 	Versions int // version documents examined
+	Skipped  int // version documents read again that the previous run examined
 	Refilled int // audit records written
 	// Since is the _ts from which the run read, 0 when it read every
 	// retained version (the first run).
@@ -119,6 +120,7 @@ func (r *Reconciler) Run(ctx context.Context) (Result, error) {
 			}
 			read = append(read, stamped{Version: todo.Version{UserID: v.UserID, TodoID: v.TodoID, Version: v.Version.Version}, TS: v.TS})
 			if seen[seenKey(v.Version)] {
+				res.Skipped++
 				continue
 			}
 			key := todo.EntityKey(v.UserID, v.TodoID)
@@ -276,7 +278,8 @@ func Handler(rec *Reconciler, log *slog.Logger) http.Handler {
 			return
 		}
 		azfunc.WriteResponse(w, azfunc.InvokeResponse{Logs: []string{
-			fmt.Sprintf("reconcile: %d version documents written since %d, %d audit records refilled, %.1f RU", res.Versions, res.Since, res.Refilled, m.Cost().Charge),
+			fmt.Sprintf("reconcile: %d version documents written since %d examined (%d more skipped, examined by the previous run), %d audit records refilled, %.1f RU",
+				res.Versions, res.Since, res.Skipped, res.Refilled, m.Cost().Charge),
 		}})
 	})
 }

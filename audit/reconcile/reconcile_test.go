@@ -147,7 +147,7 @@ func TestRunAfterNoWritesIsOneQueryPage(t *testing.T) {
 		t.Fatalf("run right after 5 writes: %+v", res)
 	}
 	res, cost = e.run(t)
-	if res.Versions != 0 || cost.Requests != 2 {
+	if res.Versions != 0 || res.Skipped != 5 || cost.Requests != 2 {
 		t.Fatalf("second run right after 5 writes: %+v, cost %+v; want nothing examined in one page", res, cost)
 	}
 }
