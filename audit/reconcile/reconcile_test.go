@@ -140,6 +140,7 @@ func TestRunAfterNoWritesIsOneQueryPage(t *testing.T) {
 	if res.Versions != 0 || cost.Requests != 2 || cost.Charge > ru.Read(200)+page {
 		t.Fatalf("run after no writes: %+v, cost %+v; want 2 requests and at most %.2f RU", res, cost, ru.Read(200)+page)
 	}
+	t.Logf("a run after no writes: %.1f RU in %d requests", cost.Charge, cost.Requests)
 
 	// Back to back: writes, a run right after them, another run.
 	e.writeVersions(t, "bob", ids("u", 5), 1)
@@ -150,6 +151,7 @@ func TestRunAfterNoWritesIsOneQueryPage(t *testing.T) {
 	if res.Versions != 0 || res.Skipped != 5 || cost.Requests != 2 {
 		t.Fatalf("second run right after 5 writes: %+v, cost %+v; want nothing examined in one page", res, cost)
 	}
+	t.Logf("a run right after one that examined 5 versions: %.1f RU in %d requests", cost.Charge, cost.Requests)
 }
 
 // A run's cost grows with the writes since the previous run, not with the
