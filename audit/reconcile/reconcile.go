@@ -106,7 +106,11 @@ func (r *Reconciler) Run(ctx context.Context) (Result, error) {
 	if mark.Since > 0 {
 		q.Filters = append(q.Filters, store.Filter{Field: "_ts", Op: store.Ge, Value: mark.Since})
 	}
-	var read []stamped // what the run read, for the next watermark
+	// For the next watermark: the newest _ts read, and the versions read
+	// that are within the margin of this run's start.
+	newest := mark.Since - 1
+	cutoff := start.Add(-r.margin()).Unix()
+	var recent []stamped
 	for {
 		page, err := r.Todos.Query(ctx, q)
 		if err != nil {
@@ -118,7 +122,10 @@ func (r *Reconciler) Run(ctx context.Context) (Result, error) {
 			if json.Unmarshal(it.Body, &v) != nil || audit.CheckVersion(v.Version) != nil {
 				continue // the trigger dead-letters it
 			}
-			read = append(read, stamped{Version: todo.Version{UserID: v.UserID, TodoID: v.TodoID, Version: v.Version.Version}, TS: v.TS})
+			newest = max(newest, v.TS)
+			if v.TS >= cutoff {
+				recent = append(recent, stamped{Version: todo.Version{UserID: v.UserID, TodoID: v.TodoID, Version: v.Version.Version}, TS: v.TS})
+			}
 			if seen[seenKey(v.Version)] {
 				res.Skipped++
 				continue
@@ -144,7 +151,7 @@ func (r *Reconciler) Run(ctx context.Context) (Result, error) {
 		}
 		q.Continuation = page.Continuation
 	}
-	if next := r.next(mark, start, read); !slices.Equal(next.Seen, mark.Seen) || next.Since != mark.Since {
+	if next := nextWatermark(newest, cutoff, recent); !slices.Equal(next.Seen, mark.Seen) || next.Since != mark.Since {
 		if err := r.save(ctx, next); err != nil {
 			return res, err
 		}
@@ -155,25 +162,25 @@ func (r *Reconciler) Run(ctx context.Context) (Result, error) {
 	return res, nil
 }
 
-// next is the watermark after a successful run that started at start and
-// read the given versions.
-func (r *Reconciler) next(mark watermark, start time.Time, read []stamped) watermark {
-	newest := mark.Since - 1
-	for _, v := range read {
-		newest = max(newest, v.TS)
-	}
-	margin := r.Margin
-	if margin <= 0 {
-		margin = DefaultMargin
-	}
-	next := watermark{Since: max(min(newest+1, start.Add(-margin).Unix()), 0)}
-	for _, v := range read {
+// nextWatermark is the watermark after a successful run, given the newest
+// _ts it read, its start less the margin, and the versions it read from
+// then on.
+func nextWatermark(newest, cutoff int64, recent []stamped) watermark {
+	next := watermark{Since: max(min(newest+1, cutoff), 0)}
+	for _, v := range recent {
 		if v.TS >= next.Since && len(next.Seen) < maxSeen {
 			next.Seen = append(next.Seen, seenKey(v.Version))
 		}
 	}
 	slices.Sort(next.Seen)
 	return next
+}
+
+func (r *Reconciler) margin() time.Duration {
+	if r.Margin > 0 {
+		return r.Margin
+	}
+	return DefaultMargin
 }
 
 func (r *Reconciler) now() time.Time {
