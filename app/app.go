@@ -224,20 +224,6 @@ func (a *App) Addr() string { return a.ln.Addr().String() }
 // storeSystem is the db.system attribute of each store's spans.
 var storeSystem = map[string]string{"embedded": "bbolt", "cosmos": "cosmosdb"}
 
-// containers returns the specs of the three containers.
-func containers(cfg *config.Config) ([]store.ContainerSpec, error) {
-	paths, err := partition.Paths(cfg.Scheme)
-	if err != nil {
-		return nil, err
-	}
-	perItem := -1
-	return []store.ContainerSpec{
-		{Name: cfg.TodoContainer, PartitionKeyPaths: paths, DefaultTTL: &perItem, Indexing: partition.TodoIndexing},
-		{Name: cfg.AuditContainer, PartitionKeyPaths: partition.AuditKeyPaths, Indexing: partition.AuditIndexing},
-		{Name: cfg.LeasesContainer, PartitionKeyPaths: partition.LeaseKeyPaths, Indexing: partition.LeaseIndexing},
-	}, nil
-}
-
 // openStore opens the configured store. A failed open gives a nil
 // interface, not one holding a nil pointer that the abandoned-attempt
 // clean-up would try to close.
@@ -353,7 +339,8 @@ func attempt(ctx context.Context, timeout time.Duration, open func(context.Conte
 // open opens the store, then wires the API over it and, standalone, starts
 // the pump; the background work runs under bg.
 func (a *App) open(ctx, bg context.Context) error {
-	specs, err := containers(a.cfg)
+	specs, err := partition.Containers(a.cfg.Scheme, partition.ContainerNames{
+		Todos: a.cfg.TodoContainer, Audit: a.cfg.AuditContainer, Leases: a.cfg.LeasesContainer})
 	if err != nil {
 		return err
 	}

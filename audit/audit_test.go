@@ -18,7 +18,7 @@ import (
 	"github.com/todoaudit/todo/audit/reconcile"
 	"github.com/todoaudit/todo/audit/trigger"
 	"github.com/todoaudit/todo/azfunc"
-	"github.com/todoaudit/todo/bolt"
+	"github.com/todoaudit/todo/bolt/bolttest"
 	"github.com/todoaudit/todo/partition"
 	"github.com/todoaudit/todo/service"
 	"github.com/todoaudit/todo/store"
@@ -33,22 +33,9 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	ttl := -1
-	st, err := bolt.Open(t.TempDir(), []store.ContainerSpec{
-		{Name: "todos", PartitionKeyPaths: []string{"/userId", "/category"}, DefaultTTL: &ttl},
-		{Name: "audit", PartitionKeyPaths: partition.AuditKeyPaths},
-		{Name: "leases", PartitionKeyPaths: partition.LeaseKeyPaths},
-	}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
-	e := &env{}
-	ctx := context.Background()
-	e.todos, _ = st.Container(ctx, "todos")
-	e.audit, _ = st.Container(ctx, "audit")
-	e.leases, _ = st.Container(ctx, "leases")
-	sch, _ := partition.New("hierarchical", 1, nil)
+	c := bolttest.Open(t, partition.Hierarchical, nil)
+	e := &env{todos: c.Todos, audit: c.Audit, leases: c.Leases}
+	sch, _ := partition.New(partition.Hierarchical, 1, nil)
 	e.svc = service.New(sch, e.todos, e.audit, nil)
 	return e
 }

@@ -40,9 +40,9 @@ var (
 	cosmosKey         = Setting{"COSMOS_KEY", "", "account key, for emulators only; creates missing containers at start"}
 	allowRemoteKey    = Setting{"COSMOS_ALLOW_REMOTE_KEY", "false", "true lets a key (CosmosDB or COSMOS_KEY) go to an account that is not on this machine"}
 	database          = Setting{"COSMOS_DATABASE", "todoapp", "database name"}
-	todoContainer     = Setting{"COSMOS_TODO_CONTAINER", "todos", "todo container name"}
-	auditContainer    = Setting{"COSMOS_AUDIT_CONTAINER", "audit", "audit container name"}
-	leasesContainer   = Setting{"COSMOS_LEASES_CONTAINER", "leases", "leases container name (partition key /id)"}
+	todoContainer     = Setting{"COSMOS_TODO_CONTAINER", partition.DefaultContainerNames.Todos, "todo container name"}
+	auditContainer    = Setting{"COSMOS_AUDIT_CONTAINER", partition.DefaultContainerNames.Audit, "audit container name"}
+	leasesContainer   = Setting{"COSMOS_LEASES_CONTAINER", partition.DefaultContainerNames.Leases, "leases container name (partition key /id)"}
 	partitionScheme   = Setting{"PARTITION_SCHEME", partition.Hierarchical, "hierarchical, category or synthetic; fixed when the todo container is created"}
 	syntheticBuckets  = Setting{"SYNTHETIC_BUCKETS", strconv.Itoa(partition.DefaultBuckets), "number of logical partitions per user under the synthetic scheme (1-100)"}
 	authMode          = Setting{"AUTH_MODE", "", "entra, easyauth, single or dev; default entra when AUTH_ISSUER is set, else easyauth under the host and dev standalone"}

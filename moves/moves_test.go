@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/todoaudit/todo"
-	"github.com/todoaudit/todo/bolt"
+	"github.com/todoaudit/todo/bolt/bolttest"
 	"github.com/todoaudit/todo/moves"
 	"github.com/todoaudit/todo/partition"
 	"github.com/todoaudit/todo/service"
@@ -17,21 +17,9 @@ import (
 // step) is hidden from lists until a sweep finishes its move; a sweep with
 // nothing new since the previous one reads one empty feed page.
 func TestSweepFinishesInterruptedMoves(t *testing.T) {
-	paths, _ := partition.Paths(partition.Hierarchical)
-	ttl := -1
-	st, err := bolt.Open(t.TempDir(), []store.ContainerSpec{
-		{Name: "todos", PartitionKeyPaths: paths, DefaultTTL: &ttl},
-		{Name: "audit", PartitionKeyPaths: partition.AuditKeyPaths},
-		{Name: "leases", PartitionKeyPaths: partition.LeaseKeyPaths},
-	}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
+	c := bolttest.Open(t, partition.Hierarchical, nil)
+	todos, auditC, leases := c.Todos, c.Audit, c.Leases
 	bg := context.Background()
-	todos, _ := st.Container(bg, "todos")
-	auditC, _ := st.Container(bg, "audit")
-	leases, _ := st.Container(bg, "leases")
 	sch, _ := partition.New(partition.Hierarchical, 1, nil)
 	svc := service.New(sch, todos, auditC, nil)
 	ctx := service.WithUser(bg, "alice")

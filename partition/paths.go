@@ -62,3 +62,26 @@ var (
 	// documents and queries them as it needs.
 	LeaseIndexing *store.IndexingPolicy
 )
+
+// ContainerNames names the todo, audit and leases containers.
+type ContainerNames struct{ Todos, Audit, Leases string }
+
+// DefaultContainerNames are the names used unless configured otherwise.
+var DefaultContainerNames = ContainerNames{Todos: "todos", Audit: "audit", Leases: "leases"}
+
+// Containers returns the specs of the todo, audit and leases containers,
+// in that order, under a scheme: their partition keys, time to live (per
+// item on the todo container, for retained versions) and indexing
+// policies, as the handler opens them.
+func Containers(scheme string, names ContainerNames) ([]store.ContainerSpec, error) {
+	paths, err := Paths(scheme)
+	if err != nil {
+		return nil, err
+	}
+	perItem := -1
+	return []store.ContainerSpec{
+		{Name: names.Todos, PartitionKeyPaths: paths, DefaultTTL: &perItem, Indexing: TodoIndexing},
+		{Name: names.Audit, PartitionKeyPaths: AuditKeyPaths, Indexing: AuditIndexing},
+		{Name: names.Leases, PartitionKeyPaths: LeaseKeyPaths, Indexing: LeaseIndexing},
+	}, nil
+}

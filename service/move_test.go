@@ -7,7 +7,7 @@ import (
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/audit/reconcile"
-	"github.com/todoaudit/todo/bolt"
+	"github.com/todoaudit/todo/bolt/bolttest"
 	"github.com/todoaudit/todo/partition"
 	"github.com/todoaudit/todo/service"
 	"github.com/todoaudit/todo/store"
@@ -34,21 +34,8 @@ func (f *flaky) Batch(ctx context.Context, pk store.PartitionKey, ops []store.Op
 
 func open(t *testing.T, scheme string) (todos, audit, leases store.Container) {
 	t.Helper()
-	paths, _ := partition.Paths(scheme)
-	ttl := -1
-	st, err := bolt.Open(t.TempDir(), []store.ContainerSpec{
-		{Name: "todos", PartitionKeyPaths: paths, DefaultTTL: &ttl},
-		{Name: "audit", PartitionKeyPaths: partition.AuditKeyPaths},
-		{Name: "leases", PartitionKeyPaths: partition.LeaseKeyPaths},
-	}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
-	todos, _ = st.Container(context.Background(), "todos")
-	audit, _ = st.Container(context.Background(), "audit")
-	leases, _ = st.Container(context.Background(), "leases")
-	return todos, audit, leases
+	c := bolttest.Open(t, scheme, nil)
+	return c.Todos, c.Audit, c.Leases
 }
 
 // A move interrupted after its first step leaves the todo hidden but not

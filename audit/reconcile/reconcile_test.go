@@ -12,6 +12,7 @@ import (
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/bolt"
+	"github.com/todoaudit/todo/bolt/bolttest"
 	"github.com/todoaudit/todo/partition"
 	"github.com/todoaudit/todo/ru"
 	"github.com/todoaudit/todo/store"
@@ -33,25 +34,8 @@ func newEnv(t testing.TB) *env {
 	t.Helper()
 	clk := &clock{}
 	clk.Set(time.Unix(1_800_000_000, 0))
-	paths, _ := partition.Paths(partition.Hierarchical)
-	ttl := -1
-	st, err := bolt.Open(t.TempDir(), []store.ContainerSpec{
-		{Name: "todos", PartitionKeyPaths: paths, DefaultTTL: &ttl, Indexing: partition.TodoIndexing},
-		{Name: "audit", PartitionKeyPaths: partition.AuditKeyPaths, Indexing: partition.AuditIndexing},
-		{Name: "leases", PartitionKeyPaths: partition.LeaseKeyPaths, Indexing: partition.LeaseIndexing},
-	}, &bolt.Options{Now: clk.Now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
-	c := func(name string) store.Container {
-		ct, err := st.Container(context.Background(), name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return ct
-	}
-	return &env{clock: clk, rec: &Reconciler{Todos: c("todos"), Audit: c("audit"), Leases: c("leases"),
+	c := bolttest.Open(t, partition.Hierarchical, &bolt.Options{Now: clk.Now})
+	return &env{clock: clk, rec: &Reconciler{Todos: c.Todos, Audit: c.Audit, Leases: c.Leases,
 		Log: slog.New(slog.DiscardHandler), Now: clk.Now}}
 }
 
