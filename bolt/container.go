@@ -31,16 +31,33 @@ func (c *container) Spec() store.ContainerSpec { return c.spec }
 
 // Read is a point read.
 func (c *container) Read(ctx context.Context, pk store.PartitionKey, id string) (store.Item, error) {
+	var copied copyItem
+	err := c.View(ctx, pk, id, &copied)
+	return store.Item(copied), err
+}
+
+// copyItem keeps the item it decodes, its body copied out of the memory map.
+type copyItem store.Item
+
+func (c *copyItem) Decode(it store.Item) error {
+	*c = copyItem(it)
+	c.Body = bytes.Clone(it.Body)
+	return nil
+}
+
+// View is a point read that hands d the body in the memory map, valid only
+// while the read transaction lasts, so that a caller decoding it copies it
+// once.
+func (c *container) View(ctx context.Context, pk store.PartitionKey, id string, d store.Decoder) error {
 	cost := store.Cost{Scope: store.Point, Requests: 1, Charge: 1}
 	defer func() { store.Charge(ctx, cost) }()
 	if err := ctx.Err(); err != nil {
-		return store.Item{}, todo.Wrap(todo.Unavailable, err, "request cancelled")
+		return todo.Wrap(todo.Unavailable, err, "request cancelled")
 	}
 	if err := c.spec.CheckKey(pk); err != nil {
-		return store.Item{}, err
+		return err
 	}
-	var item store.Item
-	err := c.s.db.View(func(tx *bbolt.Tx) error {
+	return c.s.db.View(func(tx *bbolt.Tx) error {
 		v := tx.Bucket(c.name).Bucket(bucketItems).Get(itemKey(pk, id))
 		if v == nil {
 			return notFound(id)
@@ -49,13 +66,9 @@ func (c *container) Read(ctx context.Context, pk store.PartitionKey, id string) 
 		if r.expired(c.s.now()) {
 			return notFound(id)
 		}
-		item = store.Item{ID: id, PartitionKey: pk, ETag: etagOf(r.lsn), Body: bytes.Clone(r.body)}
-		return nil
+		cost.Charge = ru.Read(int64(len(r.body)))
+		return d.Decode(store.Item{ID: id, PartitionKey: pk, ETag: etagOf(r.lsn), Body: r.body})
 	})
-	if err == nil {
-		cost.Charge = ru.Read(int64(len(item.Body)))
-	}
-	return item, err
 }
 
 func notFound(id string) error { return todo.Errorf(todo.NotFound, "item %q not found", id) }

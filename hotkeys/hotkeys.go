@@ -208,6 +208,11 @@ func (c *container) Read(ctx context.Context, pk store.PartitionKey, id string) 
 	return it, err
 }
 
+func (c *container) View(ctx context.Context, pk store.PartitionKey, id string, d store.Decoder) (err error) {
+	c.measure(ctx, pk, func(ctx context.Context) { err = store.View(ctx, c.Container, pk, id, d) })
+	return err
+}
+
 func (c *container) Create(ctx context.Context, pk store.PartitionKey, doc []byte) (it store.Item, err error) {
 	c.measure(ctx, pk, func(ctx context.Context) { it, err = c.Container.Create(ctx, pk, doc) })
 	return it, err

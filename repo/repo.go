@@ -52,26 +52,33 @@ func (r *Repository[T]) Get(ctx context.Context, id string) (Doc[T], store.Parti
 
 // GetIn point-reads an entity whose partition key is known.
 func (r *Repository[T]) GetIn(ctx context.Context, pk store.PartitionKey, id string) (Doc[T], error) {
-	item, err := r.c.Read(ctx, pk, id)
-	if err != nil {
-		return Doc[T]{}, err
-	}
-	return r.decode(item)
+	rd := &reading[T]{r: r}
+	err := store.View(ctx, r.c, pk, id, rd)
+	return rd.doc, err
 }
 
-// decode reads a stored document: through the fast plan when it can,
-// otherwise with encoding/json, which gives the same value.
-func (r *Repository[T]) decode(item store.Item) (Doc[T], error) {
-	d := Doc[T]{ETag: item.ETag}
+// reading is the store.Decoder of one point read.
+type reading[T any] struct {
+	r   *Repository[T]
+	doc Doc[T]
+}
+
+func (rd *reading[T]) Decode(item store.Item) error { return rd.r.decode(item, &rd.doc) }
+
+// decode reads a stored document into the zero d: through the fast plan
+// when it can, otherwise with encoding/json, which gives the same value.
+// Neither keeps item.Body.
+func (r *Repository[T]) decode(item store.Item, d *Doc[T]) error {
+	d.ETag = item.ETag
 	if r.fast.decode(item.Body, reflect.ValueOf(&d.Value).Elem()) {
-		return d, nil
+		return nil
 	}
 	var zero T
 	d.Value = zero
 	if err := json.Unmarshal(item.Body, &d.Value); err != nil {
-		return d, todo.Wrap(todo.Internal, err, "stored document does not decode")
+		return todo.Wrap(todo.Internal, err, "stored document does not decode")
 	}
-	return d, nil
+	return nil
 }
 
 // Spec is a query specification over one or more partitions.
@@ -120,11 +127,11 @@ func (r *Repository[T]) Query(ctx context.Context, s Spec) (Page[T], error) {
 			return page, err
 		}
 		for _, it := range p.Items {
-			d, err := r.decode(it)
-			if err != nil {
+			page.Items = append(page.Items, Doc[T]{})
+			if err := r.decode(it, &page.Items[len(page.Items)-1]); err != nil {
+				page.Items = page.Items[:len(page.Items)-1]
 				return page, err
 			}
-			page.Items = append(page.Items, d)
 		}
 		tok.Store = ""
 		if p.Continuation != "" {

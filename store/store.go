@@ -157,6 +157,33 @@ type Container interface {
 	ChangeFeed(ctx context.Context, continuation string, max int) (ChangeBatch, error)
 }
 
+// A Decoder takes the item of a point read for the length of one call: it
+// must not keep the item's Body, or anything sharing its memory, after
+// Decode returns.
+type Decoder interface {
+	Decode(Item) error
+}
+
+// A Viewer is a Container that can lend a point read's item to a Decoder
+// instead of copying its body out (the embedded store reads it in its
+// memory map). Decorators of a Viewer pass View on.
+type Viewer interface {
+	View(ctx context.Context, pk PartitionKey, id string, d Decoder) error
+}
+
+// View point-reads an item of c into d: through c's View when c is a
+// Viewer, else through Read. It returns Read's errors and d's.
+func View(ctx context.Context, c Container, pk PartitionKey, id string, d Decoder) error {
+	if v, ok := c.(Viewer); ok {
+		return v.View(ctx, pk, id, d)
+	}
+	it, err := c.Read(ctx, pk, id)
+	if err != nil {
+		return err
+	}
+	return d.Decode(it)
+}
+
 // Cosmos DB limits a transactional batch to 100 operations and a 2 MB
 // request.
 const (

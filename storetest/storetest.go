@@ -92,6 +92,7 @@ func Run(t *testing.T, h Harness) {
 		{"ChangeFeedNoDeletes", s.feedNoDeletes},
 		{"ChangeFeedPartitionOrder", s.feedOrder},
 		{"Costs", s.costs},
+		{"ViewAsRead", s.viewAsRead},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -964,4 +965,43 @@ func (s *suite) killChild(t *testing.T, dir string) {
 		}()
 	}
 	wg.Wait()
+}
+
+// decoded keeps what a store.View decoded, its body copied out.
+type decoded struct {
+	items []store.Item
+	err   error
+}
+
+func (d *decoded) Decode(it store.Item) error {
+	it.Body = append([]byte(nil), it.Body...)
+	d.items = append(d.items, it)
+	return d.err
+}
+
+// store.View gives what Read gives, at the same charge, whether the store
+// lends its bodies or not; its decoder's error comes back as is.
+func (s *suite) viewAsRead(t *testing.T, c, _ store.Container) {
+	must[store.Item](t)(c.Create(s.ctx, pk("p1"), doc("id", "a", "pk", "p1", "n", 1)))
+	rctx, rm := store.WithMeter(s.ctx)
+	read := must[store.Item](t)(c.Read(rctx, pk("p1"), "a"))
+	var d decoded
+	vctx, vm := store.WithMeter(s.ctx)
+	if err := store.View(vctx, c, pk("p1"), "a", &d); err != nil {
+		t.Fatal(err)
+	}
+	if len(d.items) != 1 || fmt.Sprint(d.items[0]) != fmt.Sprint(read) {
+		t.Fatalf("View decoded %+v, Read gave %+v", d.items, read)
+	}
+	if vm.Cost() != rm.Cost() {
+		t.Fatalf("View cost %+v, Read %+v", vm.Cost(), rm.Cost())
+	}
+	wantKind(t, store.View(s.ctx, c, pk("p1"), "missing", &d), todo.NotFound)
+	if len(d.items) != 1 {
+		t.Fatal("View called the decoder for a missing item")
+	}
+	d.err = errors.New("decoder failed")
+	if err := store.View(s.ctx, c, pk("p1"), "a", &d); !errors.Is(err, d.err) {
+		t.Fatalf("View returned %v, want the decoder's error", err)
+	}
 }

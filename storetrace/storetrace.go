@@ -99,6 +99,13 @@ func (c *container) Read(ctx context.Context, pk store.PartitionKey, id string) 
 	return it, err
 }
 
+func (c *container) View(ctx context.Context, pk store.PartitionKey, id string, d store.Decoder) error {
+	ctx, done := c.call(ctx, "read_item")
+	err := store.View(ctx, c.Container, pk, id, d)
+	done(err)
+	return err
+}
+
 func (c *container) Create(ctx context.Context, pk store.PartitionKey, doc []byte) (store.Item, error) {
 	ctx, done := c.call(ctx, "create_item")
 	it, err := c.Container.Create(ctx, pk, doc)
