@@ -123,20 +123,25 @@ func run(bin string, d time.Duration, clients int) error {
 	satLags := withProbe(client, h.base, func() { load(client, clients, 2*d, upsert) })
 
 	readRatio := median(hand) / median(base)
-	fmt.Printf("%-44s %14s %14s %s\n", "measure", "result", "bar", "")
+	fmt.Printf("%-46s %18s %16s %s\n", "measure", "result", "bar", "")
 	row := func(name, got, bar string, ok bool) {
 		verdict := "PASS"
 		if !ok {
 			verdict = "FAIL"
 		}
-		fmt.Printf("%-44s %14s %14s %s\n", name, got, bar, verdict)
+		fmt.Printf("%-46s %18s %16s %s\n", name, got, bar, verdict)
 	}
 	slices.Sort(listening)
 	slices.Sort(ready)
-	row("answers GET / after process start (max of 5)", listening[len(listening)-1].Round(time.Millisecond/10).String(), "<= 100ms", listening[len(listening)-1] <= 100*time.Millisecond)
-	row("/api/health 200 after process start (max of 5)", ready[len(ready)-1].Round(time.Millisecond/10).String(), "<= 200ms", ready[len(ready)-1] <= 200*time.Millisecond)
-	fmt.Printf("%-44s %14.0f\n", "bare net/http, same JSON (req/s, median)", median(base))
-	fmt.Printf("%-44s %14.0f\n", "handler point read (req/s, median)", median(hand))
+	startRow := func(name string, ds []time.Duration, bar time.Duration) {
+		worst := ds[len(ds)-1]
+		got := fmt.Sprintf("%v / %v", ds[len(ds)/2].Round(time.Millisecond/10), worst.Round(time.Millisecond/10))
+		row(name, got, "max <= "+bar.String(), worst <= bar)
+	}
+	startRow("answers GET / after start (median / max of 5)", listening, 100*time.Millisecond)
+	startRow("/api/health 200 after start (median / max)", ready, 200*time.Millisecond)
+	fmt.Printf("%-46s %18.0f\n", "bare net/http, same JSON (req/s, median)", median(base))
+	fmt.Printf("%-46s %18.0f\n", "handler point read (req/s, median)", median(hand))
 	row("point-read throughput vs bare net/http", fmt.Sprintf("%.0f%%", 100*readRatio), ">= 60%", readRatio >= 0.6)
 	row("durable upserts, 32 clients (req/s)", fmt.Sprintf("%.0f", upserts), ">= 2000", upserts >= 2000)
 	if len(lags) == 0 {
@@ -144,10 +149,10 @@ func run(bin string, d time.Duration, clients int) error {
 	}
 	slices.Sort(lags)
 	p50, p99 := percentile(lags, 50), percentile(lags, 99)
-	fmt.Printf("%-44s %14s   (%d samples)\n", "upsert-to-audit lag p50 at 2,000 upserts/s", p50, len(lags))
+	fmt.Printf("%-46s %18s   (%d samples)\n", "upsert-to-audit lag p50 at 2,000 upserts/s", p50, len(lags))
 	row("upsert-to-audit lag p99 at 2,000 upserts/s", p99.String(), "<= 250ms", p99 <= 250*time.Millisecond)
 	if len(satLags) > 0 {
-		fmt.Printf("%-44s %14s   (p99 %v, %d samples)\n", "upsert-to-audit lag p50 at saturation", percentile(satLags, 50), percentile(satLags, 99), len(satLags))
+		fmt.Printf("%-46s %18s   (p99 %v, %d samples)\n", "upsert-to-audit lag p50 at saturation", percentile(satLags, 50), percentile(satLags, 99), len(satLags))
 	}
 	return nil
 }
