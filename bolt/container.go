@@ -31,24 +31,23 @@ func (c *container) Spec() store.ContainerSpec { return c.spec }
 
 // Read is a point read.
 func (c *container) Read(ctx context.Context, pk store.PartitionKey, id string) (store.Item, error) {
-	var copied copyItem
-	err := c.View(ctx, pk, id, &copied)
-	return store.Item(copied), err
-}
-
-// copyItem keeps the item it decodes, its body copied out of the memory map.
-type copyItem store.Item
-
-func (c *copyItem) Decode(it store.Item) error {
-	*c = copyItem(it)
-	c.Body = bytes.Clone(it.Body)
-	return nil
+	var item store.Item
+	err := c.view(ctx, pk, id, func(it store.Item) error {
+		item = it
+		item.Body = bytes.Clone(it.Body)
+		return nil
+	})
+	return item, err
 }
 
 // View is a point read that hands d the body in the memory map, valid only
 // while the read transaction lasts, so that a caller decoding it copies it
 // once.
 func (c *container) View(ctx context.Context, pk store.PartitionKey, id string, d store.Decoder) error {
+	return c.view(ctx, pk, id, d.Decode)
+}
+
+func (c *container) view(ctx context.Context, pk store.PartitionKey, id string, f func(store.Item) error) error {
 	cost := store.Cost{Scope: store.Point, Requests: 1, Charge: 1}
 	defer func() { store.Charge(ctx, cost) }()
 	if err := ctx.Err(); err != nil {
@@ -67,7 +66,7 @@ func (c *container) View(ctx context.Context, pk store.PartitionKey, id string, 
 			return notFound(id)
 		}
 		cost.Charge = ru.Read(int64(len(r.body)))
-		return d.Decode(store.Item{ID: id, PartitionKey: pk, ETag: etagOf(r.lsn), Body: r.body})
+		return f(store.Item{ID: id, PartitionKey: pk, ETag: etagOf(r.lsn), Body: r.body})
 	})
 }
 
