@@ -159,7 +159,8 @@ type Container interface {
 
 // A Decoder takes the item of a point read for the length of one call: it
 // must not keep the item's Body, or anything sharing its memory, after
-// Decode returns.
+// Decode returns, and must not call the store meanwhile (the embedded
+// store holds a read transaction open during the call).
 type Decoder interface {
 	Decode(Item) error
 }
