@@ -12,7 +12,6 @@ package hotkeys
 import (
 	"context"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -83,30 +82,48 @@ func (r *Recorder) Window() time.Duration { return r.resolution * time.Duration(
 // Resolution is the length of one step of the window.
 func (r *Recorder) Resolution() time.Duration { return r.resolution }
 
-func mapKey(k Key) string {
-	return k.Container + "\x00" + k.Scope + "\x00" + strings.Join(k.PartitionKey, "\x1f")
+func mapKey(k Key) string { return string(appendMapKey(nil, k)) }
+
+// appendMapKey appends the key under which k is counted: container and
+// scope each ended by a NUL, then the partition key values separated by
+// unit separators.
+func appendMapKey(b []byte, k Key) []byte {
+	b = append(b, k.Container...)
+	b = append(b, 0)
+	b = append(b, k.Scope...)
+	b = append(b, 0)
+	for i, v := range k.PartitionKey {
+		if i > 0 {
+			b = append(b, 0x1f)
+		}
+		b = append(b, v...)
+	}
+	return b
 }
 
 // Record counts one call of the given cost against a key.
 func (r *Recorder) Record(k Key, c store.Cost) {
 	epoch := r.now().UnixNano() / int64(r.resolution)
-	mk := mapKey(k)
+	// The key is built on the stack: looking it up allocates nothing, and
+	// only a key seen first in its bucket is copied into the map.
+	var buf [128]byte
+	mk := appendMapKey(buf[:0], k)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	b := &r.buckets[int(epoch%int64(len(r.buckets)))]
 	if b.epoch != epoch || b.stats == nil {
 		b.epoch, b.stats = epoch, map[string]*entry{}
 	}
-	e := b.stats[mk]
+	e := b.stats[string(mk)]
 	if e == nil {
 		if len(b.stats) >= MaxKeysPerBucket {
 			k = Key{Container: k.Container, Scope: "(other)"}
-			mk = mapKey(k)
-			e = b.stats[mk]
+			mk = appendMapKey(buf[:0], k)
+			e = b.stats[string(mk)]
 		}
 		if e == nil {
 			e = &entry{key: Key{Container: k.Container, PartitionKey: append([]string(nil), k.PartitionKey...), Scope: k.Scope}}
-			b.stats[mk] = e
+			b.stats[string(mk)] = e
 		}
 	}
 	e.requests += int64(max(c.Requests, 1))
