@@ -12,6 +12,7 @@ import (
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/auth"
 	"github.com/todoaudit/todo/bolt"
+	"github.com/todoaudit/todo/hotkeys"
 	"github.com/todoaudit/todo/httpapi"
 	"github.com/todoaudit/todo/logging"
 	"github.com/todoaudit/todo/partition"
@@ -43,8 +44,10 @@ func newAPIWith(b *testing.B, tel *telemetry.Telemetry) (http.Handler, string) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = st.Close() })
-	todos, _ := st.Container(context.Background(), "todos")
-	audit, _ := st.Container(context.Background(), "audit")
+	// As in production, every store call is counted per partition.
+	wrapped := hotkeys.Wrap(st, hotkeys.NewRecorder(0, 0))
+	todos, _ := wrapped.Container(context.Background(), "todos")
+	audit, _ := wrapped.Container(context.Background(), "audit")
 	sch, _ := partition.New("hierarchical", 1, nil)
 	svc := service.New(sch, todos, audit, nil)
 	authn, err := auth.New(context.Background(), auth.Settings{Mode: auth.Dev}, nil, nil)
