@@ -10,8 +10,7 @@ import (
 	"github.com/todoaudit/todo/store"
 )
 
-// benchContainer is the todo container as the handler creates it, with
-// its range index.
+// benchContainer is the todo container as the handler creates it.
 func benchContainer(b *testing.B) store.Container {
 	b.Helper()
 	spec := store.ContainerSpec{Name: "todos", PartitionKeyPaths: []string{"/userId", "/category"}, Indexing: partition.TodoIndexing}

@@ -133,8 +133,8 @@ func (s *Store) ensure(specs []store.ContainerSpec) error {
 			if _, err := cb.CreateBucketIfNotExists(bucketFeed); err != nil {
 				return err
 			}
-			if stale := (cb.Bucket(bucketOrder) == nil) != (spec.Indexing == nil) ||
-				spec.Indexing != nil && (have.Indexing == nil || !slices.Equal(have.Indexing.Paths, spec.Indexing.Paths)); stale {
+			sorted := spec.Indexing.SortedPaths()
+			if stale := (cb.Bucket(bucketOrder) == nil) != (len(sorted) == 0) || !slices.Equal(have.Indexing.SortedPaths(), sorted); stale {
 				if err := (&container{spec: spec}).reindex(cb); err != nil {
 					return fmt.Errorf("embedded store: indexing container %s: %w", spec.Name, err)
 				}

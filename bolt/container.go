@@ -359,7 +359,7 @@ func (c *container) Query(ctx context.Context, q store.Query) (store.Page, error
 	var loaded, returned int
 	var err error
 	switch {
-	case len(q.OrderBy) == 1 && c.indexes(q.OrderBy[0].Field):
+	case len(q.OrderBy) == 1 && c.spec.Indexing.Sorts(q.OrderBy[0].Field):
 		page.Items, page.Continuation, loaded, err = c.queryIndexed(q, f)
 	case len(q.OrderBy) > 0:
 		page.Items, page.Continuation, loaded, err = c.queryOrdered(q, f, prefix)
@@ -497,8 +497,8 @@ type orderedCursor struct {
 // queryOrdered sorts one partition's matches by the ORDER BY fields, then
 // id (reversed when the last field is DESC, as a walk of the range index
 // backwards gives them), comparing values as the range index does. It
-// serves ORDER BY on several properties, or in a container that indexes
-// every path and so keeps no range index. Cosmos DB walks the ORDER BY
+// serves ORDER BY on several properties, or on one the range index does
+// not keep. Cosmos DB walks the ORDER BY
 // index, so when the index answers every filter only the page's documents
 // are loaded.
 func (c *container) queryOrdered(q store.Query, f filters, prefix []byte) ([]store.Item, string, int, error) {

@@ -11,9 +11,9 @@
 // feed its latest-version semantics: coalesced, no deletes, ordered. Since
 // commits take increasing LSNs at non-decreasing times, the feed also
 // answers "written since" (a lower bound on _ts) by binary search. A
-// container with an indexing policy also has an "order" bucket, a range
-// index of its indexed properties per partition, which serves ORDER BY a
-// page at a time.
+// container whose indexing policy sorts properties also has an "order"
+// bucket, a range index of those properties per partition, which serves
+// ORDER BY a page at a time.
 //
 // Writes are durable when acknowledged: every commit is fsynced, and
 // concurrent writers are grouped into shared commits by a committer that

@@ -14,9 +14,9 @@ import (
 	"github.com/todoaudit/todo/store"
 )
 
-// bucketOrder is the range index of a container with an indexing policy:
-// for every item and every indexed property, one key made of the
-// property's name, the item's partition key, the property's value encoded
+// bucketOrder is the range index of a container whose indexing policy
+// sorts some properties: for every item and every sorted property, one key
+// made of the property's name, the item's partition key, the property's value encoded
 // so that byte order is ORDER BY order, and the item's id; its value is
 // the item's key. An ordered query within one partition walks these keys
 // from where its previous page stopped, so a page reads about one page of
@@ -80,29 +80,16 @@ func orderPrefix(field string, pk store.PartitionKey) []byte {
 	return append(appendComponent(nil, field), pkPrefix(pk)...)
 }
 
-// indexes reports whether the container keeps a range index of field.
-func (c *container) indexes(field string) bool {
-	if c.spec.Indexing == nil {
-		return false
-	}
-	for _, p := range c.spec.Indexing.Paths {
-		if p == field {
-			return true
-		}
-	}
-	return false
-}
-
 // orderKeys returns the range-index keys of a document with the given
-// top-level fields; none when the container indexes every path and so
-// keeps no range index (ordered queries then sort).
+// top-level fields: one for each property its indexing policy sorts.
 func (c *container) orderKeys(pk store.PartitionKey, id string, fields map[string]json.RawMessage) [][]byte {
-	if c.spec.Indexing == nil {
+	sorted := c.spec.Indexing.SortedPaths()
+	if len(sorted) == 0 {
 		return nil
 	}
 	key := pkPrefix(pk)
-	keys := make([][]byte, len(c.spec.Indexing.Paths))
-	for i, p := range c.spec.Indexing.Paths {
+	keys := make([][]byte, len(sorted))
+	for i, p := range sorted {
 		raw := fields[p]
 		// Room for the name, the key, the value and the id, escapes aside.
 		k := make([]byte, 0, len(p)+len(key)+len(raw)+len(id)+12)
@@ -114,7 +101,7 @@ func (c *container) orderKeys(pk store.PartitionKey, id string, fields map[strin
 
 // storedOrderKeys returns the range-index keys of a stored item.
 func (c *container) storedOrderKeys(key []byte, r record) ([][]byte, error) {
-	if c.spec.Indexing == nil {
+	if len(c.spec.Indexing.SortedPaths()) == 0 {
 		return nil, nil
 	}
 	var fields map[string]json.RawMessage
@@ -148,7 +135,7 @@ func (c *container) reindex(cb *bbolt.Bucket) error {
 			return err
 		}
 	}
-	if c.spec.Indexing == nil {
+	if len(c.spec.Indexing.SortedPaths()) == 0 {
 		return nil
 	}
 	order, err := cb.CreateBucket(bucketOrder)

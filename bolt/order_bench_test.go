@@ -13,7 +13,7 @@ import (
 func historyContainer(tb testing.TB, n int) store.Container {
 	tb.Helper()
 	spec := store.ContainerSpec{Name: "audit", PartitionKeyPaths: []string{"/entityKey"},
-		Indexing: &store.IndexingPolicy{Paths: []string{"entityKey", "version"}}}
+		Indexing: &store.IndexingPolicy{Paths: []string{"entityKey", "version"}, Sorted: []string{"version"}}}
 	c := openContainer(tb, tb.TempDir(), spec, nil)
 	pk := store.PartitionKey{"todo/alice/t1"}
 	for i := 0; i < n; i += store.MaxBatchOps {

@@ -75,7 +75,7 @@ func ids(t testing.TB, c store.Container, q store.Query) string {
 func TestRangeIndexOrdersAsSorting(t *testing.T) {
 	spec := store.ContainerSpec{Name: "c", PartitionKeyPaths: []string{"/pk"}}
 	sorting := openContainer(t, t.TempDir(), spec, nil)
-	spec.Indexing = &store.IndexingPolicy{Paths: []string{"pk", "v"}}
+	spec.Indexing = &store.IndexingPolicy{Paths: []string{"pk", "v"}, Sorted: []string{"v"}}
 	indexed := openContainer(t, t.TempDir(), spec, nil)
 	values := []string{``, `null`, `true`, `false`, `0`, `-0`, `-1.5`, `1e300`, `-1e300`, `2`, `2.0`, `"a"`, `"a\u0000"`,
 		`"a\u0000b"`, `"ab"`, `"\u0061b"`, `""`, `"Z"`, `"é"`, `[1,2]`, `{"a":1}`, `[]`, `3`, `"a"`, `true`, `null`}
@@ -154,8 +154,8 @@ func TestRangeIndexOrdersAsSorting(t *testing.T) {
 	}
 }
 
-// A file written without a range index (or with another indexing policy)
-// gets one when it is opened with a policy that needs it.
+// A file written without a range index (or one of other properties) gets
+// one when it is opened with a policy that sorts a property.
 func TestRangeIndexBuiltOnOpen(t *testing.T) {
 	dir := t.TempDir()
 	open := func(spec store.ContainerSpec) (*bolt.Store, store.Container) {
@@ -180,7 +180,7 @@ func TestRangeIndexBuiltOnOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range []struct{ field, want string }{{"n", "d1,d2,d0"}, {"m", "d0,d2,d1"}} {
-		spec.Indexing = &store.IndexingPolicy{Paths: []string{"pk", f.field}}
+		spec.Indexing = &store.IndexingPolicy{Paths: []string{"pk", f.field}, Sorted: []string{f.field}}
 		st, c = open(spec)
 		q := store.Query{PartitionKey: store.PartitionKey{"p"}, PageSize: 1, OrderBy: []store.Order{{Field: f.field}}}
 		if got := ids(t, c, q); got != f.want {
@@ -257,7 +257,7 @@ func TestQueriesReadAboutOnePage(t *testing.T) {
 // from a position in the index or is refused as invalid: never another
 // error, a panic, or an item from another partition.
 func FuzzOrderedContinuation(f *testing.F) {
-	spec := store.ContainerSpec{Name: "c", PartitionKeyPaths: []string{"/pk"}, Indexing: &store.IndexingPolicy{Paths: []string{"pk", "v"}}}
+	spec := store.ContainerSpec{Name: "c", PartitionKeyPaths: []string{"/pk"}, Indexing: &store.IndexingPolicy{Paths: []string{"pk", "v"}, Sorted: []string{"v"}}}
 	c := openContainer(f, f.TempDir(), spec, nil)
 	for i, v := range []string{`1`, `"x"`, `true`, `null`, `[1]`} {
 		for _, pk := range []string{"p", "q"} {

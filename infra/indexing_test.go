@@ -3,6 +3,7 @@ package infra_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -105,10 +106,29 @@ func checkQueriedPathsIndexed(s sources, queried map[string][]string) []string {
 }
 
 // fieldLog collects, per container, the properties queries filter and
-// order on, and the partition key paths of the queries scoped by a key.
+// order on, and the partition key paths of the queries scoped by a key
+// (fields), and apart the properties they order on (ordered).
 type fieldLog struct {
-	mu     sync.Mutex
-	fields map[string]map[string]bool
+	mu              sync.Mutex
+	fields, ordered map[string]map[string]bool
+}
+
+func (l *fieldLog) add(m map[string]map[string]bool, container string, fields []string) {
+	if m[container] == nil {
+		m[container] = map[string]bool{}
+	}
+	for _, f := range fields {
+		m[container][f] = true
+	}
+}
+
+// lists returns a set per container as sorted lists.
+func lists(m map[string]map[string]bool) map[string][]string {
+	out := map[string][]string{}
+	for name, set := range m {
+		out[name] = slices.Sorted(maps.Keys(set))
+	}
+	return out
 }
 
 // recorder wraps one app's store and logs its queries.
@@ -132,24 +152,20 @@ type recordingContainer struct {
 
 func (c *recordingContainer) Query(ctx context.Context, q store.Query) (store.Page, error) {
 	spec := c.Spec()
-	var fields []string
+	var fields, ordered []string
 	for _, f := range q.Filters {
 		fields = append(fields, f.Field)
 	}
 	for _, o := range q.OrderBy {
-		fields = append(fields, o.Field)
+		ordered = append(ordered, o.Field)
 	}
 	for i := range q.PartitionKey {
 		fields = append(fields, strings.TrimPrefix(spec.PartitionKeyPaths[i], "/"))
 	}
 	l := c.r.log
 	l.mu.Lock()
-	if l.fields[spec.Name] == nil {
-		l.fields[spec.Name] = map[string]bool{}
-	}
-	for _, f := range fields {
-		l.fields[spec.Name][f] = true
-	}
+	l.add(l.fields, spec.Name, append(fields, ordered...))
+	l.add(l.ordered, spec.Name, ordered)
 	l.mu.Unlock()
 	return c.Container.Query(ctx, q)
 }
@@ -157,10 +173,10 @@ func (c *recordingContainer) Query(ctx context.Context, q store.Query) (store.Pa
 // queriedFields runs the handler on the embedded store under every
 // partition scheme through every endpoint that queries (lists, the admin
 // report, dead letters, history and its verification, rollback, move,
-// reconcile) and returns the properties
-// its queries filter and order on, by container.
-func queriedFields(t *testing.T) map[string][]string {
-	log := &fieldLog{fields: map[string]map[string]bool{}}
+// reconcile) and returns, by container, the properties its queries filter
+// and order on, and apart those they order on.
+func queriedFields(t *testing.T) (queried, ordered map[string][]string) {
+	log := &fieldLog{fields: map[string]map[string]bool{}, ordered: map[string]map[string]bool{}}
 	for _, scheme := range partition.Names {
 		a := apitest.Start(t, map[string]string{"DATA_DIR": t.TempDir(), "PARTITION_SCHEME": scheme, "AUDIT_PUMP": "on", "ADMIN_USERS": "alice"},
 			&app.Options{Wrap: func(st store.Store) store.Store { return &recorder{Store: st, log: log} }})
@@ -198,14 +214,7 @@ func queriedFields(t *testing.T) map[string][]string {
 	}
 	log.mu.Lock()
 	defer log.mu.Unlock()
-	out := map[string][]string{}
-	for name, set := range log.fields {
-		for f := range set {
-			out[name] = append(out[name], f)
-		}
-		slices.Sort(out[name])
-	}
-	return out
+	return lists(log.fields), lists(log.ordered)
 }
 
 // The indexing policies are derived from what the handler queries: run
@@ -215,7 +224,7 @@ func TestIndexingCoversQueries(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the handler under every scheme")
 	}
-	queried := queriedFields(t)
+	queried, ordered := queriedFields(t)
 	for _, name := range []string{"todos", "audit"} {
 		if len(queried[name]) == 0 {
 			t.Fatalf("no query on container %s was recorded: %v", name, queried)
@@ -238,5 +247,39 @@ func TestIndexingCoversQueries(t *testing.T) {
 				t.Errorf("removing /%s/? from the Bicep (queried on %s) goes unnoticed", f, name)
 			}
 		}
+	} // Every property a query orders on is kept sorted by the embedded
+	// store, so that its pages cost about a page.
+	t.Logf("ordered properties by container: %v", ordered)
+	for _, msg := range checkOrderedPathsSorted(ordered) {
+		t.Error(msg)
 	}
+	if len(ordered["audit"]) == 0 {
+		t.Fatal("no ORDER BY on the audit container was recorded")
+	}
+	for _, f := range ordered["audit"] {
+		saved := partition.AuditIndexing.Sorted
+		partition.AuditIndexing.Sorted = slices.DeleteFunc(slices.Clone(saved), func(s string) bool { return s == f })
+		if len(checkOrderedPathsSorted(ordered)) == 0 {
+			t.Errorf("dropping %s from partition.AuditIndexing.Sorted goes unnoticed", f)
+		}
+		partition.AuditIndexing.Sorted = saved
+	}
+}
+
+// checkOrderedPathsSorted: every property a query orders on, by container
+// name, is one the container's Go policy keeps sorted.
+func checkOrderedPathsSorted(ordered map[string][]string) []string {
+	var p problems
+	specs, err := partition.Containers(partition.Hierarchical, partition.DefaultContainerNames)
+	if err != nil {
+		p.add("%v", err)
+	}
+	for _, spec := range specs {
+		for _, f := range ordered[spec.Name] {
+			if !spec.Indexing.Sorts(f) {
+				p.add("container %s: queries ORDER BY %s, which its indexing policy does not list in Sorted: the embedded store sorts the whole partition for each page", spec.Name, f)
+			}
+		}
+	}
+	return p
 }

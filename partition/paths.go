@@ -57,7 +57,9 @@ var (
 	// AuditIndexing: history is one entity's records ordered by version;
 	// verifying a moved todo's history looks a record up by its hash; dead
 	// letters are listed newest first by at.
-	AuditIndexing = &store.IndexingPolicy{Paths: []string{"entityKey", "version", "hash", "at"}}
+	// History reads, pages and verifies by version, dead letters by at:
+	// the embedded store keeps those two sorted.
+	AuditIndexing = &store.IndexingPolicy{Paths: []string{"entityKey", "version", "hash", "at"}, Sorted: []string{"version", "at"}}
 	// LeaseIndexing is nil, every path: the Functions host owns the lease
 	// documents and queries them as it needs.
 	LeaseIndexing *store.IndexingPolicy

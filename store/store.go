@@ -13,6 +13,7 @@ package store
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 )
 
@@ -65,7 +66,24 @@ type ContainerSpec struct {
 // partitions the query visits, and ORDER BY on it is refused.
 type IndexingPolicy struct {
 	Paths []string // top-level property names, e.g. "userId"
+	// Sorted lists the properties of Paths that queries ORDER BY. Cosmos
+	// DB's range indexes serve ORDER BY on every included path; the
+	// embedded store keeps a sorted index of these only, since every write
+	// pays for each, and sorts for the others.
+	Sorted []string
 }
+
+// SortedPaths returns the properties the embedded store keeps sorted;
+// none for a nil policy.
+func (p *IndexingPolicy) SortedPaths() []string {
+	if p == nil {
+		return nil
+	}
+	return p.Sorted
+}
+
+// Sorts reports whether the embedded store keeps a sorted index of field.
+func (p *IndexingPolicy) Sorts(field string) bool { return slices.Contains(p.SortedPaths(), field) }
 
 // Indexes reports whether a query can use the index on a top-level
 // property. A nil policy indexes everything.

@@ -45,7 +45,7 @@ var ttlOn = -1
 var (
 	flat = store.ContainerSpec{Name: "flat", PartitionKeyPaths: []string{"/pk"}, DefaultTTL: &ttlOn}
 	tree = store.ContainerSpec{Name: "tree", PartitionKeyPaths: []string{"/tenant", "/user"},
-		Indexing: &store.IndexingPolicy{Paths: []string{"tenant", "user", "n"}}}
+		Indexing: &store.IndexingPolicy{Paths: []string{"tenant", "user", "n"}, Sorted: []string{"n"}}}
 )
 
 type suite struct {
