@@ -11,7 +11,9 @@
 //     document) per second from 32 concurrent clients;
 //   - audit lag: from a create's acknowledgement to its version appearing in
 //     the todo's history (through the change-feed pump), sampled during the
-//     upsert load.
+//     upsert load;
+//   - history paging: a point read's p99 alone and beside 8 clients paging
+//     through a 5,000-version history, and how many whole walks they make.
 //
 // It only talks to servers it starts on 127.0.0.1, and every phase is
 // bounded in time. Run it with make bench.
@@ -122,6 +124,12 @@ func run(bin string, d time.Duration, clients int) error {
 	lags := withProbe(client, h.base, func() { paced(client, clients, 2*d, 2000, upsert) })
 	satLags := withProbe(client, h.base, func() { load(client, clients, 2*d, upsert) })
 
+	// Point reads beside clients paging through a long history.
+	alone, beside, walks, err := historyInterference(client, h.base, id, d)
+	if err != nil {
+		return err
+	}
+
 	readRatio := median(hand) / median(base)
 	fmt.Printf("%-46s %18s %16s %s\n", "measure", "result", "bar", "")
 	row := func(name, got, bar string, ok bool) {
@@ -154,7 +162,102 @@ func run(bin string, d time.Duration, clients int) error {
 	if len(satLags) > 0 {
 		fmt.Printf("%-46s %18s   (p99 %v, %d samples)\n", "upsert-to-audit lag p50 at saturation", percentile(satLags, 50), percentile(satLags, 99), len(satLags))
 	}
+	fmt.Printf("%-46s %18s   (%v alone)\n", "point read p99 beside 8 history walks", percentile(beside, 99), percentile(alone, 99))
+	fmt.Printf("%-46s %18d   (%d versions, 20 a page)\n", "whole-history walks in that time", walks, historyVersions)
 	return nil
+}
+
+// historyVersions is the length of the history the interference phase
+// pages through.
+const historyVersions = 5000
+
+// historyInterference gives one todo historyVersions versions, waits until
+// its history holds them all, then measures one client's point reads of
+// the todo id for d alone and for d beside 8 clients paging through that
+// history from the start, over and over. It returns both sets of latencies
+// and the number of whole walks the 8 finished.
+func historyInterference(c *http.Client, base, id string, d time.Duration) (alone, beside []time.Duration, walks int64, err error) {
+	hid, _, _, err := seed(c, base)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	for n := int64(2); n <= historyVersions; n++ {
+		if err := putTodo(c, base+"/api/todos/"+hid, n); err != nil {
+			return nil, nil, 0, err
+		}
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		n, err := walkHistory(c, base, hid, 100, nil)
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		if n >= historyVersions {
+			break
+		}
+		if time.Now().After(deadline) {
+			return nil, nil, 0, fmt.Errorf("history holds %d of %d versions after a minute", n, historyVersions)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	reads := func() []time.Duration {
+		var ds []time.Duration
+		for stop := time.Now().Add(d); time.Now().Before(stop); {
+			start := time.Now()
+			if get(c, base+"/api/todos/"+id) == nil {
+				ds = append(ds, time.Since(start))
+			}
+		}
+		return ds
+	}
+	alone = reads()
+	var stop atomic.Bool
+	var done atomic.Int64
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for !stop.Load() {
+				if n, err := walkHistory(c, base, hid, 20, &stop); err == nil && n >= historyVersions {
+					done.Add(1)
+				}
+			}
+		}()
+	}
+	beside = reads()
+	stop.Store(true)
+	wg.Wait()
+	return alone, beside, done.Load(), nil
+}
+
+// walkHistory reads a todo's history page by page until its end, or until
+// stop is set, and returns how many versions it read.
+func walkHistory(c *http.Client, base, id string, pageSize int, stop *atomic.Bool) (int, error) {
+	n, cont := 0, ""
+	for {
+		url := fmt.Sprintf("%s/api/todos/%s/history?pageSize=%d", base, id, pageSize)
+		if cont != "" {
+			url += "&continuation=" + cont
+		}
+		resp, err := c.Get(url)
+		if err != nil {
+			return n, err
+		}
+		var page struct {
+			Items        []json.RawMessage
+			Continuation string
+		}
+		err = json.NewDecoder(resp.Body).Decode(&page)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusOK {
+			return n, fmt.Errorf("history page: %d %v", resp.StatusCode, err)
+		}
+		n += len(page.Items)
+		if cont = page.Continuation; cont == "" || (stop != nil && stop.Load()) {
+			return n, nil
+		}
+	}
 }
 
 func numCPU() int { return runtimeNumCPU() }
