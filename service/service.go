@@ -15,6 +15,7 @@ import (
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/backoff"
+	"github.com/todoaudit/todo/ctxvalue"
 	"github.com/todoaudit/todo/partition"
 	"github.com/todoaudit/todo/repo"
 	"github.com/todoaudit/todo/store"
@@ -75,27 +76,16 @@ func (s *Service) Scheme() partition.Scheme { return s.scheme }
 
 type userKey struct{}
 
-// UserContext carries the authenticated caller: what context.WithValue
-// would do, in one allocation instead of two (the string is not boxed).
-// WithUser allocates one; a caller that starts several such contexts for
-// each request can hold them in one allocation and Init each.
+// UserContext carries the authenticated caller, in one allocation with it
+// (ctxvalue.Node). WithUser allocates one; a caller that starts several
+// such contexts for each request can hold them in one allocation and Init
+// each.
 type UserContext struct {
-	context.Context
-	user string
-}
-
-// Value answers the caller's key itself and asks the parent for any other.
-func (c *UserContext) Value(key any) any {
-	if key == (userKey{}) {
-		return c
-	}
-	return c.Context.Value(key)
+	ctxvalue.Node[userKey, string]
 }
 
 // Init makes c a child of parent carrying the authenticated user.
-func (c *UserContext) Init(parent context.Context, user string) {
-	c.Context, c.user = parent, user
-}
+func (c *UserContext) Init(parent context.Context, user string) { c.Node.Init(parent, user) }
 
 // WithUser returns a context carrying the authenticated caller.
 func WithUser(ctx context.Context, user string) context.Context {
@@ -105,8 +95,8 @@ func WithUser(ctx context.Context, user string) context.Context {
 }
 
 func userFrom(ctx context.Context) string {
-	if c, ok := ctx.Value(userKey{}).(*UserContext); ok {
-		return c.user
+	if u := ctxvalue.Get[userKey, string](ctx); u != nil {
+		return *u
 	}
 	return ""
 }

@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"sync"
+
+	"github.com/todoaudit/todo/ctxvalue"
 )
 
 // Meter sums the cost of the store calls made with a context that carries
@@ -17,22 +19,12 @@ type Meter struct {
 
 type meterKey struct{}
 
-// MeterContext is a context carrying a Meter: what context.WithValue would
-// do, in one allocation instead of two. WithMeter allocates one; a caller
-// that starts several such contexts for each request can hold them in one
-// allocation and Init each.
+// MeterContext is a context carrying a Meter, in one allocation with it
+// (ctxvalue.Node). WithMeter allocates one; a caller that starts several
+// such contexts for each request can hold them in one allocation and Init
+// each.
 type MeterContext struct {
-	context.Context
-	m Meter
-}
-
-// Value returns the context's Meter for the meter's key and asks the
-// parent for any other.
-func (c *MeterContext) Value(key any) any {
-	if key == (meterKey{}) {
-		return &c.m
-	}
-	return c.Context.Value(key)
+	ctxvalue.Node[meterKey, Meter]
 }
 
 // Init makes the zero c a child of parent whose store calls are charged to
@@ -41,8 +33,8 @@ func (c *MeterContext) Value(key any) any {
 // request's meter.
 func (c *MeterContext) Init(parent context.Context) *Meter {
 	c.Context = parent
-	c.m.parent, _ = parent.Value(meterKey{}).(*Meter)
-	return &c.m
+	c.V.parent = ctxvalue.Get[meterKey, Meter](parent)
+	return &c.V
 }
 
 // WithMeter returns a context whose store calls are charged to a new Meter,
@@ -55,8 +47,7 @@ func WithMeter(ctx context.Context) (context.Context, *Meter) {
 // Charge adds c to the meter ctx carries, if any. Stores call it once or
 // more per call: the charges add up and the scope becomes the widest.
 func Charge(ctx context.Context, c Cost) {
-	m, _ := ctx.Value(meterKey{}).(*Meter)
-	for ; m != nil; m = m.parent {
+	for m := ctxvalue.Get[meterKey, Meter](ctx); m != nil; m = m.parent {
 		m.mu.Lock()
 		m.cost.Add(c)
 		m.mu.Unlock()
