@@ -28,6 +28,13 @@ func (n *Node[K, V]) Value(key any) any {
 	return n.Context.Value(key)
 }
 
+// With returns a new child of parent carrying v under the key type K.
+func With[K comparable, V any](parent context.Context, v V) context.Context {
+	n := new(Node[K, V])
+	n.Init(parent, v)
+	return n
+}
+
 // Get returns the value ctx carries under the key type K, or nil.
 func Get[K comparable, V any](ctx context.Context) *V {
 	var key K

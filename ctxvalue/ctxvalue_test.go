@@ -33,6 +33,9 @@ func TestNode(t *testing.T) {
 	if got := others.Value(parentKey{}); got != 7 {
 		t.Fatalf("a key of the parent: %v", got)
 	}
+	if got := ctxvalue.Get[otherKey, int](ctxvalue.With[otherKey](parent, 9)); got == nil || *got != 9 {
+		t.Fatalf("With: %v", got)
+	}
 	if got := ctxvalue.Get[nameKey, string](context.Background()); got != nil {
 		t.Fatalf("an empty context answered: %v", *got)
 	}

@@ -76,22 +76,14 @@ func (s *Service) Scheme() partition.Scheme { return s.scheme }
 
 type userKey struct{}
 
-// UserContext carries the authenticated caller, in one allocation with it
-// (ctxvalue.Node). WithUser allocates one; a caller that starts several
-// such contexts for each request can hold them in one allocation and Init
-// each.
-type UserContext struct {
-	ctxvalue.Node[userKey, string]
-}
-
-// Init makes c a child of parent carrying the authenticated user.
-func (c *UserContext) Init(parent context.Context, user string) { c.Node.Init(parent, user) }
+// UserContext carries the authenticated caller, in one allocation with
+// it. WithUser allocates one; a caller that starts several such contexts
+// for each request can hold them in one allocation and Init each.
+type UserContext = ctxvalue.Node[userKey, string]
 
 // WithUser returns a context carrying the authenticated caller.
 func WithUser(ctx context.Context, user string) context.Context {
-	c := new(UserContext)
-	c.Init(ctx, user)
-	return c
+	return ctxvalue.With[userKey](ctx, user)
 }
 
 func userFrom(ctx context.Context) string {

@@ -16,23 +16,13 @@ type Call struct {
 
 type callKey struct{}
 
-// CallContext is a context tagged with a Call, in one allocation with it
-// (ctxvalue.Node). WithCall allocates one; a caller that starts several
-// such contexts for each request can hold them in one allocation and Init
-// each.
-type CallContext struct {
-	ctxvalue.Node[callKey, Call]
-}
-
-// Init makes c a child of parent tagged with call.
-func (c *CallContext) Init(parent context.Context, call Call) { c.Node.Init(parent, call) }
+// CallContext is a context tagged with a Call, in one allocation with it.
+// WithCall allocates one; a caller that starts several such contexts for
+// each request can hold them in one allocation and Init each.
+type CallContext = ctxvalue.Node[callKey, Call]
 
 // WithCall returns ctx tagged with c.
-func WithCall(ctx context.Context, c Call) context.Context {
-	cc := new(CallContext)
-	cc.Init(ctx, c)
-	return cc
-}
+func WithCall(ctx context.Context, c Call) context.Context { return ctxvalue.With[callKey](ctx, c) }
 
 // CallOf returns the Call ctx is tagged with, or nil.
 func CallOf(ctx context.Context) *Call {
