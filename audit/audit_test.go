@@ -152,13 +152,16 @@ func (e *env) batches(t *testing.T, n int) [][]json.RawMessage {
 	}
 }
 
-// invoke sends a batch to the trigger as the host would and applies the
-// output as the output binding would.
-func (e *env) invoke(t *testing.T, url string, docs []json.RawMessage) {
+// postTrigger sends a batch of change-feed documents to the trigger at url
+// in the host's envelope and headers, and returns its decoded answer.
+func postTrigger(t *testing.T, url string, docs []json.RawMessage, at time.Time) *azfunc.InvokeResult {
 	t.Helper()
-	req, _ := azfunc.NewTriggerRequest("AuditTrigger", "documents", docs, time.Now(), "00000000-0000-0000-0000-000000000000")
-	body, _ := json.Marshal(req)
-	resp, err := http.Post(url, "application/json", bytesReader(body))
+	inv, _ := azfunc.NewTriggerRequest("AuditTrigger", "documents", docs, at, "6b6e3a9a-8d0c-4c47-9d6c-0f0a3b0b8b11")
+	body, _ := json.Marshal(inv)
+	req, _ := http.NewRequest(http.MethodPost, url, bytesReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Azure-Functions-InvocationId", "0d2c9a4e-5a7b-4f6e-8a59-3c1f2f0a9e77")
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,6 +170,14 @@ func (e *env) invoke(t *testing.T, url string, docs []json.RawMessage) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return out
+}
+
+// invoke sends a batch to the trigger as the host would and applies the
+// output as the output binding would.
+func (e *env) invoke(t *testing.T, url string, docs []json.RawMessage) {
+	t.Helper()
+	out := postTrigger(t, url, docs, time.Now())
 	var recs []json.RawMessage
 	if err := json.Unmarshal(out.Outputs["auditRecords"], &recs); err != nil {
 		t.Fatal(err)

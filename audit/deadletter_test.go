@@ -12,7 +12,6 @@ import (
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/audit/pump"
-	"github.com/todoaudit/todo/azfunc"
 	"github.com/todoaudit/todo/service"
 	"github.com/todoaudit/todo/store"
 )
@@ -45,20 +44,7 @@ func TestTriggerIsolatesInvalidDocuments(t *testing.T) {
 		t.Fatalf("%d documents", len(docs))
 	}
 	url := triggerServer(t, nil)
-	inv, _ := azfunc.NewTriggerRequest("AuditTrigger", "documents", docs, at, "6b6e3a9a-8d0c-4c47-9d6c-0f0a3b0b8b11")
-	body, _ := json.Marshal(inv)
-	req, _ := http.NewRequest(http.MethodPost, url, bytesReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-Azure-Functions-InvocationId", "0d2c9a4e-5a7b-4f6e-8a59-3c1f2f0a9e77")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	out, err := azfunc.DecodeResponse(resp)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := postTrigger(t, url, docs, at)
 	var items []map[string]any
 	if err := json.Unmarshal(out.Outputs["auditRecords"], &items); err != nil {
 		t.Fatal(err)

@@ -9,15 +9,12 @@ import (
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/audit"
-	"github.com/todoaudit/todo/partition"
-	"github.com/todoaudit/todo/service"
 )
 
 // Dead letters are listed newest first, page by page, each exactly once.
 func TestDeadLettersNewestFirst(t *testing.T) {
-	todos, auditC, _ := open(t, partition.Hierarchical)
-	sch, _ := partition.New(partition.Hierarchical, 1, nil)
-	svc := service.New(sch, todos, auditC, nil)
+	svc, c := newService(t)
+	auditC := c.Audit
 	ctx := context.Background()
 	start := time.Date(2026, 11, 30, 7, 0, 0, 0, time.UTC)
 	var recs []json.RawMessage

@@ -2,13 +2,9 @@ package service_test
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"testing"
 
 	"github.com/todoaudit/todo"
-	"github.com/todoaudit/todo/audit/reconcile"
-	"github.com/todoaudit/todo/partition"
 	"github.com/todoaudit/todo/service"
 	"github.com/todoaudit/todo/store"
 )
@@ -17,9 +13,8 @@ import (
 // page it falls, page boundaries included, and on the last page when the
 // newest versions are missing.
 func TestHistoryCompleteness(t *testing.T) {
-	todos, auditC, leases := open(t, partition.Hierarchical)
-	sch, _ := partition.New(partition.Hierarchical, 1, nil)
-	svc := service.New(sch, todos, auditC, nil)
+	svc, c := newService(t)
+	auditC := c.Audit
 	ctx := service.WithUser(context.Background(), "alice")
 	r, err := svc.Create(ctx, todo.Fields{Category: "Grocery", Title: "v1"})
 	if err != nil {
@@ -31,10 +26,7 @@ func TestHistoryCompleteness(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	rec := &reconcile.Reconciler{Todos: todos, Audit: auditC, Leases: leases, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
-	if _, err := rec.Run(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	reconcileAll(t, c)
 	pages := func(size int) (versions []int64, complete bool) {
 		complete = true
 		cont := ""

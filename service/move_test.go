@@ -38,6 +38,25 @@ func open(t *testing.T, scheme string) (todos, audit, leases store.Container) {
 	return c.Todos, c.Audit, c.Leases
 }
 
+// newService is the service under the hierarchical scheme on a fresh
+// embedded store with the handler's containers.
+func newService(t *testing.T) (*service.Service, bolttest.Containers) {
+	t.Helper()
+	c := bolttest.Open(t, partition.Hierarchical, nil)
+	sch, _ := partition.New(partition.Hierarchical, 1, nil)
+	return service.New(sch, c.Todos, c.Audit, nil), c
+}
+
+// reconcileAll refills c's audit history from its version documents, as
+// the Reconcile function does.
+func reconcileAll(t *testing.T, c bolttest.Containers) {
+	t.Helper()
+	rec := &reconcile.Reconciler{Todos: c.Todos, Audit: c.Audit, Leases: c.Leases, Log: slog.New(slog.DiscardHandler)}
+	if _, err := rec.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // A move interrupted after its first step leaves the todo hidden but not
 // lost: retrying the move finishes it under the same new id, and so do the
 // next read of the old id (read repair) and the next reconcile run.

@@ -3,14 +3,10 @@ package service_test
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"testing"
 	"time"
 
 	"github.com/todoaudit/todo"
-	"github.com/todoaudit/todo/audit/reconcile"
-	"github.com/todoaudit/todo/partition"
 	"github.com/todoaudit/todo/service"
 	"github.com/todoaudit/todo/store"
 )
@@ -60,9 +56,8 @@ func tamper(t *testing.T, body []byte, field string) []byte {
 // audit record, or deleting one, makes verification name that version; the
 // first version after a move chains to the old id's last version.
 func TestVerifyDetectsTampering(t *testing.T) {
-	todos, auditC, leases := open(t, partition.Hierarchical)
-	sch, _ := partition.New(partition.Hierarchical, 1, nil)
-	svc := service.New(sch, todos, auditC, nil)
+	svc, c := newService(t)
+	auditC := c.Audit
 	ctx := service.WithUser(context.Background(), "alice")
 	mctx, meter := store.WithMeter(ctx)
 	r, err := svc.Create(mctx, todo.Fields{Category: "Grocery", Title: "v1", Tags: []string{"a"}})
@@ -89,10 +84,7 @@ func TestVerifyDetectsTampering(t *testing.T) {
 		t.Fatal(err)
 	}
 	newID := mv.Todo.ID
-	rec := &reconcile.Reconciler{Todos: todos, Audit: auditC, Leases: leases, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
-	if _, err := rec.Run(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	reconcileAll(t, c)
 	verify := func(id string) service.Verification {
 		t.Helper()
 		v, err := svc.Verify(ctx, id)
