@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 
 	"github.com/todoaudit/todo"
-	"github.com/todoaudit/todo/checkpoint"
 	"github.com/todoaudit/todo/store"
 )
 
@@ -31,7 +30,7 @@ type Sweeper struct {
 // moves among them, and says how many it found.
 func (s *Sweeper) Run(ctx context.Context) (int, error) {
 	id := "moves-" + s.Todos.Spec().Name
-	cont, err := checkpoint.Load(ctx, s.Leases, id)
+	cont, err := store.LoadCheckpoint(ctx, s.Leases, id)
 	if err != nil {
 		return 0, err
 	}
@@ -55,7 +54,7 @@ func (s *Sweeper) Run(ctx context.Context) (int, error) {
 			n++
 		}
 		cont = b.Continuation
-		if err := checkpoint.Save(ctx, s.Leases, id, cont); err != nil {
+		if err := store.SaveCheckpoint(ctx, s.Leases, id, cont); err != nil {
 			return n, err
 		}
 	}

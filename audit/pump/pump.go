@@ -22,7 +22,6 @@ import (
 
 	"github.com/todoaudit/todo/audit"
 	"github.com/todoaudit/todo/azfunc"
-	"github.com/todoaudit/todo/checkpoint"
 	"github.com/todoaudit/todo/functions"
 	"github.com/todoaudit/todo/health"
 	"github.com/todoaudit/todo/store"
@@ -303,7 +302,7 @@ func (p *Pump) wait(ctx context.Context, c chan struct{}, d time.Duration) {
 // it succeeds (ok) or ctx ends.
 func (p *Pump) loadRetrying(ctx context.Context, mon *monitor) (cont string, ok bool) {
 	for attempt := 0; ; attempt++ {
-		cont, err := checkpoint.Load(ctx, p.Leases, p.leaseID())
+		cont, err := store.LoadCheckpoint(ctx, p.Leases, p.leaseID())
 		if ctx.Err() != nil {
 			return "", false
 		}
@@ -320,7 +319,7 @@ func (p *Pump) loadRetrying(ctx context.Context, mon *monitor) (cont string, ok 
 // save records cont as the pump's checkpoint; an error caused by the end
 // of ctx is not one.
 func (p *Pump) save(ctx context.Context, cont string) error {
-	err := checkpoint.Save(ctx, p.Leases, p.leaseID(), cont)
+	err := store.SaveCheckpoint(ctx, p.Leases, p.leaseID(), cont)
 	if err != nil && ctx.Err() != nil {
 		return nil
 	}

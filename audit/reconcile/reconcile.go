@@ -18,7 +18,6 @@ import (
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/audit"
 	"github.com/todoaudit/todo/azfunc"
-	"github.com/todoaudit/todo/checkpoint"
 	"github.com/todoaudit/todo/problem"
 	"github.com/todoaudit/todo/store"
 )
@@ -196,7 +195,7 @@ func (r *Reconciler) watermarkID() string { return "reconcile-" + r.Todos.Spec()
 // watermark (read everything) before the first, or when it is damaged.
 func (r *Reconciler) load(ctx context.Context) (watermark, error) {
 	var mark watermark
-	s, err := checkpoint.Load(ctx, r.Leases, r.watermarkID())
+	s, err := store.LoadCheckpoint(ctx, r.Leases, r.watermarkID())
 	if err != nil || s == "" {
 		return mark, err
 	}
@@ -213,7 +212,7 @@ func (r *Reconciler) save(ctx context.Context, mark watermark) error {
 	if err != nil {
 		return err
 	}
-	return checkpoint.Save(ctx, r.Leases, r.watermarkID(), string(b))
+	return store.SaveCheckpoint(ctx, r.Leases, r.watermarkID(), string(b))
 }
 
 // refill writes the records of vs missing from one entity's history,
