@@ -28,7 +28,6 @@ import (
 	"github.com/todoaudit/todo/health"
 	"github.com/todoaudit/todo/hotkeys"
 	"github.com/todoaudit/todo/httpapi"
-	"github.com/todoaudit/todo/moves"
 	"github.com/todoaudit/todo/partition"
 	"github.com/todoaudit/todo/problem"
 	"github.com/todoaudit/todo/sequence"
@@ -381,7 +380,7 @@ func (a *App) open(ctx, bg context.Context) error {
 		return err
 	}
 	auditTrigger.Telemetry = tel
-	sweeper := &moves.Sweeper{Todos: todos, Leases: leases, Finish: svc.FinishMove}
+	sweeper := &service.MoveSweeper{Todos: todos, Leases: leases, Finish: svc.FinishMove}
 	if err := a.finishMoves(ctx, sweeper); err != nil {
 		return err
 	}
@@ -440,7 +439,7 @@ func (a *App) open(ctx, bg context.Context) error {
 // finishMoves completes the moves an earlier process left half done, before
 // the API serves, so that every todo is listed right after a restart. A
 // failing store is retried a few times before start-up gives up.
-func (a *App) finishMoves(ctx context.Context, sweeper *moves.Sweeper) error {
+func (a *App) finishMoves(ctx context.Context, sweeper *service.MoveSweeper) error {
 	retry := backoff.Policy{Base: 100 * time.Millisecond, Max: 2 * time.Second}
 	for attempt := 0; ; attempt++ {
 		mctx, meter := store.WithMeter(ctx)
@@ -472,7 +471,7 @@ func (a *App) goBackground(fn func()) {
 // reconcileLoop refills history at start and then periodically, and moves
 // the move sweeper's checkpoint along, so that the sweep at the next start
 // reads only what changed since.
-func (a *App) reconcileLoop(ctx context.Context, rec *reconcile.Reconciler, sweeper *moves.Sweeper) {
+func (a *App) reconcileLoop(ctx context.Context, rec *reconcile.Reconciler, sweeper *service.MoveSweeper) {
 	t := time.NewTicker(ReconcileEvery)
 	defer t.Stop()
 	for {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/repo"
@@ -166,95 +165,4 @@ func (s *Service) restore(ctx context.Context, user, id string, pk store.Partiti
 	s.advance(&t, todo.OpRollback, user)
 	etag, err := s.write(ctx, &t, store.BatchCreate, "")
 	return Result{Todo: t, ETag: etag, Created: true}, err
-}
-
-// Move gives the caller's todo a new category where the scheme keys on it:
-// a new id in another logical partition. No transaction spans two
-// partitions, so the move is three idempotent steps: mark the old todo as
-// moving (its final version, hidden from then on), create the new todo
-// (version 1, operation move), delete the old one. A retried move resumes
-// from the mark, so an interrupted move is never lost.
-func (s *Service) Move(ctx context.Context, id, category, ifMatch string) (Result, error) {
-	user, err := caller(ctx)
-	if err != nil {
-		return Result{}, err
-	}
-	if !s.scheme.KeysOnCategory() {
-		return Result{}, todo.Errorf(todo.Conflict, "the %s scheme does not key on category: change it with PUT /api/todos/%s", s.scheme.Name(), id)
-	}
-	if err := todo.ValidateCategory(category); err != nil {
-		return Result{}, err
-	}
-	pk, err := s.scheme.Resolve(user, id)
-	if err != nil {
-		return Result{}, err
-	}
-	// A move interrupted after its first step resumes where it stopped.
-	d, err := s.todos.GetIn(ctx, pk, id)
-	if err == nil && d.Value.Type == todo.TypeTodo && d.Value.UserID == user && d.Value.MovingTo != "" {
-		return s.finishMove(ctx, user, d.Value, d.ETag)
-	}
-	if err != nil && !todo.IsKind(err, todo.NotFound) {
-		return Result{}, err
-	}
-	// Step one: mark the todo as moving, as its final version.
-	marked, err := s.readModifyWrite(ctx, id, ifMatch, nil, func(d repo.Doc[todo.Todo]) (Result, error) {
-		old := d.Value
-		if old.Category == category {
-			return Result{}, todo.Errorf(todo.Conflict, "todo %q is already in category %q", id, category)
-		}
-		key, err := s.scheme.NewKey(ctx, user, category)
-		if err != nil {
-			return Result{}, err
-		}
-		old.MovingTo = key.ID
-		s.advance(&old, todo.OpMove, user)
-		etag, err := s.write(ctx, &old, store.BatchReplace, d.ETag)
-		return Result{Todo: old, ETag: etag}, err
-	})
-	if err != nil {
-		return Result{}, err
-	}
-	return s.finishMove(ctx, user, marked.Todo, marked.ETag)
-}
-
-// finishMove creates the moved todo (if a previous attempt has not) and
-// deletes the marked original. It runs to the end even when the caller
-// goes away, so that a move is not left half done.
-func (s *Service) finishMove(ctx context.Context, user string, old todo.Todo, etag string) (Result, error) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-	defer cancel()
-	newPK, err := s.scheme.Resolve(user, old.MovingTo)
-	if err != nil {
-		return Result{}, err
-	}
-	t := old
-	t.ID, t.MovingTo, t.MovedFrom, t.Version = old.MovingTo, "", old.ID, 1
-	t.Category = newPK[len(newPK)-1]
-	t.LastOperation = todo.OpMove
-	var res Result
-	res.Todo, res.Created = t, true
-	res.ETag, err = s.write(ctx, &t, store.BatchCreate, "")
-	res.Todo = t
-	if todo.IsKind(err, todo.Conflict) {
-		// An earlier attempt created it; it may have changed, or even been
-		// deleted, since.
-		d, gerr := s.todos.GetIn(ctx, newPK, t.ID)
-		switch {
-		case gerr == nil:
-			res.Todo, res.ETag, err = d.Value, d.ETag, nil
-		case todo.IsKind(gerr, todo.NotFound):
-			err = todo.Errorf(todo.NotFound, "todo %q was moved to %q, which no longer exists", old.ID, t.ID)
-		default:
-			return res, gerr
-		}
-	}
-	if err != nil && !todo.IsKind(err, todo.NotFound) {
-		return res, err
-	}
-	derr := s.todos.Remove(ctx, s.scheme.KeyOf(&old), old.ID, etag)
-	if derr != nil && !todo.IsKind(derr, todo.NotFound) {
-		return res, derr
-	}
-	return res, err
 }

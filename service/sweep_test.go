@@ -1,4 +1,4 @@
-package moves_test
+package service_test
 
 import (
 	"context"
@@ -7,7 +7,6 @@ import (
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/bolt/bolttest"
-	"github.com/todoaudit/todo/moves"
 	"github.com/todoaudit/todo/partition"
 	"github.com/todoaudit/todo/service"
 	"github.com/todoaudit/todo/store"
@@ -31,7 +30,7 @@ func TestSweepFinishesInterruptedMoves(t *testing.T) {
 		}
 		ids = append(ids, r.Todo.ID)
 	}
-	sweeper := &moves.Sweeper{Todos: todos, Leases: leases, Finish: svc.FinishMove}
+	sweeper := &service.MoveSweeper{Todos: todos, Leases: leases, Finish: svc.FinishMove}
 	if n, err := sweeper.Run(bg); n != 0 || err != nil {
 		t.Fatalf("first sweep: %d, %v", n, err)
 	}
