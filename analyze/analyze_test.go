@@ -14,7 +14,6 @@ import (
 
 	"github.com/todoaudit/todo/bolt"
 	"github.com/todoaudit/todo/partition"
-	"github.com/todoaudit/todo/sequence"
 	"github.com/todoaudit/todo/store"
 )
 
@@ -179,7 +178,7 @@ func TestSyntheticSimulationMatchesScheme(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	real, err := partition.New(partition.Synthetic, buckets, sequence.New(c))
+	real, err := partition.New(partition.Synthetic, buckets, partition.NewCounter(c))
 	if err != nil {
 		t.Fatal(err)
 	}

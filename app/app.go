@@ -30,7 +30,6 @@ import (
 	"github.com/todoaudit/todo/httpapi"
 	"github.com/todoaudit/todo/partition"
 	"github.com/todoaudit/todo/problem"
-	"github.com/todoaudit/todo/sequence"
 	"github.com/todoaudit/todo/service"
 	"github.com/todoaudit/todo/store"
 	"github.com/todoaudit/todo/storetrace"
@@ -370,7 +369,7 @@ func (a *App) open(ctx, bg context.Context) error {
 		}
 	}
 	todos, auditC, leases := cs[0], cs[1], cs[2]
-	scheme, err := partition.New(a.cfg.Scheme, a.cfg.SyntheticBuckets, sequence.New(todos))
+	scheme, err := partition.New(a.cfg.Scheme, a.cfg.SyntheticBuckets, partition.NewCounter(todos))
 	if err != nil {
 		return err
 	}

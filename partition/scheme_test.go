@@ -9,7 +9,6 @@ import (
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/bolt"
 	"github.com/todoaudit/todo/partition"
-	"github.com/todoaudit/todo/sequence"
 	"github.com/todoaudit/todo/store"
 )
 
@@ -19,7 +18,7 @@ func mustScheme(t testing.TB, name string, buckets int, c store.Container) parti
 	t.Helper()
 	var seq partition.Sequencer
 	if c != nil {
-		seq = sequence.New(c)
+		seq = partition.NewCounter(c)
 	}
 	s, err := partition.New(name, buckets, seq)
 	if err != nil {

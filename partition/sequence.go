@@ -1,8 +1,4 @@
-// Package sequence hands out per-user sequence numbers from a counter
-// document: read it, write it back incremented with If-Match on its ETag,
-// and start over when another writer got there first. The synthetic
-// partition scheme takes its buckets from these numbers.
-package sequence
+package partition
 
 import (
 	"context"
@@ -13,8 +9,8 @@ import (
 	"github.com/todoaudit/todo/store"
 )
 
-// doc is a user's counter document.
-type doc struct {
+// sequenceDoc is a user's counter document.
+type sequenceDoc struct {
 	ID           string `json:"id"`
 	Type         string `json:"type"`
 	UserID       string `json:"userId"`
@@ -23,27 +19,30 @@ type doc struct {
 }
 
 const (
-	// ID is the id of every counter document; each user's lives in a
+	// SequenceID is the id of every counter document; each user's lives in a
 	// partition of its own.
-	ID       = "sequence"
-	attempts = 50
+	SequenceID       = "sequence"
+	sequenceAttempts = 50
 )
 
-// Counter keeps the counter documents in one container.
+// Counter is the Sequencer of the synthetic scheme: it hands out per-user
+// sequence numbers from a counter document, read it, write it back
+// incremented with If-Match on its ETag, and start over when another
+// writer got there first.
 type Counter struct {
 	c store.Container
 }
 
-// New returns a counter whose documents live in c.
-func New(c store.Container) *Counter { return &Counter{c: c} }
+// NewCounter returns a counter whose documents live in c.
+func NewCounter(c store.Container) *Counter { return &Counter{c: c} }
 
 // Next takes user's next sequence number, starting at 0, from the counter
 // document in the single-component partition pk (its partitionKey
 // property).
 func (s *Counter) Next(ctx context.Context, user string, pk store.PartitionKey) (int64, error) {
-	for attempt := range attempts {
-		item, err := s.c.Read(ctx, pk, ID)
-		d := doc{ID: ID, Type: todo.TypeSequence, UserID: user, PartitionKey: pk[0]}
+	for attempt := range sequenceAttempts {
+		item, err := s.c.Read(ctx, pk, SequenceID)
+		d := sequenceDoc{ID: SequenceID, Type: todo.TypeSequence, UserID: user, PartitionKey: pk[0]}
 		switch {
 		case todo.IsKind(err, todo.NotFound):
 			item.ETag = ""
@@ -79,5 +78,5 @@ func (s *Counter) Next(ctx context.Context, user string, pk store.PartitionKey) 
 			return 0, err
 		}
 	}
-	return 0, todo.Errorf(todo.Unavailable, "could not take a sequence number after %d attempts", attempts)
+	return 0, todo.Errorf(todo.Unavailable, "could not take a sequence number after %d sequenceAttempts", sequenceAttempts)
 }
