@@ -16,7 +16,6 @@ import (
 	"github.com/todoaudit/todo/app"
 	"github.com/todoaudit/todo/audit"
 	"github.com/todoaudit/todo/azfunc"
-	"github.com/todoaudit/todo/logging"
 	"github.com/todoaudit/todo/telemetry"
 	"github.com/todoaudit/todo/telemetry/otlptest"
 )
@@ -62,7 +61,7 @@ func startTraced(t *testing.T) (*server, *telemetry.Telemetry, *otlptest.Receive
 	}
 	logs := &lockedBuffer{}
 	a := apitest.StartLogged(t, map[string]string{"DATA_DIR": t.TempDir(), "AUDIT_PUMP": "on"},
-		&app.Options{Telemetry: tel}, logging.NewLogger(logs, logs, slog.LevelInfo))
+		&app.Options{Telemetry: tel}, telemetry.NewLogger(logs, logs, slog.LevelInfo))
 	t.Cleanup(func() { _ = tel.Shutdown(context.Background()) })
 	return &server{Client: &apitest.Client{T: t, Base: "http://" + a.Addr(), User: "alice"}, app: a}, tel, rcv, logs
 }

@@ -19,7 +19,6 @@ import (
 
 	"github.com/todoaudit/todo/app"
 	"github.com/todoaudit/todo/config"
-	"github.com/todoaudit/todo/logging"
 	"github.com/todoaudit/todo/telemetry"
 )
 
@@ -38,9 +37,9 @@ func run(lookup func(string) (string, bool), stdout, stderr io.Writer) int {
 	}
 	// Informational logs are buffered (flushed every 100 ms and at exit);
 	// errors go to stderr at once.
-	out := logging.NewFlushingWriter(stdout, 100*time.Millisecond)
+	out := telemetry.NewFlushingWriter(stdout, 100*time.Millisecond)
 	defer out.Close()
-	log := logging.NewLogger(out, stderr, logging.ParseLevel(cfg.LogLevel))
+	log := telemetry.NewLogger(out, stderr, telemetry.ParseLevel(cfg.LogLevel))
 	// The heap is small and short-lived; trading a little memory for less
 	// GC work raises throughput (an explicit GOGC still wins).
 	if _, set := lookup("GOGC"); !set {

@@ -14,7 +14,6 @@ import (
 	"github.com/todoaudit/todo/bolt"
 	"github.com/todoaudit/todo/hotkeys"
 	"github.com/todoaudit/todo/httpapi"
-	"github.com/todoaudit/todo/logging"
 	"github.com/todoaudit/todo/partition"
 	"github.com/todoaudit/todo/service"
 	"github.com/todoaudit/todo/store"
@@ -55,7 +54,7 @@ func newAPIWith(b *testing.B, tel *telemetry.Telemetry) (http.Handler, string) {
 		b.Fatal(err)
 	}
 	h := httpapi.New(httpapi.Config{Service: svc, Auth: authn, MaxBodyBytes: 1 << 20,
-		Log: logging.NewLogger(io.Discard, io.Discard, slog.LevelInfo), StoreName: "embedded", Telemetry: tel})
+		Log: telemetry.NewLogger(io.Discard, io.Discard, slog.LevelInfo), StoreName: "embedded", Telemetry: tel})
 	res, err := svc.Create(service.WithUser(context.Background(), "local"), todo.Fields{Category: "Grocery", Title: "Get more milk", Tags: []string{"dairy"}})
 	if err != nil {
 		b.Fatal(err)
