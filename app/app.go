@@ -32,8 +32,8 @@ import (
 	"github.com/todoaudit/todo/problem"
 	"github.com/todoaudit/todo/service"
 	"github.com/todoaudit/todo/store"
-	"github.com/todoaudit/todo/storetrace"
 	"github.com/todoaudit/todo/telemetry"
+	"github.com/todoaudit/todo/telemetry/storetrace"
 )
 
 // App is a running handler.

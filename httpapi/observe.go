@@ -13,8 +13,8 @@ import (
 	"github.com/todoaudit/todo/azfunc"
 	"github.com/todoaudit/todo/functions"
 	"github.com/todoaudit/todo/store"
-	"github.com/todoaudit/todo/storetrace"
 	"github.com/todoaudit/todo/telemetry"
+	"github.com/todoaudit/todo/telemetry/storetrace"
 )
 
 // Span attributes of requests and invocations (OpenTelemetry semantic
