@@ -26,9 +26,9 @@ import (
 	"github.com/todoaudit/todo/config"
 	"github.com/todoaudit/todo/cosmos"
 	"github.com/todoaudit/todo/health"
-	"github.com/todoaudit/todo/hotkeys"
 	"github.com/todoaudit/todo/httpapi"
 	"github.com/todoaudit/todo/partition"
+	"github.com/todoaudit/todo/partitionload"
 	"github.com/todoaudit/todo/problem"
 	"github.com/todoaudit/todo/service"
 	"github.com/todoaudit/todo/store"
@@ -360,8 +360,8 @@ func (a *App) open(ctx, bg context.Context) error {
 	}
 	// Every store call is also counted per logical partition, for the live
 	// view of hot partitions.
-	hot := hotkeys.NewRecorder(0, 0)
-	st = hotkeys.Wrap(st, hot)
+	hot := partitionload.NewRecorder(0, 0)
+	st = partitionload.Wrap(st, hot)
 	var cs [3]store.Container
 	for i, spec := range specs {
 		if cs[i], err = st.Container(ctx, spec.Name); err != nil {

@@ -12,9 +12,9 @@ import (
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/auth"
 	"github.com/todoaudit/todo/bolt"
-	"github.com/todoaudit/todo/hotkeys"
 	"github.com/todoaudit/todo/httpapi"
 	"github.com/todoaudit/todo/partition"
+	"github.com/todoaudit/todo/partitionload"
 	"github.com/todoaudit/todo/service"
 	"github.com/todoaudit/todo/store"
 	"github.com/todoaudit/todo/telemetry"
@@ -44,7 +44,7 @@ func newAPIWith(b *testing.B, tel *telemetry.Telemetry) (http.Handler, string) {
 	}
 	b.Cleanup(func() { _ = st.Close() })
 	// As in production, every store call is counted per partition.
-	wrapped := hotkeys.Wrap(st, hotkeys.NewRecorder(0, 0))
+	wrapped := partitionload.Wrap(st, partitionload.NewRecorder(0, 0))
 	todos, _ := wrapped.Container(context.Background(), "todos")
 	audit, _ := wrapped.Container(context.Background(), "audit")
 	sch, _ := partition.New("hierarchical", 1, nil)

@@ -22,7 +22,7 @@ import (
 	"github.com/todoaudit/todo/auth"
 	"github.com/todoaudit/todo/azfunc"
 	"github.com/todoaudit/todo/health"
-	"github.com/todoaudit/todo/hotkeys"
+	"github.com/todoaudit/todo/partitionload"
 	"github.com/todoaudit/todo/problem"
 	"github.com/todoaudit/todo/service"
 	"github.com/todoaudit/todo/store"
@@ -58,7 +58,7 @@ type Config struct {
 	StoreName string
 	// Partitions is the live per-partition load served at
 	// /api/manage/partitions; nil disables it.
-	Partitions *hotkeys.Recorder
+	Partitions *partitionload.Recorder
 	// Telemetry traces requests and invocations and records their
 	// metrics; nil records nothing.
 	Telemetry *telemetry.Telemetry

@@ -12,7 +12,7 @@ import (
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/health"
-	"github.com/todoaudit/todo/hotkeys"
+	"github.com/todoaudit/todo/partitionload"
 	"github.com/todoaudit/todo/problem"
 	"github.com/todoaudit/todo/service"
 )
@@ -482,9 +482,9 @@ func (a *api) health(_ context.Context, w http.ResponseWriter, _ *http.Request, 
 
 // partitionsView is the body of GET /api/manage/partitions.
 type partitionsView struct {
-	Window     string         `json:"window"`
-	Resolution string         `json:"resolution"`
-	Partitions []hotkeys.Stat `json:"partitions"`
+	Window     string               `json:"window"`
+	Resolution string               `json:"resolution"`
+	Partitions []partitionload.Stat `json:"partitions"`
 }
 
 // defaultTop is how many partitions the live view lists without ?top.

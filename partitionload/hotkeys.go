@@ -1,4 +1,4 @@
-// Package hotkeys counts the load on each logical partition: a store.Store
+// Package partitionload counts the load on each logical partition: a store.Store
 // decorator records, per container and partition key, the requests and
 // request charge (RU) every call is charged, in a sliding window that the
 // API serves hottest first (GET /api/manage/partitions).
@@ -7,7 +7,7 @@
 // default): recording takes one lock and one map update, memory is bounded
 // by the distinct keys seen in the window, capped per bucket (beyond the
 // cap, calls are counted under an "(other)" key).
-package hotkeys
+package partitionload
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package hotkeys
+package partitionload
 
 import (
 	"context"
