@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/todoaudit/todo"
-	"github.com/todoaudit/todo/disktest"
+	"github.com/todoaudit/todo/internal/disktest"
 )
 
 // fill writes a file into dir until its file system is full.

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/todoaudit/todo/disktest"
+	"github.com/todoaudit/todo/internal/disktest"
 )
 
 type answer struct {

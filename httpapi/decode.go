@@ -13,7 +13,7 @@ import (
 	"sync"
 
 	"github.com/todoaudit/todo"
-	"github.com/todoaudit/todo/strictjson"
+	"github.com/todoaudit/todo/internal/strictjson"
 )
 
 // decodeBody reads a JSON request body into v, a pointer to a struct,

@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/todoaudit/todo"
-	"github.com/todoaudit/todo/backoff"
-	"github.com/todoaudit/todo/ctxvalue"
+	"github.com/todoaudit/todo/internal/backoff"
+	"github.com/todoaudit/todo/internal/ctxvalue"
 	"github.com/todoaudit/todo/partition"
 	"github.com/todoaudit/todo/repo"
 	"github.com/todoaudit/todo/store"

@@ -4,7 +4,7 @@ import (
 	"context"
 	"sync"
 
-	"github.com/todoaudit/todo/ctxvalue"
+	"github.com/todoaudit/todo/internal/ctxvalue"
 )
 
 // Meter sums the cost of the store calls made with a context that carries

@@ -3,7 +3,7 @@ package telemetry
 import (
 	"context"
 
-	"github.com/todoaudit/todo/ctxvalue"
+	"github.com/todoaudit/todo/internal/ctxvalue"
 )
 
 // Call is what identifies one request or payload invocation in logs and

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/todoaudit/todo/strictjson"
+	"github.com/todoaudit/todo/internal/strictjson"
 )
 
 func TestCheckAccepts(t *testing.T) {

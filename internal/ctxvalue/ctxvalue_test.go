@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/todoaudit/todo/ctxvalue"
+	"github.com/todoaudit/todo/internal/ctxvalue"
 )
 
 type (
