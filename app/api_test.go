@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/todoaudit/todo/apitest"
+	"github.com/todoaudit/todo/app/apitest"
 )
 
 func TestAPI(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/todoaudit/todo/apitest"
+	"github.com/todoaudit/todo/app/apitest"
 )
 
 // 100 rapid updates of one todo: the change feed coalesces them, the

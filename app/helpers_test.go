@@ -5,8 +5,8 @@ import (
 	"maps"
 	"testing"
 
-	"github.com/todoaudit/todo/apitest"
 	"github.com/todoaudit/todo/app"
+	"github.com/todoaudit/todo/app/apitest"
 )
 
 // server is a running handler under test, with an API client.

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/todoaudit/todo/apitest"
 	"github.com/todoaudit/todo/app"
+	"github.com/todoaudit/todo/app/apitest"
 	"github.com/todoaudit/todo/audit"
 	"github.com/todoaudit/todo/azfunc"
 	"github.com/todoaudit/todo/telemetry"

@@ -7,7 +7,7 @@ import (
 
 	"github.com/todoaudit/todo/bolt"
 	"github.com/todoaudit/todo/store"
-	"github.com/todoaudit/todo/storetest"
+	"github.com/todoaudit/todo/store/storetest"
 )
 
 // clock is a movable clock shared by the stores a test opens.

@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/todoaudit/todo/apitest"
 	"github.com/todoaudit/todo/app"
+	"github.com/todoaudit/todo/app/apitest"
 	"github.com/todoaudit/todo/azfunc"
 	"github.com/todoaudit/todo/cosmos"
 )

@@ -19,8 +19,8 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 
-	"github.com/todoaudit/todo/apitest"
 	"github.com/todoaudit/todo/app"
+	"github.com/todoaudit/todo/app/apitest"
 	"github.com/todoaudit/todo/audit/reconcile"
 	"github.com/todoaudit/todo/cosmos"
 )

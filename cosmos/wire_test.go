@@ -11,7 +11,7 @@ import (
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/store"
-	"github.com/todoaudit/todo/storetest"
+	"github.com/todoaudit/todo/store/storetest"
 )
 
 // serverGaps are the conformance cases @vercel/cosmosdb-server cannot pass,

@@ -9,8 +9,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/todoaudit/todo/apitest"
 	"github.com/todoaudit/todo/app"
+	"github.com/todoaudit/todo/app/apitest"
 	"github.com/todoaudit/todo/azfunc"
 	"github.com/todoaudit/todo/config"
 	"github.com/todoaudit/todo/partition"
