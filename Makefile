@@ -46,7 +46,7 @@ staticcheck:
 	$(GO) tool staticcheck -checks=all ./...
 
 bicep-lint: node_modules/.package-lock.json
-	node scripts/bicep-lint.mjs infra/bicep
+	node infra/bicep-lint.mjs infra/bicep
 
 ## fuzz: a short run of every fuzz target
 FUZZTIME ?= 10s
@@ -61,7 +61,7 @@ fuzz:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./bolt/ ./httpapi/
 	$(GO) run ./cmd/loadtest
-	$(GO) test -run '^$$' -bench Analyze1M -benchtime 1x -benchmem ./analyze/
+	$(GO) test -run '^$$' -bench Analyze1M -benchtime 1x -benchmem ./cmd/partition-analyzer/analyze/
 	$(GO) build -o bin/partition-analyzer ./cmd/partition-analyzer
 	bin/partition-analyzer --generate --todos 1000000 --users 100000 --stats > /dev/null
 

@@ -22,8 +22,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/todoaudit/todo/analyze"
 	"github.com/todoaudit/todo/bolt"
+	"github.com/todoaudit/todo/cmd/partition-analyzer/analyze"
 	"github.com/todoaudit/todo/partition"
 )
 

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/todoaudit/todo/analyze"
+	"github.com/todoaudit/todo/cmd/partition-analyzer/analyze"
 )
 
 func TestGenerateThenAnalyze(t *testing.T) {
