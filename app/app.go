@@ -117,6 +117,9 @@ type Options struct {
 	// Wrap, when set, wraps the opened store (tests record the calls the
 	// handler makes with it).
 	Wrap func(store.Store) store.Store
+	// Listener, when set, is served instead of listening on
+	// cfg.ListenAddr.
+	Listener net.Listener
 	// Telemetry traces and measures the handler; nil records nothing.
 	// The caller shuts it down after Close, which flushes it.
 	Telemetry *telemetry.Telemetry
@@ -131,9 +134,12 @@ func Start(cfg *config.Config, log *slog.Logger, o *Options) (*App, error) {
 	if o == nil {
 		o = &Options{}
 	}
-	ln, err := net.Listen("tcp", cfg.ListenAddr)
-	if err != nil {
-		return nil, fmt.Errorf("listen on %s: %w", cfg.ListenAddr, err)
+	ln := o.Listener
+	if ln == nil {
+		var err error
+		if ln, err = net.Listen("tcp", cfg.ListenAddr); err != nil {
+			return nil, fmt.Errorf("listen on %s: %w", cfg.ListenAddr, err)
+		}
 	}
 	bgCtx, cancelBg := context.WithCancel(context.Background())
 	openCtx, cancelOpen := context.WithCancel(bgCtx)

@@ -154,7 +154,7 @@ func waitForKeys(t *testing.T, s *server) {
 // refused: 503 with Retry-After, and still 401 without a token. The
 // handler starts all the same, and its health says what is wrong.
 func TestEntraProviderUnreachable(t *testing.T) {
-	s := startApp(t, map[string]string{"AUTH_ISSUER": "http://127.0.0.1:" + freePort(t), "AUTH_AUDIENCE": audience})
+	s := startApp(t, map[string]string{"AUTH_ISSUER": "http://" + refusingAddr(t), "AUTH_AUDIENCE": audience})
 	r := want(t, s.with(bearer("x.y.z")).Do("GET", userRoute, nil), 503)
 	if r.Header.Get("Retry-After") == "" || r.Header.Get("Content-Type") != "application/problem+json" {
 		t.Fatalf("503 without Retry-After or problem: %v", r.Header)

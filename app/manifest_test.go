@@ -85,7 +85,7 @@ func TestManifest(t *testing.T) {
 		}
 	}
 	// The payload-mode functions answer the host at POST /{name}.
-	s := startApp(t, map[string]string{"FUNCTIONS_CUSTOMHANDLER_PORT": freePort(t), "AUTH_MODE": "single"})
+	s := startHosted(t, map[string]string{"AUTH_MODE": "single"})
 	for _, name := range payload {
 		if r := s.Do("POST", "/"+name, `{"Data":{},"Metadata":{}}`); r.Status == 404 || r.Status == 405 {
 			t.Errorf("payload-mode function %s is not served: %d", name, r.Status)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -29,6 +30,8 @@ type Setting struct {
 var (
 	customHandlerPort = Setting{"FUNCTIONS_CUSTOMHANDLER_PORT", "", "set by the Functions host; its presence means host mode (listen on 127.0.0.1:PORT)"}
 	listenAddr        = Setting{"LISTEN_ADDR", "127.0.0.1:7071", "standalone listen address"}
+	listenFDs         = Setting{"LISTEN_FDS", "", "1: serve the listening socket inherited as file descriptor 3 (systemd socket activation) instead of binding an address"}
+	listenPID         = Setting{"LISTEN_PID", "", "with LISTEN_FDS: the process the socket is for; another process's socket is not taken"}
 	dataDir           = Setting{"DATA_DIR", "./.data", "embedded store directory"}
 	storeKind         = Setting{"STORE", "", "embedded or cosmos; default cosmos when a Cosmos endpoint is set, else embedded"}
 	cosmosEndpoint    = Setting{"CosmosDB__accountEndpoint", "", "Cosmos DB endpoint; the same setting the Cosmos DB trigger reads"}
@@ -70,7 +73,14 @@ var (
 // infrastructure tests check that Bicep and local.settings.json.example
 // agree with it.
 var Settings = []Setting{
-	customHandlerPort, listenAddr, dataDir, storeKind, cosmosEndpoint, cosmosEndpointAlt, cosmosCredential, cosmosClientID, azureClientID, cosmosConnString, cosmosKey, allowRemoteKey, database, todoContainer, auditContainer, leasesContainer, partitionScheme, syntheticBuckets, authMode, authIssuer, authAudience, singleUserID, adminUsers, maxBodyBytes, maxPayloadBytes, versionTTL, auditPump, logLevel, storeOpenTimeout, storeTimeout, shutdownTimeout, otelEndpoint, otelTracesEndpoint, otelMetricsEndpoint, otelServiceName,
+	customHandlerPort, listenAddr, listenFDs, listenPID, dataDir, storeKind, cosmosEndpoint, cosmosEndpointAlt, cosmosCredential, cosmosClientID, azureClientID, cosmosConnString, cosmosKey, allowRemoteKey, database, todoContainer, auditContainer, leasesContainer, partitionScheme, syntheticBuckets, authMode, authIssuer, authAudience, singleUserID, adminUsers, maxBodyBytes, maxPayloadBytes, versionTTL, auditPump, logLevel, storeOpenTimeout, storeTimeout, shutdownTimeout, otelEndpoint, otelTracesEndpoint, otelMetricsEndpoint, otelServiceName,
+}
+
+// SetByLauncher reports whether the named setting is set by whatever
+// starts the process (the Functions host, systemd), never by hand, so
+// that no settings file lists it.
+func SetByLauncher(name string) bool {
+	return name == customHandlerPort.Name || name == listenFDs.Name || name == listenPID.Name
 }
 
 // Mode says whether the handler runs under the Functions host.
@@ -86,8 +96,12 @@ const (
 type Config struct {
 	Mode       Mode
 	ListenAddr string
-	DataDir    string
-	Store      string // "embedded" or "cosmos"
+	// InheritedListener says the socket to serve is file descriptor 3,
+	// bound by whoever started the process (systemd socket activation, or
+	// a test that must know the address before the process runs).
+	InheritedListener bool
+	DataDir           string
+	Store             string // "embedded" or "cosmos"
 
 	CosmosEndpoint   string
 	CosmosCredential string
@@ -159,6 +173,15 @@ func Load(lookup func(string) (string, bool)) (*Config, error) {
 		c.ListenAddr = net.JoinHostPort("127.0.0.1", port)
 	} else if _, _, err := net.SplitHostPort(c.ListenAddr); err != nil {
 		return nil, &Error{"LISTEN_ADDR", fmt.Sprintf("%q is not host:port", c.ListenAddr)}
+	}
+
+	switch n := get(listenFDs); n {
+	case "", "0":
+	case "1":
+		pid := get(listenPID)
+		c.InheritedListener = pid == "" || pid == strconv.Itoa(os.Getpid())
+	default:
+		return nil, &Error{"LISTEN_FDS", fmt.Sprintf("%q: only one inherited socket (1) is served", n)}
 	}
 
 	if err := cosmosConnection(c, get); err != nil {

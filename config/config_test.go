@@ -1,6 +1,8 @@
 package config_test
 
 import (
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -30,6 +32,26 @@ func TestDefaults(t *testing.T) {
 	}
 }
 
+// A socket handed over by systemd (or a test) is taken only when it is
+// meant for this process.
+func TestInheritedListener(t *testing.T) {
+	for _, tc := range []struct {
+		kv   map[string]string
+		want bool
+	}{
+		{nil, false},
+		{map[string]string{"LISTEN_FDS": "1"}, true},
+		{map[string]string{"LISTEN_FDS": "1", "LISTEN_PID": strconv.Itoa(os.Getpid())}, true},
+		{map[string]string{"LISTEN_FDS": "1", "LISTEN_PID": "1"}, false},
+		{map[string]string{"LISTEN_FDS": "0"}, false},
+	} {
+		c, err := load(tc.kv)
+		if err != nil || c.InheritedListener != tc.want {
+			t.Errorf("%v: inherited %v, %v; want %v", tc.kv, c != nil && c.InheritedListener, err, tc.want)
+		}
+	}
+}
+
 func TestManagedIdentityClientID(t *testing.T) {
 	c, _ := load(map[string]string{"AZURE_CLIENT_ID": "sp"})
 	if c.CosmosClientID != "" {
@@ -47,6 +69,7 @@ var badSettings = []struct {
 }{
 	{map[string]string{"FUNCTIONS_CUSTOMHANDLER_PORT": "http"}, "FUNCTIONS_CUSTOMHANDLER_PORT"},
 	{map[string]string{"LISTEN_ADDR": "7071"}, "LISTEN_ADDR"},
+	{map[string]string{"LISTEN_FDS": "2"}, "LISTEN_FDS"},
 	{map[string]string{"STORE": "sql"}, "STORE"},
 	{map[string]string{"STORE": "cosmos"}, "CosmosDB__accountEndpoint"},
 	{map[string]string{"PARTITION_SCHEME": "id"}, "PARTITION_SCHEME"},
