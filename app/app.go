@@ -408,6 +408,7 @@ func (a *App) open(ctx, bg context.Context) error {
 		Log:             a.log,
 		StoreName:       storeName,
 		Partitions:      hot,
+		Hosted:          a.cfg.Mode != config.Standalone,
 		Telemetry:       tel,
 	})
 	a.health.Opened()
