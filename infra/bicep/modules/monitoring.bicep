@@ -67,8 +67,9 @@ resource partitionKeyRUTable 'Microsoft.OperationalInsights/workspaces/tables@20
 // (one instance's view) names under the Functions host
 // (httpapi.FleetQueryName): per 5-minute window, per container, the ten
 // partition keys that consumed the most RU, with their share of the
-// window's RU. Run it with the time range set to the last hour: a
-// Basic-table query is charged for the range it scans.
+// container's RU in the window (the partition analyzer's "hottest logical"
+// is the same share, of writes). Run it with the time range set to the
+// last hour: a Basic-table query is charged for the range it scans.
 var hotPartitionsQuery = '''
 CDBPartitionKeyRUConsumption
 | where TimeGenerated > ago(1h)
@@ -76,8 +77,8 @@ CDBPartitionKeyRUConsumption
 | top-nested of Window by WindowRU = sum(RequestCharge),
   top-nested of CollectionName by ContainerRU = sum(RequestCharge),
   top-nested 10 of PartitionKey by RU = sum(RequestCharge)
-| extend ShareOfWindow = round(RU / WindowRU, 3)
-| project Window, Container = CollectionName, PartitionKey, RU = round(RU, 1), ShareOfWindow
+| extend Share = round(RU / ContainerRU, 3)
+| project Window, Container = CollectionName, PartitionKey, RU = round(RU, 1), Share
 | sort by Window desc, RU desc
 '''
 
