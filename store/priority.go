@@ -12,7 +12,7 @@ type lowPriorityKey struct{}
 // background work that may wait: under load a store that can tell the two
 // apart (Cosmos DB's priority-based execution) throttles them before the
 // calls users wait for. Reconcile, the move sweeper, the audit pump and
-// exports mark their contexts; request handlers never do.
+// exports mark their contexts; the handlers of user requests never do.
 func WithLowPriority(ctx context.Context) context.Context {
 	return ctxvalue.With[lowPriorityKey](ctx, struct{}{})
 }

@@ -7,7 +7,7 @@
 param actionGroupName string
 
 @description('E-mail address the action group sends alerts to. Empty: the group has no receivers (add them in the portal); the alerts still fire and show in Azure Monitor.')
-param alertEmail string = ''
+param alertEmail string
 
 @description('Azure region of the log alert rules (the region of the Application Insights component).')
 param location string
@@ -23,15 +23,15 @@ param appInsightsName string
 
 @description('Cosmos DB requests answered 429 (throttled) in 5 minutes above which the throttling alert fires. The SDK retries throttled requests, so a few are normal.')
 @minValue(0)
-param throttledRequestsPer5Min int = 100
+param throttledRequestsPer5Min int
 
 @description('Failed function executions in 5 minutes (failed invocations and 5xx answers; 4xx are the callers\' mistakes) above which the alert fires.')
 @minValue(0)
-param failedExecutionsPer5Min int = 5
+param failedExecutionsPer5Min int
 
 @description('Audit lag in seconds (the worst record in 5 minutes) above which the audit-lag alert fires.')
 @minValue(1)
-param auditLagSeconds int = 300
+param auditLagSeconds int
 
 resource cosmos 'Microsoft.DocumentDB/databaseAccounts@2026-03-15' existing = {
   name: cosmosAccountName
