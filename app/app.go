@@ -412,6 +412,7 @@ func (a *App) open(ctx, bg context.Context) error {
 		Log:             a.log,
 		StoreName:       storeName,
 		Partitions:      hot,
+		Hosted:          a.cfg.Mode != config.Standalone,
 		Telemetry:       tel,
 	})
 	a.health.Opened()
@@ -419,6 +420,7 @@ func (a *App) open(ctx, bg context.Context) error {
 	a.log.Info("handler ready", "mode", string(a.cfg.Mode), "addr", a.Addr(), "store", storeName,
 		"scheme", a.cfg.Scheme, "auth", a.cfg.Auth.Mode)
 
+	// The probe keeps the default priority: it measures what users get.
 	a.goBackground(func() {
 		a.health.Probe(bg, "store", probeEvery, min(probeTimeout, a.cfg.StoreTimeout), st.Ping)
 	})
@@ -435,19 +437,23 @@ func (a *App) open(ctx, bg context.Context) error {
 		a.pump = p
 		p.ReportTo(func(err error) { a.health.Report("audit", err) })
 		a.health.WatchAudit(p.Status)
-		a.goBackground(func() { p.Run(bg) })
-		a.goBackground(func() { a.reconcileLoop(bg, rec, sweeper) })
+		// Background work yields to users: its store calls go at low
+		// priority.
+		low := store.WithLowPriority(bg)
+		a.goBackground(func() { p.Run(low) })
+		a.goBackground(func() { a.reconcileLoop(low, rec, sweeper) })
 	}
 	return nil
 }
 
 // finishMoves completes the moves an earlier process left half done, before
 // the API serves, so that every todo is listed right after a restart. A
-// failing store is retried a few times before start-up gives up.
+// failing store is retried a few times before start-up gives up. It is
+// background work: its store calls go at low priority.
 func (a *App) finishMoves(ctx context.Context, sweeper *service.MoveSweeper) error {
 	retry := backoff.Policy{Base: 100 * time.Millisecond, Max: 2 * time.Second}
 	for attempt := 0; ; attempt++ {
-		mctx, meter := store.WithMeter(ctx)
+		mctx, meter := store.WithMeter(store.WithLowPriority(ctx))
 		n, err := sweeper.Run(mctx)
 		if n > 0 {
 			a.log.Warn("finished interrupted moves", "moves", n, "ru", meter.Cost().Charge)

@@ -12,8 +12,10 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 
+	"github.com/todoaudit/todo/app/apitest"
 	"github.com/todoaudit/todo/httpapi"
 )
 
@@ -48,15 +50,43 @@ func TestOpenAPIMatchesRouter(t *testing.T) {
 	}
 }
 
-// Real answers of the running handler have the status each request must
-// get, and conform to the document.
-func TestResponsesMatchOpenAPI(t *testing.T) {
+// specRouter finds the documented operation of a request.
+func specRouter(t *testing.T) routers.Router {
+	t.Helper()
 	doc := loadSpec(t)
 	doc.Servers = openapi3.Servers{{URL: "http://127.0.0.1"}}
 	router, err := gorillamux.NewRouter(doc)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return router
+}
+
+// conforms checks that the answer r to method path (with body) is one
+// openapi.json documents for that operation.
+func conforms(t *testing.T, router routers.Router, method, path, body string, r apitest.Response) {
+	t.Helper()
+	req, _ := http.NewRequest(method, "http://127.0.0.1"+path, strings.NewReader(body))
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	route, params, err := router.FindRoute(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	in := &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route,
+		Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc}}
+	out := &openapi3filter.ResponseValidationInput{RequestValidationInput: in, Status: r.Status, Header: r.Header,
+		Body: io.NopCloser(bytes.NewReader(r.Body)), Options: &openapi3filter.Options{IncludeResponseStatus: true}}
+	if err := openapi3filter.ValidateResponse(context.Background(), out); err != nil {
+		t.Errorf("%s %s → %d does not match openapi.json: %v\n%s", method, path, r.Status, err, r.Body)
+	}
+}
+
+// Real answers of the running handler have the status each request must
+// get, and conform to the document.
+func TestResponsesMatchOpenAPI(t *testing.T) {
+	router := specRouter(t)
 	s := startApp(t, map[string]string{"ADMIN_USERS": "alice"})
 	id := s.Create("Grocery", "milk")["id"].(string)
 	s.history(id)
@@ -96,20 +126,37 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		if r.Status != rq.status {
 			t.Errorf("%s %s → %d, want %d: %s", rq.method, rq.path, r.Status, rq.status, r.Body)
 		}
-		req, _ := http.NewRequest(rq.method, "http://127.0.0.1"+rq.path, strings.NewReader(rq.body))
-		if rq.body != "" {
-			req.Header.Set("Content-Type", "application/json")
+		conforms(t, router, rq.method, rq.path, rq.body, r)
+	}
+}
+
+// Under the Functions host the partition view says it counts this
+// instance only and names the fleet-wide query the deployment saves;
+// standalone it says the first and omits the second. Both answers conform
+// to the document.
+func TestPartitionViewScope(t *testing.T) {
+	router := specRouter(t)
+	for _, hosted := range []bool{false, true} {
+		var s *server
+		if hosted {
+			s = startHosted(t, map[string]string{"AUTH_MODE": "single", "SINGLE_USER_ID": "alice", "ADMIN_USERS": "alice"})
+		} else {
+			s = startApp(t, map[string]string{"ADMIN_USERS": "alice"})
 		}
-		route, params, err := router.FindRoute(req)
-		if err != nil {
-			t.Fatalf("%s %s: %v", rq.method, rq.path, err)
-		}
-		in := &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route,
-			Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc}}
-		out := &openapi3filter.ResponseValidationInput{RequestValidationInput: in, Status: r.Status, Header: r.Header,
-			Body: io.NopCloser(bytes.NewReader(r.Body)), Options: &openapi3filter.Options{IncludeResponseStatus: true}}
-		if err := openapi3filter.ValidateResponse(context.Background(), out); err != nil {
-			t.Errorf("%s %s → %d does not match openapi.json: %v\n%s", rq.method, rq.path, r.Status, err, r.Body)
+		s.Create("Grocery", "milk")
+		const path = "/api/manage/partitions"
+		r := want(t, s.Do("GET", path, nil), 200)
+		conforms(t, router, "GET", path, "", r)
+		view := r.JSON(t)
+		fleet, _ := view["fleetQuery"].(map[string]any)
+		switch {
+		case view["scope"] != httpapi.ScopeInstance:
+			t.Errorf("hosted %v: scope %v, want %s", hosted, view["scope"], httpapi.ScopeInstance)
+		case hosted && (fleet["name"] != httpapi.FleetQueryName || fleet["table"] != httpapi.FleetQueryTable ||
+			!strings.Contains(fmt.Sprint(fleet["hint"]), httpapi.FleetQueryName)):
+			t.Errorf("under the host: fleetQuery %v, want the saved query %q over %s", view["fleetQuery"], httpapi.FleetQueryName, httpapi.FleetQueryTable)
+		case !hosted && view["fleetQuery"] != nil:
+			t.Errorf("standalone: fleetQuery %v, want none (one process sees all the load)", view["fleetQuery"])
 		}
 	}
 }

@@ -174,14 +174,16 @@ func checkConfig(cfg Config) error {
 }
 
 // clientOptions copies o and adds the policies that bound every operation
-// by timeout (when positive) and meter every request.
+// by timeout (when positive), send background calls at low priority and
+// meter every request.
 func clientOptions(o *azcosmos.ClientOptions, timeout time.Duration) *azcosmos.ClientOptions {
 	var c azcosmos.ClientOptions
 	if o != nil {
 		c = *o
 	}
+	c.PerCallPolicies = append(slices.Clone(c.PerCallPolicies), priorityPolicy{})
 	if timeout > 0 {
-		c.PerCallPolicies = append(slices.Clone(c.PerCallPolicies), deadlinePolicy(timeout))
+		c.PerCallPolicies = append(c.PerCallPolicies, deadlinePolicy(timeout))
 	}
 	c.PerRetryPolicies = append(slices.Clone(c.PerRetryPolicies), meterPolicy{})
 	return &c

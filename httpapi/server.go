@@ -59,6 +59,10 @@ type Config struct {
 	// Partitions is the live per-partition load served at
 	// /api/manage/partitions; nil disables it.
 	Partitions *partitionload.Recorder
+	// Hosted is set under the Functions host, where this process is one of
+	// the app's instances: the partition view then names the query that
+	// sees the load of all of them.
+	Hosted bool
 	// Telemetry traces requests and invocations and records their
 	// metrics; nil records nothing.
 	Telemetry *telemetry.Telemetry

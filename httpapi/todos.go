@@ -480,12 +480,40 @@ func (a *api) health(_ context.Context, w http.ResponseWriter, _ *http.Request, 
 	return nil
 }
 
-// partitionsView is the body of GET /api/manage/partitions.
+// partitionsView is the body of GET /api/manage/partitions. Scope says
+// whose calls it counts: this process's only (ScopeInstance).
 type partitionsView struct {
 	Window     string               `json:"window"`
 	Resolution string               `json:"resolution"`
+	Scope      string               `json:"scope"`
+	FleetQuery *fleetQuery          `json:"fleetQuery,omitempty"`
 	Partitions []partitionload.Stat `json:"partitions"`
 }
+
+// ScopeInstance is the partition view's scope: the calls of the process
+// that answers, which under the Functions host is one instance of many.
+const ScopeInstance = "instance"
+
+// The query the deployment saves in its Log Analytics workspace over Cosmos
+// DB's own per-partition-key RU log, which counts every instance's load
+// (infra/bicep/modules/monitoring.bicep; the infrastructure tests check the
+// names agree).
+const (
+	FleetQueryName  = "Top partition keys by RU, last hour, per 5 minutes"
+	FleetQueryTable = "CDBPartitionKeyRUConsumption"
+)
+
+// fleetQuery points from one instance's view to the fleet-wide one.
+type fleetQuery struct {
+	Name  string `json:"name"`
+	Table string `json:"table"`
+	Hint  string `json:"hint"`
+}
+
+var hostedFleetQuery = &fleetQuery{Name: FleetQueryName, Table: FleetQueryTable,
+	Hint: "This view counts the requests of the instance that answered. For all instances, run the saved query \"" +
+		FleetQueryName + "\" in the deployment's Log Analytics workspace with the time range set to the last hour " +
+		"(queries of this Basic-plan table are charged by the range they scan)."}
 
 // defaultTop is how many partitions the live view lists without ?top.
 const defaultTop = 20
@@ -506,7 +534,11 @@ func (a *api) partitions(_ context.Context, w http.ResponseWriter, r *http.Reque
 		n = t
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	writeJSON(w, http.StatusOK, partitionsView{Window: a.Partitions.Window().String(),
-		Resolution: a.Partitions.Resolution().String(), Partitions: a.Partitions.Top(n, q.Get("container"))})
+	view := partitionsView{Window: a.Partitions.Window().String(), Resolution: a.Partitions.Resolution().String(),
+		Scope: ScopeInstance, Partitions: a.Partitions.Top(n, q.Get("container"))}
+	if a.Hosted {
+		view.FleetQuery = hostedFleetQuery
+	}
+	writeJSON(w, http.StatusOK, view)
 	return nil
 }
