@@ -407,6 +407,7 @@ func (a *App) open(ctx, bg context.Context) error {
 		StoreName:       storeName,
 		Partitions:      hot,
 		Telemetry:       tel,
+		CORS:            httpapi.CORS{AllowedOrigins: a.cfg.CORSAllowedOrigins, AllowCredentials: a.cfg.CORSAllowCredentials},
 	})
 	a.health.Opened()
 	a.handler.Store(&h)

@@ -84,10 +84,14 @@ param premiumMaximumInstanceCount int = 20
 @description('Microsoft Entra application (client) id for App Service Authentication. Empty: authentication is not configured by this template.')
 param authClientId string = ''
 
-@description('Paths App Service Authentication lets through without a token (the health probe).')
+@description('Paths App Service Authentication lets through without a token (the health probe and the contract).')
 param authExcludedPaths array = [
   '/api/health'
+  '/api/openapi.json'
 ]
+
+@description('Origins allowed by the platform\'s CORS, which answers browsers in front of the handler.')
+param corsAllowedOrigins array = []
 
 resource storage 'Microsoft.Storage/storageAccounts@2023-05-01' existing = {
   name: storageAccountName
@@ -147,12 +151,15 @@ var flexAppConfig = {
 }
 
 // Site configuration for both plans: TLS 1.2 for the app and for its SCM
-// (deployment) site, no FTP.
+// (deployment) site, no FTP, and the browsers' origins.
 var siteSecurity = {
   minTlsVersion: '1.2'
   scmMinTlsVersion: '1.2'
   ftpsState: 'Disabled'
   http20Enabled: true
+  cors: {
+    allowedOrigins: corsAllowedOrigins
+  }
 }
 
 // Elastic Premium keeps one instance warm and bursts up to the plan maximum.
