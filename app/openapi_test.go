@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 
 	"github.com/todoaudit/todo/httpapi"
@@ -29,17 +31,30 @@ func loadSpec(t *testing.T) *openapi3.T {
 	return doc
 }
 
-// Every served route is documented and every documented route is served.
+// Every served route is documented with the query parameters it takes
+// (besides the function key), and every documented route is served.
 func TestOpenAPIMatchesRouter(t *testing.T) {
 	doc := loadSpec(t)
 	var documented, served []string
 	for path, item := range doc.Paths.Map() {
-		for method := range item.Operations() {
-			documented = append(documented, method+" "+path+" "+fmt.Sprint(item.GetOperation(method).Extensions["x-function"]))
+		for method, op := range item.Operations() {
+			var query []string
+			for _, p := range append(item.Parameters, op.Parameters...) {
+				if p.Value.In == openapi3.ParameterInQuery {
+					query = append(query, p.Value.Name)
+				}
+			}
+			sort.Strings(query)
+			documented = append(documented, method+" "+path+" "+fmt.Sprint(op.Extensions["x-function"])+" "+fmt.Sprint(query))
 		}
 	}
 	for _, r := range httpapi.Routes {
-		served = append(served, r.Method+" "+r.Path+" "+r.Function)
+		var query []string
+		for _, p := range r.Query {
+			query = append(query, p.Name)
+		}
+		sort.Strings(query)
+		served = append(served, r.Method+" "+r.Path+" "+r.Function+" "+fmt.Sprint(query))
 	}
 	sort.Strings(documented)
 	sort.Strings(served)
@@ -60,6 +75,12 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 	s := startApp(t, map[string]string{"ADMIN_USERS": "alice"})
 	id := s.Create("Grocery", "milk")["id"].(string)
 	s.history(id)
+	served := want(t, s.Do("GET", "/api/openapi.json", nil), 200)
+	if file, _ := os.ReadFile("../openapi.json"); !bytes.Equal(served.Body, file) {
+		t.Fatal("GET /api/openapi.json does not serve openapi.json")
+	}
+	specETag := served.Header.Get("ETag")
+	other := s.Create("Grocery", "bread")["id"].(string)
 	requests := []struct {
 		method, path, body string
 		headers            []string
@@ -86,6 +107,18 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		{"GET", "/api/health", "", nil, 200},
 		{"GET", "/api/manage/partitions?top=5", "", nil, 200},
 		{"GET", "/api/manage/deadletters?pageSize=5", "", nil, 200},
+		{"GET", "/api/manage/deadletters", "", []string{"X-User-Id: bob"}, 403},
+		{"GET", "/api/openapi.json", "", []string{"X-User-Id: "}, 200},
+		{"GET", "/api/openapi.json", "", []string{"If-None-Match: " + specETag}, 304},
+		{"GET", "/api/openapi.json?v=2", "", nil, 400},
+		{"GET", "/api/health?verbose=1", "", nil, 400},
+		{"GET", "/api/manage/partitions?top=5&top=6", "", nil, 400},
+		{"GET", "/api/todos/" + id + "/history/verify?pageSize=1", "", nil, 400},
+		{"POST", "/api/todos", `{"category":"Grocery","title":"x"}`, []string{"Content-Type: text/plain"}, 415},
+		{"POST", "/api/todos/" + other + "/move", `{"category":"Grocery"}`, nil, 409},
+		{"PATCH", "/api/todos", "", nil, 405},
+		{"DELETE", "/api/openapi.json", "", nil, 405},
+		{"PUT", "/api/todos/" + id + "/history", "", nil, 405},
 	}
 	for _, rq := range requests {
 		var body any
@@ -100,7 +133,7 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		if rq.body != "" {
 			req.Header.Set("Content-Type", "application/json")
 		}
-		route, params, err := router.FindRoute(req)
+		route, params, err := findRoute(router, req, rq.status)
 		if err != nil {
 			t.Fatalf("%s %s: %v", rq.method, rq.path, err)
 		}
@@ -112,4 +145,22 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 			t.Errorf("%s %s → %d does not match openapi.json: %v\n%s", rq.method, rq.path, r.Status, err, r.Body)
 		}
 	}
+}
+
+// findRoute finds req's operation. A 405 answers a method the path has no
+// operation for: it is checked against the path's other operations, each
+// of which declares the 405 with Allow.
+func findRoute(router routers.Router, req *http.Request, status int) (*routers.Route, map[string]string, error) {
+	route, params, err := router.FindRoute(req)
+	if err == nil || status != http.StatusMethodNotAllowed {
+		return route, params, err
+	}
+	for _, m := range []string{"GET", "POST", "PUT", "DELETE"} {
+		other := req.Clone(req.Context())
+		other.Method = m
+		if route, params, err := router.FindRoute(other); err == nil {
+			return route, params, nil
+		}
+	}
+	return nil, nil, err
 }
