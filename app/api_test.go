@@ -169,3 +169,12 @@ func TestGoneIDs(t *testing.T) {
 		apitest.Gone(t, s.Client, scheme)
 	})
 }
+
+// The edge of the API (CORS, OPTIONS, 405, query parameters, unclean
+// paths) is the same under every scheme.
+func TestEdge(t *testing.T) {
+	const origin = "http://127.0.0.1:5173"
+	forEachScheme(t, map[string]string{"CORS_ALLOWED_ORIGINS": origin, "ADMIN_USERS": "alice"}, func(t *testing.T, s *server, _ string) {
+		apitest.Edge(t, s.Client, origin)
+	})
+}
