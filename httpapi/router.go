@@ -3,6 +3,7 @@ package httpapi
 import (
 	"fmt"
 	"net/http"
+	"sync"
 
 	"github.com/gorilla/mux"
 )
@@ -55,11 +56,22 @@ func (rr *router) add(r *mux.Route, e endpoint) {
 	rr.endpoints[r] = e
 }
 
+// matches are reused across requests, each with its map of variables,
+// which mux fills rather than making one when it is there: three
+// allocations less per request.
+var matches = sync.Pool{New: func() any { return &mux.RouteMatch{Vars: map[string]string{}} }}
+
 // match returns the endpoint of r's path and method and the path's
 // still percent-encoded {id}; false when no route has r's path.
 func (rr *router) match(r *http.Request) (endpoint, string, bool) {
-	var m mux.RouteMatch
-	if !rr.mux.Match(r, &m) {
+	m := matches.Get().(*mux.RouteMatch)
+	defer func() {
+		vars := m.Vars
+		clear(vars)
+		*m = mux.RouteMatch{Vars: vars}
+		matches.Put(m)
+	}()
+	if !rr.mux.Match(r, m) {
 		return endpoint{}, "", false
 	}
 	return rr.endpoints[m.Route], m.Vars["id"], true
