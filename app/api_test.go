@@ -150,7 +150,7 @@ func TestHead(t *testing.T) {
 	id := s.Create("Grocery", "milk")["id"].(string)
 	s.history(id)
 	for _, p := range []string{"/", "/api/health", "/api/todos", "/api/todos/" + id, "/api/todos/" + id + "/history",
-		"/api/manage/todos", "/api/manage/partitions", "/api/todos/Grocery:41500e6e-4e08-495b-9d09-824f03961f4a"} {
+		"/api/manage/todos", "/api/manage/partitions", "/api/openapi.json", "/api/todos/Grocery:41500e6e-4e08-495b-9d09-824f03961f4a"} {
 		get, head := s.Do("GET", p, nil), s.Do("HEAD", p, nil)
 		if head.Status != get.Status || len(head.Body) != 0 {
 			t.Errorf("HEAD %s: %d with %d bytes, GET gave %d", p, head.Status, len(head.Body), get.Status)
