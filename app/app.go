@@ -414,6 +414,7 @@ func (a *App) open(ctx, bg context.Context) error {
 		Partitions:      hot,
 		Hosted:          a.cfg.Mode != config.Standalone,
 		Telemetry:       tel,
+		CORS:            httpapi.CORS{AllowedOrigins: a.cfg.CORSAllowedOrigins, AllowCredentials: a.cfg.CORSAllowCredentials},
 	})
 	a.health.Opened()
 	a.handler.Store(&h)

@@ -2,14 +2,16 @@ package app_test
 
 import (
 	"encoding/json"
+	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/todoaudit/todo/azfunc"
 )
 
-// Every bad input gets a 4xx problem+json answer, stores nothing and leaves
-// the server serving.
+// Every bad input gets a 4xx problem+json answer of a few hundred bytes
+// at most (or, for an unclean path, a 308 to the clean one), stores
+// nothing and leaves the server serving.
 func TestBadInput(t *testing.T) {
 	s := startApp(t, map[string]string{"MAX_BODY_BYTES": "4096", "ADMIN_USERS": "alice"})
 	good := s.Create("Grocery", "milk")
@@ -136,7 +138,26 @@ func TestBadInput(t *testing.T) {
 		{"bad user id", "GET", "/api/todos", ``, []string{"X-User-Id: a/b"}, 400},
 		{"unknown route", "GET", "/api/nothing", ``, nil, 404},
 		{"partitions top out of range", "GET", "/api/manage/partitions?top=0", ``, nil, 400},
-		{"wrong method", "PATCH", "/api/todos/" + id, `{}`, nil, 405},
+		{"wrong method", "POST", "/api/todos/" + id, `{"category":"Grocery","title":"b"}`, nil, 405},
+		{"unknown parameter on a point read", "GET", "/api/todos/" + id + "?owner=bob", ``, nil, 400},
+		{"unknown parameter on create", "POST", "/api/todos?owner=bob", `{"category":"Grocery","title":"b"}`, nil, 400},
+		{"unknown parameter on PUT", "PUT", "/api/todos/" + id + "?owner=bob", `{"category":"Grocery","title":"b"}`, nil, 400},
+		{"unknown parameter on verify", "GET", "/api/todos/" + id + "/history/verify?from=2", ``, nil, 400},
+		{"unknown parameter on rollback", "POST", "/api/todos/" + id + "/rollback?force=1", `{"version":1}`, nil, 400},
+		{"unknown parameter on move", "POST", "/api/todos/" + id + "/move?force=1", `{"category":"Household"}`, nil, 400},
+		{"unknown parameter on partitions", "GET", "/api/manage/partitions?owner=bob", ``, nil, 400},
+		{"unknown parameter on health", "GET", "/api/health?verbose=1", ``, nil, 400},
+		{"unknown parameter on the contract", "GET", "/api/openapi.json?v=3", ``, nil, 400},
+		{"top given twice", "GET", "/api/manage/partitions?top=5&top=6", ``, nil, 400},
+		{"pageSize given twice", "GET", "/api/todos?pageSize=5&pageSize=6", ``, nil, 400},
+		{"function key given twice", "GET", "/api/todos?code=a&code=b", ``, nil, 400},
+		{"malformed query on a point read", "GET", "/api/todos/" + id + "?asOf=%zz", ``, nil, 400},
+		{"parameter named by a 900 KB key", "GET", "/api/todos?" + strings.Repeat("k", 900_000) + "=1", ``, nil, 400},
+		{"900 KB path", "GET", "/api/" + strings.Repeat("p", 900_000), ``, nil, 404},
+		{"unclean create path", "POST", "//api//todos", `{"category":"Grocery","title":"b"}`, nil, 308},
+		{"unclean PUT path", "PUT", "/api/todos/./" + id, `{"category":"Grocery","title":"b"}`, nil, 308},
+		{"unclean rollback path", "POST", "/api/todos/x/../" + id + "/rollback", `{"version":1}`, nil, 308},
+		{"unclean DELETE path", "DELETE", "/api//todos/" + id, ``, nil, 308},
 		{"dead letters filtered by category", "GET", "/api/manage/deadletters?category=Grocery", ``, nil, 400},
 		{"dead letters with a bad continuation", "GET", "/api/manage/deadletters?continuation=x", ``, nil, 400},
 		{"public call of AuditTrigger", "POST", "/AuditTrigger", `{"Data":{"documents":"\"[]\""},"Metadata":{}}`, nil, 404},
@@ -156,7 +177,16 @@ func TestBadInput(t *testing.T) {
 			}
 			r := s.Do(tc.method, tc.path, body, tc.headers...)
 			if r.Status != tc.status {
-				t.Fatalf("status %d, want %d: %s", r.Status, tc.status, r.Body)
+				t.Fatalf("status %d, want %d: %.300s", r.Status, tc.status, r.Body)
+			}
+			if tc.status == http.StatusPermanentRedirect {
+				if r.Header.Get("Location") == "" {
+					t.Fatal("308 without Location")
+				}
+				return
+			}
+			if tc.status == http.StatusMethodNotAllowed && r.Header.Get("Allow") == "" {
+				t.Fatal("405 without Allow")
 			}
 			if ct := r.Header.Get("Content-Type"); ct != "application/problem+json" {
 				t.Fatalf("Content-Type %q, want application/problem+json", ct)
@@ -167,6 +197,9 @@ func TestBadInput(t *testing.T) {
 			}
 			if p["type"] == "" || p["title"] == "" || p["status"] != float64(tc.status) || p["detail"] == "" {
 				t.Fatalf("problem body %s", r.Body)
+			}
+			if len(r.Body) > 2048 {
+				t.Fatalf("a %d-byte problem answer: %.300s", len(r.Body), r.Body)
 			}
 		})
 	}

@@ -66,6 +66,9 @@ param appServiceAuth bool = true
 @description('Comma-separated user ids allowed on /api/manage under AUTH_MODE=single (ADMIN_USERS). Under entra and easyauth the Todo.Admin app role decides.')
 param adminUsers string = ''
 
+@description('Exact origins (https://app.example.com) whose browser pages may call the API (CORS_ALLOWED_ORIGINS), also set as the function app\'s own CORS, which answers in front of the handler. Empty: none.')
+param corsAllowedOrigins array = []
+
 @description('Retention of version documents, the audit outbox, in seconds (VERSION_TTL_SECONDS).')
 @minValue(60)
 @maxValue(315360000)
@@ -254,6 +257,7 @@ var appSettings = {
   AUTH_ISSUER: empty(authClientId) ? '' : '${environment().authentication.loginEndpoint}${tenant().tenantId}/v2.0'
   AUTH_AUDIENCE: empty(authAudience) ? authClientId : authAudience
   ADMIN_USERS: adminUsers
+  CORS_ALLOWED_ORIGINS: join(corsAllowedOrigins, ',')
   VERSION_TTL_SECONDS: string(versionTtlSeconds)
   LOG_LEVEL: logLevel
   OTEL_EXPORTER_OTLP_ENDPOINT: otlpEndpoint
@@ -285,6 +289,7 @@ module functionApp 'modules/functionapp.bicep' = {
     maximumInstanceCount: maximumInstanceCount
     premiumMaximumInstanceCount: premiumMaximumInstanceCount
     authClientId: appServiceAuth ? authClientId : ''
+    corsAllowedOrigins: corsAllowedOrigins
   }
 }
 

@@ -89,10 +89,14 @@ param premiumMaximumInstanceCount int = 20
 @description('Microsoft Entra application (client) id for App Service Authentication. Empty: authentication is not configured by this template.')
 param authClientId string = ''
 
-@description('Paths App Service Authentication lets through without a token (the health probe).')
+@description('Paths App Service Authentication lets through without a token (the health probe and the contract).')
 param authExcludedPaths array = [
   '/api/health'
+  '/api/openapi.json'
 ]
+
+@description('Origins allowed by the platform\'s CORS, which answers browsers in front of the handler.')
+param corsAllowedOrigins array = []
 
 resource storage 'Microsoft.Storage/storageAccounts@2026-04-01' existing = {
   name: storageAccountName
@@ -152,11 +156,15 @@ var flexAppConfig = {
 }
 
 // Site configuration for both plans: TLS 1.2 for the app and for its SCM
-// (deployment) site. No ftpsState: Flex Consumption refuses it.
+// (deployment) site, the browsers' origins, and no ftpsState: Flex Consumption
+// refuses it.
 var siteSecurity = {
   minTlsVersion: '1.2'
   scmMinTlsVersion: '1.2'
   http20Enabled: true
+  cors: {
+    allowedOrigins: corsAllowedOrigins
+  }
 }
 
 // Elastic Premium keeps one instance warm and bursts up to the plan maximum,
