@@ -22,9 +22,15 @@ func (s *server) As(user string) *server { return &server{Client: s.Client.As(us
 // embedded store with the audit pump, with the given settings on top.
 func startApp(t testing.TB, settings map[string]string) *server {
 	t.Helper()
+	return startAppWith(t, settings, nil)
+}
+
+// startAppWith is startApp with options.
+func startAppWith(t testing.TB, settings map[string]string, o *app.Options) *server {
+	t.Helper()
 	kv := map[string]string{"DATA_DIR": t.TempDir(), "AUDIT_PUMP": "on"}
 	maps.Copy(kv, settings)
-	a := apitest.Start(t, kv, nil)
+	a := apitest.Start(t, kv, o)
 	return &server{Client: &apitest.Client{T: t, Base: "http://" + a.Addr(), User: "alice"}, app: a}
 }
 
