@@ -123,6 +123,9 @@ type Options struct {
 	// Telemetry traces and measures the handler; nil records nothing.
 	// The caller shuts it down after Close, which flushes it.
 	Telemetry *telemetry.Telemetry
+	// AuthClock, when set, is the clock the entra mode reads and waits on
+	// (tests move a fake one on instead of waiting).
+	AuthClock auth.Clock
 }
 
 // Start listens at once, so the host's readiness poll of GET / succeeds
@@ -145,7 +148,7 @@ func Start(cfg *config.Config, log *slog.Logger, o *Options) (*App, error) {
 	openCtx, cancelOpen := context.WithCancel(bgCtx)
 	// Under entra the provider is discovered while the store opens.
 	h := health.New(log)
-	authn, err := auth.New(bgCtx, cfg.Auth, log, func(err error) { h.Report("identity provider", err) })
+	authn, err := auth.New(bgCtx, cfg.Auth, log, &auth.Options{Health: h, Clock: o.AuthClock})
 	if err != nil {
 		cancelOpen()
 		cancelBg()

@@ -2,10 +2,14 @@ package app_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/todoaudit/todo/auth"
+	"github.com/todoaudit/todo/auth/authtest"
 	"github.com/todoaudit/todo/azfunc"
 )
 
@@ -19,11 +23,7 @@ func TestBadInput(t *testing.T) {
 	const uuid = "41500e6e-4e08-495b-9d09-824f03961f4a"
 	big := `{"category":"Grocery","title":"` + strings.Repeat("x", 5000) + `"}`
 
-	cases := []struct {
-		name, method, path, body string
-		headers                  []string
-		status                   int
-	}{
+	cases := []badInput{
 		{"malformed JSON", "POST", "/api/todos", `{"category":`, nil, 400},
 		{"not an object", "POST", "/api/todos", `["Grocery"]`, nil, 400},
 		{"trailing data", "POST", "/api/todos", `{"category":"a","title":"b"} {}`, nil, 400},
@@ -168,6 +168,21 @@ func TestBadInput(t *testing.T) {
 	if len(cases) < 25 {
 		t.Fatalf("only %d bad-input cases", len(cases))
 	}
+	wantRefused(t, s, id, cases)
+}
+
+// badInput is a request the handler must refuse.
+type badInput struct {
+	name, method, path, body string
+	headers                  []string
+	status                   int
+}
+
+// wantRefused sends each case to s and checks that it gets its status with
+// a problem+json body, that nothing s shows changed (every todo, and the
+// history of id), and that s is still healthy.
+func wantRefused(t *testing.T, s *server, id string, cases []badInput) {
+	t.Helper()
 	before := state(t, s, id)
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -207,6 +222,40 @@ func TestBadInput(t *testing.T) {
 		t.Fatalf("bad input changed what is stored:\nbefore %s\nafter  %s", before, after)
 	}
 	want(t, s.Do("GET", "/api/health", nil), 200)
+}
+
+// Under entra, bearer tokens that are not one compact JWS, and claims
+// whose names only fold to roles or oid, are refused like every other bad
+// input.
+func TestBadBearerTokens(t *testing.T) {
+	key := authtest.NewKey(t, "k1")
+	idp := authtest.Start(t, key)
+	s := startApp(t, map[string]string{"AUTH_ISSUER": idp.Issuer, "AUTH_AUDIENCE": audience})
+	waitForKeys(t, s)
+	admin := s.with(bearer(authtest.Sign(t, key, idp.Claims(audience, oid, auth.AdminRole))))
+	id := admin.Create("Grocery", "milk")["id"].(string)
+
+	sign := func(change func(map[string]any)) string {
+		c := idp.Claims(audience, "0f0f0f0f-1111-4222-8333-444455556666")
+		change(c)
+		return authtest.Sign(t, key, c)
+	}
+	valid := sign(func(map[string]any) {})
+	header, rest, _ := strings.Cut(valid, ".")
+	const body = `{"category":"Grocery","title":"b"}`
+	cases := []badInput{
+		{"bearer token with a space inside", "POST", "/api/todos", body, []string{"Authorization: Bearer " + header + ". " + rest}, 401},
+		{"bearer token with a tab inside", "POST", "/api/todos", body, []string{"Authorization: Bearer " + header + "\t." + rest}, 401},
+		{"bearer token in the JWS JSON serialisation", "POST", "/api/todos", body, []string{"Authorization: Bearer " + authtest.SignJSONSerialization(t, key, idp.Claims(audience, oid))}, 401},
+		{"bearer token of two parts", "POST", "/api/todos", body, []string{"Authorization: Bearer " + header + "." + strings.Split(rest, ".")[0]}, 401},
+		{"bearer token with base64 padding", "POST", "/api/todos", body, []string{"Authorization: Bearer " + header + "=." + rest}, 401},
+		{"OID claim without oid", "POST", "/api/todos", body, []string{"Authorization: Bearer " + sign(func(c map[string]any) { c["OID"] = c["oid"]; delete(c, "oid") })}, 401},
+		{"oid claim twice", "POST", "/api/todos", body, []string{"Authorization: Bearer " + authtest.SignPayload(t, key, []byte(fmt.Sprintf(`{"iss":%q,"aud":%q,"exp":%d,"oid":"a","oid":%q}`, idp.Issuer, audience, time.Now().Add(time.Hour).Unix(), oid)))}, 401},
+		{"ROLES claim on an admin route", "GET", "/api/manage/todos", ``, []string{"Authorization: Bearer " + sign(func(c map[string]any) { c["ROLES"] = []string{auth.AdminRole} })}, 403},
+		{"Roles claim on an admin route", "GET", "/api/manage/todos", ``, []string{"Authorization: Bearer " + sign(func(c map[string]any) { c["Roles"] = []string{auth.AdminRole} })}, 403},
+		{"roleſ claim on an admin route", "GET", "/api/manage/partitions", ``, []string{"Authorization: Bearer " + sign(func(c map[string]any) { c["roleſ"] = []string{auth.AdminRole} })}, 403},
+	}
+	wantRefused(t, admin, id, cases)
 }
 
 // state summarises everything the API shows: every todo of every user and

@@ -24,10 +24,11 @@ func (s *server) As(user string) *server { return &server{Client: s.Client.As(us
 // embedded store with the audit pump, with the given settings on top.
 func startApp(t testing.TB, settings map[string]string) *server {
 	t.Helper()
-	return startWith(t, settings, nil)
+	return startAppWith(t, settings, nil)
 }
 
-func startWith(t testing.TB, settings map[string]string, o *app.Options) *server {
+// startAppWith is startApp with options.
+func startAppWith(t testing.TB, settings map[string]string, o *app.Options) *server {
 	t.Helper()
 	kv := map[string]string{"DATA_DIR": t.TempDir(), "AUDIT_PUMP": "on"}
 	maps.Copy(kv, settings)
@@ -46,7 +47,7 @@ func startHosted(t testing.TB, settings map[string]string) *server {
 	}
 	kv := map[string]string{"FUNCTIONS_CUSTOMHANDLER_PORT": strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)}
 	maps.Copy(kv, settings)
-	return startWith(t, kv, &app.Options{Listener: ln})
+	return startAppWith(t, kv, &app.Options{Listener: ln})
 }
 
 // refusingAddr is a loopback address nothing listens on.
