@@ -13,7 +13,7 @@ import (
 // WireEndpoint returns the test server's endpoint, or skips the test.
 func WireEndpoint(t testing.TB) string { return wire(t) }
 
-// WireClientOptions are client options with the server fixes (W1-W3).
+// WireClientOptions are client options with the server fixes (W1-W4).
 func WireClientOptions() *azcosmos.ClientOptions {
 	return fastRetries(serverFixes{next: http.DefaultClient})
 }
@@ -34,6 +34,6 @@ func Response(r *http.Request, status int, body string, headers ...string) *http
 }
 
 // WireProxy returns the endpoint of a proxy to the test server that
-// applies its fixes and makes its batches stop at their first failing
-// operation, for handler processes, which cannot be given a transport.
+// applies its fixes, for handler processes, which cannot be given a
+// transport.
 func WireProxy(t testing.TB) string { return startProxy(t, wire(t)) }

@@ -2,7 +2,6 @@ package cosmos
 
 import (
 	"bytes"
-	"encoding/json"
 	"io"
 	"net"
 	"net/http"
@@ -11,12 +10,8 @@ import (
 )
 
 // proxy serves the test server to processes that cannot install the
-// test-only transport: handler processes point COSMOS_ENDPOINT at it. It
-// applies the server fixes (W1-W3) and runs a batch's operations one at a
-// time, stopping at the first that fails, as Cosmos DB's transactional
-// batch does: the test server runs every operation of a batch whatever the
-// one before it answered, so a batch whose todo update lost an ETag race
-// would still create its version document.
+// test-only transport: handler processes point COSMOS_ENDPOINT at it, and
+// it applies the server fixes (W1-W4) to their requests.
 type proxy struct {
 	upstream string
 	fixes    serverFixes
@@ -42,12 +37,7 @@ func (p *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadGateway)
 		return
 	}
-	var resp *http.Response
-	if r.Method == http.MethodPost && r.Header.Get("x-ms-cosmos-is-batch-request") != "" {
-		resp, err = p.batch(r, body)
-	} else {
-		resp, err = p.forward(r, body)
-	}
+	resp, err := p.forward(r, body)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadGateway)
 		return
@@ -84,49 +74,4 @@ func (p *proxy) forward(r *http.Request, body []byte) (*http.Response, error) {
 	b = bytes.ReplaceAll(b, []byte(strings.TrimPrefix(p.upstream, "http://")), []byte(r.Host))
 	resp.Body, resp.ContentLength = io.NopCloser(bytes.NewReader(b)), int64(len(b))
 	return resp, nil
-}
-
-// batch runs the operations of a batch request one by one; after the
-// first that fails, the rest answer 424 Failed Dependency, as in a
-// Cosmos DB batch that failed.
-func (p *proxy) batch(r *http.Request, body []byte) (*http.Response, error) {
-	var ops []json.RawMessage
-	if err := json.Unmarshal(body, &ops); err != nil {
-		return p.forward(r, body)
-	}
-	results := make([]json.RawMessage, 0, len(ops))
-	var last *http.Response
-	failed := false
-	for _, op := range ops {
-		if failed {
-			results = append(results, json.RawMessage(`{"statusCode":424,"requestCharge":0}`))
-			continue
-		}
-		one, _ := json.Marshal([]json.RawMessage{op})
-		resp, err := p.forward(r, one)
-		if err != nil {
-			return nil, err
-		}
-		b, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if err != nil {
-			return nil, err
-		}
-		var res []struct {
-			StatusCode int `json:"statusCode"`
-		}
-		if resp.StatusCode/100 != 2 || json.Unmarshal(b, &res) != nil || len(res) != 1 {
-			resp.Body = io.NopCloser(bytes.NewReader(b))
-			return resp, nil // the request itself failed: pass it on
-		}
-		var raw []json.RawMessage
-		_ = json.Unmarshal(b, &raw)
-		results = append(results, raw[0])
-		failed = res[0].StatusCode/100 != 2
-		last = resp
-	}
-	b, _ := json.Marshal(results)
-	last.Body = io.NopCloser(bytes.NewReader(b))
-	last.ContentLength = int64(len(b))
-	return last, nil
 }

@@ -54,7 +54,7 @@ func response(r *http.Request, status int, body string, headers ...string) *http
 	}
 }
 
-// serverFixes is the test-only transport that works around three protocol
+// serverFixes is the test-only transport that works around four protocol
 // bugs of @vercel/cosmosdb-server 1.0.1 with azcosmos v1.5.0:
 //
 //	W1  a point read of a missing item answers 500 "Cannot read properties
@@ -62,7 +62,8 @@ func response(r *http.Request, status int, body string, headers ...string) *http
 //	W2  pkranges answers "id": 0 (a number): it becomes "0";
 //	W3  the server wants each batch operation's partitionKey in the body,
 //	    azcosmos sends it only as a header: it is copied into every
-//	    operation.
+//	    operation;
+//	W4  batches are not atomic: see atomicBatch.
 type serverFixes struct {
 	next policy.Transporter
 }
@@ -82,6 +83,7 @@ func (f serverFixes) Do(r *http.Request) (*http.Response, error) {
 			b, _ := json.Marshal(ops)
 			r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(b)), int64(len(b))
 		}
+		return f.atomicBatch(r) // W4
 	}
 	resp, err := f.next.Do(r)
 	if err != nil {

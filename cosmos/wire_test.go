@@ -18,7 +18,6 @@ import (
 // with the test that covers each semantic instead.
 var serverGaps = map[string]string{
 	"HierarchicalIdentity": "cosmosdb-server identifies an item by its first partition key path only; the full hierarchical key in the request is checked by TestHierarchicalKeyHeader",
-	"BatchAtomic":          "cosmosdb-server batches are not atomic and never answer 207; the failing operation's index and kind are checked by TestBatchFailure",
 	"TTL":                  "cosmosdb-server does not expire items and its clock cannot be moved (Harness.Advance is nil); the container's DefaultTimeToLive is checked by TestOpenCreatesMissing",
 	"QueryBadContinuation": "cosmosdb-server ignores malformed continuation tokens; the 400 Cosmos DB answers is mapped to Invalid in TestQueryBadContinuation",
 	"ChangeFeedAll":        "cosmosdb-server never advances the change feed (304 to every read with a continuation) and sends no _lsn; the first read is TestChangeFeedFirstRead, the incremental path TestChangeFeedIncremental",

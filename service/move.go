@@ -47,8 +47,10 @@ func (s *Service) Move(ctx context.Context, id, category, ifMatch string) (Resul
 	if err != nil && !todo.IsKind(err, todo.NotFound) {
 		return Result{}, err
 	}
-	// Step one: mark the todo as moving, as its final version.
-	marked, err := s.readModifyWrite(ctx, id, ifMatch, nil, func(d repo.Doc[todo.Todo]) (Result, error) {
+	// Step one: mark the todo as moving, as its final version; from the
+	// document just read, and again from a fresh read only when another
+	// writer got there first.
+	mark := func(d repo.Doc[todo.Todo]) (Result, error) {
 		old := d.Value
 		if old.Category == category {
 			return Result{}, todo.Errorf(todo.Conflict, "todo %q is already in category %q", id, category)
@@ -61,7 +63,19 @@ func (s *Service) Move(ctx context.Context, id, category, ifMatch string) (Resul
 		s.advance(&old, todo.OpMove, user)
 		etag, err := s.write(ctx, &old, store.BatchReplace, d.ETag)
 		return Result{Todo: old, ETag: etag}, err
-	})
+	}
+	var marked Result
+	if err == nil && d.Value.Type == todo.TypeTodo && d.Value.UserID == user {
+		if err := checkIfMatch(ifMatch, d.ETag); err != nil {
+			return Result{}, err
+		}
+		marked, err = mark(d)
+		if retryable(err, ifMatch) {
+			marked, err = s.readModifyWrite(ctx, id, ifMatch, nil, mark)
+		}
+	} else {
+		marked, err = s.readModifyWrite(ctx, id, ifMatch, nil, mark)
+	}
 	if err != nil {
 		return Result{}, err
 	}

@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"encoding/json"
+	"errors"
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/partition"
@@ -95,10 +96,28 @@ func (s *Service) advance(t *todo.Todo, op todo.Operation, user string) {
 // continues its version numbers and hash chain, so audit ids never repeat;
 // re-creating it takes recreate (If-None-Match: *).
 func (s *Service) createAt(ctx context.Context, user, id string, pk store.PartitionKey, f todo.Fields, recreate bool) (Result, error) {
-	last, err := s.lastVersion(ctx, id, pk)
+	// The newest audit record usually tells where the id's history ends;
+	// when the audit lags, the version document the write creates is taken
+	// already and the batch fails on it: then the retained version
+	// documents tell, and the write is tried once more. So a create at a
+	// new id costs its read, one query and the batch.
+	last, err := s.newestAudited(ctx, id)
 	if err != nil {
 		return Result{}, err
 	}
+	res, err := s.createAfter(ctx, user, id, pk, f, recreate, last)
+	var be *store.BatchError
+	if errors.As(err, &be) && be.Index == 1 && todo.IsKind(err, todo.Conflict) {
+		if last, err = s.lastVersion(ctx, id, pk); err != nil {
+			return Result{}, err
+		}
+		res, err = s.createAfter(ctx, user, id, pk, f, recreate, last)
+	}
+	return res, err
+}
+
+// createAfter creates the todo id as the version after last.
+func (s *Service) createAfter(ctx context.Context, user, id string, pk store.PartitionKey, f todo.Fields, recreate bool, last lastSeen) (Result, error) {
 	switch {
 	case recreate:
 	case last.MovedTo != "":
@@ -118,7 +137,8 @@ func (s *Service) createAt(ctx context.Context, user, id string, pk store.Partit
 	}
 	t.SetFields(f)
 	etag, err := s.write(ctx, &t, store.BatchCreate, "")
-	if todo.IsKind(err, todo.Conflict) {
+	var be *store.BatchError
+	if errors.As(err, &be) && be.Index == 0 && todo.IsKind(err, todo.Conflict) {
 		// Someone else's document holds the id in this partition (under the
 		// category scheme users share partitions): no retry will help.
 		d, gerr := s.todos.GetIn(ctx, pk, id)
@@ -158,6 +178,29 @@ type lastSeen struct {
 // point reads of their deterministic ids (the audit may lag behind the
 // outbox).
 func (s *Service) lastVersion(ctx context.Context, id string, pk store.PartitionKey) (lastSeen, error) {
+	last, err := s.newestAudited(ctx, id)
+	if err != nil {
+		return last, err
+	}
+	for {
+		v, err := s.versions.GetIn(ctx, pk, todo.VersionID(id, last.Version+1))
+		switch {
+		case todo.IsKind(err, todo.NotFound):
+			return last, nil
+		case err != nil:
+			return lastSeen{}, err
+		case v.Value.UserID != userFrom(ctx):
+			// Users share partitions under the category scheme: this id's
+			// history belongs to someone else.
+			return lastSeen{}, todo.Errorf(todo.Conflict, "id %q is already in use; create the todo with POST /api/todos", id)
+		}
+		last = lastSeen{Version: v.Value.Version, Hash: v.Value.Hash, MovedTo: v.Value.Entity.MovingTo}
+	}
+}
+
+// newestAudited is what the caller's newest audit record of id says: one
+// query, in the id's audit partition.
+func (s *Service) newestAudited(ctx context.Context, id string) (lastSeen, error) {
 	var last lastSeen
 	ap, err := s.audit.Query(ctx, repo.Spec{
 		Partitions: []store.PartitionKey{{todo.EntityKey(userFrom(ctx), id)}},
@@ -177,20 +220,7 @@ func (s *Service) lastVersion(ctx context.Context, id string, pk store.Partition
 		}
 		last = lastSeen{Version: rec.Version, Hash: rec.Hash, MovedTo: e.MovingTo}
 	}
-	for {
-		v, err := s.versions.GetIn(ctx, pk, todo.VersionID(id, last.Version+1))
-		switch {
-		case todo.IsKind(err, todo.NotFound):
-			return last, nil
-		case err != nil:
-			return lastSeen{}, err
-		case v.Value.UserID != userFrom(ctx):
-			// Users share partitions under the category scheme: this id's
-			// history belongs to someone else.
-			return lastSeen{}, todo.Errorf(todo.Conflict, "id %q is already in use; create the todo with POST /api/todos", id)
-		}
-		last = lastSeen{Version: v.Value.Version, Hash: v.Value.Hash, MovedTo: v.Value.Entity.MovingTo}
-	}
+	return last, nil
 }
 
 // Delete removes the caller's todo, recording a delete version. Deleting
