@@ -102,13 +102,17 @@ func (s *Service) createAt(ctx context.Context, user, id string, pk store.Partit
 	// documents tell, and the write is tried once more. So a create at a
 	// new id costs its read, one query and the batch.
 	last, err := s.newestAudited(ctx, id)
+	if err == nil && last.Version > 0 && !recreate {
+		// A refusal must not rest on an audit that lags.
+		last, err = s.newerRetained(ctx, id, pk, last)
+	}
 	if err != nil {
 		return Result{}, err
 	}
 	res, err := s.createAfter(ctx, user, id, pk, f, recreate, last)
 	var be *store.BatchError
 	if errors.As(err, &be) && be.Index == 1 && todo.IsKind(err, todo.Conflict) {
-		if last, err = s.lastVersion(ctx, id, pk); err != nil {
+		if last, err = s.newerRetained(ctx, id, pk, last); err != nil {
 			return Result{}, err
 		}
 		res, err = s.createAfter(ctx, user, id, pk, f, recreate, last)
@@ -182,6 +186,12 @@ func (s *Service) lastVersion(ctx context.Context, id string, pk store.Partition
 	if err != nil {
 		return last, err
 	}
+	return s.newerRetained(ctx, id, pk, last)
+}
+
+// newerRetained is the newest of last and the retained version documents
+// after it, found by point reads of their deterministic ids.
+func (s *Service) newerRetained(ctx context.Context, id string, pk store.PartitionKey, last lastSeen) (lastSeen, error) {
 	for {
 		v, err := s.versions.GetIn(ctx, pk, todo.VersionID(id, last.Version+1))
 		switch {
