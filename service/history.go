@@ -143,7 +143,7 @@ func (s *Service) Rollback(ctx context.Context, id string, n int64, ifMatch stri
 		func() (Result, error) { return s.restore(ctx, user, id, pk, old) },
 		func(d repo.Doc[todo.Todo]) (Result, error) {
 			t := d.Value
-			t.SetFields(old.Fields())
+			t.Fields = old.Fields
 			s.advance(&t, todo.OpRollback, user)
 			etag, err := s.write(ctx, &t, store.BatchReplace, d.ETag)
 			return Result{Todo: t, ETag: etag}, err

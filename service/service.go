@@ -119,9 +119,9 @@ func caller(ctx context.Context) (string, error) {
 // first: t.Hash must be the hash of the version t follows ("" for a new
 // id).
 func (s *Service) write(ctx context.Context, t *todo.Todo, kind store.OpKind, ifMatch string) (string, error) {
-	t.Seal()
+	commitments := t.Seal()
 	pk := s.scheme.KeyOf(t)
-	v := todo.NewVersion(*t, s.ttl)
+	v := todo.NewVersion(*t, commitments, s.ttl)
 	v.TraceParent = telemetry.TraceParent(ctx)
 	vop, err := repo.Create(v)
 	if err != nil {

@@ -26,7 +26,7 @@ func (s *Service) Create(ctx context.Context, f todo.Fields) (Result, error) {
 	now := s.stamp()
 	t := todo.Todo{ID: key.ID, Type: todo.TypeTodo, UserID: user, PartitionKey: key.Property,
 		Version: 1, CreatedAt: now, UpdatedAt: now, LastOperation: todo.OpCreate, UpdatedBy: user}
-	t.SetFields(f)
+	t.Fields = f
 	etag, err := s.write(ctx, &t, store.BatchCreate, "")
 	return Result{Todo: t, ETag: etag, Created: true}, err
 }
@@ -77,7 +77,7 @@ func (s *Service) update(ctx context.Context, user string, d repo.Doc[todo.Todo]
 		return Result{}, err
 	}
 	t := d.Value
-	t.SetFields(f)
+	t.Fields = f
 	s.advance(&t, todo.OpUpdate, user)
 	etag, err := s.write(ctx, &t, store.BatchReplace, d.ETag)
 	return Result{Todo: t, ETag: etag}, err
@@ -116,7 +116,7 @@ func (s *Service) createAt(ctx context.Context, user, id string, pk store.Partit
 	if s.scheme.Name() == partition.Synthetic {
 		t.PartitionKey = pk[0]
 	}
-	t.SetFields(f)
+	t.Fields = f
 	etag, err := s.write(ctx, &t, store.BatchCreate, "")
 	if todo.IsKind(err, todo.Conflict) {
 		// Someone else's document holds the id in this partition (under the
@@ -135,7 +135,7 @@ func (s *Service) checkIDCategory(user, id string, pk store.PartitionKey, catego
 	if !s.scheme.KeysOnCategory() {
 		return nil
 	}
-	probe := todo.Todo{UserID: user, Category: category}
+	probe := todo.Todo{UserID: user, Fields: todo.Fields{Category: category}}
 	if !s.scheme.KeyOf(&probe).Equal(pk) {
 		return todo.Errorf(todo.Conflict, "id %q belongs to another category than %q", id, category)
 	}
