@@ -420,3 +420,34 @@ func DecodeRecord(data []byte) (AuditRecord, Audited, error) {
 	r.Entity, err = json.Marshal(a.Entity)
 	return r, a, err
 }
+
+// Differs returns the first committed property in which t, a todo
+// document, differs from the snapshot a recorded, or "" when t holds
+// exactly that content. Erased fields are not compared.
+func (a *Audited) Differs(t *Todo) string {
+	want := reflect.ValueOf(&a.Entity).Elem()
+	got := reflect.ValueOf(t).Elem()
+	for i := range committed {
+		p := &committed[i]
+		if a.Commitments[p.Name].Erased {
+			continue
+		}
+		var x, y canonical
+		p.canonical(&x, want.FieldByIndex(p.Index))
+		p.canonical(&y, got.FieldByIndex(p.Index))
+		if string(x) != string(y) {
+			return p.Name
+		}
+	}
+	return ""
+}
+
+// Erased reports whether a field of the version was erased.
+func (a *Audited) Erased() bool {
+	for _, c := range a.Commitments {
+		if c.Erased {
+			return true
+		}
+	}
+	return false
+}
