@@ -38,7 +38,7 @@ type Commitment struct {
 	// Salt is the lowercase hex of SaltBytes random bytes.
 	Salt string `json:"salt,omitempty"`
 	// Digest is the lowercase hex SHA-256 of the salt, the field's name
-	// and its canonical bytes (see commitDigest).
+	// and its canonical bytes (see digester.digest).
 	Digest string `json:"digest"`
 	Erased bool   `json:"erased,omitempty"`
 }
@@ -67,6 +67,12 @@ type Audited struct {
 type canonical []byte
 
 func (b *canonical) field(s string) {
+	*b = strconv.AppendInt(*b, int64(len(s)), 10)
+	*b = append(*b, ':')
+	*b = append(*b, s...)
+}
+
+func (b *canonical) fieldBytes(s []byte) {
 	*b = strconv.AppendInt(*b, int64(len(s)), 10)
 	*b = append(*b, ':')
 	*b = append(*b, s...)
@@ -226,16 +232,20 @@ func canonicalOf(t reflect.Type) (func(b *canonical, v reflect.Value), error) {
 	return nil, fmt.Errorf("no canonical encoding for %s: define one in canonicalOf", t)
 }
 
-// commitDigest is the digest of one field: SHA-256 over the salt, the
-// field's name and its canonical bytes, each length-prefixed.
-func commitDigest(p *committedProperty, salt []byte, entity reflect.Value) string {
-	b := make(canonical, 0, 128)
-	b.field(string(salt))
-	b.field(p.Name)
-	var value canonical
-	p.canonical(&value, entity.FieldByIndex(p.Index))
-	b.field(string(value))
-	return b.sum()
+// digester computes the digests of fields, reusing its buffers from one
+// field to the next.
+type digester struct{ value, b canonical }
+
+// digest is the digest of one field: SHA-256 over the salt, the field's
+// name and its canonical bytes, each length-prefixed.
+func (d *digester) digest(p *committedProperty, salt []byte, entity reflect.Value) string {
+	d.value = d.value[:0]
+	p.canonical(&d.value, entity.FieldByIndex(p.Index))
+	d.b = d.b[:0]
+	d.b.fieldBytes(salt)
+	d.b.field(p.Name)
+	d.b.fieldBytes(d.value)
+	return d.b.sum()
 }
 
 // commit returns a fresh commitment of every committed field of entity,
@@ -245,9 +255,10 @@ func commit(entity *Todo) Commitments {
 	c := make(Commitments, len(committed))
 	salts := make([]byte, SaltBytes*len(committed))
 	_, _ = rand.Read(salts) // crypto/rand.Read never returns an error
+	var d digester
 	for i := range committed {
 		salt := salts[i*SaltBytes : (i+1)*SaltBytes]
-		c[committed[i].Name] = Commitment{Salt: hex.EncodeToString(salt), Digest: commitDigest(&committed[i], salt, v)}
+		c[committed[i].Name] = Commitment{Salt: hex.EncodeToString(salt), Digest: d.digest(&committed[i], salt, v)}
 	}
 	return c
 }
@@ -313,6 +324,7 @@ func (a *Audited) checkCommitments() error {
 		}
 	}
 	v := reflect.ValueOf(&a.Entity).Elem()
+	var d digester
 	for i := range committed {
 		p := &committed[i]
 		c, ok := a.Commitments[p.Name]
@@ -328,7 +340,7 @@ func (a *Audited) checkCommitments() error {
 			if err != nil || len(salt) < SaltBytes {
 				return fmt.Errorf("field %s has no valid salt", p.Name)
 			}
-			if commitDigest(p, salt, v) != c.Digest {
+			if d.digest(p, salt, v) != c.Digest {
 				return fmt.Errorf("field %s does not match its commitment", p.Name)
 			}
 		}

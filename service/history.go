@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -65,12 +66,13 @@ func (s *Service) History(ctx context.Context, id string, pageSize int, continua
 	}
 	for _, d := range p.Items {
 		rec, a, err := todo.DecodeRecord(d.Value)
-		if err == nil {
-			err = a.Verify(rec.PrevHash, rec.Hash)
-		}
 		if err != nil {
-			return HistoryPage{}, todo.Errorf(todo.Conflict, "the audit record after version %d of todo %q does not verify (%v); see GET %s/history/verify",
-				prev, id, err, "/api/todos/"+id)
+			return HistoryPage{}, todo.Errorf(todo.Conflict, "the audit record after version %d of todo %q is refused (%v); see GET %s/history/verify",
+				prev, id, err, todoPath(id))
+		}
+		if err := a.Verify(rec.PrevHash, rec.Hash); err != nil {
+			return HistoryPage{}, todo.Errorf(todo.Conflict, "version %d of todo %q does not verify (%v); see GET %s/history/verify",
+				rec.Version, id, err, todoPath(id))
 		}
 		page.Items = append(page.Items, rec)
 		if rec.Version != prev+1 {
@@ -171,3 +173,6 @@ func (s *Service) restore(ctx context.Context, user, id string, pk store.Partiti
 	etag, err := s.write(ctx, &t, store.BatchCreate, "")
 	return Result{Todo: t, ETag: etag, Created: true}, err
 }
+
+// todoPath is the API path of todo id, for messages that point at it.
+func todoPath(id string) string { return "/api/todos/" + url.PathEscape(id) }

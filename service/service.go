@@ -116,8 +116,9 @@ func caller(ctx context.Context) (string, error) {
 // batch: kind is the store operation on the todo document (create, replace
 // or delete), ifMatch its condition. The version, and so the audit record,
 // describe the change by t's LastOperation and UpdatedBy. It seals t
-// first: t.Hash must be the hash of the version t follows ("" for a new
-// id).
+// first (t.Hash must be the hash of the version t follows, "" for a new
+// id); the version document keeps the commitments with their salts, the
+// todo document only the links.
 func (s *Service) write(ctx context.Context, t *todo.Todo, kind store.OpKind, ifMatch string) (string, error) {
 	commitments := t.Seal()
 	pk := s.scheme.KeyOf(t)

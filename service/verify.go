@@ -202,7 +202,7 @@ func (s *Service) versionDoc(ctx context.Context, user, id string, pk store.Part
 // not verify (v says where and why it breaks).
 func unverified(id string, n int64, v Verification) error {
 	return todo.Errorf(todo.Conflict, "version %d of todo %q does not verify: history breaks at version %d (%s); see GET %s/history/verify",
-		n, id, v.BrokenAt, v.Reason, "/api/todos/"+id)
+		n, id, v.BrokenAt, v.Reason, todoPath(id))
 }
 
 // recordVersion is the version an audit record's id names, or def when the
