@@ -47,7 +47,7 @@ func TestHashV2KnownAnswer(t *testing.T) {
 	}
 }
 
-func sealed(t *testing.T) (todo.Todo, todo.Version) {
+func sealed(t testing.TB) (todo.Todo, todo.Version) {
 	t.Helper()
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	due := at.Add(48 * time.Hour)
@@ -267,7 +267,7 @@ func TestDecodeRecordIsStrict(t *testing.T) {
 }
 
 func FuzzDecodeRecord(f *testing.F) {
-	td, v := sealed(&testing.T{})
+	td, v := sealed(f)
 	rec, _ := todo.NewAuditRecord(v)
 	b, _ := json.Marshal(rec)
 	f.Add(b)
