@@ -3,7 +3,9 @@
 // would, and checks that the service notices every attack it can notice
 // without an outside log: edited records, forged versions appended, a todo
 // reverted or deleted behind its history's back, records that decode
-// differently for a lenient and a strict reader. It runs on every store.
+// differently for a lenient and a strict reader; and that an honest
+// history, one with an erased field included, verifies. It runs on every
+// store.
 package chaintest
 
 import (
@@ -48,6 +50,7 @@ func Run(t *testing.T, scheme string, open func(t *testing.T) Containers) {
 		"TodoReverted":              todoReverted,
 		"TodoDeletedWithoutVersion": todoDeleted,
 		"CaseFoldedMembers":         caseFolded,
+		"FieldErased":               fieldErased,
 	} {
 		t.Run(name, func(t *testing.T) {
 			sch, err := partition.New(scheme, 1, nil)
@@ -345,5 +348,33 @@ func caseFolded(e *env) {
 		if h, err := e.svc.History(e.ctx, id, 0, ""); !todo.IsKind(err, todo.Conflict) {
 			e.t.Errorf("%s: history served %d items, %v", what, len(h.Items), err)
 		}
+	}
+}
+
+// Erasing a field of a stored version keeps the history verified; the
+// erased value is gone from what history serves, and the version cannot be
+// rolled back to.
+func fieldErased(e *env) {
+	id := e.history()
+	rec, _, err := todo.DecodeRecord(e.record(id, 2))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	for _, name := range []string{"title", "tags"} {
+		if err := rec.Erase(name); err != nil {
+			e.t.Fatal(err)
+		}
+	}
+	b, _ := json.Marshal(rec)
+	e.putRecord(id, b)
+	if v := e.verify(id); !v.Verified || v.Versions != 3 {
+		e.t.Fatalf("history with an erased field: %+v", v)
+	}
+	h, err := e.svc.History(e.ctx, id, 0, "")
+	if err != nil || strings.Contains(string(h.Items[1].Entity), `"v2"`) || !h.Items[1].Commitments["title"].Erased {
+		e.t.Fatalf("history after erasure: %v %s", err, h.Items[1].Entity)
+	}
+	if _, err := e.svc.Rollback(e.ctx, id, 2, ""); !todo.IsKind(err, todo.Conflict) || !strings.Contains(todo.Message(err), "erased") {
+		e.t.Errorf("rollback to a version with an erased field: %v, want a Conflict", err)
 	}
 }
