@@ -6,24 +6,27 @@ import (
 	"strconv"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/todoaudit/todo"
 )
 
 // appendTodo appends the API view of t as JSON: every property of
 // todo.Todo the API shows (todo.Property.Shown), in declaration order, the
-// bytes encoding/json would give. The property encoders are built once from
-// the struct tags, so a field added to todo.Todo is encoded without a change
-// here, and a point read encodes with no reflection per property beyond
-// reading the field (it spends a good part of its time encoding).
+// bytes encoding/json would give. Its property encoders are derived once
+// from the struct tags, so a field added to todo.Todo is encoded with no
+// change here. A point read spends a good part of its time encoding, so
+// each property is read at its offset in the struct and written by a
+// direct call: reflection (reflect.ValueOf) or calls through function
+// values would make t escape, and every answer allocate its todo.
 func appendTodo(b []byte, t *todo.Todo) []byte {
-	v := reflect.ValueOf(t).Elem()
+	base := unsafe.Pointer(t)
 	b = append(b, '{')
 	first := true
 	for i := range viewEncoders {
 		e := &viewEncoders[i]
-		f := v.FieldByIndex(e.index)
-		if e.omitEmpty && emptyValue(f) {
+		p := unsafe.Add(base, e.offset)
+		if e.omitEmpty && empty(e.kind, p) {
 			continue
 		}
 		if first {
@@ -32,17 +35,30 @@ func appendTodo(b []byte, t *todo.Todo) []byte {
 		} else {
 			b = append(b, e.key...)
 		}
-		b = e.value(b, f)
+		b = appendValue(b, e.kind, p)
 	}
 	return append(b, '}')
 }
 
+// valueKind is how a property's value is stored, and so encoded.
+type valueKind uint8
+
+const (
+	kindString valueKind = iota + 1 // any type whose underlying type is string
+	kindBool
+	kindInt
+	kindInt64
+	kindTime
+	kindTimePointer
+	kindStrings
+)
+
 // propertyEncoder writes one property of the API view.
 type propertyEncoder struct {
-	index     []int
-	key       string // ,"name":
+	offset    uintptr // in todo.Todo
+	key       string  // ,"name":
 	omitEmpty bool
-	value     func(b []byte, v reflect.Value) []byte
+	kind      valueKind
 }
 
 var viewEncoders = newViewEncoders()
@@ -53,76 +69,94 @@ func newViewEncoders() []propertyEncoder {
 		if !p.Shown() {
 			continue
 		}
-		value, err := valueEncoder(p.Type)
-		if err != nil {
-			panic(fmt.Sprintf("httpapi: todo property %s: %v", p.Name, err))
+		k := kindOf(p.Type)
+		if k == 0 {
+			panic(fmt.Sprintf("httpapi: todo property %s is a %s, which appendTodo cannot encode: add its kind to kindOf and appendValue", p.Name, p.Type))
+		}
+		var offset uintptr
+		t := reflect.TypeFor[todo.Todo]()
+		for _, i := range p.Index {
+			f := t.Field(i)
+			offset, t = offset+f.Offset, f.Type
 		}
 		key := string(appendString([]byte{','}, p.Name)) + ":"
-		out = append(out, propertyEncoder{index: p.Index, key: key, omitEmpty: p.OmitEmpty, value: value})
+		out = append(out, propertyEncoder{offset: offset, key: key, omitEmpty: p.OmitEmpty, kind: k})
 	}
 	return out
 }
 
-// emptyValue reports whether encoding/json's omitempty leaves v out.
-func emptyValue(v reflect.Value) bool {
-	switch v.Kind() {
-	case reflect.String, reflect.Slice, reflect.Map, reflect.Array:
-		return v.Len() == 0
-	case reflect.Bool:
-		return !v.Bool()
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return v.Int() == 0
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return v.Uint() == 0
-	case reflect.Pointer, reflect.Interface:
-		return v.IsNil()
-	}
-	return false
-}
-
-// valueEncoder returns the JSON encoder of values of type t, for the types
-// a todo's properties have.
-func valueEncoder(t reflect.Type) (func(b []byte, v reflect.Value) []byte, error) {
-	switch {
-	case t == reflect.TypeFor[time.Time]():
-		return func(b []byte, v reflect.Value) []byte { return appendTime(b, *v.Addr().Interface().(*time.Time)) }, nil
-	case t == reflect.TypeFor[*time.Time]():
-		return func(b []byte, v reflect.Value) []byte {
-			if v.IsNil() {
-				return append(b, "null"...)
-			}
-			return appendTime(b, *v.Interface().(*time.Time))
-		}, nil
+func kindOf(t reflect.Type) valueKind {
+	switch t {
+	case reflect.TypeFor[time.Time]():
+		return kindTime
+	case reflect.TypeFor[*time.Time]():
+		return kindTimePointer
+	case reflect.TypeFor[[]string]():
+		return kindStrings
 	}
 	switch t.Kind() {
 	case reflect.String:
-		return func(b []byte, v reflect.Value) []byte { return appendString(b, v.String()) }, nil
+		return kindString
 	case reflect.Bool:
-		return func(b []byte, v reflect.Value) []byte { return strconv.AppendBool(b, v.Bool()) }, nil
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return func(b []byte, v reflect.Value) []byte { return strconv.AppendInt(b, v.Int(), 10) }, nil
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return func(b []byte, v reflect.Value) []byte { return strconv.AppendUint(b, v.Uint(), 10) }, nil
-	case reflect.Slice:
-		item, err := valueEncoder(t.Elem())
-		if err != nil {
-			return nil, err
+		return kindBool
+	case reflect.Int:
+		return kindInt
+	case reflect.Int64:
+		return kindInt64
+	}
+	return 0
+}
+
+// empty reports whether encoding/json's omitempty leaves the value of kind
+// k at p out.
+func empty(k valueKind, p unsafe.Pointer) bool {
+	switch k {
+	case kindString:
+		return *(*string)(p) == ""
+	case kindBool:
+		return !*(*bool)(p)
+	case kindInt:
+		return *(*int)(p) == 0
+	case kindInt64:
+		return *(*int64)(p) == 0
+	case kindTimePointer:
+		return *(**time.Time)(p) == nil
+	case kindStrings:
+		return len(*(*[]string)(p)) == 0
+	}
+	return false // a struct (time.Time) is never empty
+}
+
+// appendValue appends the value of kind k at p as JSON.
+func appendValue(b []byte, k valueKind, p unsafe.Pointer) []byte {
+	switch k {
+	case kindString:
+		return appendString(b, *(*string)(p))
+	case kindBool:
+		return strconv.AppendBool(b, *(*bool)(p))
+	case kindInt:
+		return strconv.AppendInt(b, int64(*(*int)(p)), 10)
+	case kindInt64:
+		return strconv.AppendInt(b, *(*int64)(p), 10)
+	case kindTime:
+		return appendTime(b, *(*time.Time)(p))
+	case kindTimePointer:
+		if t := *(**time.Time)(p); t != nil {
+			return appendTime(b, *t)
 		}
-		return func(b []byte, v reflect.Value) []byte {
-			if v.IsNil() {
-				return append(b, "null"...)
-			}
+	case kindStrings:
+		if tags := *(*[]string)(p); tags != nil {
 			b = append(b, '[')
-			for i := range v.Len() {
+			for i, tag := range tags {
 				if i > 0 {
 					b = append(b, ',')
 				}
-				b = item(b, v.Index(i))
+				b = appendString(b, tag)
 			}
 			return append(b, ']')
-		}, nil
+		}
 	}
-	return nil, fmt.Errorf("no JSON encoder for %s: add one to valueEncoder", t)
+	return append(b, "null"...)
 }
 
 func appendTime(b []byte, t time.Time) []byte {
