@@ -1,74 +1,163 @@
 package todo
 
 import (
-	"bytes"
+	"crypto/rand"
 	"crypto/sha256"
+	"crypto/subtle"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"reflect"
+	"slices"
 	"strconv"
 	"time"
+
+	"github.com/todoaudit/todo/internal/strictjson"
 )
 
-// Audited is the content of one version that its hash covers: what the
-// audit record says about the change and the snapshot it recorded.
-type Audited struct {
-	EntityType string
-	EntityID   string
-	Version    int64
-	Operation  Operation
-	Actor      string
-	At         time.Time
-	Entity     Todo
+// The chain encodings a version's hash can use. A record without a
+// "chain" property uses the first.
+const (
+	// ChainV1 hashes the entity as one canonical string of its values.
+	ChainV1 = 1
+	// ChainV2 hashes one salted commitment per field, so that a field's
+	// value and salt can be erased while every hash still verifies.
+	ChainV2 = 2
+)
+
+// SaltBytes is the length of each field's random salt in the second
+// encoding: enough that an erased short value (true, a three-letter
+// title) cannot be found again by trying values against its digest.
+const SaltBytes = 16
+
+// Commitment is one field of a version in the second chain encoding: the
+// digest the version's hash covers, and the salt that, with the field's
+// value in the entity, reproduces it. Erasing the field removes the salt
+// and the value and leaves the digest.
+type Commitment struct {
+	// Salt is the lowercase hex of SaltBytes random bytes.
+	Salt string `json:"salt,omitempty"`
+	// Digest is the lowercase hex SHA-256 of the salt, the field's name
+	// and its canonical bytes (see digester.digest).
+	Digest string `json:"digest"`
+	Erased bool   `json:"erased,omitempty"`
 }
 
-// Hash returns the lowercase hex SHA-256 of prevHash followed by the
-// canonical encoding of a. Every field is written as its UTF-8 byte length
-// in decimal, a colon, and its bytes, in the order below; integers are
-// decimal, booleans true or false, times UTC RFC 3339 with exactly nine
-// fractional digits, and an absent time or string the empty string. Tags
-// are their count, then each tag. The README documents the same list.
+// Commitments are the committed fields of a version by JSON name: every
+// property of Todo but the chain links.
+type Commitments map[string]Commitment
+
+// Audited is the content of one version that its hash covers: what the
+// audit record says about the change and the snapshot it recorded, with
+// the encoding and, in the second, the commitments.
+type Audited struct {
+	EntityType  string
+	EntityID    string
+	Version     int64
+	Operation   Operation
+	Actor       string
+	At          time.Time
+	Entity      Todo
+	Chain       int
+	Commitments Commitments
+}
+
+// canonical is a length-prefixed byte string: each field is written as its
+// UTF-8 byte length in decimal, a colon, and its bytes.
+type canonical []byte
+
+func (b *canonical) field(s string) {
+	*b = strconv.AppendInt(*b, int64(len(s)), 10)
+	*b = append(*b, ':')
+	*b = append(*b, s...)
+}
+
+func (b *canonical) fieldBytes(s []byte) {
+	*b = strconv.AppendInt(*b, int64(len(s)), 10)
+	*b = append(*b, ':')
+	*b = append(*b, s...)
+}
+
+// head writes the record's own description of the change.
+func (b *canonical) head(a *Audited) {
+	b.field(a.EntityType)
+	b.field(a.EntityID)
+	b.field(strconv.FormatInt(a.Version, 10))
+	b.field(string(a.Operation))
+	b.field(a.Actor)
+	b.field(canonicalTime(a.At))
+}
+
+func (b canonical) sum() string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+// Hash returns the lowercase hex SHA-256 of prevHash and a in a's chain
+// encoding; docs/chain.md documents both.
 func (a *Audited) Hash(prevHash string) string {
+	if a.Chain == ChainV2 {
+		return a.hashV2(prevHash)
+	}
+	return a.hashV1(prevHash)
+}
+
+// hashV1 hashes prevHash followed by the canonical encoding of a: integers
+// decimal, booleans true or false, times UTC RFC 3339 with exactly nine
+// fractional digits, an absent time or string the empty string, tags their
+// count then each tag. Its list of fields is fixed: fields added to Todo
+// later are in the second encoding only.
+func (a *Audited) hashV1(prevHash string) string {
 	e := &a.Entity
-	b := make([]byte, 0, 512)
-	field := func(s string) {
-		b = strconv.AppendInt(b, int64(len(s)), 10)
-		b = append(b, ':')
-		b = append(b, s...)
-	}
-	field(prevHash)
-	field(a.EntityType)
-	field(a.EntityID)
-	field(strconv.FormatInt(a.Version, 10))
-	field(string(a.Operation))
-	field(a.Actor)
-	field(canonicalTime(a.At))
-	field(e.ID)
-	field(e.Type)
-	field(e.UserID)
-	field(e.Category)
-	field(e.Title)
-	field(e.Notes)
+	b := make(canonical, 0, 512)
+	b.field(prevHash)
+	b.head(a)
+	b.field(e.ID)
+	b.field(e.Type)
+	b.field(e.UserID)
+	b.field(e.Category)
+	b.field(e.Title)
+	b.field(e.Notes)
 	if e.DueDate != nil {
-		field(canonicalTime(*e.DueDate))
+		b.field(canonicalTime(*e.DueDate))
 	} else {
-		field("")
+		b.field("")
 	}
-	field(strconv.Itoa(len(e.Tags)))
+	b.field(strconv.Itoa(len(e.Tags)))
 	for _, tag := range e.Tags {
-		field(tag)
+		b.field(tag)
 	}
-	field(strconv.FormatBool(e.IsCompleted))
-	field(strconv.FormatInt(e.Version, 10))
-	field(canonicalTime(e.CreatedAt))
-	field(canonicalTime(e.UpdatedAt))
-	field(string(e.LastOperation))
-	field(e.UpdatedBy)
-	field(e.MovedFrom)
-	field(e.MovingTo)
-	field(e.PartitionKey)
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
+	b.field(strconv.FormatBool(e.IsCompleted))
+	b.field(strconv.FormatInt(e.Version, 10))
+	b.field(canonicalTime(e.CreatedAt))
+	b.field(canonicalTime(e.UpdatedAt))
+	b.field(string(e.LastOperation))
+	b.field(e.UpdatedBy)
+	b.field(e.MovedFrom)
+	b.field(e.MovingTo)
+	b.field(e.PartitionKey)
+	return b.sum()
+}
+
+// hashV2 hashes prevHash, the encoding's number, the record's head, and
+// the number of commitments followed by each one's name and digest, in
+// byte order of the names. The values are not in it: only their digests.
+func (a *Audited) hashV2(prevHash string) string {
+	b := make(canonical, 0, 1024)
+	b.field(prevHash)
+	b.field(strconv.Itoa(ChainV2))
+	b.head(a)
+	names := make([]string, 0, len(a.Commitments))
+	for name := range a.Commitments {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	b.field(strconv.Itoa(len(names)))
+	for _, name := range names {
+		b.field(name)
+		b.field(a.Commitments[name].Digest)
+	}
+	return b.sum()
 }
 
 func canonicalTime(t time.Time) string {
@@ -78,25 +167,299 @@ func canonicalTime(t time.Time) string {
 	return t.UTC().Format("2006-01-02T15:04:05.000000000Z")
 }
 
-// Seal makes t's current state the next link of its hash chain: the hash t
-// was read with becomes PrevHash, and Hash covers the new content, with the
-// operation, actor and time taken from t itself. The todo document keeps
-// both, so the next write chains on without reading anything more.
-func (t *Todo) Seal() {
-	a := Audited{EntityType: EntityTypeTodo, EntityID: t.ID, Version: t.Version, Operation: t.LastOperation,
-		Actor: t.UpdatedBy, At: t.UpdatedAt, Entity: *t}
-	t.PrevHash, t.Hash = t.Hash, a.Hash(t.Hash)
+// committed are the properties the chain commits to, each with the
+// function that writes its value's canonical bytes.
+var committed = committedProperties()
+
+type committedProperty struct {
+	Property
+	canonical func(b *canonical, v reflect.Value)
 }
 
-// Audited returns the content r's hash covers. An entity with a property
-// no todo has was not written by this code, so it is refused.
+func committedProperties() []committedProperty {
+	var out []committedProperty
+	for _, p := range Properties() {
+		if !p.Committed() {
+			continue
+		}
+		c, err := canonicalOf(p.Type)
+		if err != nil {
+			panic(fmt.Sprintf("todo: field %s of Todo cannot be committed by the hash chain: %v", p.Name, err))
+		}
+		out = append(out, committedProperty{p, c})
+	}
+	return out
+}
+
+// canonicalOf returns the canonical encoding of values of type t: strings
+// as they are, integers in decimal, booleans true or false, times as
+// canonicalTime (a nil time is the empty string), lists their count then
+// each item, each as one length-prefixed field.
+func canonicalOf(t reflect.Type) (func(b *canonical, v reflect.Value), error) {
+	switch {
+	case t == reflect.TypeFor[time.Time]():
+		return func(b *canonical, v reflect.Value) { b.field(canonicalTime(v.Interface().(time.Time))) }, nil
+	case t == reflect.TypeFor[*time.Time]():
+		return func(b *canonical, v reflect.Value) {
+			if v.IsNil() {
+				b.field("")
+				return
+			}
+			b.field(canonicalTime(*v.Interface().(*time.Time)))
+		}, nil
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return func(b *canonical, v reflect.Value) { b.field(v.String()) }, nil
+	case reflect.Bool:
+		return func(b *canonical, v reflect.Value) { b.field(strconv.FormatBool(v.Bool())) }, nil
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return func(b *canonical, v reflect.Value) { b.field(strconv.FormatInt(v.Int(), 10)) }, nil
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return func(b *canonical, v reflect.Value) { b.field(strconv.FormatUint(v.Uint(), 10)) }, nil
+	case reflect.Slice:
+		item, err := canonicalOf(t.Elem())
+		if err != nil {
+			return nil, err
+		}
+		return func(b *canonical, v reflect.Value) {
+			b.field(strconv.Itoa(v.Len()))
+			for i := range v.Len() {
+				item(b, v.Index(i))
+			}
+		}, nil
+	}
+	return nil, fmt.Errorf("no canonical encoding for %s: define one in canonicalOf", t)
+}
+
+// digester computes the digests of fields, reusing its buffers from one
+// field to the next.
+type digester struct{ value, b canonical }
+
+// digest is the digest of one field: SHA-256 over the salt, the field's
+// name and its canonical bytes, each length-prefixed.
+func (d *digester) digest(p *committedProperty, salt []byte, entity reflect.Value) string {
+	d.value = d.value[:0]
+	p.canonical(&d.value, entity.FieldByIndex(p.Index))
+	d.b = d.b[:0]
+	d.b.fieldBytes(salt)
+	d.b.field(p.Name)
+	d.b.fieldBytes(d.value)
+	return d.b.sum()
+}
+
+// commit returns a fresh commitment of every committed field of entity,
+// each with its own random salt.
+func commit(entity *Todo) Commitments {
+	v := reflect.ValueOf(entity).Elem()
+	c := make(Commitments, len(committed))
+	salts := make([]byte, SaltBytes*len(committed))
+	_, _ = rand.Read(salts) // crypto/rand.Read never returns an error
+	var d digester
+	for i := range committed {
+		salt := salts[i*SaltBytes : (i+1)*SaltBytes]
+		c[committed[i].Name] = Commitment{Salt: hex.EncodeToString(salt), Digest: d.digest(&committed[i], salt, v)}
+	}
+	return c
+}
+
+// Snapshot returns t as versions and audit records keep it: without the
+// chain links, which they carry beside it.
+func (t Todo) Snapshot() Todo {
+	v := reflect.ValueOf(&t).Elem()
+	for _, p := range Properties() {
+		if p.Link {
+			f := v.FieldByIndex(p.Index)
+			f.SetZero()
+		}
+	}
+	return t
+}
+
+// Seal makes t's current state the next link of its hash chain, in the
+// second encoding: the hash t was read with becomes PrevHash, and Hash
+// covers fresh commitments of its content, with the operation, actor and
+// time taken from t itself. The todo document keeps the links, so the next
+// write chains on without reading anything more; the commitments, salts
+// included, belong in the version document (see NewVersion).
+func (t *Todo) Seal() Commitments {
+	t.Chain = ChainV2
+	entity := t.Snapshot()
+	a := Audited{EntityType: EntityTypeTodo, EntityID: t.ID, Version: t.Version, Operation: t.LastOperation,
+		Actor: t.UpdatedBy, At: t.UpdatedAt, Entity: entity, Chain: ChainV2, Commitments: commit(&entity)}
+	t.PrevHash, t.Hash = t.Hash, a.Hash(t.Hash)
+	return a.Commitments
+}
+
+// Verify reports why a, stored with links prevHash and hash, is not what
+// its hash covers: in the second encoding every committed field must have
+// its commitment and nothing else one, every value that is not erased must
+// reproduce its digest with its salt, and an erased one must have neither
+// salt nor value.
+func (a *Audited) Verify(prevHash, hash string) error {
+	switch a.Chain {
+	case 0, ChainV1:
+		if a.Commitments != nil {
+			return fmt.Errorf("a version of the first chain encoding has commitments")
+		}
+	case ChainV2:
+		if err := a.checkCommitments(); err != nil {
+			return err
+		}
+	default:
+		return fmt.Errorf("unknown chain encoding %d", a.Chain)
+	}
+	if want := a.Hash(prevHash); subtle.ConstantTimeCompare([]byte(want), []byte(hash)) != 1 {
+		return fmt.Errorf("its content does not match its hash")
+	}
+	return nil
+}
+
+func (a *Audited) checkCommitments() error {
+	if len(a.Commitments) != len(committed) {
+		for name := range a.Commitments {
+			if _, ok := PropertyNamed(name); !ok {
+				return fmt.Errorf("it commits to %q, which no todo has", name)
+			}
+		}
+	}
+	v := reflect.ValueOf(&a.Entity).Elem()
+	var d digester
+	for i := range committed {
+		p := &committed[i]
+		c, ok := a.Commitments[p.Name]
+		switch {
+		case !ok:
+			return fmt.Errorf("field %s is not committed", p.Name)
+		case c.Erased:
+			if c.Salt != "" || !v.FieldByIndex(p.Index).IsZero() {
+				return fmt.Errorf("field %s is erased but keeps a salt or a value", p.Name)
+			}
+		default:
+			salt, err := hex.DecodeString(c.Salt)
+			if err != nil || len(salt) < SaltBytes {
+				return fmt.Errorf("field %s has no valid salt", p.Name)
+			}
+			if d.digest(p, salt, v) != c.Digest {
+				return fmt.Errorf("field %s does not match its commitment", p.Name)
+			}
+		}
+	}
+	return nil
+}
+
+// Erase removes the value and the salt of the user-editable field name
+// from a snapshot in the second encoding and its commitments, and marks
+// the commitment erased: the digest stays, so the version's hash and every
+// link after it still verify, and without the salt the value cannot be
+// found again from the digest. The entity then holds the field's zero
+// value.
+func Erase(entity *Todo, c Commitments, name string) error {
+	p, ok := PropertyNamed(name)
+	switch {
+	case !ok || !p.Editable:
+		return Errorf(Invalid, "only a user-editable field of a todo can be erased, not %q", name)
+	case c == nil:
+		return Errorf(Conflict, "a version of the first chain encoding commits to no field separately: it cannot be erased")
+	}
+	com, ok := c[name]
+	if !ok {
+		return Errorf(Conflict, "field %q is not committed", name)
+	}
+	reflect.ValueOf(entity).Elem().FieldByIndex(p.Index).SetZero()
+	c[name] = Commitment{Digest: com.Digest, Erased: true}
+	return nil
+}
+
+// Erase erases the field name of the version (see Erase).
+func (v *Version) Erase(name string) error { return Erase(&v.Entity, v.Commitments, name) }
+
+// Erase erases the field name of the record (see Erase).
+func (r *AuditRecord) Erase(name string) error {
+	a, err := r.Audited()
+	if err != nil {
+		return err
+	}
+	if err := Erase(&a.Entity, r.Commitments, name); err != nil {
+		return err
+	}
+	r.Entity, err = json.Marshal(a.Entity)
+	return err
+}
+
+// Audited returns the content r's hash covers. The entity is decoded as
+// strictly as a request body: an entity with a property no todo has, a
+// member given twice or a name in another case was not written by this
+// code, so it is refused.
 func (r *AuditRecord) Audited() (Audited, error) {
 	a := Audited{EntityType: r.EntityType, EntityID: r.EntityID, Version: r.Version, Operation: r.Operation,
-		Actor: r.Actor, At: r.DateCreatedUTC}
-	dec := json.NewDecoder(bytes.NewReader(r.Entity))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&a.Entity); err != nil {
+		Actor: r.Actor, At: r.DateCreatedUTC, Chain: r.Chain, Commitments: r.Commitments}
+	if err := strictjson.Unmarshal(r.Entity, &a.Entity); err != nil {
 		return a, fmt.Errorf("entity does not decode as a todo: %w", err)
 	}
 	return a, nil
+}
+
+// storedRecord is an audit record as a store returns it: its own
+// properties and the store's system properties, nothing else.
+type storedRecord struct {
+	AuditRecord
+	RID         string `json:"_rid"`
+	Self        string `json:"_self"`
+	ETag        string `json:"_etag"`
+	Attachments string `json:"_attachments"`
+	TS          int64  `json:"_ts"`
+	LSN         int64  `json:"_lsn"`
+}
+
+// DecodeRecord decodes an audit record as stored, as strictly as a request
+// body (see strictjson.Unmarshal): a record with a property this code never
+// writes (beyond the store's system properties), a member given twice or a
+// name in another case is refused, in the record, its entity and its
+// commitments alike. It returns the record, its entity re-encoded from
+// the decoded todo (so that what is served is what was checked), and the
+// content its hash covers.
+func DecodeRecord(data []byte) (AuditRecord, Audited, error) {
+	var s storedRecord
+	if err := strictjson.Unmarshal(data, &s); err != nil {
+		return s.AuditRecord, Audited{}, fmt.Errorf("it does not decode as an audit record: %w", err)
+	}
+	r := s.AuditRecord
+	a, err := r.Audited()
+	if err != nil {
+		return r, a, err
+	}
+	r.Entity, err = json.Marshal(a.Entity)
+	return r, a, err
+}
+
+// Differs returns the first committed property in which t, a todo
+// document, differs from the snapshot a recorded, or "" when t holds
+// exactly that content. Erased fields are not compared.
+func (a *Audited) Differs(t *Todo) string {
+	want := reflect.ValueOf(&a.Entity).Elem()
+	got := reflect.ValueOf(t).Elem()
+	for i := range committed {
+		p := &committed[i]
+		if a.Commitments[p.Name].Erased {
+			continue
+		}
+		var x, y canonical
+		p.canonical(&x, want.FieldByIndex(p.Index))
+		p.canonical(&y, got.FieldByIndex(p.Index))
+		if string(x) != string(y) {
+			return p.Name
+		}
+	}
+	return ""
+}
+
+// Erased reports whether a field of the version was erased.
+func (a *Audited) Erased() bool {
+	for _, c := range a.Commitments {
+		if c.Erased {
+			return true
+		}
+	}
+	return false
 }

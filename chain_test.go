@@ -4,19 +4,21 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"reflect"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/todoaudit/todo"
 )
 
-// The hash is the one the README defines: written out here field by field,
-// independently of the code that computes it.
-func TestHashKnownAnswer(t *testing.T) {
+// The first encoding's hash is the one docs/chain.md defines: written out
+// here field by field, independently of the code that computes it.
+func TestHashV1KnownAnswer(t *testing.T) {
 	at := time.Date(2026, 11, 30, 7, 34, 32, 334000000, time.UTC)
 	due := time.Date(2026, 12, 1, 9, 0, 0, 0, time.FixedZone("CET", 3600))
-	e := todo.Todo{ID: "Grocery:1", Type: "todo", UserID: "alice", Category: "Grocery", Title: "Milk: 2 l",
-		DueDate: &due, Tags: []string{"dairy", ""}, Version: 2, CreatedAt: at, UpdatedAt: at,
+	e := todo.Todo{ID: "Grocery:1", Type: "todo", UserID: "alice", Fields: todo.Fields{Category: "Grocery", Title: "Milk: 2 l",
+		DueDate: &due, Tags: []string{"dairy", ""}}, Version: 2, CreatedAt: at, UpdatedAt: at,
 		LastOperation: todo.OpUpdate, UpdatedBy: "alice"}
 	a := todo.Audited{EntityType: "todo", EntityID: "Grocery:1", Version: 2, Operation: todo.OpUpdate, Actor: "alice", At: at, Entity: e}
 	prev := "ab"
@@ -30,33 +32,262 @@ func TestHashKnownAnswer(t *testing.T) {
 	}
 }
 
-// Sealing chains each version to the one before, and the version document
-// and audit record carry the same links, outside the entity snapshot.
-func TestSealChains(t *testing.T) {
+// The second encoding's hash covers the record's head and the name and
+// digest of each commitment in name order, never a value.
+func TestHashV2KnownAnswer(t *testing.T) {
+	at := time.Date(2026, 11, 30, 7, 34, 32, 334000000, time.UTC)
+	a := todo.Audited{EntityType: "todo", EntityID: "Grocery:1", Version: 2, Operation: todo.OpUpdate, Actor: "alice", At: at,
+		Chain: todo.ChainV2, Commitments: todo.Commitments{"title": {Digest: "yz"}, "a": {Digest: "x", Salt: "00"}},
+		Entity: todo.Todo{Fields: todo.Fields{Title: "not hashed"}}}
+	canonical := "2:ab" + "1:2" + "4:todo" + "9:Grocery:1" + "1:2" + "6:update" + "5:alice" + "30:2026-11-30T07:34:32.334000000Z" +
+		"1:2" + "1:a" + "1:x" + "5:title" + "2:yz"
+	sum := sha256.Sum256([]byte(canonical))
+	if got, want := a.Hash("ab"), hex.EncodeToString(sum[:]); got != want {
+		t.Fatalf("hash %s, want %s", got, want)
+	}
+}
+
+func sealed(t testing.TB) (todo.Todo, todo.Version) {
+	t.Helper()
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	td := todo.Todo{ID: "a:1", Type: todo.TypeTodo, UserID: "u", Category: "a", Title: "x", Version: 1,
-		CreatedAt: at, UpdatedAt: at, LastOperation: todo.OpCreate, UpdatedBy: "u"}
-	td.Seal()
-	first := td.Hash
-	if td.PrevHash != "" || len(first) != 64 {
-		t.Fatalf("first version links %q %q", td.PrevHash, td.Hash)
-	}
-	td.Version, td.Title, td.LastOperation = 2, "y", todo.OpUpdate
-	td.Seal()
-	if td.PrevHash != first || td.Hash == first {
-		t.Fatalf("second version links %q %q", td.PrevHash, td.Hash)
-	}
-	rec, err := todo.NewAuditRecord(todo.NewVersion(td, 0))
+	due := at.Add(48 * time.Hour)
+	td := todo.Todo{ID: "a:1", Type: todo.TypeTodo, UserID: "u", Fields: todo.Fields{Category: "a", Title: "abc", Notes: "n",
+		DueDate: &due, Tags: []string{"t"}, IsCompleted: true}, Version: 1,
+		CreatedAt: at, UpdatedAt: at, LastOperation: todo.OpCreate, UpdatedBy: "u", MovedFrom: "b:1", MovingTo: "c:1", PartitionKey: "p"}
+	c := td.Seal()
+	return td, todo.NewVersion(td, c, 0)
+}
+
+func auditedOf(t *testing.T, v todo.Version) (todo.AuditRecord, todo.Audited) {
+	t.Helper()
+	rec, err := todo.NewAuditRecord(v)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var entity map[string]any
-	_ = json.Unmarshal(rec.Entity, &entity)
-	if rec.PrevHash != td.PrevHash || rec.Hash != td.Hash || entity["hash"] != nil || entity["prevHash"] != nil {
-		t.Fatalf("record links %q %q, entity %v", rec.PrevHash, rec.Hash, entity)
+	b, _ := json.Marshal(rec)
+	r, a, err := todo.DecodeRecord(b)
+	if err != nil {
+		t.Fatalf("%v: %s", err, b)
 	}
-	a, err := rec.Audited()
-	if err != nil || a.Hash(rec.PrevHash) != rec.Hash {
-		t.Fatalf("the record does not verify: %v", err)
+	return r, a
+}
+
+// Sealing chains each version to the one before in the second encoding;
+// the version document and audit record carry the links and commitments
+// beside the entity snapshot, and the todo document carries no salt.
+func TestSealChains(t *testing.T) {
+	td, v1 := sealed(t)
+	first := td.Hash
+	if td.PrevHash != "" || len(first) != 64 || td.Chain != todo.ChainV2 {
+		t.Fatalf("first version links %d %q %q", td.Chain, td.PrevHash, td.Hash)
 	}
+	td.Version, td.Title, td.LastOperation = 2, "y", todo.OpUpdate
+	v2 := todo.NewVersion(td, td.Seal(), 0)
+	if td.PrevHash != first || td.Hash == first {
+		t.Fatalf("second version links %q %q", td.PrevHash, td.Hash)
+	}
+	doc, _ := json.Marshal(td)
+	if strings.Contains(string(doc), "salt") || strings.Contains(string(doc), "commitments") {
+		t.Fatalf("the todo document holds the commitments: %s", doc)
+	}
+	for _, v := range []todo.Version{v1, v2} {
+		rec, a := auditedOf(t, v)
+		var entity map[string]any
+		_ = json.Unmarshal(rec.Entity, &entity)
+		if rec.Chain != todo.ChainV2 || entity["hash"] != nil || entity["prevHash"] != nil || entity["chain"] != nil {
+			t.Fatalf("record %d: chain %d, entity %v", v.Version, rec.Chain, entity)
+		}
+		if err := a.Verify(rec.PrevHash, rec.Hash); err != nil {
+			t.Fatalf("record %d does not verify: %v", v.Version, err)
+		}
+	}
+}
+
+// otherValue returns a value of f's type different from f's.
+func otherValue(t *testing.T, f reflect.Value) reflect.Value {
+	t.Helper()
+	n := reflect.New(f.Type()).Elem()
+	switch v := f.Interface().(type) {
+	case time.Time:
+		n.Set(reflect.ValueOf(v.Add(time.Second)))
+	case *time.Time:
+		later := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+		n.Set(reflect.ValueOf(&later))
+	case []string:
+		n.Set(reflect.ValueOf(append([]string{"other"}, v...)))
+	default:
+		switch f.Kind() {
+		case reflect.String:
+			n.SetString(f.String() + "x")
+		case reflect.Bool:
+			n.SetBool(!f.Bool())
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+			n.SetInt(f.Int() + 1)
+		default:
+			t.Fatalf("no other value for a %s: extend otherValue", f.Type())
+		}
+	}
+	return n
+}
+
+// Every field of todo.Todo is committed by the second encoding: changing
+// any one in a stored record breaks the record, and re-committing it
+// changes the hash. Only the three chain links are left out; a field added
+// to the type is committed unless it is tagged as one of them, which this
+// test refuses.
+func TestEveryFieldIsCommitted(t *testing.T) {
+	_, v := sealed(t)
+	rec, a := auditedOf(t, v)
+	var links []string
+	for _, f := range reflect.VisibleFields(reflect.TypeFor[todo.Todo]()) {
+		if f.Anonymous {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if f.Tag.Get("todo") == "link" {
+			links = append(links, name)
+			continue
+		}
+		if _, ok := a.Commitments[name]; !ok {
+			t.Errorf("field %s is not committed", name)
+			continue
+		}
+		changed := a
+		changed.Entity = a.Entity
+		fv := reflect.ValueOf(&changed.Entity).Elem().FieldByIndex(f.Index)
+		fv.Set(otherValue(t, fv))
+		if err := changed.Verify(rec.PrevHash, rec.Hash); err == nil {
+			t.Errorf("changing %s of a stored record still verifies", name)
+		}
+		resealed := v.Entity
+		rv := reflect.ValueOf(&resealed).Elem().FieldByIndex(f.Index)
+		rv.Set(otherValue(t, rv))
+		if resealed.Seal(); resealed.Hash == v.Hash {
+			t.Errorf("changing %s does not change the hash", name)
+		}
+	}
+	if strings.Join(links, ",") != "chain,prevHash,hash" {
+		t.Errorf("the chain leaves out %v: only chain, prevHash and hash may be tagged todo:\"link\"", links)
+	}
+	if len(a.Commitments) != len(todo.Properties())-3 {
+		t.Errorf("%d commitments for %d properties", len(a.Commitments), len(todo.Properties()))
+	}
+}
+
+// Each field has its own random salt of at least 16 bytes, fresh for
+// every version: two versions with the same content share no digest, so
+// a short value cannot be found by hashing guesses.
+func TestSaltsAreFreshAndLong(t *testing.T) {
+	_, v := sealed(t)
+	_, w := sealed(t)
+	for name, c := range v.Commitments {
+		salt, err := hex.DecodeString(c.Salt)
+		if err != nil || len(salt) < 16 {
+			t.Errorf("%s: salt %q", name, c.Salt)
+		}
+		if w.Commitments[name].Digest == c.Digest || w.Commitments[name].Salt == c.Salt {
+			t.Errorf("%s: the same digest or salt twice", name)
+		}
+	}
+}
+
+// Erasing a field removes its value and salt and keeps its digest: the
+// record and the next version's link still verify; a value put back
+// beside an erased digest does not.
+func TestErasureKeepsTheChain(t *testing.T) {
+	td, v := sealed(t)
+	first := v.Hash
+	td.Version, td.LastOperation = 2, todo.OpUpdate
+	next := todo.NewVersion(td, td.Seal(), 0)
+	rec, err := todo.NewAuditRecord(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"title", "notes", "tags", "dueDate", "isCompleted"} {
+		if err := rec.Erase(name); err != nil {
+			t.Fatalf("erase %s: %v", name, err)
+		}
+	}
+	if err := v.Erase("title"); err != nil || v.Entity.Title != "" || v.Commitments["title"].Salt != "" || !v.Commitments["title"].Erased {
+		t.Fatalf("erased version: %v %+v", err, v.Commitments["title"])
+	}
+	b, _ := json.Marshal(rec)
+	if strings.Contains(string(b), `"abc"`) || strings.Contains(string(b), `"n"`) {
+		t.Fatalf("an erased value is still in the record: %s", b)
+	}
+	got, a, err := todo.DecodeRecord(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Verify(got.PrevHash, got.Hash); err != nil || got.Hash != first || next.PrevHash != first {
+		t.Fatalf("the erased record does not verify or link: %v", err)
+	}
+	a.Entity.Title = "abc"
+	if err := a.Verify(got.PrevHash, got.Hash); err == nil {
+		t.Fatal("a value put back beside its erased digest verifies")
+	}
+	for _, name := range []string{"id", "userId", "version", "hash", "nope"} {
+		if err := rec.Erase(name); !todo.IsKind(err, todo.Invalid) {
+			t.Errorf("erase %s: %v", name, err)
+		}
+	}
+	legacy, _ := todo.NewAuditRecord(todo.VersionOf(todo.Todo{ID: "a:1", Version: 1}))
+	if err := legacy.Erase("title"); !todo.IsKind(err, todo.Conflict) {
+		t.Errorf("erasing from a first-encoding record: %v", err)
+	}
+}
+
+// Stored records are decoded as strictly as request bodies: a member given
+// twice or in another case, anywhere in the record, is refused, and the
+// entity handed on is the re-encoding of what was decoded.
+func TestDecodeRecordIsStrict(t *testing.T) {
+	_, v := sealed(t)
+	rec, _ := todo.NewAuditRecord(v)
+	b, _ := json.Marshal(rec)
+	good := string(b)
+	for name, doc := range map[string]string{
+		"case-folded entity member": strings.Replace(good, `"title":"abc"`, `"title":"forged","TITLE":"abc"`, 1),
+		"duplicate entity member":   strings.Replace(good, `"title":"abc"`, `"title":"forged","title":"abc"`, 1),
+		"case-folded record member": strings.Replace(good, `"actor":"u"`, `"actor":"x","Actor":"u"`, 1),
+		"case-folded commitment":    strings.Replace(good, `"digest":`, `"Digest":`, 1),
+		"unknown member":            strings.Replace(good, `"actor":"u"`, `"actor":"u","extra":1`, 1),
+	} {
+		if doc == good {
+			t.Fatalf("%s: the test did not change the record", name)
+		}
+		if _, _, err := todo.DecodeRecord([]byte(doc)); err == nil {
+			t.Errorf("%s decodes", name)
+		}
+	}
+	spaced := strings.Replace(good, `"title":"abc"`, `"title" : "\u0061bc"`, 1)
+	r, a, err := todo.DecodeRecord([]byte(spaced))
+	if err != nil || !strings.Contains(string(r.Entity), `"title":"abc"`) || a.Verify(r.PrevHash, r.Hash) != nil {
+		t.Fatalf("the entity is not handed on as decoded: %v %s", err, r.Entity)
+	}
+}
+
+func FuzzDecodeRecord(f *testing.F) {
+	td, v := sealed(f)
+	rec, _ := todo.NewAuditRecord(v)
+	b, _ := json.Marshal(rec)
+	f.Add(b)
+	legacy, _ := todo.NewAuditRecord(todo.VersionOf(td))
+	b, _ = json.Marshal(legacy)
+	f.Add(b)
+	f.Add([]byte(`{"chain":2,"commitments":{"title":{"digest":"00","erased":true}},"entity":{"title":""}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, a, err := todo.DecodeRecord(data)
+		if err != nil {
+			return
+		}
+		if a.Verify(r.PrevHash, r.Hash) != nil {
+			return
+		}
+		// What verifies verifies again as it is handed on.
+		again, _ := json.Marshal(r)
+		r2, a2, err := todo.DecodeRecord(again)
+		if err != nil || a2.Verify(r2.PrevHash, r2.Hash) != nil {
+			t.Fatalf("a verified record does not verify once re-encoded: %v\n%s\n%s", err, data, again)
+		}
+	})
 }

@@ -39,44 +39,49 @@ func (op Operation) Valid() bool {
 
 // Todo is one user's todo item as stored in the todo container. UserID always
 // comes from authentication, never from the caller's body or the id.
+//
+// Its struct tags are the one definition of the todo's properties: their
+// JSON names and order, which of them the API shows, and what the hash
+// chain commits to (see fields.go). A field tagged todo:"stored" is kept in
+// the store but never shown by the API; one tagged todo:"link" is a link of
+// the hash chain, kept on the todo document only. Every other field is in
+// the API view, and every field but the links is committed by the chain.
 type Todo struct {
-	ID          string     `json:"id"`
-	Type        string     `json:"type"`
-	UserID      string     `json:"userId"`
-	Category    string     `json:"category"`
-	Title       string     `json:"title"`
-	Notes       string     `json:"notes,omitempty"`
-	DueDate     *time.Time `json:"dueDate,omitempty"`
-	Tags        []string   `json:"tags,omitempty"`
-	IsCompleted bool       `json:"isCompleted"`
-	Version     int64      `json:"version"`
-	CreatedAt   time.Time  `json:"createdAt"`
-	UpdatedAt   time.Time  `json:"updatedAt"`
+	ID     string `json:"id"`
+	Type   string `json:"type" todo:"stored"`
+	UserID string `json:"userId"`
+	Fields
+	Version   int64     `json:"version"`
+	CreatedAt time.Time `json:"createdAt"`
+	UpdatedAt time.Time `json:"updatedAt"`
 	// LastOperation and UpdatedBy describe the change that produced this
-	// version, so that an audit record derived from the todo document alone
-	// equals the one derived from its version document.
-	LastOperation Operation `json:"lastOperation,omitempty"`
-	UpdatedBy     string    `json:"updatedBy,omitempty"`
+	// version, so that the version document and audit record of a todo
+	// document say who changed it and how.
+	LastOperation Operation `json:"lastOperation,omitempty" todo:"stored"`
+	UpdatedBy     string    `json:"updatedBy,omitempty" todo:"stored"`
 	// MovedFrom is the id this todo was moved from, on the first version
 	// after a move.
 	MovedFrom string `json:"movedFrom,omitempty"`
 	// MovingTo marks a todo whose move to another partition has started: it
 	// is hidden from then on, a retried move completes it, and its last
 	// version in history says where it went.
-	MovingTo string `json:"movingTo,omitempty"`
+	MovingTo string `json:"movingTo,omitempty" todo:"stored"`
 	// PartitionKey is the synthetic partition key property, set only under
 	// the synthetic scheme.
-	PartitionKey string `json:"partitionKey,omitempty"`
-	// PrevHash and Hash are the hash chain links of this version (see
-	// Seal), kept on the todo document so that the next write chains on
+	PartitionKey string `json:"partitionKey,omitempty" todo:"stored"`
+	// Chain, PrevHash and Hash are the hash chain links of this version
+	// (see Seal): the encoding its hash uses (0 for the first) and the
+	// hashes, kept on the todo document so that the next write chains on
 	// without another read. Snapshots in versions and audit records carry
 	// them beside the entity, not in it.
-	PrevHash string `json:"prevHash,omitempty"`
-	Hash     string `json:"hash,omitempty"`
+	Chain    int    `json:"chain,omitempty" todo:"link"`
+	PrevHash string `json:"prevHash,omitempty" todo:"link"`
+	Hash     string `json:"hash,omitempty" todo:"link"`
 }
 
 // Fields is the user-editable content of a todo: what a create or update
-// request carries and what a rollback restores.
+// request carries and what a rollback restores. Todo embeds it, so a field
+// added here is a property of the todo, of its API view and of its input.
 type Fields struct {
 	Category    string     `json:"category"`
 	Title       string     `json:"title"`
@@ -84,16 +89,6 @@ type Fields struct {
 	DueDate     *time.Time `json:"dueDate,omitempty"`
 	Tags        []string   `json:"tags,omitempty"`
 	IsCompleted bool       `json:"isCompleted"`
-}
-
-// Fields returns the user-editable content of t.
-func (t *Todo) Fields() Fields {
-	return Fields{Category: t.Category, Title: t.Title, Notes: t.Notes, DueDate: t.DueDate, Tags: t.Tags, IsCompleted: t.IsCompleted}
-}
-
-// SetFields replaces the user-editable content of t with f.
-func (t *Todo) SetFields(f Fields) {
-	t.Category, t.Title, t.Notes, t.DueDate, t.Tags, t.IsCompleted = f.Category, f.Title, f.Notes, f.DueDate, f.Tags, f.IsCompleted
 }
 
 // DefaultVersionTTL is how long version documents are kept unless told
@@ -118,21 +113,24 @@ type Version struct {
 	At           time.Time `json:"at"`
 	PrevHash     string    `json:"prevHash"`
 	Hash         string    `json:"hash"`
-	TTL          int       `json:"ttl,omitempty"`
+	// Chain is the encoding of Hash (0 for the first); Commitments, in the
+	// second, its committed fields with their salts.
+	Chain       int         `json:"chain,omitempty"`
+	Commitments Commitments `json:"commitments,omitempty"`
+	TTL         int         `json:"ttl,omitempty"`
 	// TraceParent is the W3C trace context of the request that wrote this
 	// version, so the audit of the change can link back to its trace. It
 	// is not part of the audited content.
 	TraceParent string `json:"traceparent,omitempty"`
 }
 
-// NewVersion returns the version document of t as it stands, with the
-// given time to live in seconds (0 keeps the container default). Its
-// operation, actor and time are t's own LastOperation, UpdatedBy and
-// UpdatedAt, so the audit record built from it equals the one built from
-// the todo document.
-func NewVersion(t Todo, ttl int) Version {
+// NewVersion returns the version document of t as Seal left it, with the
+// commitments Seal returned and the given time to live in seconds (0
+// keeps the container default). Its operation, actor and time are t's own
+// LastOperation, UpdatedBy and UpdatedAt.
+func NewVersion(t Todo, c Commitments, ttl int) Version {
 	v := VersionOf(t)
-	v.TTL = ttl
+	v.Commitments, v.TTL = c, ttl
 	return v
 }
 
@@ -140,7 +138,9 @@ func NewVersion(t Todo, ttl int) Version {
 // and actor come from the document's own change description; a document
 // written by another tool without one counts as a create at version 1 and
 // an update after. Its hash links are the document's, as Seal left them;
-// the entity snapshot carries them beside it, not in it.
+// the entity snapshot carries them beside it, not in it. A todo document
+// holds no commitments: the version of one in the second chain encoding
+// is complete only in its version document.
 func VersionOf(t Todo) Version {
 	op := t.LastOperation
 	if !op.Valid() {
@@ -149,8 +149,6 @@ func VersionOf(t Todo) Version {
 			op = OpCreate
 		}
 	}
-	entity := t
-	entity.PrevHash, entity.Hash = "", ""
 	return Version{
 		ID:           VersionID(t.ID, t.Version),
 		Type:         TypeVersion,
@@ -160,11 +158,12 @@ func VersionOf(t Todo) Version {
 		PartitionKey: t.PartitionKey,
 		Version:      t.Version,
 		Operation:    op,
-		Entity:       entity,
+		Entity:       t.Snapshot(),
 		Actor:        t.UpdatedBy,
 		At:           t.UpdatedAt,
 		PrevHash:     t.PrevHash,
 		Hash:         t.Hash,
+		Chain:        t.Chain,
 	}
 }
 
@@ -186,6 +185,10 @@ type AuditRecord struct {
 	// Hash covers PrevHash and this record's audited content.
 	PrevHash string `json:"prevHash"`
 	Hash     string `json:"hash"`
+	// Chain is the encoding of Hash (0 for the first); Commitments, in the
+	// second, the committed fields of the entity with their salts.
+	Chain       int         `json:"chain,omitempty"`
+	Commitments Commitments `json:"commitments,omitempty"`
 }
 
 // EntityKey is the audit partition key of one user's todo. Neither part may
@@ -206,8 +209,8 @@ func VersionID(todoID string, version int64) string {
 }
 
 // NewAuditRecord builds the audit record of version v. The entity snapshot
-// is encoded from the typed todo, so records derived from a version document
-// and from the todo document itself are byte-for-byte equal.
+// is encoded from the typed todo, so records derived from one version
+// document are byte-for-byte equal however often it is delivered.
 func NewAuditRecord(v Version) (AuditRecord, error) {
 	entity, err := json.Marshal(v.Entity)
 	if err != nil {
@@ -225,5 +228,7 @@ func NewAuditRecord(v Version) (AuditRecord, error) {
 		Actor:          v.Actor,
 		PrevHash:       v.PrevHash,
 		Hash:           v.Hash,
+		Chain:          v.Chain,
+		Commitments:    v.Commitments,
 	}, nil
 }

@@ -12,11 +12,12 @@ import (
 var at = time.Date(2026, 11, 30, 7, 34, 32, 0, time.UTC)
 
 // A version document takes its operation, actor and time from the todo it
-// copies, so the record built from either cannot disagree.
+// copies; for a todo of the first chain encoding, which has no
+// commitments, the record built from either is the same.
 func TestNewVersionDescribesTheTodo(t *testing.T) {
-	td := todo.Todo{ID: "Grocery:x", Type: todo.TypeTodo, UserID: "alice", Category: "Grocery", Title: "milk",
+	td := todo.Todo{ID: "Grocery:x", Type: todo.TypeTodo, UserID: "alice", Fields: todo.Fields{Category: "Grocery", Title: "milk"},
 		Version: 3, UpdatedAt: at, LastOperation: todo.OpRollback, UpdatedBy: "alice"}
-	v := todo.NewVersion(td, 60)
+	v := todo.NewVersion(td, nil, 60)
 	if v.ID != "Grocery:x:v3" || v.Type != todo.TypeVersion || v.TodoID != td.ID || v.Version != 3 ||
 		v.Operation != todo.OpRollback || v.Actor != "alice" || !v.At.Equal(at) || v.TTL != 60 || v.Entity.Title != "milk" {
 		t.Fatalf("NewVersion = %+v", v)
@@ -83,17 +84,20 @@ func TestErrors(t *testing.T) {
 // record the trigger writes.
 func ExampleNewAuditRecord() {
 	t := todo.Todo{ID: "Grocery:41500e6e-4e08-495b-9d09-824f03961f4a", Type: todo.TypeTodo, UserID: "alice",
-		Category: "Grocery", Title: "Get more milk", Version: 1, CreatedAt: at, UpdatedAt: at,
+		Fields: todo.Fields{Category: "Grocery", Title: "Get more milk"}, Version: 1, CreatedAt: at, UpdatedAt: at,
 		LastOperation: todo.OpCreate, UpdatedBy: "alice"}
-	rec, err := todo.NewAuditRecord(todo.NewVersion(t, 0))
+	commitments := t.Seal()
+	rec, err := todo.NewAuditRecord(todo.NewVersion(t, commitments, 0))
 	if err != nil {
 		panic(err)
 	}
 	fmt.Println(rec.ID)
 	fmt.Println(rec.EntityKey)
 	fmt.Println(rec.Operation, rec.Actor, rec.DateCreatedUTC.Format(time.RFC3339))
+	fmt.Println("chain", rec.Chain, "title salted:", len(rec.Commitments["title"].Salt) == 2*todo.SaltBytes)
 	// Output:
 	// Grocery:41500e6e-4e08-495b-9d09-824f03961f4a:v1
 	// todo/alice/Grocery:41500e6e-4e08-495b-9d09-824f03961f4a
 	// create alice 2026-11-30T07:34:32Z
+	// chain 2 title salted: true
 }

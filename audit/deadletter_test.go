@@ -31,10 +31,9 @@ func TestTriggerIsolatesInvalidDocuments(t *testing.T) {
 	var docs []json.RawMessage
 	at := time.Date(2026, 11, 30, 7, 0, 0, 0, time.UTC)
 	for i := range 97 {
-		tk := todo.Todo{ID: fmt.Sprintf("Grocery:%03d", i), Type: todo.TypeTodo, UserID: "alice", Category: "Grocery",
-			Title: fmt.Sprint("t", i), Version: 1, CreatedAt: at, UpdatedAt: at, LastOperation: todo.OpCreate, UpdatedBy: "alice"}
-		tk.Seal()
-		b, _ := json.Marshal(todo.NewVersion(tk, 0))
+		tk := todo.Todo{ID: fmt.Sprintf("Grocery:%03d", i), Type: todo.TypeTodo, UserID: "alice",
+			Fields: todo.Fields{Category: "Grocery", Title: fmt.Sprint("t", i)}, Version: 1, CreatedAt: at, UpdatedAt: at, LastOperation: todo.OpCreate, UpdatedBy: "alice"}
+		b, _ := json.Marshal(todo.NewVersion(tk, tk.Seal(), 0))
 		docs = append(docs, b)
 		if i%40 == 0 {
 			docs = append(docs, json.RawMessage(invalidDocs[i/40]))

@@ -22,12 +22,15 @@ type Outcome struct {
 }
 
 // Records turns one change-feed batch from the source container into audit
-// records. Version documents (the outbox) give one record each; a todo
-// document gives the record of the version it stands for, unless the batch
-// holds that version's document too, so a todo written by another tool is
-// still audited. Record ids are deterministic in entity and version, and
-// both sources build byte-equal records, so redelivered, reordered or
-// overlapping batches never duplicate or disagree. Other document types
+// records. Version documents (the outbox) give one record each. A todo
+// document of the first chain encoding (written before versions said which
+// they use, or by another tool) gives the record of the version it stands
+// for, unless the batch holds that version's document too; one of the
+// second is audited through its version document only, which holds the
+// salts of its commitments. Record ids are deterministic in entity and
+// version, and every source of a record builds it byte-equal, so
+// redelivered, reordered or overlapping batches never duplicate or
+// disagree. Other document types
 // (sequence documents) are skipped. A malformed todo or version document
 // becomes a dead letter and the rest of the batch is audited as usual.
 func Records(docs []json.RawMessage, source string, now time.Time) Outcome {
@@ -44,7 +47,7 @@ func Records(docs []json.RawMessage, source string, now time.Time) Outcome {
 			out.DeadLetters = append(out.DeadLetters, todo.NewDeadLetter(source, raw, err.Error(), now))
 		case audited == todo.TypeVersion:
 			fromVersions = append(fromVersions, candidate{v, raw})
-		case audited == todo.TypeTodo:
+		case audited == todo.TypeTodo && v.Chain < todo.ChainV2:
 			fromTodos = append(fromTodos, candidate{v, raw})
 		}
 	}

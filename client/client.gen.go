@@ -17,6 +17,21 @@ import (
 	"github.com/oapi-codegen/runtime"
 )
 
+// Defines values for AuditRecordChain.
+const (
+	N2 AuditRecordChain = 2
+)
+
+// Valid indicates whether the value is a known member of the AuditRecordChain enum.
+func (e AuditRecordChain) Valid() bool {
+	switch e {
+	case N2:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for AuditRecordEntityType.
 const (
 	AuditRecordEntityTypeTodo AuditRecordEntityType = "todo"
@@ -187,8 +202,14 @@ func (e PutTodoParamsIfNoneMatch) Valid() bool {
 
 // AuditRecord defines model for AuditRecord.
 type AuditRecord struct {
-	Actor          string    `json:"actor"`
-	DateCreatedUtc time.Time `json:"dateCreatedUtc"`
+	Actor string `json:"actor"`
+
+	// Chain The chain encoding of hash: 2, one salted commitment per field; absent for the first encoding, which hashes the values themselves
+	Chain *AuditRecordChain `json:"chain,omitempty"`
+
+	// Commitments In the second chain encoding, one commitment per field of the entity, by name: the digest hash covers, and the salt that with the entity's value reproduces it; an erased field keeps only its digest
+	Commitments    *map[string]Commitment `json:"commitments,omitempty"`
+	DateCreatedUtc time.Time              `json:"dateCreatedUtc"`
 
 	// Entity The full snapshot of the todo at this version
 	Entity     map[string]interface{} `json:"entity"`
@@ -196,7 +217,7 @@ type AuditRecord struct {
 	EntityKey  string                 `json:"entityKey"`
 	EntityType AuditRecordEntityType  `json:"entityType"`
 
-	// Hash SHA-256 (hex) over prevHash and this version's canonical content (see the README)
+	// Hash SHA-256 (hex) over prevHash and this version's content in its chain encoding (see docs/chain.md)
 	Hash      string               `json:"hash"`
 	Id        string               `json:"id"`
 	Operation AuditRecordOperation `json:"operation"`
@@ -205,6 +226,9 @@ type AuditRecord struct {
 	PrevHash string `json:"prevHash"`
 	Version  int    `json:"version"`
 }
+
+// AuditRecordChain The chain encoding of hash: 2, one salted commitment per field; absent for the first encoding, which hashes the values themselves
+type AuditRecordChain int
 
 // AuditRecordEntityType defines model for AuditRecord.EntityType.
 type AuditRecordEntityType string
@@ -216,6 +240,18 @@ type AuditRecordOperation string
 //
 // Example: Grocery
 type Category = string
+
+// Commitment defines model for Commitment.
+type Commitment struct {
+	// Digest SHA-256 (hex) over the salt, the field's name and its canonical bytes
+	Digest string `json:"digest"`
+
+	// Erased The field's value and salt were removed; the digest still verifies the chain
+	Erased *bool `json:"erased,omitempty"`
+
+	// Salt 16 random bytes (hex), fresh for each field of each version; removed when the field is erased
+	Salt *string `json:"salt,omitempty"`
+}
 
 // DeadLetter defines model for DeadLetter.
 type DeadLetter struct {
@@ -2791,6 +2827,8 @@ type GetTodoResponse struct {
 	ApplicationproblemJSON404 *Problem
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -2826,6 +2864,11 @@ func (r GetTodoResponse) GetApplicationproblemJSON404() *Problem {
 // GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
 func (r GetTodoResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
 	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r GetTodoResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
 }
 
 // GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
@@ -3035,6 +3078,8 @@ type TodoHistoryResponse struct {
 	ApplicationproblemJSON404 *Problem
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -3068,6 +3113,11 @@ func (r TodoHistoryResponse) GetApplicationproblemJSON404() *Problem {
 // GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
 func (r TodoHistoryResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
 	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r TodoHistoryResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
 }
 
 // GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
@@ -4531,6 +4581,13 @@ func ParseGetTodoResponse(rsp *http.Response) (*GetTodoResponse, error) {
 		}
 		response.ApplicationproblemJSON405 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -4825,6 +4882,13 @@ func ParseTodoHistoryResponse(rsp *http.Response) (*TodoHistoryResponse, error) 
 			return nil, err
 		}
 		response.ApplicationproblemJSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest Problem

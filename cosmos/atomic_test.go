@@ -2,6 +2,7 @@ package cosmos
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -43,6 +44,9 @@ func (f serverFixes) atomicBatch(r *http.Request) (*http.Response, error) {
 			return f.next.Do(r)
 		}
 	}
+	// The server finishes a batch whether or not its client stays: a
+	// handler killed mid-batch must not leave half of it.
+	r = r.WithContext(context.WithoutCancel(r.Context()))
 	mu, _ := partitionLocks.LoadOrStore(r.URL.Path+"\x00"+r.Header.Get("x-ms-documentdb-partitionkey"), &sync.Mutex{})
 	mu.(*sync.Mutex).Lock()
 	defer mu.(*sync.Mutex).Unlock()

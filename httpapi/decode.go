@@ -8,9 +8,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"reflect"
 	"strings"
-	"sync"
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/internal/clip"
@@ -18,11 +16,11 @@ import (
 )
 
 // decodeBody reads a JSON request body into v, a pointer to a struct,
-// strictly: within the size limit, one JSON object and nothing after it,
-// valid UTF-8 without lone surrogate escapes (encoding/json would silently
-// replace both), no member given twice (encoding/json would keep the last)
-// and every member name exactly one of v's fields (encoding/json would
-// match them case-insensitively).
+// strictly (strictjson.Unmarshal): within the size limit, one JSON object
+// and nothing after it, valid UTF-8 without lone surrogate escapes
+// (encoding/json would silently replace both), no member given twice
+// (encoding/json would keep the last) and every member name exactly one of
+// v's fields (encoding/json would match them case-insensitively).
 func decodeBody(r *http.Request, limit int64, v any) error {
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		mt, _, err := mime.ParseMediaType(ct)
@@ -43,56 +41,17 @@ func decodeBody(r *http.Request, limit int64, v any) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return todo.Errorf(todo.Invalid, "request body is empty; send a JSON object")
 	}
-	names, err := strictjson.Check(body)
-	if err != nil {
-		return todo.Errorf(todo.Invalid, "request body is not valid: %s", err.Error())
-	}
-	if err := exactNames(names, v); err != nil {
-		return err
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
+	var unknown *strictjson.UnknownMemberError
+	var strict *strictjson.Error
+	switch err := strictjson.Unmarshal(body, v); {
+	case errors.As(err, &unknown):
+		return todo.Errorf(todo.Invalid, "unknown field %q (field names are case-sensitive)", clip.String(unknown.Name))
+	case errors.As(err, &strict):
+		return todo.Errorf(todo.Invalid, "request body is not valid: %s", strict.Error())
+	case err != nil:
 		return jsonError(err)
 	}
-	if dec.More() {
-		return todo.Errorf(todo.Invalid, "request body has data after the JSON object")
-	}
 	return nil
-}
-
-// exactNames refuses a member name that is not exactly the JSON name of one
-// of v's fields.
-func exactNames(names []string, v any) error {
-	known := jsonNames(reflect.TypeOf(v).Elem())
-	for _, n := range names {
-		if !known[n] {
-			return todo.Errorf(todo.Invalid, "unknown field %q (field names are case-sensitive)", clip.String(n))
-		}
-	}
-	return nil
-}
-
-var namesOf sync.Map // reflect.Type → map[string]bool
-
-// jsonNames returns the JSON names of a struct type's fields.
-func jsonNames(t reflect.Type) map[string]bool {
-	if m, ok := namesOf.Load(t); ok {
-		return m.(map[string]bool)
-	}
-	m := map[string]bool{}
-	for f := range t.Fields() {
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		switch {
-		case name == "-" || !f.IsExported():
-		case name == "":
-			m[f.Name] = true
-		default:
-			m[name] = true
-		}
-	}
-	namesOf.Store(t, m)
-	return m
 }
 
 // jsonError turns a decoding error into a message a caller can act on.

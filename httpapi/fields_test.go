@@ -5,61 +5,51 @@ import (
 	"os"
 	"reflect"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/todoaudit/todo"
 )
 
-// internalFields are the properties of todo.Todo that the API never shows:
-// every other one is part of the API view. A field added to todo.Todo is
-// therefore either listed here or must appear in the fast encoder, the
-// OpenAPI schema and the reference view, or the test below fails.
-var internalFields = []string{"type", "lastOperation", "updatedBy", "movingTo", "partitionKey", "prevHash", "hash"}
-
-// propertyNames are the JSON property names of a struct type's fields.
-func propertyNames(t reflect.Type) []string {
-	var names []string
-	for f := range t.Fields() {
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	return names
-}
-
-// filled returns a value of type T with every field set to a non-zero
-// value.
-func filled[T any]() T {
-	var v T
-	rv := reflect.ValueOf(&v).Elem()
-	due := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
-	for i := range rv.NumField() {
-		f := rv.Field(i)
-		switch f.Interface().(type) {
-		case time.Time:
-			f.Set(reflect.ValueOf(due))
-		case *time.Time:
-			f.Set(reflect.ValueOf(&due))
-		case []string:
-			f.Set(reflect.ValueOf([]string{"x"}))
-		case todo.Operation:
-			f.Set(reflect.ValueOf(todo.OpUpdate))
-		default:
-			switch f.Kind() {
-			case reflect.String:
-				f.SetString("x")
-			case reflect.Bool:
-				f.SetBool(true)
-			case reflect.Int64, reflect.Int:
-				f.SetInt(7)
-			default:
-				panic("filled: no value for " + f.Type().String())
-			}
+// viewType is the API view as a struct type built from todo.Todo's shown
+// properties with their own tags: the reference whose encoding/json output
+// appendTodo must equal, derived like appendTodo and not listed again.
+var viewType = func() reflect.Type {
+	var fields []reflect.StructField
+	for _, p := range todo.Properties() {
+		if p.Shown() {
+			f := reflect.TypeFor[todo.Todo]().FieldByIndex(p.Index)
+			fields = append(fields, reflect.StructField{Name: f.Name, Type: f.Type, Tag: f.Tag})
 		}
 	}
-	return v
+	return reflect.StructOf(fields)
+}()
+
+// viewOf copies t's shown properties into a value of viewType.
+func viewOf(t *todo.Todo) any {
+	v := reflect.New(viewType).Elem()
+	src := reflect.ValueOf(t).Elem()
+	i := 0
+	for _, p := range todo.Properties() {
+		if p.Shown() {
+			v.Field(i).Set(src.FieldByIndex(p.Index))
+			i++
+		}
+	}
+	return v.Interface()
+}
+
+// names returns the sorted JSON names of the properties for which keep is
+// true.
+func names(keep func(p *todo.Property) bool) []string {
+	var out []string
+	for _, p := range todo.Properties() {
+		if keep(&p) {
+			out = append(out, p.Name)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 func objectKeys(t *testing.T, b []byte) []string {
@@ -76,39 +66,26 @@ func objectKeys(t *testing.T, b []byte) []string {
 	return keys
 }
 
-// One definition of the todo's fields, todo.Todo and todo.Fields, and
-// everything that lists them again checked against it: the fast encoder,
-// the reference view, the input type, SetFields and Fields, and the
-// OpenAPI schemas.
+// The struct tags of todo.Todo are the one definition of the API view and
+// the input: a fully set todo encodes every shown property and nothing
+// stored, and the OpenAPI schemas Todo and TodoInput list exactly the shown
+// and the editable properties.
 func TestTodoFieldsAgree(t *testing.T) {
-	var view []string
-	for _, name := range propertyNames(reflect.TypeFor[todo.Todo]()) {
-		if !slices.Contains(internalFields, name) {
-			view = append(view, name)
+	view := names((*todo.Property).Shown)
+	editable := names(func(p *todo.Property) bool { return p.Editable })
+	for _, internal := range []string{"type", "lastOperation", "updatedBy", "movingTo", "partitionKey", "chain", "prevHash", "hash"} {
+		if slices.Contains(view, internal) {
+			t.Errorf("the API view shows %s", internal)
 		}
 	}
-	full := filled[todo.Todo]()
+	full := filled(t)
 	if got := objectKeys(t, appendTodo(nil, &full)); !slices.Equal(got, view) {
 		t.Errorf("appendTodo writes %v, the API view is %v", got, view)
 	}
-	if got := propertyNames(reflect.TypeFor[todoView]()); !slices.Equal(got, view) {
-		t.Errorf("todoView has %v, the API view is %v", got, view)
-	}
-
-	fields := propertyNames(reflect.TypeFor[todo.Fields]())
-	if got := propertyNames(reflect.TypeFor[todoInput]()); !slices.Equal(got, fields) {
-		t.Errorf("todoInput has %v, todo.Fields %v", got, fields)
-	}
-	for _, name := range fields {
+	for _, name := range editable {
 		if !slices.Contains(view, name) {
 			t.Errorf("editable field %s is not in the API view", name)
 		}
-	}
-	f := filled[todo.Fields]()
-	var td todo.Todo
-	td.SetFields(f)
-	if !reflect.DeepEqual(td.Fields(), f) {
-		t.Errorf("SetFields then Fields gives %+v, want %+v", td.Fields(), f)
 	}
 
 	spec, err := os.ReadFile("../openapi.json")
@@ -125,7 +102,7 @@ func TestTodoFieldsAgree(t *testing.T) {
 	if err := json.Unmarshal(spec, &doc); err != nil {
 		t.Fatal(err)
 	}
-	for schema, want := range map[string][]string{"Todo": view, "TodoInput": fields} {
+	for schema, want := range map[string][]string{"Todo": view, "TodoInput": editable} {
 		var got []string
 		for k := range doc.Components.Schemas[schema].Properties {
 			got = append(got, k)
@@ -135,4 +112,35 @@ func TestTodoFieldsAgree(t *testing.T) {
 			t.Errorf("openapi.json %s has %v, want %v", schema, got, want)
 		}
 	}
+}
+
+// filled returns a todo with every property set to a value omitempty
+// keeps.
+func filled(t *testing.T) todo.Todo {
+	var td todo.Todo
+	v := reflect.ValueOf(&td).Elem()
+	for _, p := range todo.Properties() {
+		f := v.FieldByIndex(p.Index)
+		switch p.Type {
+		case reflect.TypeFor[time.Time]():
+			f.Set(reflect.ValueOf(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)))
+		case reflect.TypeFor[*time.Time]():
+			due := time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)
+			f.Set(reflect.ValueOf(&due))
+		case reflect.TypeFor[[]string]():
+			f.Set(reflect.ValueOf([]string{"x"}))
+		default:
+			switch f.Kind() {
+			case reflect.String:
+				f.SetString("x")
+			case reflect.Bool:
+				f.SetBool(true)
+			case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+				f.SetInt(7)
+			default:
+				t.Fatalf("filled: no value for %s %s", p.Name, f.Type())
+			}
+		}
+	}
+	return td
 }

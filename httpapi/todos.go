@@ -19,28 +19,6 @@ import (
 	"github.com/todoaudit/todo/service"
 )
 
-// todoInput is the body of a create or update. Pointers tell a missing
-// required field from a zero value.
-type todoInput struct {
-	Category    *string    `json:"category"`
-	Title       *string    `json:"title"`
-	Notes       string     `json:"notes"`
-	DueDate     *time.Time `json:"dueDate"`
-	Tags        []string   `json:"tags"`
-	IsCompleted bool       `json:"isCompleted"`
-}
-
-func (in todoInput) fields() (todo.Fields, error) {
-	if in.Category == nil {
-		return todo.Fields{}, todo.Errorf(todo.Invalid, "category is required")
-	}
-	if in.Title == nil {
-		return todo.Fields{}, todo.Errorf(todo.Invalid, "title is required")
-	}
-	f := todo.Fields{Category: *in.Category, Title: *in.Title, Notes: in.Notes, DueDate: in.DueDate, Tags: in.Tags, IsCompleted: in.IsCompleted}
-	return f, f.Validate()
-}
-
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -131,12 +109,8 @@ func answer(w http.ResponseWriter, status int, res service.Result, err error) er
 }
 
 func (a *api) create(ctx context.Context, w http.ResponseWriter, r *http.Request, _ string) error {
-	var in todoInput
-	if err := a.body(r, &in); err != nil {
-		return err
-	}
-	f, err := in.fields()
-	if err != nil {
+	var f todo.Fields
+	if err := a.body(r, &f); err != nil {
 		return err
 	}
 	res, err := a.Service.Create(ctx, f)
@@ -148,12 +122,8 @@ func (a *api) put(ctx context.Context, w http.ResponseWriter, r *http.Request, i
 	if err != nil {
 		return err
 	}
-	var in todoInput
-	if err := a.body(r, &in); err != nil {
-		return err
-	}
-	f, err := in.fields()
-	if err != nil {
+	var f todo.Fields
+	if err := a.body(r, &f); err != nil {
 		return err
 	}
 	createOnly, err := createOnly(r, match)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -13,6 +14,7 @@ import (
 	"github.com/todoaudit/todo/app/apitest"
 	"github.com/todoaudit/todo/azfunc"
 	"github.com/todoaudit/todo/config"
+	"github.com/todoaudit/todo/httpapi"
 	"github.com/todoaudit/todo/partition"
 	"github.com/todoaudit/todo/store"
 )
@@ -170,11 +172,23 @@ func (c *recordingContainer) Query(ctx context.Context, q store.Query) (store.Pa
 	return c.Container.Query(ctx, q)
 }
 
+// routeBodies are the request bodies of the routes that take one, by
+// function and method. A route of httpapi.Routes that takes a body must
+// have one here, or the walk below fails on its 400.
+var routeBodies = map[string]any{
+	"UpsertTodo POST":   map[string]any{"category": "Work", "title": "report"},
+	"UpsertTodo PUT":    map[string]any{"category": "Work", "title": "report, v2"},
+	"RollbackTodo POST": map[string]any{"version": 1},
+	"MoveTodo POST":     map[string]any{"category": "Home"},
+}
+
 // queriedFields runs the handler on the embedded store under every
-// partition scheme through every endpoint that queries (lists, the admin
-// report, dead letters, history and its verification, rollback, move,
-// reconcile) and returns, by container, the properties its queries filter
-// and order on, and apart those they order on.
+// partition scheme, calls every route of the route table (httpapi.Routes)
+// on a todo of its own with an audited history, then follows a move's
+// link back, rolls back a deleted todo and runs reconcile twice, and
+// returns, by container, the properties its queries filter and order on,
+// and apart those they order on. A route added to the table is called
+// too, so its queries are checked without a change here.
 func queriedFields(t *testing.T) (queried, ordered map[string][]string) {
 	log := &fieldLog{fields: map[string]map[string]bool{}, ordered: map[string]map[string]bool{}}
 	for _, scheme := range partition.Names {
@@ -182,29 +196,37 @@ func queriedFields(t *testing.T) (queried, ordered map[string][]string) {
 			&app.Options{Wrap: func(st store.Store) store.Store { return &recorder{Store: st, log: log} }})
 		c := &apitest.Client{T: t, Base: "http://" + a.Addr(), User: "alice"}
 		apitest.CRUD(t, c, scheme)
-		id := c.Create("Work", "report")["id"].(string)
-		c.ListAll("/api/manage/todos?pageSize=3")
-		c.ListAll("/api/manage/todos?category=Work")
-		apitest.Want(t, c.Do("GET", "/api/manage/deadletters", nil), 200)
-		if err := a.DrainAudit(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		apitest.Want(t, c.Do("GET", "/api/todos/"+id+"/history", nil), 200)
-		apitest.Want(t, c.Do("POST", "/api/todos/"+id+"/rollback", map[string]any{"version": 1}), 200)
-		apitest.Want(t, c.Do("DELETE", "/api/todos/"+id, nil), 204)
-		apitest.Want(t, c.Do("POST", "/api/todos/"+id+"/rollback", map[string]any{"version": 1}), 200)
-		switch r := c.Do("POST", "/api/todos/"+id+"/move", map[string]any{"category": "Home"}); r.Status {
-		case 201:
-			// Verifying the moved todo's history follows the link back.
+		drain := func() {
+			t.Helper()
 			if err := a.DrainAudit(context.Background()); err != nil {
 				t.Fatal(err)
 			}
-			moved := r.JSON(t)["id"].(string)
-			apitest.Want(t, c.Do("GET", "/api/todos/"+moved+"/history/verify", nil), 200)
-		case 409: // the scheme does not key on category
-		default:
-			t.Fatalf("%s: move answered %d: %s", scheme, r.Status, r.Body)
 		}
+		for _, rt := range httpapi.Routes {
+			id := c.Create("Work", "report")["id"].(string)
+			drain()
+			path := strings.ReplaceAll(rt.Path, "{id}", url.PathEscape(id))
+			r := c.Do(rt.Method, path, routeBodies[rt.Function+" "+rt.Method])
+			switch {
+			case r.Status/100 == 2:
+			case rt.Function == "MoveTodo" && r.Status == 409: // the scheme does not key on category
+				continue
+			default:
+				t.Fatalf("%s: %s %s answered %d (a route that takes a body needs one in routeBodies): %s", scheme, rt.Method, path, r.Status, r.Body)
+			}
+			switch rt.Function {
+			case "MoveTodo":
+				// Verifying the moved todo's history follows the link back.
+				drain()
+				moved := r.JSON(t)["id"].(string)
+				apitest.Want(t, c.Do("GET", "/api/todos/"+url.PathEscape(moved)+"/history/verify", nil), 200)
+			case "DeleteTodo":
+				// Rolling a deleted todo back re-creates it.
+				apitest.Want(t, c.Do("POST", path+"/rollback", map[string]any{"version": 1}), 200)
+			}
+		}
+		c.ListAll("/api/manage/todos?pageSize=3")
+		c.ListAll("/api/manage/todos?category=Work")
 		// The second run reads from the first one's watermark.
 		for range 2 {
 			if r := c.Do("POST", "/Reconcile", `{"Data":{"timer":{}},"Metadata":{}}`, azfunc.KeyHeader+": "+a.InvocationKey()); r.Status != 200 {

@@ -103,7 +103,7 @@ func TestNewKeyRoundTrip(t *testing.T) {
 		if err != nil || !pk.Equal(k.PartitionKey) {
 			t.Fatalf("%s: Resolve(%q) = %v, %v; want %v", name, k.ID, pk, err, k.PartitionKey)
 		}
-		td := &todo.Todo{ID: k.ID, UserID: "alice", Category: "Grocery", PartitionKey: k.Property}
+		td := &todo.Todo{ID: k.ID, UserID: "alice", Fields: todo.Fields{Category: "Grocery"}, PartitionKey: k.Property}
 		if got := s.KeyOf(td); !got.Equal(k.PartitionKey) {
 			t.Fatalf("%s: KeyOf = %v, want %v", name, got, k.PartitionKey)
 		}

@@ -10,7 +10,8 @@ import (
 	"unicode/utf8"
 )
 
-// A plan decodes stored documents of one flat struct type in a single pass,
+// A plan decodes stored documents of one struct type (embedded structs
+// read as encoding/json reads them, as the outer struct's fields) in a single pass,
 // without encoding/json's reflection per value, where a point read spent
 // most of its allocations. Its property names are the struct's json tags, so
 // the fields are still defined once, and every string it stores is a slice
@@ -28,7 +29,7 @@ type plan struct {
 }
 
 type planField struct {
-	index int // in the struct
+	index []int // in the struct, for reflect.Value.FieldByIndex
 	kind  fieldKind
 }
 
@@ -54,11 +55,14 @@ var (
 // planFor returns the plan of struct type t, or nil (which always gives
 // up) when a field of t is of a kind the plan does not read.
 func planFor(t reflect.Type) *plan {
-	if t.Kind() != reflect.Struct || t.NumField() > 64 || decodesItself(t) {
+	if t.Kind() != reflect.Struct || decodesItself(t) {
 		return nil
 	}
 	p := &plan{byName: make(map[string]int, t.NumField())}
-	for f := range t.Fields() {
+	for _, f := range reflect.VisibleFields(t) {
+		if f.Anonymous && f.Type.Kind() == reflect.Struct && f.Tag.Get("json") == "" && !decodesItself(f.Type) {
+			continue // an embedded struct: encoding/json reads its fields as the struct's own
+		}
 		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
 		if name == "" {
 			name = f.Name
@@ -70,7 +74,10 @@ func planFor(t reflect.Type) *plan {
 		}
 		p.byName[name] = len(p.fields)
 		p.names = append(p.names, name)
-		p.fields = append(p.fields, planField{index: f.Index[0], kind: k})
+		p.fields = append(p.fields, planField{index: f.Index, kind: k})
+	}
+	if len(p.fields) > 64 { // decode keeps the fields it has seen in a uint64
+		return nil
 	}
 	return p
 }
@@ -138,7 +145,7 @@ func (p *plan) decode(doc []byte, v reflect.Value) bool {
 			i, known := p.byName[name]
 			switch {
 			case known:
-				if seen&(1<<i) != 0 || !p.fields[i].decode(&r, v.Field(p.fields[i].index)) {
+				if seen&(1<<i) != 0 || !p.fields[i].decode(&r, v.FieldByIndex(p.fields[i].index)) {
 					return false
 				}
 				seen |= 1 << i

@@ -23,13 +23,13 @@ func fastTodo(doc string) (todo.Todo, bool) {
 // encoding/json, and as Cosmos DB returns them, with its system properties.
 func storedTodos() []string {
 	due := time.Date(2026, 12, 1, 9, 30, 0, 120000000, time.FixedZone("", 3600))
-	full := todo.Todo{ID: "Grocery:41500e6e", Type: todo.TypeTodo, UserID: "alice", Category: "Grocery",
-		Title: "Milch für 2 ☕", Notes: "n", DueDate: &due, Tags: []string{"a", "b", "c"}, IsCompleted: true,
+	full := todo.Todo{ID: "Grocery:41500e6e", Type: todo.TypeTodo, UserID: "alice", Fields: todo.Fields{Category: "Grocery",
+		Title: "Milch für 2 ☕", Notes: "n", DueDate: &due, Tags: []string{"a", "b", "c"}, IsCompleted: true},
 		Version: 42, CreatedAt: time.Date(2026, 11, 30, 7, 34, 32, 334000000, time.UTC), UpdatedAt: due,
 		LastOperation: todo.OpUpdate, UpdatedBy: "alice", MovedFrom: "x:1", MovingTo: "y:2", PartitionKey: "p",
 		PrevHash: "0f", Hash: "1e"}
 	var docs []string
-	for _, v := range []todo.Todo{full, {ID: "a", Type: todo.TypeTodo, Tags: []string{}}, {}} {
+	for _, v := range []todo.Todo{full, {ID: "a", Type: todo.TypeTodo, Fields: todo.Fields{Tags: []string{}}}, {}} {
 		b, _ := json.Marshal(v) // a todo.Todo always encodes
 		docs = append(docs, string(b))
 	}

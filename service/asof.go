@@ -2,62 +2,59 @@ package service
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
 	"github.com/todoaudit/todo"
-	"github.com/todoaudit/todo/repo"
-	"github.com/todoaudit/todo/store"
 )
 
 // AsOf returns the caller's todo id as it was at the given time, from its
-// audit history: the newest version written at or before then. It reads
-// the history backwards from the newest version, one single-partition
-// query per page, so its cost grows with the versions written since then.
-// NotFound when the todo did not exist then: not created yet, deleted, or
-// moved to another id (named in the error).
+// verified history: the newest version written at or before then. It walks
+// the whole chain (see walk), one single-partition query per page of 100
+// versions and a point read of the todo, so its cost grows with the
+// todo's versions; a version the chain does not verify is refused with
+// Conflict rather than served. NotFound when the todo did not exist then:
+// not created yet, deleted, or moved to another id (named in the error).
 func (s *Service) AsOf(ctx context.Context, id string, at time.Time) (Result, error) {
 	user, err := caller(ctx)
 	if err != nil {
 		return Result{}, err
 	}
-	if _, err := s.scheme.Resolve(user, id); err != nil {
+	pk, err := s.scheme.Resolve(user, id)
+	if err != nil {
 		return Result{}, err
 	}
-	spec := repo.Spec{
-		Partitions: []store.PartitionKey{{todo.EntityKey(user, id)}},
-		OrderBy:    []store.Order{{Field: "version", Desc: true}},
-		PageSize:   DefaultPageSize,
+	var chosen *verified
+	v, newest, _, err := s.walk(ctx, user, id, pk, true, 0, func(x *verified) {
+		if !x.Record.DateCreatedUTC.After(at) {
+			chosen = x
+		}
+	})
+	if err != nil {
+		return Result{}, err
 	}
-	var res Result
+	// A version at or after the break is not served; nor is the one just
+	// before it, when the walk stopped at the break: the broken version's
+	// time cannot be trusted, so which version was current then is not
+	// known.
+	if !v.Verified && (chosen == nil || chosen == newest || chosen.Record.Version >= v.BrokenAt) {
+		n := v.BrokenAt
+		if chosen != nil && chosen.Record.Version > n {
+			n = chosen.Record.Version
+		}
+		return Result{}, unverified(id, n, v)
+	}
 	when := at.UTC().Format(time.RFC3339Nano)
-	for {
-		p, err := s.audit.Query(ctx, spec)
-		if err != nil {
-			return res, err
-		}
-		for _, d := range p.Items {
-			rec := d.Value
-			if rec.DateCreatedUTC.After(at) {
-				continue
-			}
-			if err := json.Unmarshal(rec.Entity, &res.Todo); err != nil {
-				return res, todo.Wrap(todo.Internal, err, "audit record does not decode")
-			}
-			switch {
-			case rec.Operation == todo.OpDelete:
-				return res, todo.Errorf(todo.NotFound, "todo %q was deleted at %s", id, when)
-			case res.Todo.MovingTo != "":
-				return res, &todo.Error{Kind: todo.NotFound, MovedTo: res.Todo.MovingTo,
-					Message: fmt.Sprintf("todo %q had moved to %q at %s", id, res.Todo.MovingTo, when)}
-			}
-			return res, nil
-		}
-		if p.Continuation == "" {
-			return res, todo.Errorf(todo.NotFound, "todo %q did not exist at %s", id, when)
-		}
-		spec.Continuation = p.Continuation
-		spec.PageSize = MaxPageSize
+	var res Result
+	switch {
+	case chosen == nil:
+		return res, todo.Errorf(todo.NotFound, "todo %q did not exist at %s", id, when)
+	case chosen.Record.Operation == todo.OpDelete:
+		return res, todo.Errorf(todo.NotFound, "todo %q was deleted at %s", id, when)
+	case chosen.Audited.Entity.MovingTo != "":
+		return res, &todo.Error{Kind: todo.NotFound, MovedTo: chosen.Audited.Entity.MovingTo,
+			Message: fmt.Sprintf("todo %q had moved to %q at %s", id, chosen.Audited.Entity.MovingTo, when)}
 	}
+	res.Todo = chosen.Audited.Entity
+	return res, nil
 }

@@ -2,7 +2,7 @@ package service
 
 import (
 	"context"
-	"encoding/json"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -23,7 +23,10 @@ type HistoryPage struct {
 
 // History returns the audit records of the caller's todo id, oldest first:
 // one single-partition query in the audit container, whose partition key
-// includes the caller, so no one reads another user's history.
+// includes the caller, so no one reads another user's history. Each record
+// is decoded strictly and checked against its own hash, and served as the
+// re-encoding of what was checked; one that fails is refused with
+// Conflict (Verify checks the links between records too).
 func (s *Service) History(ctx context.Context, id string, pageSize int, continuation string) (HistoryPage, error) {
 	user, err := caller(ctx)
 	if err != nil {
@@ -51,7 +54,7 @@ func (s *Service) History(ctx context.Context, id string, pageSize int, continua
 		}
 		prev, inner = n, rest
 	}
-	p, err := s.audit.Query(ctx, repo.Spec{
+	p, err := s.records.Query(ctx, repo.Spec{
 		Partitions:   []store.PartitionKey{{todo.EntityKey(user, id)}},
 		OrderBy:      []store.Order{{Field: "version"}},
 		PageSize:     pageSize,
@@ -62,11 +65,20 @@ func (s *Service) History(ctx context.Context, id string, pageSize int, continua
 		return page, err
 	}
 	for _, d := range p.Items {
-		page.Items = append(page.Items, d.Value)
-		if d.Value.Version != prev+1 {
+		rec, a, err := todo.DecodeRecord(d.Value)
+		if err != nil {
+			return HistoryPage{}, todo.Errorf(todo.Conflict, "the audit record after version %d of todo %q is refused (%v); see GET %s/history/verify",
+				prev, id, err, todoPath(id))
+		}
+		if err := a.Verify(rec.PrevHash, rec.Hash); err != nil {
+			return HistoryPage{}, todo.Errorf(todo.Conflict, "version %d of todo %q does not verify (%v); see GET %s/history/verify",
+				rec.Version, id, err, todoPath(id))
+		}
+		page.Items = append(page.Items, rec)
+		if rec.Version != prev+1 {
 			page.Complete = false
 		}
-		prev = d.Value.Version
+		prev = rec.Version
 	}
 	if p.Continuation != "" {
 		page.Continuation = strconv.FormatInt(prev, 10) + "." + p.Continuation
@@ -100,29 +112,11 @@ func (s *Service) History(ctx context.Context, id string, pageSize int, continua
 	return page, nil
 }
 
-// version finds the content of version n of todo id: from its audit record,
-// or from its retained version document when the audit lags behind.
-func (s *Service) version(ctx context.Context, id string, pk store.PartitionKey, n int64) (todo.Todo, error) {
-	var t todo.Todo
-	rec, err := s.audit.GetIn(ctx, store.PartitionKey{todo.EntityKey(userFrom(ctx), id)}, todo.AuditID(id, n))
-	if err == nil {
-		if err := json.Unmarshal(rec.Value.Entity, &t); err != nil {
-			return t, todo.Wrap(todo.Internal, err, "audit record does not decode")
-		}
-		return t, nil
-	}
-	if !todo.IsKind(err, todo.NotFound) {
-		return t, err
-	}
-	v, err := s.versions.GetIn(ctx, pk, todo.VersionID(id, n))
-	if todo.IsKind(err, todo.NotFound) || (err == nil && v.Value.UserID != userFrom(ctx)) {
-		return t, todo.Errorf(todo.NotFound, "version %d of todo %q not found", n, id)
-	}
-	return v.Value.Entity, err
-}
-
 // Rollback writes the content of version n as a new version of the caller's
-// todo, re-creating it if it was deleted.
+// todo, re-creating it if it was deleted. Version n must verify: the whole
+// chain is walked first (see walk), audit records and the retained version
+// documents the audit has not caught up with, and a version at or after
+// the first that does not verify is refused with Conflict.
 func (s *Service) Rollback(ctx context.Context, id string, n int64, ifMatch string) (Result, error) {
 	user, err := caller(ctx)
 	if err != nil {
@@ -135,15 +129,31 @@ func (s *Service) Rollback(ctx context.Context, id string, n int64, ifMatch stri
 	if n < 1 {
 		return Result{}, todo.Errorf(todo.Invalid, "version must be 1 or more")
 	}
-	old, err := s.version(ctx, id, pk, n)
-	if err != nil {
+	var found *verified
+	v, _, head, err := s.walk(ctx, user, id, pk, true, n, func(x *verified) {
+		if x.Record.Version == n {
+			found = x
+		}
+	})
+	switch {
+	case err != nil:
 		return Result{}, err
+	case !v.Verified && n >= v.BrokenAt:
+		return Result{}, unverified(id, n, v)
+	case found == nil:
+		return Result{}, todo.Errorf(todo.NotFound, "version %d of todo %q not found", n, id)
+	case found.Audited.Erased():
+		return Result{}, todo.Errorf(todo.Conflict, "version %d of todo %q has erased fields: it cannot be restored", n, id)
 	}
-	return s.readModifyWrite(ctx, id, ifMatch,
+	old := found.Audited.Entity
+	if head != nil && head.Value.MovingTo != "" {
+		head = nil // its move is finished first, by a fresh read
+	}
+	return s.readModifyWriteFrom(ctx, id, ifMatch, head,
 		func() (Result, error) { return s.restore(ctx, user, id, pk, old) },
 		func(d repo.Doc[todo.Todo]) (Result, error) {
 			t := d.Value
-			t.SetFields(old.Fields())
+			t.Fields = old.Fields
 			s.advance(&t, todo.OpRollback, user)
 			etag, err := s.write(ctx, &t, store.BatchReplace, d.ETag)
 			return Result{Todo: t, ETag: etag}, err
@@ -166,3 +176,6 @@ func (s *Service) restore(ctx context.Context, user, id string, pk store.Partiti
 	etag, err := s.write(ctx, &t, store.BatchCreate, "")
 	return Result{Todo: t, ETag: etag, Created: true}, err
 }
+
+// todoPath is the API path of todo id, for messages that point at it.
+func todoPath(id string) string { return "/api/todos/" + url.PathEscape(id) }

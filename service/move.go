@@ -64,18 +64,11 @@ func (s *Service) Move(ctx context.Context, id, category, ifMatch string) (Resul
 		etag, err := s.write(ctx, &old, store.BatchReplace, d.ETag)
 		return Result{Todo: old, ETag: etag}, err
 	}
-	var marked Result
+	var first *repo.Doc[todo.Todo]
 	if err == nil && d.Value.Type == todo.TypeTodo && d.Value.UserID == user {
-		if err := checkIfMatch(ifMatch, d.ETag); err != nil {
-			return Result{}, err
-		}
-		marked, err = mark(d)
-		if retryable(err, ifMatch) {
-			marked, err = s.readModifyWrite(ctx, id, ifMatch, nil, mark)
-		}
-	} else {
-		marked, err = s.readModifyWrite(ctx, id, ifMatch, nil, mark)
+		first = &d
 	}
+	marked, err := s.readModifyWriteFrom(ctx, id, ifMatch, first, nil, mark)
 	if err != nil {
 		return Result{}, err
 	}

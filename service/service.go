@@ -116,12 +116,13 @@ func caller(ctx context.Context) (string, error) {
 // batch: kind is the store operation on the todo document (create, replace
 // or delete), ifMatch its condition. The version, and so the audit record,
 // describe the change by t's LastOperation and UpdatedBy. It seals t
-// first: t.Hash must be the hash of the version t follows ("" for a new
-// id).
+// first (t.Hash must be the hash of the version t follows, "" for a new
+// id); the version document keeps the commitments with their salts, the
+// todo document only the links.
 func (s *Service) write(ctx context.Context, t *todo.Todo, kind store.OpKind, ifMatch string) (string, error) {
-	t.Seal()
+	commitments := t.Seal()
 	pk := s.scheme.KeyOf(t)
-	v := todo.NewVersion(*t, s.ttl)
+	v := todo.NewVersion(*t, commitments, s.ttl)
 	v.TraceParent = telemetry.TraceParent(ctx)
 	vop, err := repo.Create(v)
 	if err != nil {
@@ -217,13 +218,27 @@ var contentionBackoff = backoff.Policy{Base: 2 * time.Millisecond, Max: 100 * ti
 // again and again while the write loses a race to another writer.
 func (s *Service) readModifyWrite(ctx context.Context, id, ifMatch string,
 	missing func() (Result, error), existing func(repo.Doc[todo.Todo]) (Result, error)) (Result, error) {
+	return s.readModifyWriteFrom(ctx, id, ifMatch, nil, missing, existing)
+}
+
+// readModifyWriteFrom is readModifyWrite starting from first, the
+// caller's todo as just read (nil: read it), so that an operation that has
+// read the todo already does not read it again unless it loses a race.
+func (s *Service) readModifyWriteFrom(ctx context.Context, id, ifMatch string, first *repo.Doc[todo.Todo],
+	missing func() (Result, error), existing func(repo.Doc[todo.Todo]) (Result, error)) (Result, error) {
 	for n := range writeAttempts {
 		if n > 0 {
 			if err := backoff.Sleep(ctx, contentionBackoff.Delay(n-1)); err != nil {
 				return Result{}, todo.Wrap(todo.Unavailable, err, "the request ran out of time while other writers were changing the todo; try again")
 			}
 		}
-		d, err := s.load(ctx, id)
+		var d repo.Doc[todo.Todo]
+		var err error
+		if n == 0 && first != nil {
+			d = *first
+		} else {
+			d, err = s.load(ctx, id)
+		}
 		var res Result
 		switch {
 		case todo.IsKind(err, todo.NotFound) && missing != nil:

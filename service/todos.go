@@ -27,7 +27,7 @@ func (s *Service) Create(ctx context.Context, f todo.Fields) (Result, error) {
 	now := s.stamp()
 	t := todo.Todo{ID: key.ID, Type: todo.TypeTodo, UserID: user, PartitionKey: key.Property,
 		Version: 1, CreatedAt: now, UpdatedAt: now, LastOperation: todo.OpCreate, UpdatedBy: user}
-	t.SetFields(f)
+	t.Fields = f
 	etag, err := s.write(ctx, &t, store.BatchCreate, "")
 	return Result{Todo: t, ETag: etag, Created: true}, err
 }
@@ -78,7 +78,7 @@ func (s *Service) update(ctx context.Context, user string, d repo.Doc[todo.Todo]
 		return Result{}, err
 	}
 	t := d.Value
-	t.SetFields(f)
+	t.Fields = f
 	s.advance(&t, todo.OpUpdate, user)
 	etag, err := s.write(ctx, &t, store.BatchReplace, d.ETag)
 	return Result{Todo: t, ETag: etag}, err
@@ -139,7 +139,7 @@ func (s *Service) createAfter(ctx context.Context, user, id string, pk store.Par
 	if s.scheme.Name() == partition.Synthetic {
 		t.PartitionKey = pk[0]
 	}
-	t.SetFields(f)
+	t.Fields = f
 	etag, err := s.write(ctx, &t, store.BatchCreate, "")
 	var be *store.BatchError
 	if errors.As(err, &be) && be.Index == 0 && todo.IsKind(err, todo.Conflict) {
@@ -159,7 +159,7 @@ func (s *Service) checkIDCategory(user, id string, pk store.PartitionKey, catego
 	if !s.scheme.KeysOnCategory() {
 		return nil
 	}
-	probe := todo.Todo{UserID: user, Category: category}
+	probe := todo.Todo{UserID: user, Fields: todo.Fields{Category: category}}
 	if !s.scheme.KeyOf(&probe).Equal(pk) {
 		return todo.Errorf(todo.Conflict, "id %q belongs to another category than %q", id, category)
 	}

@@ -1,9 +1,7 @@
 package service
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -25,10 +23,8 @@ type Verification struct {
 }
 
 // Verify recomputes the hash chain of the caller's todo id from its audit
-// records, oldest first: every version from 1 on must be there, link to
-// the hash of the one before (the first version after a move links to the
-// old id's version that moved it), and hash to what it stores; the newest
-// must be the version the todo (or its retained outbox) says is the latest.
+// records, oldest first (see walk), and compares its newest version with
+// the todo itself.
 func (s *Service) Verify(ctx context.Context, id string) (Verification, error) {
 	user, err := caller(ctx)
 	if err != nil {
@@ -38,10 +34,38 @@ func (s *Service) Verify(ctx context.Context, id string) (Verification, error) {
 	if err != nil {
 		return Verification{}, err
 	}
+	v, _, _, err := s.walk(ctx, user, id, pk, false, 0, nil)
+	return v, err
+}
+
+// verified is one version of a todo as the chain verified it: its record,
+// whose entity is the re-encoding of the snapshot checked, and that
+// snapshot.
+type verified struct {
+	Record  todo.AuditRecord
+	Audited todo.Audited
+}
+
+// walk verifies the hash chain of the caller's todo id, oldest first, and
+// hands each version that verifies to visit (when not nil) before the
+// next is read. Every version from 1 on must be there, decode as strictly
+// as a request body, link to the hash of the one before (the first
+// version after a move links to the old id's version that moved it) and
+// hash to what it stores. The versions are the audit records, and with
+// outbox the retained version documents after the newest record too (the
+// audit may lag behind them): those the todo is ahead of the audit by and
+// up to version reach, or all there are when the todo is gone. Then the newest version must be the todo:
+// the same version, hash and content, whatever the distance between them;
+// for a todo that is gone, a delete or a move. walk stops at the first
+// version that does not verify; it returns the newest one that did.
+func (s *Service) walk(ctx context.Context, user, id string, pk store.PartitionKey, outbox bool, reach int64,
+	visit func(*verified)) (Verification, *verified, *repo.Doc[todo.Todo], error) {
 	var out Verification
-	broken := func(k int64, format string, args ...any) (Verification, error) {
+	var newest *verified
+	var head *repo.Doc[todo.Todo] // the caller's todo, as read, if it is there
+	broken := func(k int64, format string, args ...any) (Verification, *verified, *repo.Doc[todo.Todo], error) {
 		out.BrokenAt, out.Reason = k, fmt.Sprintf(format, args...)
-		return out, nil
+		return out, newest, head, nil
 	}
 	spec := repo.Spec{
 		Partitions: []store.PartitionKey{{todo.EntityKey(user, id)}},
@@ -49,78 +73,141 @@ func (s *Service) Verify(ctx context.Context, id string) (Verification, error) {
 		PageSize:   store.MaxPageSize,
 	}
 	prev, next := "", int64(1)
+	accept := func(v *verified) (int64, string, error) {
+		r, e := &v.Record, &v.Audited.Entity
+		switch {
+		case r.ID != todo.AuditID(id, r.Version):
+			return recordVersion(id, r.ID, next), fmt.Sprintf("the audit record %q says it is version %d", r.ID, r.Version), nil
+		case r.Version != next:
+			return next, fmt.Sprintf("version %d is missing", next), nil
+		case r.EntityID != id || e.ID != id || e.UserID != user || e.Version != r.Version:
+			return next, fmt.Sprintf("version %d is not a version of this todo", next), nil
+		}
+		if next == 1 && r.Operation == todo.OpMove && e.MovedFrom != "" {
+			ok, err := s.linksToMove(ctx, user, e.MovedFrom, id, r.PrevHash)
+			if err != nil || !ok {
+				return next, fmt.Sprintf("version 1 does not link to the version of %q that moved it here", e.MovedFrom), err
+			}
+		} else if r.PrevHash != prev {
+			return next, fmt.Sprintf("the prevHash of version %d is not the hash of version %d", next, next-1), nil
+		}
+		if err := v.Audited.Verify(r.PrevHash, r.Hash); err != nil {
+			return next, fmt.Sprintf("version %d: %v", next, err), nil
+		}
+		if visit != nil {
+			visit(v)
+		}
+		newest, prev = v, r.Hash
+		next++
+		out.Versions++
+		return 0, "", nil
+	}
 	for {
 		p, err := s.records.Query(ctx, spec)
 		if err != nil {
-			return out, err
+			return out, newest, head, err
 		}
 		for _, d := range p.Items {
-			var stored storedRecord
-			dec := json.NewDecoder(bytes.NewReader(d.Value))
-			dec.DisallowUnknownFields()
-			if err := dec.Decode(&stored); err != nil {
-				_ = json.Unmarshal(d.Value, &stored)
-				return broken(recordVersion(id, stored.ID, next), "the audit record %q does not decode as one: %v", stored.ID, err)
-			}
-			r := stored.AuditRecord
-			if r.ID != todo.AuditID(id, r.Version) {
-				return broken(recordVersion(id, r.ID, next), "the audit record %q says it is version %d", r.ID, r.Version)
-			}
-			if r.Version != next {
-				return broken(next, "version %d is missing", next)
-			}
-			a, err := r.Audited()
+			r, a, err := todo.DecodeRecord(d.Value)
 			if err != nil {
-				return broken(next, "version %d: %v", next, err)
+				return broken(recordVersion(id, r.ID, next), "the audit record %q: %v", r.ID, err)
 			}
-			if next == 1 && r.Operation == todo.OpMove && a.Entity.MovedFrom != "" {
-				ok, err := s.linksToMove(ctx, user, a.Entity.MovedFrom, id, r.PrevHash)
-				if err != nil {
-					return out, err
-				}
-				if !ok {
-					return broken(next, "version 1 does not link to the version of %q that moved it here", a.Entity.MovedFrom)
-				}
-			} else if r.PrevHash != prev {
-				return broken(next, "the prevHash of version %d is not the hash of version %d", next, next-1)
+			if k, reason, err := accept(&verified{r, a}); err != nil || reason != "" {
+				out.BrokenAt, out.Reason = k, reason
+				return out, newest, head, err
 			}
-			if a.Hash(r.PrevHash) != r.Hash {
-				return broken(next, "the content of version %d does not match its hash", next)
-			}
-			prev = r.Hash
-			next++
-			out.Versions++
 		}
 		if p.Continuation == "" {
 			break
 		}
 		spec.Continuation = p.Continuation
 	}
-	head, err := s.head(ctx, user, id, pk)
+	d, err := s.todos.GetIn(ctx, pk, id)
+	if err != nil && !todo.IsKind(err, todo.NotFound) {
+		return out, newest, head, err
+	}
+	if err == nil && d.Value.Type == todo.TypeTodo && d.Value.UserID == user {
+		head = &d
+	}
+	for outbox && (head == nil || next <= max(head.Value.Version, reach)) {
+		v, ok, err := s.versionDoc(ctx, user, id, pk, next)
+		if err != nil || !ok {
+			if err != nil {
+				return out, newest, head, err
+			}
+			break
+		}
+		if k, reason, err := accept(v); err != nil || reason != "" {
+			out.BrokenAt, out.Reason = k, reason
+			return out, newest, head, err
+		}
+	}
+	last := next - 1
+	if head != nil {
+		t := &head.Value
+		switch {
+		case t.Version > last:
+			return broken(next, "version %d is missing (not audited yet, or removed)", next)
+		case t.Version < last:
+			return broken(t.Version+1, "the todo is at version %d, but its history goes on to version %d", t.Version, last)
+		case t.Hash != prev:
+			return broken(last, "the todo's latest hash is not the hash of version %d", last)
+		case newest.Record.Operation == todo.OpDelete:
+			return broken(last, "version %d deletes the todo, but the todo is there", last)
+		}
+		if field := newest.Audited.Differs(t); field != "" {
+			return broken(last, "the todo's %s is not that of its latest version %d", field, last)
+		}
+		out.Verified = true
+		return out, newest, head, nil
+	}
+	if !outbox {
+		// The todo is gone: a retained version document newer than the
+		// audit means its newest versions are not audited yet.
+		if _, ok, err := s.versionDoc(ctx, user, id, pk, next); err != nil || ok {
+			if err != nil {
+				return out, newest, head, err
+			}
+			return broken(next, "version %d is missing (not audited yet, or removed)", next)
+		}
+	}
 	switch {
-	case err != nil:
-		return out, err
-	case head.Version == 0 && out.Versions == 0:
-		return out, notFound(id)
-	case head.Version >= next:
-		return broken(next, "version %d is missing (not audited yet, or removed)", next)
-	case head.Version == next-1 && head.Hash != prev:
-		return broken(head.Version, "the todo's latest hash is not the hash of version %d", head.Version)
+	case newest == nil:
+		return out, nil, nil, notFound(id)
+	case newest.Record.Operation != todo.OpDelete && newest.Audited.Entity.MovingTo == "":
+		return broken(last, "the todo is gone, but its latest version %d neither deletes nor moves it", last)
 	}
 	out.Verified = true
-	return out, nil
+	return out, newest, head, nil
 }
 
-// storedRecord is an audit record as the store returns it: its own
-// properties and the store's system properties, nothing else.
-type storedRecord struct {
-	todo.AuditRecord
-	RID         string `json:"_rid"`
-	Self        string `json:"_self"`
-	ETag        string `json:"_etag"`
-	Attachments string `json:"_attachments"`
-	TS          int64  `json:"_ts"`
-	LSN         int64  `json:"_lsn"`
+// versionDoc reads the retained version document n of the caller's todo
+// id, as the chain verifies it; ok is false when there is none (or it is
+// another user's: users share partitions under the category scheme).
+func (s *Service) versionDoc(ctx context.Context, user, id string, pk store.PartitionKey, n int64) (*verified, bool, error) {
+	d, err := s.versions.GetIn(ctx, pk, todo.VersionID(id, n))
+	if todo.IsKind(err, todo.NotFound) || (err == nil && d.Value.UserID != user) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	r, err := todo.NewAuditRecord(d.Value)
+	if err != nil {
+		return nil, false, todo.Wrap(todo.Internal, err, "version document does not encode")
+	}
+	a, err := r.Audited()
+	if err != nil {
+		return nil, false, todo.Wrap(todo.Internal, err, "version document does not decode")
+	}
+	return &verified{r, a}, true, nil
+}
+
+// unverified refuses to serve version n of todo id, which the chain does
+// not verify (v says where and why it breaks).
+func unverified(id string, n int64, v Verification) error {
+	return todo.Errorf(todo.Conflict, "version %d of todo %q does not verify: history breaks at version %d (%s); see GET %s/history/verify",
+		n, id, v.BrokenAt, v.Reason, todoPath(id))
 }
 
 // recordVersion is the version an audit record's id names, or def when the
@@ -133,23 +220,6 @@ func recordVersion(id, recordID string, def int64) int64 {
 	return n
 }
 
-// head is the latest version id has had and its hash: the todo's own, or
-// for a todo that is gone, its newest version.
-func (s *Service) head(ctx context.Context, user, id string, pk store.PartitionKey) (lastSeen, error) {
-	d, err := s.todos.GetIn(ctx, pk, id)
-	if err == nil && d.Value.Type == todo.TypeTodo && d.Value.UserID == user {
-		return lastSeen{Version: d.Value.Version, Hash: d.Value.Hash}, nil
-	}
-	if err != nil && !todo.IsKind(err, todo.NotFound) {
-		return lastSeen{}, err
-	}
-	last, err := s.lastVersion(ctx, id, pk)
-	if todo.IsKind(err, todo.Conflict) {
-		return lastSeen{}, nil // the id's versions are another user's
-	}
-	return last, err
-}
-
 // linksToMove reports whether prevHash is the hash of the version of the
 // caller's todo from that moved it to id: one query for that hash in the
 // old id's history.
@@ -157,7 +227,7 @@ func (s *Service) linksToMove(ctx context.Context, user, from, id, prevHash stri
 	if prevHash == "" || todo.ValidateID(from) != nil {
 		return false, nil
 	}
-	p, err := s.audit.Query(ctx, repo.Spec{
+	p, err := s.records.Query(ctx, repo.Spec{
 		Partitions: []store.PartitionKey{{todo.EntityKey(user, from)}},
 		Filters:    []store.Filter{{Field: "hash", Op: store.Eq, Value: prevHash}},
 		PageSize:   1,
@@ -165,7 +235,6 @@ func (s *Service) linksToMove(ctx context.Context, user, from, id, prevHash stri
 	if err != nil || len(p.Items) == 0 {
 		return false, err
 	}
-	r := p.Items[0].Value
-	a, err := r.Audited()
-	return err == nil && a.Entity.MovingTo == id && a.Hash(r.PrevHash) == r.Hash, nil
+	r, a, err := todo.DecodeRecord(p.Items[0].Value)
+	return err == nil && a.Entity.MovingTo == id && a.Verify(r.PrevHash, r.Hash) == nil, nil
 }

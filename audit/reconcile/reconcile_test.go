@@ -60,8 +60,8 @@ func (e *env) writeVersions(t testing.TB, user string, todos []string, n int) {
 				return err
 			}
 			for v := int64(1); v <= int64(n); v++ {
-				doc, err := json.Marshal(todo.NewVersion(todo.Todo{ID: id, Type: todo.TypeTodo, UserID: user, Category: "Grocery",
-					Title: "paint the fence", Version: v, UpdatedBy: user, UpdatedAt: e.clock.Now()}, 0))
+				doc, err := json.Marshal(todo.NewVersion(todo.Todo{ID: id, Type: todo.TypeTodo, UserID: user,
+					Fields: todo.Fields{Category: "Grocery", Title: "paint the fence"}, Version: v, UpdatedBy: user, UpdatedAt: e.clock.Now()}, nil, 0))
 				if err != nil {
 					errs <- err
 					return

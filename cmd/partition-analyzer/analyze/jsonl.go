@@ -39,8 +39,8 @@ func (w Workload) WriteJSONL(out io.Writer, scheme string, buckets int) error {
 	}
 	err := w.Each(Start, func(g *GeneratedTodo) error {
 		user := UserID(g.User)
-		t := todo.Todo{Type: todo.TypeTodo, UserID: user, Category: CategoryName(g.Category),
-			Title: "todo " + strconv.Itoa(int(ids.Uint32())), CreatedAt: g.Created, UpdatedAt: g.Created, UpdatedBy: user}
+		t := todo.Todo{Type: todo.TypeTodo, UserID: user, Fields: todo.Fields{Category: CategoryName(g.Category),
+			Title: "todo " + strconv.Itoa(int(ids.Uint32()))}, CreatedAt: g.Created, UpdatedAt: g.Created, UpdatedBy: user}
 		u := fmt.Sprintf("%08x-%04x-4%03x-8%03x-%012x", ids.Uint32(), ids.Uint32()&0xffff, ids.Uint32()&0xfff, ids.Uint32()&0xfff, ids.Uint64()&0xffffffffffff)
 		head := t.Category
 		if scheme == partition.Synthetic {
@@ -60,7 +60,7 @@ func (w Workload) WriteJSONL(out io.Writer, scheme string, buckets int) error {
 			if at.at.Before(cutoff) {
 				continue
 			}
-			if err := line(todo.NewVersion(t, ttl)); err != nil {
+			if err := line(todo.NewVersion(t, nil, ttl)); err != nil {
 				return err
 			}
 		}

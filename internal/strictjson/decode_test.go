@@ -1,0 +1,56 @@
+package strictjson_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/todoaudit/todo/internal/strictjson"
+)
+
+type Inner struct {
+	Title string `json:"title"`
+}
+
+type outer struct {
+	Inner
+	ID    string           `json:"id"`
+	Sub   Inner            `json:"sub"`
+	Subs  []Inner          `json:"subs"`
+	ByKey map[string]Inner `json:"byKey"`
+}
+
+// Unmarshal holds every object, nested ones included, to the exact names
+// of the struct it decodes into, and what Check refuses is refused too.
+func TestUnmarshal(t *testing.T) {
+	var ok outer
+	if err := strictjson.Unmarshal([]byte(`{"id":"a","title":"t","sub":{"title":"s"},"subs":[{"title":"x"}],"byKey":{"Any":{"title":"y"}}}`), &ok); err != nil {
+		t.Fatal(err)
+	}
+	if ok.ID != "a" || ok.Title != "t" || ok.Sub.Title != "s" || ok.Subs[0].Title != "x" || ok.ByKey["Any"].Title != "y" {
+		t.Fatalf("decoded %+v", ok)
+	}
+	for doc, name := range map[string]string{
+		`{"ID":"a"}`:                  "ID",
+		`{"sub":{"Title":"s"}}`:       "Title",
+		`{"subs":[{"TITLE":"x"}]}`:    "TITLE",
+		`{"byKey":{"k":{"titlE":1}}}`: "titlE",
+		`{"extra":1}`:                 "extra",
+	} {
+		var v outer
+		var un *strictjson.UnknownMemberError
+		if err := strictjson.Unmarshal([]byte(doc), &v); !errors.As(err, &un) || un.Name != name {
+			t.Errorf("%s: %v, want unknown member %q", doc, err, name)
+		}
+	}
+	for _, doc := range []string{`{"id":"a","id":"b"}`, `{"sub":{"title":"a","title":"b"}}`, `{"id":"a"} {}`} {
+		var v outer
+		var se *strictjson.Error
+		if err := strictjson.Unmarshal([]byte(doc), &v); !errors.As(err, &se) {
+			t.Errorf("%s: %v, want a strict JSON error", doc, err)
+		}
+	}
+	var v outer
+	if err := strictjson.Unmarshal([]byte(`["not an object"]`), &v); err == nil {
+		t.Error("an array decoded into a struct")
+	}
+}

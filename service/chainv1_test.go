@@ -1,0 +1,72 @@
+package service_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/todoaudit/todo/bolt/bolttest"
+	"github.com/todoaudit/todo/partition"
+	"github.com/todoaudit/todo/service"
+	"github.com/todoaudit/todo/store"
+)
+
+// v1History loads testdata/chain-v1-history.json, the documents of two
+// todos written before versions said which chain encoding they use (one
+// created, edited in every field, rolled back, deleted and re-created; one
+// created), into a new embedded store under the hierarchical scheme.
+func v1History(t *testing.T) (svc *service.Service, c bolttest.Containers, ids []string) {
+	t.Helper()
+	b, err := os.ReadFile("testdata/chain-v1-history.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type entry struct {
+		PK  store.PartitionKey `json:"pk"`
+		Doc json.RawMessage    `json:"doc"`
+	}
+	var f struct {
+		IDs   []string `json:"ids"`
+		Todos []entry  `json:"todos"`
+		Audit []entry  `json:"audit"`
+	}
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatal(err)
+	}
+	c = bolttest.Open(t, partition.Hierarchical, nil)
+	for ct, entries := range map[store.Container][]entry{c.Todos: f.Todos, c.Audit: f.Audit} {
+		for _, e := range entries {
+			if _, err := ct.Upsert(context.Background(), e.PK, e.Doc, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	sch, _ := partition.New(partition.Hierarchical, 1, nil)
+	return service.New(sch, c.Todos, c.Audit, nil), c, f.IDs
+}
+
+// Histories written in the first chain encoding keep verifying, and their
+// versions can still be read as of a time and rolled back to.
+func TestV1HistoryVerifies(t *testing.T) {
+	svc, c, ids := v1History(t)
+	ctx := service.WithUser(context.Background(), "alice")
+	for id, versions := range map[string]int{ids[0]: 5, ids[1]: 1} {
+		v, err := svc.Verify(ctx, id)
+		if err != nil || !v.Verified || v.Versions != versions {
+			t.Fatalf("%s: %+v, %v; want %d verified versions", id, v, err, versions)
+		}
+	}
+	old, err := svc.AsOf(ctx, ids[0], time.Date(2026, 11, 30, 7, 2, 30, 0, time.UTC))
+	if err != nil || old.Todo.Title != "oat milk" || len(old.Todo.Tags) != 2 {
+		t.Fatalf("as of version 2: %+v, %v", old.Todo, err)
+	}
+	if _, err := svc.Rollback(ctx, ids[0], 2, ""); err != nil {
+		t.Fatal(err)
+	}
+	reconcileAll(t, c)
+	if v, err := svc.Verify(ctx, ids[0]); err != nil || !v.Verified || v.Versions != 6 {
+		t.Fatalf("after a rollback: %+v, %v", v, err)
+	}
+}
