@@ -169,3 +169,13 @@ func TestGoneIDs(t *testing.T) {
 		apitest.Gone(t, s.Client, scheme)
 	})
 }
+
+func TestPatch(t *testing.T) {
+	forEachScheme(t, nil, func(t *testing.T, s *server, scheme string) {
+		apitest.Patch(t, s.Client, scheme, func() {
+			if err := s.app.DrainAudit(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+		})
+	})
+}

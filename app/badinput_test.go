@@ -136,7 +136,34 @@ func TestBadInput(t *testing.T) {
 		{"bad user id", "GET", "/api/todos", ``, []string{"X-User-Id: a/b"}, 400},
 		{"unknown route", "GET", "/api/nothing", ``, nil, 404},
 		{"partitions top out of range", "GET", "/api/manage/partitions?top=0", ``, nil, 400},
-		{"wrong method", "PATCH", "/api/todos/" + id, `{}`, nil, 405},
+		{"wrong method", "PATCH", "/api/todos", `{}`, nil, 405},
+		{"patch as application/json", "PATCH", "/api/todos/" + id, `{"title":"x"}`, nil, 415},
+		{"patch without a media type", "PATCH", "/api/todos/" + id, `{"title":"x"}`, []string{"Content-Type:"}, 415},
+		{"patch as a JSON Patch", "PATCH", "/api/todos/" + id, `[{"op":"replace","path":"/title","value":"x"}]`, []string{"Content-Type: application/json-patch+json"}, 415},
+		{"patch not an object", "PATCH", "/api/todos/" + id, `["title"]`, []string{mergePatch}, 400},
+		{"patch empty", "PATCH", "/api/todos/" + id, ``, []string{mergePatch}, 400},
+		{"patch malformed", "PATCH", "/api/todos/" + id, `{"title":`, []string{mergePatch}, 400},
+		{"patch duplicate key", "PATCH", "/api/todos/" + id, `{"title":"a","title":"b"}`, []string{mergePatch}, 400},
+		{"patch lone surrogate", "PATCH", "/api/todos/" + id, `{"title":"\ud800"}`, []string{mergePatch}, 400},
+		{"patch id", "PATCH", "/api/todos/" + id, `{"id":"Grocery:` + uuid + `"}`, []string{mergePatch}, 400},
+		{"patch userId", "PATCH", "/api/todos/" + id, `{"userId":"bob"}`, []string{mergePatch}, 400},
+		{"patch version", "PATCH", "/api/todos/" + id, `{"version":7}`, []string{mergePatch}, 400},
+		{"patch createdAt", "PATCH", "/api/todos/" + id, `{"createdAt":"2020-01-01T00:00:00Z"}`, []string{mergePatch}, 400},
+		{"patch updatedAt", "PATCH", "/api/todos/" + id, `{"updatedAt":null}`, []string{mergePatch}, 400},
+		{"patch movedFrom", "PATCH", "/api/todos/" + id, `{"movedFrom":"x"}`, []string{mergePatch}, 400},
+		{"patch removing the title", "PATCH", "/api/todos/" + id, `{"title":null}`, []string{mergePatch}, 400},
+		{"patch removing isCompleted", "PATCH", "/api/todos/" + id, `{"isCompleted":null}`, []string{mergePatch}, 400},
+		{"patch blank title", "PATCH", "/api/todos/" + id, `{"title":" "}`, []string{mergePatch}, 400},
+		{"patch unknown field", "PATCH", "/api/todos/" + id, `{"owner":"bob"}`, []string{mergePatch}, 400},
+		{"patch internal field", "PATCH", "/api/todos/" + id, `{"type":"todoVersion"}`, []string{mergePatch}, 400},
+		{"patch capitalised field", "PATCH", "/api/todos/" + id, `{"Title":"x"}`, []string{mergePatch}, 400},
+		{"patch nested unknown field", "PATCH", "/api/todos/" + id, `{"tags":{"a":1}}`, []string{mergePatch}, 400},
+		{"patch bad dueDate", "PATCH", "/api/todos/" + id, `{"dueDate":"tomorrow"}`, []string{mergePatch}, 400},
+		{"patch too many tags", "PATCH", "/api/todos/" + id, `{"tags":[` + strings.Repeat(`"t",`, 32) + `"t"]}`, []string{mergePatch}, 400},
+		{"patch with a malformed If-Match", "PATCH", "/api/todos/" + id, `{"title":"x"}`, []string{mergePatch, "If-Match: abc"}, 400},
+		{"patch with a stale If-Match", "PATCH", "/api/todos/" + id, `{"title":"x"}`, []string{mergePatch, `If-Match: "stale"`}, 412},
+		{"patch too large", "PATCH", "/api/todos/" + id, `{"notes":"` + strings.Repeat("x", 5000) + `"}`, []string{mergePatch}, 413},
+		{"patch a missing todo", "PATCH", "/api/todos/Grocery:" + uuid, `{"title":"x"}`, []string{mergePatch}, 404},
 		{"dead letters filtered by category", "GET", "/api/manage/deadletters?category=Grocery", ``, nil, 400},
 		{"dead letters with a bad continuation", "GET", "/api/manage/deadletters?continuation=x", ``, nil, 400},
 		{"public call of AuditTrigger", "POST", "/AuditTrigger", `{"Data":{"documents":"\"[]\""},"Metadata":{}}`, nil, 404},
@@ -175,6 +202,8 @@ func TestBadInput(t *testing.T) {
 	}
 	want(t, s.Do("GET", "/api/health", nil), 200)
 }
+
+const mergePatch = "Content-Type: application/merge-patch+json"
 
 // state summarises everything the API shows: every todo of every user and
 // the history of one.

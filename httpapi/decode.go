@@ -29,19 +29,35 @@ func decodeBody(r *http.Request, limit int64, v any) error {
 			return todo.Errorf(todo.UnsupportedMediaType, "send the body as application/json")
 		}
 	}
+	body, err := readBody(r, limit)
+	if err != nil {
+		return err
+	}
+	return decodeJSON(body, v)
+}
+
+// readBody reads a request body within the size limit, refusing an empty
+// one.
+func readBody(r *http.Request, limit int64) ([]byte, error) {
 	if r.ContentLength > limit {
-		return todo.Errorf(todo.TooLarge, "request body is larger than %d bytes", limit)
+		return nil, todo.Errorf(todo.TooLarge, "request body is larger than %d bytes", limit)
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
 	if err != nil {
-		return todo.Wrap(todo.Invalid, err, "request body could not be read")
+		return nil, todo.Wrap(todo.Invalid, err, "request body could not be read")
 	}
 	if int64(len(body)) > limit {
-		return todo.Errorf(todo.TooLarge, "request body is larger than %d bytes", limit)
+		return nil, todo.Errorf(todo.TooLarge, "request body is larger than %d bytes", limit)
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
-		return todo.Errorf(todo.Invalid, "request body is empty; send a JSON object")
+		return nil, todo.Errorf(todo.Invalid, "request body is empty; send a JSON object")
 	}
+	return body, nil
+}
+
+// decodeJSON decodes body into v, a pointer to a struct, as strictly as
+// decodeBody says.
+func decodeJSON(body []byte, v any) error {
 	names, err := strictjson.Check(body)
 	if err != nil {
 		return todo.Errorf(todo.Invalid, "request body is not valid: %s", err.Error())

@@ -37,6 +37,7 @@ var Routes = []Route{
 	{"ListTodos", http.MethodGet, "/api/todos", auth.User, (*api).list},
 	{"UpsertTodo", http.MethodPost, "/api/todos", auth.User, (*api).create},
 	{"UpsertTodo", http.MethodPut, "/api/todos/{id}", auth.User, (*api).put},
+	{"UpsertTodo", http.MethodPatch, "/api/todos/{id}", auth.User, (*api).patch},
 	{"DeleteTodo", http.MethodDelete, "/api/todos/{id}", auth.User, (*api).delete},
 	{"MoveTodo", http.MethodPost, "/api/todos/{id}/move", auth.User, (*api).move},
 	{"TodoHistory", http.MethodGet, "/api/todos/{id}/history", auth.User, (*api).history},
