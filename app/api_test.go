@@ -179,3 +179,9 @@ func TestPatch(t *testing.T) {
 		})
 	})
 }
+
+func TestQueries(t *testing.T) {
+	forEachScheme(t, map[string]string{"ADMIN_USERS": "alice"}, func(t *testing.T, s *server, scheme string) {
+		apitest.Queries(t, s.Client, scheme)
+	})
+}

@@ -260,11 +260,11 @@ func listOptions(r *http.Request) (service.ListOptions, error) {
 	}
 	for k, vs := range q {
 		switch k {
-		case "category", "isCompleted", "pageSize", "continuation":
+		case "category", "isCompleted", "pageSize", "continuation", "dueBefore", "dueAfter", "q", "sort", "order":
 			if len(vs) > 1 {
 				return o, todo.Errorf(todo.Invalid, "query parameter %s is given more than once", k)
 			}
-		case "code":
+		case "code", "tag":
 		default:
 			return o, todo.Errorf(todo.Invalid, "unknown query parameter %q", k)
 		}
@@ -283,6 +283,9 @@ func listOptions(r *http.Request) (service.ListOptions, error) {
 		}
 		o.IsCompleted = &b
 	}
+	if err := listFilters(q, &o); err != nil {
+		return o, err
+	}
 	if vs, ok := q["pageSize"]; ok {
 		n, err := strconv.Atoi(vs[0])
 		if err != nil || n < 1 || n > service.MaxPageSize {
@@ -297,6 +300,67 @@ func listOptions(r *http.Request) (service.ListOptions, error) {
 		o.Continuation = vs[0]
 	}
 	return o, nil
+}
+
+// listFilters reads the list parameters beyond category and isCompleted:
+// tag (repeatable; the Functions host joins repeated values with commas,
+// so a comma separates tags too), dueBefore and dueAfter (RFC 3339 times
+// or dates), q (title text), sort and order.
+func listFilters(q url.Values, o *service.ListOptions) error {
+	for _, v := range q["tag"] {
+		for tag := range strings.SplitSeq(v, ",") {
+			if tag == "" {
+				return todo.Errorf(todo.Invalid, "tag is empty")
+			}
+			o.Tags = append(o.Tags, tag)
+		}
+	}
+	for name, dst := range map[string]**time.Time{"dueBefore": &o.DueBefore, "dueAfter": &o.DueAfter} {
+		if vs, ok := q[name]; ok {
+			t, err := parseDue(vs[0])
+			if err != nil {
+				return todo.Errorf(todo.Invalid, "%s must be an RFC 3339 time or date, such as 2026-01-02T15:04:05Z or 2026-01-02", name)
+			}
+			*dst = &t
+		}
+	}
+	if vs, ok := q["q"]; ok {
+		o.Title = &vs[0]
+	}
+	if vs, ok := q["sort"]; ok {
+		if vs[0] == "" {
+			return todo.Errorf(todo.Invalid, "sort is empty")
+		}
+		o.Sort = vs[0]
+	}
+	if vs, ok := q["order"]; ok {
+		switch vs[0] {
+		case "asc":
+		case "desc":
+			o.Desc = true
+		default:
+			return todo.Errorf(todo.Invalid, "order must be asc or desc")
+		}
+		if o.Sort == "" {
+			return todo.Errorf(todo.Invalid, "order needs sort")
+		}
+	}
+	return nil
+}
+
+// parseDue reads an RFC 3339 time, or a full date (midnight UTC).
+func parseDue(s string) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, nil
+	}
+	return time.Parse(time.DateOnly, s)
+}
+
+// filtered reports whether list options select more than a page: the
+// parameters only lists take.
+func filtered(o service.ListOptions) bool {
+	return o.Category != nil || o.IsCompleted != nil || o.Tags != nil || o.DueBefore != nil || o.DueAfter != nil ||
+		o.Title != nil || o.Sort != ""
 }
 
 // writePage answers {"items":[…],"continuation":token or null}.
@@ -354,7 +418,7 @@ func (a *api) history(ctx context.Context, w http.ResponseWriter, r *http.Reques
 	if err != nil {
 		return err
 	}
-	if o.Category != nil || o.IsCompleted != nil {
+	if filtered(o) {
 		return todo.Errorf(todo.Invalid, "history takes only pageSize and continuation")
 	}
 	p, err := a.Service.History(ctx, id, o.PageSize, o.Continuation)
@@ -404,7 +468,7 @@ func (a *api) deadLetters(ctx context.Context, w http.ResponseWriter, r *http.Re
 	if err != nil {
 		return err
 	}
-	if o.Category != nil || o.IsCompleted != nil {
+	if filtered(o) {
 		return todo.Errorf(todo.Invalid, "dead letters take only pageSize and continuation")
 	}
 	p, err := a.Service.DeadLetters(ctx, o.PageSize, o.Continuation)

@@ -24,6 +24,7 @@ func (s *Service) Patch(ctx context.Context, id, ifMatch string, edit func(todo.
 		if err != nil {
 			return Result{}, err
 		}
+		f = normalized(f)
 		if err := f.Validate(); err != nil {
 			return Result{}, err
 		}
