@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -16,6 +17,9 @@ func TestBadInput(t *testing.T) {
 	id := good["id"].(string)
 	const uuid = "41500e6e-4e08-495b-9d09-824f03961f4a"
 	big := `{"category":"Grocery","title":"` + strings.Repeat("x", 5000) + `"}`
+	s.Create("Grocery", "eggs")
+	sortedToken := want(t, s.Do("GET", "/api/todos?sort=dueDate&pageSize=1", nil), 200).JSON(t)["continuation"].(string)
+	forgedPosition := forgeSortPosition(t, sortedToken)
 
 	cases := []struct {
 		name, method, path, body string
@@ -137,6 +141,40 @@ func TestBadInput(t *testing.T) {
 		{"unknown route", "GET", "/api/nothing", ``, nil, 404},
 		{"partitions top out of range", "GET", "/api/manage/partitions?top=0", ``, nil, 400},
 		{"wrong method", "PATCH", "/api/todos", `{}`, nil, 405},
+		{"list with an empty tag", "GET", "/api/todos?tag=", ``, nil, 400},
+		{"list with an empty tag between commas", "GET", "/api/todos?tag=a,,b", ``, nil, 400},
+		{"list with a control character in a tag", "GET", "/api/todos?tag=a%07", ``, nil, 400},
+		{"list with a bidi override in a tag", "GET", "/api/todos?tag=%E2%80%AEa", ``, nil, 400},
+		{"list with a tag too long", "GET", "/api/todos?tag=" + strings.Repeat("t", 65), ``, nil, 400},
+		{"list with too many tags", "GET", "/api/todos?tag=" + strings.Repeat("t,", 32) + "t", ``, nil, 400},
+		{"list with a bad dueBefore", "GET", "/api/todos?dueBefore=tomorrow", ``, nil, 400},
+		{"list with a dueBefore without a zone", "GET", "/api/todos?dueBefore=2026-01-02T15:04:05", ``, nil, 400},
+		{"list with a dueAfter of month 13", "GET", "/api/todos?dueAfter=2026-13-01", ``, nil, 400},
+		{"list with a dueAfter in year 10000 by its offset", "GET", "/api/todos?dueAfter=9999-12-31T23:59:59-23:59", ``, nil, 400},
+		{"list with an empty dueAfter", "GET", "/api/todos?dueAfter=", ``, nil, 400},
+		{"list with dueBefore twice", "GET", "/api/todos?dueBefore=2026-01-01&dueBefore=2027-01-01", ``, nil, 400},
+		{"list with an empty q", "GET", "/api/todos?q=", ``, nil, 400},
+		{"list with a blank q", "GET", "/api/todos?q=%20%20", ``, nil, 400},
+		{"list with a control character in q", "GET", "/api/todos?q=a%00b", ``, nil, 400},
+		{"list with invalid UTF-8 in q", "GET", "/api/todos?q=%FF", ``, nil, 400},
+		{"list with q too long", "GET", "/api/todos?q=" + strings.Repeat("q", 1025), ``, nil, 400},
+		{"list with q twice", "GET", "/api/todos?q=a&q=b", ``, nil, 400},
+		{"list sorted by an unknown property", "GET", "/api/todos?sort=priority", ``, nil, 400},
+		{"list sorted by id", "GET", "/api/todos?sort=id", ``, nil, 400},
+		{"list with an empty sort", "GET", "/api/todos?sort=", ``, nil, 400},
+		{"list sorted twice", "GET", "/api/todos?sort=title&sort=dueDate", ``, nil, 400},
+		{"list sorted by two properties joined", "GET", "/api/todos?sort=title,dueDate", ``, nil, 400},
+		{"list with an unknown order", "GET", "/api/todos?sort=title&order=up", ``, nil, 400},
+		{"list with an order in capitals", "GET", "/api/todos?sort=title&order=DESC", ``, nil, 400},
+		{"list with an order but no sort", "GET", "/api/todos?order=desc", ``, nil, 400},
+		{"list with a sorted page's continuation on another sort", "GET", "/api/todos?sort=title&continuation=" + sortedToken, ``, nil, 400},
+		{"list with a forged sort position", "GET", "/api/todos?sort=dueDate&continuation=" + forgedPosition, ``, nil, 400},
+		{"admin report sorted by an unknown property", "GET", "/api/manage/todos?sort=owner", ``, nil, 400},
+		{"admin report with a bad dueAfter", "GET", "/api/manage/todos?dueAfter=soon", ``, nil, 400},
+		{"history sorted", "GET", "/api/todos/" + id + "/history?sort=title", ``, nil, 400},
+		{"history filtered by tag", "GET", "/api/todos/" + id + "/history?tag=x", ``, nil, 400},
+		{"dead letters searched", "GET", "/api/manage/deadletters?q=x", ``, nil, 400},
+		{"list with an unknown parameter", "GET", "/api/todos?priority=high", ``, nil, 400},
 		{"patch as application/json", "PATCH", "/api/todos/" + id, `{"title":"x"}`, nil, 415},
 		{"patch without a media type", "PATCH", "/api/todos/" + id, `{"title":"x"}`, []string{"Content-Type:"}, 415},
 		{"patch as a JSON Patch", "PATCH", "/api/todos/" + id, `[{"op":"replace","path":"/title","value":"x"}]`, []string{"Content-Type: application/json-patch+json"}, 415},
@@ -204,6 +242,22 @@ func TestBadInput(t *testing.T) {
 }
 
 const mergePatch = "Content-Type: application/merge-patch+json"
+
+// forgeSortPosition returns token with its position's id replaced by one
+// that is not an id: a caller editing the opaque token.
+func forgeSortPosition(t *testing.T, token string) string {
+	raw, err := base64.RawURLEncoding.DecodeString(token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil || m["a"] == nil {
+		t.Fatalf("a sorted page's token %s has no position", raw)
+	}
+	m["a"].(map[string]any)["id"] = "a/b"
+	b, _ := json.Marshal(m)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
 
 // state summarises everything the API shows: every todo of every user and
 // the history of one.

@@ -66,6 +66,8 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		status             int
 	}{
 		{"GET", "/api/todos?pageSize=1", "", nil, 200},
+		{"GET", "/api/todos?tag=x&tag=y&dueBefore=2027-01-01&dueAfter=2026-01-01T00:00:00Z&q=egg&sort=dueDate&order=desc&pageSize=1", "", nil, 200},
+		{"GET", "/api/todos?sort=sideways", "", nil, 400},
 		{"POST", "/api/todos", `{"category":"Grocery","title":"eggs","tags":["x"],"dueDate":"2026-12-01T09:00:00Z"}`, nil, 201},
 		{"POST", "/api/todos", `{"category":"Grocery"}`, nil, 400},
 		{"GET", "/api/todos/" + id, "", nil, 200},
@@ -88,6 +90,7 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		{"PUT", "/api/todos/" + id, `{"category":"Grocery","title":"x"}`, nil, 409},
 		{"DELETE", "/api/todos/" + id, "", nil, 409},
 		{"GET", "/api/manage/todos", "", nil, 200},
+		{"GET", "/api/manage/todos?sort=title&q=milk&tag=x", "", nil, 200},
 		{"GET", "/api/manage/todos", "", []string{"X-User-Id: bob"}, 403},
 		{"GET", "/api/health", "", nil, 200},
 		{"GET", "/api/manage/partitions?top=5", "", nil, 200},
