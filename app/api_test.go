@@ -185,3 +185,9 @@ func TestQueries(t *testing.T) {
 		apitest.Queries(t, s.Client, scheme)
 	})
 }
+
+func TestIdempotency(t *testing.T) {
+	forEachScheme(t, nil, func(t *testing.T, s *server, scheme string) {
+		apitest.Idempotency(t, s.Client, scheme)
+	})
+}

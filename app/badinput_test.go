@@ -20,6 +20,8 @@ func TestBadInput(t *testing.T) {
 	s.Create("Grocery", "eggs")
 	sortedToken := want(t, s.Do("GET", "/api/todos?sort=dueDate&pageSize=1", nil), 200).JSON(t)["continuation"].(string)
 	forgedPosition := forgeSortPosition(t, sortedToken)
+	want(t, s.Do("POST", "/api/todos", `{"category":"Grocery","title":"once"}`, "Idempotency-Key: used-1"), 201)
+	want(t, s.Do("POST", "/api/todos/"+id+"/rollback", `{"version":1}`, "Idempotency-Key: undo-used"), 200)
 
 	cases := []struct {
 		name, method, path, body string
@@ -141,6 +143,19 @@ func TestBadInput(t *testing.T) {
 		{"unknown route", "GET", "/api/nothing", ``, nil, 404},
 		{"partitions top out of range", "GET", "/api/manage/partitions?top=0", ``, nil, 400},
 		{"wrong method", "PATCH", "/api/todos", `{}`, nil, 405},
+		{"empty Idempotency-Key", "POST", "/api/todos", `{"category":"Grocery","title":"k"}`, []string{"Idempotency-Key:"}, 400},
+		{"empty quoted Idempotency-Key", "POST", "/api/todos", `{"category":"Grocery","title":"k"}`, []string{`Idempotency-Key: ""`}, 400},
+		{"Idempotency-Key too long", "POST", "/api/todos", `{"category":"Grocery","title":"k"}`, []string{"Idempotency-Key: " + strings.Repeat("k", 256)}, 400},
+		{"quoted Idempotency-Key too long", "POST", "/api/todos", `{"category":"Grocery","title":"k"}`, []string{`Idempotency-Key: "` + strings.Repeat("k", 256) + `"`}, 400},
+		{"non-ASCII Idempotency-Key", "POST", "/api/todos", `{"category":"Grocery","title":"k"}`, []string{"Idempotency-Key: clé"}, 400},
+		{"Idempotency-Key with a tab", "POST", "/api/todos", `{"category":"Grocery","title":"k"}`, []string{"Idempotency-Key: a\tb"}, 400},
+		{"Idempotency-Key with a bare quote inside quotes", "POST", "/api/todos", `{"category":"Grocery","title":"k"}`, []string{`Idempotency-Key: "a"b"`}, 400},
+		{"Idempotency-Key with a lone backslash inside quotes", "POST", "/api/todos", `{"category":"Grocery","title":"k"}`, []string{`Idempotency-Key: "a\b"`}, 400},
+		{"Idempotency-Key on a bad body", "POST", "/api/todos", `{"category":"Grocery"}`, []string{"Idempotency-Key: fresh-1"}, 400},
+		{"Idempotency-Key reused with another body", "POST", "/api/todos", `{"category":"Grocery","title":"other"}`, []string{"Idempotency-Key: used-1"}, 422},
+		{"Idempotency-Key reused on rollback with another version", "POST", "/api/todos/" + id + "/rollback", `{"version":2}`, []string{"Idempotency-Key: undo-used"}, 422},
+		{"Idempotency-Key on move with a bad id", "POST", "/api/todos/a%5Cb/move", `{"category":"Home"}`, []string{"Idempotency-Key: move-1"}, 400},
+		{"empty Idempotency-Key on rollback", "POST", "/api/todos/" + id + "/rollback", `{"version":1}`, []string{"Idempotency-Key:"}, 400},
 		{"list with an empty tag", "GET", "/api/todos?tag=", ``, nil, 400},
 		{"list with an empty tag between commas", "GET", "/api/todos?tag=a,,b", ``, nil, 400},
 		{"list with a control character in a tag", "GET", "/api/todos?tag=a%07", ``, nil, 400},

@@ -22,18 +22,19 @@ import (
 // replace both), no member given twice (encoding/json would keep the last)
 // and every member name exactly one of v's fields (encoding/json would
 // match them case-insensitively).
-func decodeBody(r *http.Request, limit int64, v any) error {
+// It returns the body as read.
+func decodeBody(r *http.Request, limit int64, v any) ([]byte, error) {
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		mt, _, err := mime.ParseMediaType(ct)
 		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
-			return todo.Errorf(todo.UnsupportedMediaType, "send the body as application/json")
+			return nil, todo.Errorf(todo.UnsupportedMediaType, "send the body as application/json")
 		}
 	}
 	body, err := readBody(r, limit)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return decodeJSON(body, v)
+	return body, decodeJSON(body, v)
 }
 
 // readBody reads a request body within the size limit, refusing an empty

@@ -117,7 +117,10 @@ func createOnly(r *http.Request, match string) (bool, error) {
 	return true, nil
 }
 
-func (a *api) body(r *http.Request, v any) error { return decodeBody(r, a.MaxBodyBytes, v) }
+func (a *api) body(r *http.Request, v any) error {
+	_, err := decodeBody(r, a.MaxBodyBytes, v)
+	return err
+}
 
 // answer writes a todo result with the given status, when there was no
 // error.
@@ -130,14 +133,20 @@ func answer(w http.ResponseWriter, status int, res service.Result, err error) er
 
 func (a *api) create(ctx context.Context, w http.ResponseWriter, r *http.Request, _ string) error {
 	var in todoInput
-	if err := a.body(r, &in); err != nil {
+	idem, err := a.idempotentBody(r, &in)
+	if err != nil {
 		return err
 	}
 	f, err := in.fields()
 	if err != nil {
 		return err
 	}
-	res, err := a.Service.Create(ctx, f)
+	var res service.Result
+	if idem != nil {
+		res, err = a.Service.CreateOnce(ctx, f, *idem)
+	} else {
+		res, err = a.Service.Create(ctx, f)
+	}
 	return answer(w, http.StatusCreated, res, err)
 }
 
@@ -494,13 +503,19 @@ func (a *api) rollback(ctx context.Context, w http.ResponseWriter, r *http.Reque
 	var in struct {
 		Version *int64 `json:"version"`
 	}
-	if err := a.body(r, &in); err != nil {
+	idem, err := a.idempotentBody(r, &in)
+	if err != nil {
 		return err
 	}
 	if in.Version == nil {
 		return todo.Errorf(todo.Invalid, "version is required")
 	}
-	res, err := a.Service.Rollback(ctx, id, *in.Version, match)
+	var res service.Result
+	if idem != nil {
+		res, err = a.Service.RollbackOnce(ctx, id, *in.Version, match, *idem)
+	} else {
+		res, err = a.Service.Rollback(ctx, id, *in.Version, match)
+	}
 	return answer(w, http.StatusOK, res, err)
 }
 
@@ -512,13 +527,19 @@ func (a *api) move(ctx context.Context, w http.ResponseWriter, r *http.Request, 
 	var in struct {
 		Category *string `json:"category"`
 	}
-	if err := a.body(r, &in); err != nil {
+	idem, err := a.idempotentBody(r, &in)
+	if err != nil {
 		return err
 	}
 	if in.Category == nil {
 		return todo.Errorf(todo.Invalid, "category is required")
 	}
-	res, err := a.Service.Move(ctx, id, *in.Category, match)
+	var res service.Result
+	if idem != nil {
+		res, err = a.Service.MoveOnce(ctx, id, *in.Category, match, *idem)
+	} else {
+		res, err = a.Service.Move(ctx, id, *in.Category, match)
+	}
 	return answer(w, http.StatusCreated, res, err)
 }
 

@@ -27,6 +27,11 @@ func (s *Service) Create(ctx context.Context, f todo.Fields) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	return s.create(ctx, user, f, key)
+}
+
+// create stores the new todo f of user under key.
+func (s *Service) create(ctx context.Context, user string, f todo.Fields, key partition.Key) (Result, error) {
 	now := s.stamp()
 	t := todo.Todo{ID: key.ID, Type: todo.TypeTodo, UserID: user, PartitionKey: key.Property,
 		Version: 1, CreatedAt: now, UpdatedAt: now, LastOperation: todo.OpCreate, UpdatedBy: user}
