@@ -114,18 +114,35 @@ func checkIndexing(s sources) []string {
 	return p
 }
 
+// containersByName are the Bicep's Cosmos DB containers by name.
+type containersByName map[string]namedResource
+
+func resourcesByName(s sources, p *problems) containersByName {
+	byName := containersByName{}
+	for _, r := range cosmosResources(s, config.Settings, p) {
+		byName[r.name] = r
+	}
+	return byName
+}
+
+// queried returns the container the handler queries by name, or adds the
+// problem that the Bicep does not create it.
+func (c containersByName) queried(name string, p *problems) (namedResource, bool) {
+	r, ok := c[name]
+	if !ok {
+		p.add("the handler queries container %s, which the Bicep does not create", name)
+	}
+	return r, ok
+}
+
 // checkQueriedPathsIndexed: every property a query filters or orders on,
 // by container name, is in that container's Bicep indexing policy.
 func checkQueriedPathsIndexed(s sources, queried map[string][]string) []string {
 	var p problems
-	byName := map[string]namedResource{}
-	for _, r := range cosmosResources(s, config.Settings, &p) {
-		byName[r.name] = r
-	}
+	byName := resourcesByName(s, &p)
 	for name, fields := range queried {
-		r, ok := byName[name]
+		r, ok := byName.queried(name, &p)
 		if !ok {
-			p.add("the handler queries container %s, which the Bicep does not create", name)
 			continue
 		}
 		paths := indexedPaths(r.resource, &p)
@@ -284,14 +301,10 @@ func queriedFields(t *testing.T) (queried, ordered map[string][]string, orders m
 // indexing policy, as Cosmos DB requires.
 func checkCompositesServe(s sources, orders map[string]map[string][]store.Order) []string {
 	var p problems
-	byName := map[string]namedResource{}
-	for _, r := range cosmosResources(s, config.Settings, &p) {
-		byName[r.name] = r
-	}
+	byName := resourcesByName(s, &p)
 	for name, clauses := range orders {
-		r, ok := byName[name]
+		r, ok := byName.queried(name, &p)
 		if !ok {
-			p.add("the handler queries container %s, which the Bicep does not create", name)
 			continue
 		}
 		policy := bicepPolicy(r.resource, &p)

@@ -41,8 +41,8 @@ const (
 
 // Idempotency record states.
 const (
-	inProgress = "in progress"
-	done       = "done"
+	running = "in progress"
+	done    = "done"
 )
 
 var idempotencyPoll = backoff.Policy{Base: 5 * time.Millisecond, Max: 200 * time.Millisecond}
@@ -88,12 +88,8 @@ func idempotencyID(user, key string) string {
 // CreateOnce is Create run at most once per idempotency key: the new todo's
 // id derives from the key, so a retry after a lost answer lands on it.
 func (s *Service) CreateOnce(ctx context.Context, f todo.Fields, idem Idempotency) (Result, error) {
-	user, err := caller(ctx)
+	user, f, err := checkNew(ctx, f)
 	if err != nil {
-		return Result{}, err
-	}
-	f = normalized(f)
-	if err := f.Validate(); err != nil {
 		return Result{}, err
 	}
 	if err := CheckIdempotencyKey(idem.Key); err != nil {
@@ -146,7 +142,7 @@ func (s *Service) onceFor(ctx context.Context, id string, idem Idempotency, chan
 // that a retry runs it again.
 func (s *Service) once(ctx context.Context, user string, pk store.PartitionKey, idem Idempotency, change func() (Result, error)) (Result, error) {
 	rec := idempotencyRecord{ID: idempotencyID(user, idem.Key), Type: TypeIdempotency, UserID: user,
-		Fingerprint: idem.Fingerprint, State: inProgress, TTL: int(idempotencyTTL / time.Second)}
+		Fingerprint: idem.Fingerprint, State: running, TTL: int(idempotencyTTL / time.Second)}
 	for i, path := range s.scheme.Paths() {
 		switch path {
 		case "/category":
@@ -157,6 +153,15 @@ func (s *Service) once(ctx context.Context, user string, pk store.PartitionKey, 
 	}
 	wait, cancel := context.WithTimeout(ctx, idempotencyWait)
 	defer cancel()
+	inProgress := func(err error) error {
+		if wait.Err() == nil {
+			return err
+		}
+		// Waiting ran out of time, and with it, maybe, the call that failed.
+		e := todo.Errorf(todo.Conflict, "a request with Idempotency-Key %q is still in progress: retry it later", idem.Key)
+		e.RetryAfter = time.Second
+		return e
+	}
 	for attempt := 0; ; attempt++ {
 		rec.Started = s.now().UTC()
 		etag, err := s.putRecord(ctx, pk, rec, store.BatchCreate, "")
@@ -164,14 +169,14 @@ func (s *Service) once(ctx context.Context, user string, pk store.PartitionKey, 
 			return s.record(ctx, pk, rec, etag, change)
 		}
 		if !todo.IsKind(err, todo.Conflict) {
-			return Result{}, err
+			return Result{}, inProgress(err)
 		}
 		d, err := s.idempotency.GetIn(ctx, pk, rec.ID)
 		switch {
 		case todo.IsKind(err, todo.NotFound):
 			continue // the other request failed and removed its record
 		case err != nil:
-			return Result{}, err
+			return Result{}, inProgress(err)
 		case d.Value.UserID != user:
 			return Result{}, todo.Errorf(todo.Internal, "idempotency record %s belongs to another user", rec.ID)
 		case d.Value.Fingerprint != idem.Fingerprint:
@@ -186,14 +191,12 @@ func (s *Service) once(ctx context.Context, user string, pk store.PartitionKey, 
 				return s.record(ctx, pk, rec, etag, change)
 			}
 			if !todo.IsKind(err, todo.PreconditionFailed) && !todo.IsKind(err, todo.NotFound) {
-				return Result{}, err
+				return Result{}, inProgress(err)
 			}
 			continue // another request took it over first
 		}
 		if err := backoff.Sleep(wait, idempotencyPoll.Delay(attempt)); err != nil {
-			e := todo.Errorf(todo.Conflict, "a request with Idempotency-Key %q is still in progress: retry it later", idem.Key)
-			e.RetryAfter = time.Second
-			return Result{}, e
+			return Result{}, inProgress(err)
 		}
 	}
 }

@@ -15,12 +15,8 @@ import (
 
 // Create stores a new todo for the caller with an id the scheme generates.
 func (s *Service) Create(ctx context.Context, f todo.Fields) (Result, error) {
-	user, err := caller(ctx)
+	user, f, err := checkNew(ctx, f)
 	if err != nil {
-		return Result{}, err
-	}
-	f = normalized(f)
-	if err := f.Validate(); err != nil {
 		return Result{}, err
 	}
 	key, err := s.scheme.NewKey(ctx, user, f.Category)
@@ -28,6 +24,17 @@ func (s *Service) Create(ctx context.Context, f todo.Fields) (Result, error) {
 		return Result{}, err
 	}
 	return s.create(ctx, user, f, key)
+}
+
+// checkNew returns the caller and the content of their new todo,
+// normalised and validated.
+func checkNew(ctx context.Context, f todo.Fields) (string, todo.Fields, error) {
+	user, err := caller(ctx)
+	if err != nil {
+		return "", f, err
+	}
+	f = normalized(f)
+	return user, f, f.Validate()
 }
 
 // create stores the new todo f of user under key.

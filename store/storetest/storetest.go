@@ -504,10 +504,7 @@ func (s *suite) queryFilters(t *testing.T, c, _ store.Container) {
 		}
 		must[store.Item](t)(c.Create(s.ctx, pk("p1"), d))
 	}
-	cases := []struct {
-		f    []store.Filter
-		want string
-	}{
+	cases := []filterCase{
 		{[]store.Filter{{Field: "n", Op: store.Eq, Value: int64(2)}}, "i2"},
 		{[]store.Filter{{Field: "n", Op: store.Ge, Value: int64(3)}}, "i3,i4"},
 		{[]store.Filter{{Field: "n", Op: store.Lt, Value: 1.5}}, "i0,i1"},
@@ -517,14 +514,27 @@ func (s *suite) queryFilters(t *testing.T, c, _ store.Container) {
 		{[]store.Filter{{Field: "s", Op: store.NotDefined}}, "i5"},
 		{[]store.Filter{{Field: "even", Op: store.IsDefined}, {Field: "n", Op: store.Eq, Value: "five"}}, ""},
 	}
+	s.wantFiltered(t, c, cases)
+	_, err := c.Query(s.ctx, store.Query{PartitionKey: pk("p1"), PageSize: 10, Filters: []store.Filter{{Field: "n; DROP", Op: store.Eq, Value: "x"}}})
+	wantKind(t, err, todo.Invalid)
+}
+
+// filterCase is a query's filters and the ids it must find, sorted and
+// joined by commas.
+type filterCase struct {
+	f    []store.Filter
+	want string
+}
+
+// wantFiltered runs each case in partition p1 of c.
+func (s *suite) wantFiltered(t *testing.T, c store.Container, cases []filterCase) {
+	t.Helper()
 	for _, tc := range cases {
 		p := s.query(t, c, store.Query{PartitionKey: pk("p1"), PageSize: 100, Filters: tc.f})
 		if got := strings.Join(sorted(idsOf(p.Items)), ","); got != tc.want {
 			t.Errorf("filters %+v = %q, want %q", tc.f, got, tc.want)
 		}
 	}
-	_, err := c.Query(s.ctx, store.Query{PartitionKey: pk("p1"), PageSize: 10, Filters: []store.Filter{{Field: "n; DROP", Op: store.Eq, Value: "x"}}})
-	wantKind(t, err, todo.Invalid)
 }
 
 func (s *suite) queryOrder(t *testing.T, c, _ store.Container) {
@@ -561,21 +571,13 @@ func (s *suite) queryArray(t *testing.T, c, _ store.Container) {
 	} {
 		must[store.Item](t)(c.Create(s.ctx, pk("p1"), doc(append(d, "pk", "p1")...)))
 	}
-	cases := []struct {
-		f    []store.Filter
-		want string
-	}{
+	cases := []filterCase{
 		{[]store.Filter{{Field: "tags", Op: store.ArrayContains, Value: "urgent"}}, "a,c"},
 		{[]store.Filter{{Field: "tags", Op: store.ArrayContains, Value: "urgent"}, {Field: "tags", Op: store.ArrayContains, Value: "home"}}, "a"},
 		{[]store.Filter{{Field: "tags", Op: store.ArrayContains, Value: "urgent"}, {Field: "title", Op: store.Eq, Value: "buy milk"}}, "a"},
 		{[]store.Filter{{Field: "tags", Op: store.ArrayContains, Value: "urg"}}, ""},
 	}
-	for _, tc := range cases {
-		p := s.query(t, c, store.Query{PartitionKey: pk("p1"), PageSize: 100, Filters: tc.f})
-		if got := strings.Join(sorted(idsOf(p.Items)), ","); got != tc.want {
-			t.Errorf("filters %+v = %q, want %q", tc.f, got, tc.want)
-		}
-	}
+	s.wantFiltered(t, c, cases)
 }
 
 // queryTextFold: CONTAINS(…, true) finds a text in a string property,
@@ -587,21 +589,13 @@ func (s *suite) queryTextFold(t *testing.T, c, _ store.Container) {
 	} {
 		must[store.Item](t)(c.Create(s.ctx, pk("p1"), doc(append(d, "id", fmt.Sprint("i", i), "pk", "p1")...)))
 	}
-	cases := []struct {
-		f    []store.Filter
-		want string
-	}{
+	cases := []filterCase{
 		{[]store.Filter{{Field: "title", Op: store.ContainsFold, Value: "mILk"}}, "i0,i1"},
 		{[]store.Filter{{Field: "title", Op: store.ContainsFold, Value: "READ"}}, "i3"},
 		{[]store.Filter{{Field: "title", Op: store.ContainsFold, Value: "milk"}, {Field: "tags", Op: store.ArrayContains, Value: "urgent"}}, "i0"},
 		{[]store.Filter{{Field: "title", Op: store.ContainsFold, Value: "7"}}, ""},
 	}
-	for _, tc := range cases {
-		p := s.query(t, c, store.Query{PartitionKey: pk("p1"), PageSize: 100, Filters: tc.f})
-		if got := strings.Join(sorted(idsOf(p.Items)), ","); got != tc.want {
-			t.Errorf("filters %+v = %q, want %q", tc.f, got, tc.want)
-		}
-	}
+	s.wantFiltered(t, c, cases)
 }
 
 // seekData puts items with repeated values of n, and some without n, in
