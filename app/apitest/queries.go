@@ -17,7 +17,7 @@ func queryData(t *testing.T, c *Client) {
 	tags := [][]string{nil, {"home"}, {"work", "urgent"}, {"home", "urgent"}, {"work"}}
 	dues := []string{"", "2026-12-24T18:00:00Z", "2026-12-01T09:00:00+01:00", "2027-01-15T00:00:00Z", "2026-12-24T18:00:00Z", "2026-11-30T23:59:59.600Z"}
 	titles := []string{"Buy MILK", "call mum", "Milk the goat", "file taxes", "Water plants", "pay the milkman"}
-	for i := range 24 {
+	for i := range 18 {
 		body := map[string]any{"category": []string{"Grocery", "Work", "Home"}[i%3], "title": titles[i%len(titles)] + " " + strconv.Itoa(i),
 			"isCompleted": i%4 == 0}
 		if tg := tags[i%len(tags)]; tg != nil {
@@ -134,15 +134,15 @@ func idsOf(items []map[string]any) []string {
 // admin, AdminTodos: every filter and sort, alone and combined with
 // category, isCompleted and each other, both directions, checked against a
 // brute-force filter of everything listed unfiltered, at several page sizes
-// (every one for the sorts alone); pages stay stable while todos are
-// written between them.
+// (every one for sorts by dueDate and title alone); pages stay stable
+// while todos are written between them.
 func Queries(t *testing.T, c *Client, scheme string) {
 	queryData(t, c)
 	var queries []url.Values
 	for _, sort := range []string{"", "dueDate", "createdAt", "updatedAt", "title"} {
 		for _, order := range []string{"", "asc", "desc"} {
-			if sort == "" && order != "" {
-				continue
+			if sort == "" && order != "" || sort != "" && order == "" && sort != "title" {
+				continue // the default order is asc: once is enough
 			}
 			for _, filter := range []string{"", "tag=urgent", "tag=home&tag=urgent", "tag=work,urgent", "dueBefore=2026-12-24T18:00:00Z",
 				"dueAfter=2026-12-01", "dueAfter=2026-11-30T00:00:00Z&dueBefore=2027-01-01", "q=milk", "q=MiLk&category=Grocery",
@@ -163,14 +163,20 @@ func Queries(t *testing.T, c *Client, scheme string) {
 	}
 	for _, base := range []string{"/api/todos", "/api/manage/todos"} {
 		all := c.ListAll(base + "?pageSize=100")
-		if len(all) < 24 {
-			t.Fatalf("%s: %d todos listed, want at least 24", base, len(all))
+		if len(all) < 18 {
+			t.Fatalf("%s: %d todos listed, want at least 18", base, len(all))
 		}
 		for _, v := range queries {
 			lq := listQuery{params: v}
 			want := lq.want(all)
-			sizes := []int{2, 5, 100}
-			if v.Get("sort") != "" && len(v) == len(v["sort"])+len(v["order"]) {
+			// Every page size for sort and order alone by dueDate (some
+			// undefined) and title; the timestamps walk the same code.
+			sizes := []int{3, 100}
+			switch sort := v.Get("sort"); {
+			case len(v) != len(v["sort"])+len(v["order"]):
+			case sort == "createdAt" || sort == "updatedAt":
+				sizes = []int{1, 2, 3, 100}
+			case sort != "":
 				sizes = nil
 				for n := 1; n <= len(want)+1; n++ {
 					sizes = append(sizes, n)
