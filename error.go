@@ -27,6 +27,7 @@ const (
 	Forbidden                        // an authenticated caller without the role a route needs
 	MethodNotAllowed                 // the route exists, but not with this method
 	UnsupportedMediaType             // the body is not in a format the route accepts
+	Unprocessable                    // a well-formed request the server will not process (a reused idempotency key)
 )
 
 var kindNames = [...]string{
@@ -44,6 +45,7 @@ var kindNames = [...]string{
 	Forbidden:            "forbidden",
 	MethodNotAllowed:     "method-not-allowed",
 	UnsupportedMediaType: "unsupported-media-type",
+	Unprocessable:        "unprocessable",
 }
 
 func (k Kind) String() string {

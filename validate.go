@@ -98,7 +98,7 @@ func (f *Fields) Validate() error {
 		return Errorf(Invalid, "at most %d tags are allowed", MaxTags)
 	}
 	for _, tag := range f.Tags {
-		if err := checkTag(tag); err != nil {
+		if err := ValidateTag(tag); err != nil {
 			return err
 		}
 	}
@@ -136,10 +136,14 @@ func checkText(what, s string, maxBytes int, required bool) error {
 	return nil
 }
 
-// checkTag checks a tag: text without line breaks, control characters or
-// format characters (zero-width characters, bidi overrides and the like),
-// which would make two tags that look the same differ.
-func checkTag(tag string) error {
+// ValidateSearch checks a text searched for in titles: what a title may
+// hold, not blank.
+func ValidateSearch(q string) error { return checkText("q", q, MaxTitleBytes, true) }
+
+// ValidateTag checks a tag: text without line breaks, control characters
+// or format characters (zero-width characters, bidi overrides and the
+// like), which would make two tags that look the same differ.
+func ValidateTag(tag string) error {
 	if err := checkText("tag", tag, MaxTagBytes, true); err != nil {
 		return err
 	}

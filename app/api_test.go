@@ -178,3 +178,25 @@ func TestEdge(t *testing.T) {
 		apitest.Edge(t, s.Client, origin)
 	})
 }
+
+func TestPatch(t *testing.T) {
+	forEachScheme(t, nil, func(t *testing.T, s *server, scheme string) {
+		apitest.Patch(t, s.Client, scheme, func() {
+			if err := s.app.DrainAudit(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+		})
+	})
+}
+
+func TestQueries(t *testing.T) {
+	forEachScheme(t, map[string]string{"ADMIN_USERS": "alice"}, func(t *testing.T, s *server, scheme string) {
+		apitest.Queries(t, s.Client, scheme)
+	})
+}
+
+func TestIdempotency(t *testing.T) {
+	forEachScheme(t, nil, func(t *testing.T, s *server, scheme string) {
+		apitest.Idempotency(t, s.Client, scheme)
+	})
+}

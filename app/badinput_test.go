@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -22,6 +23,11 @@ func TestBadInput(t *testing.T) {
 	id := good["id"].(string)
 	const uuid = "41500e6e-4e08-495b-9d09-824f03961f4a"
 	big := `{"category":"Grocery","title":"` + strings.Repeat("x", 5000) + `"}`
+	s.Create("Grocery", "eggs")
+	sortedToken := want(t, s.Do("GET", "/api/todos?sort=dueDate&pageSize=1", nil), 200).JSON(t)["continuation"].(string)
+	forgedPosition := forgeSortPosition(t, sortedToken)
+	want(t, s.Do("POST", "/api/todos", `{"category":"Grocery","title":"once"}`, "Idempotency-Key: used-1"), 201)
+	want(t, s.Do("POST", "/api/todos/"+id+"/rollback", `{"version":1}`, "Idempotency-Key: undo-used"), 200)
 
 	cases := []badInput{
 		{"malformed JSON", "POST", "/api/todos", `{"category":`, nil, 400},
@@ -158,6 +164,80 @@ func TestBadInput(t *testing.T) {
 		{"unclean PUT path", "PUT", "/api/todos/./" + id, `{"category":"Grocery","title":"b"}`, nil, 308},
 		{"unclean rollback path", "POST", "/api/todos/x/../" + id + "/rollback", `{"version":1}`, nil, 308},
 		{"unclean DELETE path", "DELETE", "/api//todos/" + id, ``, nil, 308},
+		{"empty Idempotency-Key", "POST", "/api/todos", `{"category":"Grocery","title":"k"}`, []string{"Idempotency-Key:"}, 400},
+		{"empty quoted Idempotency-Key", "POST", "/api/todos", `{"category":"Grocery","title":"k"}`, []string{`Idempotency-Key: ""`}, 400},
+		{"Idempotency-Key too long", "POST", "/api/todos", `{"category":"Grocery","title":"k"}`, []string{"Idempotency-Key: " + strings.Repeat("k", 256)}, 400},
+		{"quoted Idempotency-Key too long", "POST", "/api/todos", `{"category":"Grocery","title":"k"}`, []string{`Idempotency-Key: "` + strings.Repeat("k", 256) + `"`}, 400},
+		{"non-ASCII Idempotency-Key", "POST", "/api/todos", `{"category":"Grocery","title":"k"}`, []string{"Idempotency-Key: clé"}, 400},
+		{"Idempotency-Key with a tab", "POST", "/api/todos", `{"category":"Grocery","title":"k"}`, []string{"Idempotency-Key: a\tb"}, 400},
+		{"Idempotency-Key with a bare quote inside quotes", "POST", "/api/todos", `{"category":"Grocery","title":"k"}`, []string{`Idempotency-Key: "a"b"`}, 400},
+		{"Idempotency-Key with a lone backslash inside quotes", "POST", "/api/todos", `{"category":"Grocery","title":"k"}`, []string{`Idempotency-Key: "a\b"`}, 400},
+		{"Idempotency-Key on a bad body", "POST", "/api/todos", `{"category":"Grocery"}`, []string{"Idempotency-Key: fresh-1"}, 400},
+		{"Idempotency-Key reused with another body", "POST", "/api/todos", `{"category":"Grocery","title":"other"}`, []string{"Idempotency-Key: used-1"}, 422},
+		{"Idempotency-Key reused on rollback with another version", "POST", "/api/todos/" + id + "/rollback", `{"version":2}`, []string{"Idempotency-Key: undo-used"}, 422},
+		{"Idempotency-Key on move with a bad id", "POST", "/api/todos/a%5Cb/move", `{"category":"Home"}`, []string{"Idempotency-Key: move-1"}, 400},
+		{"empty Idempotency-Key on rollback", "POST", "/api/todos/" + id + "/rollback", `{"version":1}`, []string{"Idempotency-Key:"}, 400},
+		{"list with an empty tag", "GET", "/api/todos?tag=", ``, nil, 400},
+		{"list with an empty tag between commas", "GET", "/api/todos?tag=a,,b", ``, nil, 400},
+		{"list with a control character in a tag", "GET", "/api/todos?tag=a%07", ``, nil, 400},
+		{"list with a bidi override in a tag", "GET", "/api/todos?tag=%E2%80%AEa", ``, nil, 400},
+		{"list with a tag too long", "GET", "/api/todos?tag=" + strings.Repeat("t", 65), ``, nil, 400},
+		{"list with too many tags", "GET", "/api/todos?tag=" + strings.Repeat("t,", 32) + "t", ``, nil, 400},
+		{"list with a bad dueBefore", "GET", "/api/todos?dueBefore=tomorrow", ``, nil, 400},
+		{"list with a dueBefore without a zone", "GET", "/api/todos?dueBefore=2026-01-02T15:04:05", ``, nil, 400},
+		{"list with a dueAfter of month 13", "GET", "/api/todos?dueAfter=2026-13-01", ``, nil, 400},
+		{"list with a dueAfter in year 10000 by its offset", "GET", "/api/todos?dueAfter=9999-12-31T23:59:59-23:59", ``, nil, 400},
+		{"list with an empty dueAfter", "GET", "/api/todos?dueAfter=", ``, nil, 400},
+		{"list with dueBefore twice", "GET", "/api/todos?dueBefore=2026-01-01&dueBefore=2027-01-01", ``, nil, 400},
+		{"list with an empty q", "GET", "/api/todos?q=", ``, nil, 400},
+		{"list with a blank q", "GET", "/api/todos?q=%20%20", ``, nil, 400},
+		{"list with a control character in q", "GET", "/api/todos?q=a%00b", ``, nil, 400},
+		{"list with invalid UTF-8 in q", "GET", "/api/todos?q=%FF", ``, nil, 400},
+		{"list with q too long", "GET", "/api/todos?q=" + strings.Repeat("q", 1025), ``, nil, 400},
+		{"list with q twice", "GET", "/api/todos?q=a&q=b", ``, nil, 400},
+		{"list sorted by an unknown property", "GET", "/api/todos?sort=priority", ``, nil, 400},
+		{"list sorted by id", "GET", "/api/todos?sort=id", ``, nil, 400},
+		{"list with an empty sort", "GET", "/api/todos?sort=", ``, nil, 400},
+		{"list sorted twice", "GET", "/api/todos?sort=title&sort=dueDate", ``, nil, 400},
+		{"list sorted by two properties joined", "GET", "/api/todos?sort=title,dueDate", ``, nil, 400},
+		{"list with an unknown order", "GET", "/api/todos?sort=title&order=up", ``, nil, 400},
+		{"list with an order in capitals", "GET", "/api/todos?sort=title&order=DESC", ``, nil, 400},
+		{"list with an order but no sort", "GET", "/api/todos?order=desc", ``, nil, 400},
+		{"list with a sorted page's continuation on another sort", "GET", "/api/todos?sort=title&continuation=" + sortedToken, ``, nil, 400},
+		{"list with a forged sort position", "GET", "/api/todos?sort=dueDate&continuation=" + forgedPosition, ``, nil, 400},
+		{"admin report sorted by an unknown property", "GET", "/api/manage/todos?sort=owner", ``, nil, 400},
+		{"admin report with a bad dueAfter", "GET", "/api/manage/todos?dueAfter=soon", ``, nil, 400},
+		{"history sorted", "GET", "/api/todos/" + id + "/history?sort=title", ``, nil, 400},
+		{"history filtered by tag", "GET", "/api/todos/" + id + "/history?tag=x", ``, nil, 400},
+		{"dead letters searched", "GET", "/api/manage/deadletters?q=x", ``, nil, 400},
+		{"list with an unknown parameter", "GET", "/api/todos?priority=high", ``, nil, 400},
+		{"patch as application/json", "PATCH", "/api/todos/" + id, `{"title":"x"}`, nil, 415},
+		{"patch without a media type", "PATCH", "/api/todos/" + id, `{"title":"x"}`, []string{"Content-Type:"}, 415},
+		{"patch as a JSON Patch", "PATCH", "/api/todos/" + id, `[{"op":"replace","path":"/title","value":"x"}]`, []string{"Content-Type: application/json-patch+json"}, 415},
+		{"patch not an object", "PATCH", "/api/todos/" + id, `["title"]`, []string{mergePatch}, 400},
+		{"patch empty", "PATCH", "/api/todos/" + id, ``, []string{mergePatch}, 400},
+		{"patch malformed", "PATCH", "/api/todos/" + id, `{"title":`, []string{mergePatch}, 400},
+		{"patch duplicate key", "PATCH", "/api/todos/" + id, `{"title":"a","title":"b"}`, []string{mergePatch}, 400},
+		{"patch lone surrogate", "PATCH", "/api/todos/" + id, `{"title":"\ud800"}`, []string{mergePatch}, 400},
+		{"patch id", "PATCH", "/api/todos/" + id, `{"id":"Grocery:` + uuid + `"}`, []string{mergePatch}, 400},
+		{"patch userId", "PATCH", "/api/todos/" + id, `{"userId":"bob"}`, []string{mergePatch}, 400},
+		{"patch version", "PATCH", "/api/todos/" + id, `{"version":7}`, []string{mergePatch}, 400},
+		{"patch createdAt", "PATCH", "/api/todos/" + id, `{"createdAt":"2020-01-01T00:00:00Z"}`, []string{mergePatch}, 400},
+		{"patch updatedAt", "PATCH", "/api/todos/" + id, `{"updatedAt":null}`, []string{mergePatch}, 400},
+		{"patch movedFrom", "PATCH", "/api/todos/" + id, `{"movedFrom":"x"}`, []string{mergePatch}, 400},
+		{"patch removing the title", "PATCH", "/api/todos/" + id, `{"title":null}`, []string{mergePatch}, 400},
+		{"patch removing isCompleted", "PATCH", "/api/todos/" + id, `{"isCompleted":null}`, []string{mergePatch}, 400},
+		{"patch blank title", "PATCH", "/api/todos/" + id, `{"title":" "}`, []string{mergePatch}, 400},
+		{"patch unknown field", "PATCH", "/api/todos/" + id, `{"owner":"bob"}`, []string{mergePatch}, 400},
+		{"patch internal field", "PATCH", "/api/todos/" + id, `{"type":"todoVersion"}`, []string{mergePatch}, 400},
+		{"patch capitalised field", "PATCH", "/api/todos/" + id, `{"Title":"x"}`, []string{mergePatch}, 400},
+		{"patch nested unknown field", "PATCH", "/api/todos/" + id, `{"tags":{"a":1}}`, []string{mergePatch}, 400},
+		{"patch bad dueDate", "PATCH", "/api/todos/" + id, `{"dueDate":"tomorrow"}`, []string{mergePatch}, 400},
+		{"patch too many tags", "PATCH", "/api/todos/" + id, `{"tags":[` + strings.Repeat(`"t",`, 32) + `"t"]}`, []string{mergePatch}, 400},
+		{"patch with a malformed If-Match", "PATCH", "/api/todos/" + id, `{"title":"x"}`, []string{mergePatch, "If-Match: abc"}, 400},
+		{"patch with a stale If-Match", "PATCH", "/api/todos/" + id, `{"title":"x"}`, []string{mergePatch, `If-Match: "stale"`}, 412},
+		{"patch too large", "PATCH", "/api/todos/" + id, `{"notes":"` + strings.Repeat("x", 5000) + `"}`, []string{mergePatch}, 413},
+		{"patch a missing todo", "PATCH", "/api/todos/Grocery:" + uuid, `{"title":"x"}`, []string{mergePatch}, 404},
 		{"dead letters filtered by category", "GET", "/api/manage/deadletters?category=Grocery", ``, nil, 400},
 		{"dead letters with a bad continuation", "GET", "/api/manage/deadletters?continuation=x", ``, nil, 400},
 		{"public call of AuditTrigger", "POST", "/AuditTrigger", `{"Data":{"documents":"\"[]\""},"Metadata":{}}`, nil, 404},
@@ -256,6 +336,24 @@ func TestBadBearerTokens(t *testing.T) {
 		{"roleſ claim on an admin route", "GET", "/api/manage/partitions", ``, []string{"Authorization: Bearer " + sign(func(c map[string]any) { c["roleſ"] = []string{auth.AdminRole} })}, 403},
 	}
 	wantRefused(t, admin, id, cases)
+}
+
+const mergePatch = "Content-Type: application/merge-patch+json"
+
+// forgeSortPosition returns token with its position's id replaced by one
+// that is not an id: a caller editing the opaque token.
+func forgeSortPosition(t *testing.T, token string) string {
+	raw, err := base64.RawURLEncoding.DecodeString(token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil || m["a"] == nil {
+		t.Fatalf("a sorted page's token %s has no position", raw)
+	}
+	m["a"].(map[string]any)["id"] = "a/b"
+	b, _ := json.Marshal(m)
+	return base64.RawURLEncoding.EncodeToString(b)
 }
 
 // state summarises everything the API shows: every todo of every user and

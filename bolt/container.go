@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -355,11 +356,11 @@ func (c *container) Query(ctx context.Context, q store.Query) (store.Page, error
 		return page, err
 	}
 	prefix := pkPrefix(q.PartitionKey)
-	f := splitFilters(c.spec.Indexing, q.Filters)
+	f := splitFilters(c.spec.Indexing, q)
 	var loaded, returned int
 	var err error
 	switch {
-	case len(q.OrderBy) == 1 && c.spec.Indexing.Sorts(q.OrderBy[0].Field):
+	case walksRangeIndex(q.OrderBy) && c.spec.Indexing.Sorts(q.OrderBy[0].Field):
 		page.Items, page.Continuation, loaded, err = c.queryIndexed(q, f)
 	case len(q.OrderBy) > 0:
 		page.Items, page.Continuation, loaded, err = c.queryOrdered(q, f, prefix)
@@ -378,14 +379,23 @@ func (c *container) Query(ctx context.Context, q store.Query) (store.Page, error
 	return page, err
 }
 
-// filters are a query's filters split as the index answers them.
-type filters struct {
-	all, indexed, rest []store.Filter
+// walksRangeIndex reports whether a walk of one property's range index
+// gives order: ORDER BY that property alone, or then by id in the same
+// direction (the index breaks ties by id).
+func walksRangeIndex(order []store.Order) bool {
+	return len(order) == 1 || len(order) == 2 && slices.Equal(order, store.TieBroken(order[0]))
 }
 
-func splitFilters(p *store.IndexingPolicy, all []store.Filter) filters {
-	f := filters{all: all}
-	f.indexed, f.rest = p.Split(all)
+// filters are a query's filters split as the index answers them, and the
+// position it starts after.
+type filters struct {
+	all, indexed, rest []store.Filter
+	after              *store.Seek
+}
+
+func splitFilters(p *store.IndexingPolicy, q store.Query) filters {
+	f := filters{all: q.Filters, after: q.After}
+	f.indexed, f.rest = p.Split(q.Filters)
 	return f
 }
 
@@ -393,7 +403,7 @@ func splitFilters(p *store.IndexingPolicy, all []store.Filter) filters {
 // document the index does not find for the indexed filters is never loaded;
 // a loaded one (counted in loaded) must pass the rest too.
 func (f filters) load(body []byte, loaded *int) (fields map[string]json.RawMessage, ok bool, err error) {
-	if len(f.all) == 0 {
+	if len(f.all) == 0 && f.after == nil {
 		*loaded++
 		return nil, true, nil
 	}
@@ -404,7 +414,18 @@ func (f filters) load(body []byte, loaded *int) (fields map[string]json.RawMessa
 		return fields, false, nil
 	}
 	*loaded++
-	return fields, matchFields(fields, f.rest), nil
+	return fields, matchFields(fields, f.rest) && f.follows(fields), nil
+}
+
+// follows reports whether a document comes after the query's position,
+// if it has one.
+func (f filters) follows(fields map[string]json.RawMessage) bool {
+	if f.after == nil {
+		return true
+	}
+	var id string
+	_ = json.Unmarshal(fields["id"], &id)
+	return f.after.Follows(fields[f.after.Order.Field], id)
 }
 
 func badContinuation() error {

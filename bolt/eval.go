@@ -1,7 +1,6 @@
 package bolt
 
 import (
-	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"slices"
@@ -28,6 +27,16 @@ func matchFields(fields map[string]json.RawMessage, filters []store.Filter) bool
 			continue
 		case store.NotDefined:
 			if ok {
+				return false
+			}
+			continue
+		case store.ContainsFold:
+			if !ok || !containsFold(raw, f.Value.(string)) {
+				return false
+			}
+			continue
+		case store.ArrayContains:
+			if !ok || !arrayContains(raw, f.Value) {
 				return false
 			}
 			continue
@@ -59,6 +68,28 @@ func matchFields(fields map[string]json.RawMessage, filters []store.Filter) bool
 		}
 	}
 	return true
+}
+
+// containsFold reports whether raw is a string that contains sub,
+// ignoring case.
+func containsFold(raw json.RawMessage, sub string) bool {
+	var s string
+	return json.Unmarshal(raw, &s) == nil && strings.Contains(strings.ToLower(s), strings.ToLower(sub))
+}
+
+// arrayContains reports whether raw is an array with an element equal to
+// want (of the same JSON type).
+func arrayContains(raw json.RawMessage, want any) bool {
+	var elems []json.RawMessage
+	if json.Unmarshal(raw, &elems) != nil {
+		return false
+	}
+	for _, e := range elems {
+		if d, ok := compareValue(e, want); ok && d == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // compareValue compares a stored JSON value with a filter value of the same
@@ -107,22 +138,5 @@ func boolInt(b bool) int {
 }
 
 // typeRank orders JSON values of different types the way Cosmos DB's ORDER BY
-// does: undefined, null, booleans, numbers, strings (then objects and
-// arrays, by their JSON).
-func typeRank(raw json.RawMessage) int {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return rankUndefined
-	}
-	switch raw[0] {
-	case 'n':
-		return rankNull
-	case 't', 'f':
-		return rankBool
-	case '"':
-		return rankString
-	case '{', '[':
-		return rankOther
-	}
-	return rankNumber
-}
+// does.
+func typeRank(raw json.RawMessage) int { return store.TypeRank(raw) }

@@ -26,12 +26,12 @@ var bucketOrder = []byte("order")
 
 // Type ranks of the encoded values, in ORDER BY order (typeRank).
 const (
-	rankUndefined = iota
-	rankNull
-	rankBool
-	rankNumber
-	rankString
-	rankOther
+	rankUndefined = store.RankUndefined
+	rankNull      = store.RankNull
+	rankBool      = store.RankBool
+	rankNumber    = store.RankNumber
+	rankString    = store.RankString
+	rankOther     = store.RankOther
 )
 
 // appendValue appends the order-preserving encoding of a JSON value (nil
@@ -203,6 +203,10 @@ func (c *container) queryIndexed(q store.Query, f filters) ([]store.Item, string
 			return nil, "", 0, badContinuation()
 		}
 		from = append(bytes.Clone(prefix), pos...)
+	} else if k := q.After; k != nil && k.Order == o {
+		// The walk starts at the position: the range index key of an
+		// item there.
+		from = append(appendValue(bytes.Clone(prefix), k.Value), k.ID...)
 	}
 	pg := c.newPage(q, f)
 	var last []byte // the index key of the last item on the page

@@ -185,6 +185,132 @@ func (e IfNoneMatchCreate) Valid() bool {
 	}
 }
 
+// Defines values for OrderParam.
+const (
+	OrderParamAsc  OrderParam = "asc"
+	OrderParamDesc OrderParam = "desc"
+)
+
+// Valid indicates whether the value is a known member of the OrderParam enum.
+func (e OrderParam) Valid() bool {
+	switch e {
+	case OrderParamAsc:
+		return true
+	case OrderParamDesc:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SortParam.
+const (
+	SortParamCreatedAt SortParam = "createdAt"
+	SortParamDueDate   SortParam = "dueDate"
+	SortParamTitle     SortParam = "title"
+	SortParamUpdatedAt SortParam = "updatedAt"
+)
+
+// Valid indicates whether the value is a known member of the SortParam enum.
+func (e SortParam) Valid() bool {
+	switch e {
+	case SortParamCreatedAt:
+		return true
+	case SortParamDueDate:
+		return true
+	case SortParamTitle:
+		return true
+	case SortParamUpdatedAt:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AdminTodosParamsSort.
+const (
+	AdminTodosParamsSortCreatedAt AdminTodosParamsSort = "createdAt"
+	AdminTodosParamsSortDueDate   AdminTodosParamsSort = "dueDate"
+	AdminTodosParamsSortTitle     AdminTodosParamsSort = "title"
+	AdminTodosParamsSortUpdatedAt AdminTodosParamsSort = "updatedAt"
+)
+
+// Valid indicates whether the value is a known member of the AdminTodosParamsSort enum.
+func (e AdminTodosParamsSort) Valid() bool {
+	switch e {
+	case AdminTodosParamsSortCreatedAt:
+		return true
+	case AdminTodosParamsSortDueDate:
+		return true
+	case AdminTodosParamsSortTitle:
+		return true
+	case AdminTodosParamsSortUpdatedAt:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AdminTodosParamsOrder.
+const (
+	AdminTodosParamsOrderAsc  AdminTodosParamsOrder = "asc"
+	AdminTodosParamsOrderDesc AdminTodosParamsOrder = "desc"
+)
+
+// Valid indicates whether the value is a known member of the AdminTodosParamsOrder enum.
+func (e AdminTodosParamsOrder) Valid() bool {
+	switch e {
+	case AdminTodosParamsOrderAsc:
+		return true
+	case AdminTodosParamsOrderDesc:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListTodosParamsSort.
+const (
+	ListTodosParamsSortCreatedAt ListTodosParamsSort = "createdAt"
+	ListTodosParamsSortDueDate   ListTodosParamsSort = "dueDate"
+	ListTodosParamsSortTitle     ListTodosParamsSort = "title"
+	ListTodosParamsSortUpdatedAt ListTodosParamsSort = "updatedAt"
+)
+
+// Valid indicates whether the value is a known member of the ListTodosParamsSort enum.
+func (e ListTodosParamsSort) Valid() bool {
+	switch e {
+	case ListTodosParamsSortCreatedAt:
+		return true
+	case ListTodosParamsSortDueDate:
+		return true
+	case ListTodosParamsSortTitle:
+		return true
+	case ListTodosParamsSortUpdatedAt:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListTodosParamsOrder.
+const (
+	ListTodosParamsOrderAsc  ListTodosParamsOrder = "asc"
+	ListTodosParamsOrderDesc ListTodosParamsOrder = "desc"
+)
+
+// Valid indicates whether the value is a known member of the ListTodosParamsOrder enum.
+func (e ListTodosParamsOrder) Valid() bool {
+	switch e {
+	case ListTodosParamsOrderAsc:
+		return true
+	case ListTodosParamsOrderDesc:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for PutTodoParamsIfNoneMatch.
 const (
 	PutTodoParamsIfNoneMatchAsterisk PutTodoParamsIfNoneMatch = "*"
@@ -403,6 +529,21 @@ type TodoPage struct {
 	Items        []Todo  `json:"items"`
 }
 
+// TodoPatch A JSON Merge Patch of a todo: the members of TodoInput to change; null removes notes, dueDate or tags
+type TodoPatch struct {
+	// Category Safe as it is inside an id, a URL path segment and a query string: Unicode letters, combining marks and decimal digits, the characters - _ . ~, and single spaces between words; at most 200 bytes of UTF-8. Refused: every other character, among them % / \ ? # : , & = + and control, format (zero-width, bidi override), variation-selector and other invisible characters.
+	//
+	// Example: Grocery
+	Category *Category `json:"category,omitempty"`
+
+	// DueDate RFC 3339; its year, as given and in UTC, from 1 to 9999
+	DueDate     *time.Time `json:"dueDate,omitempty"`
+	IsCompleted *bool      `json:"isCompleted,omitempty"`
+	Notes       *string    `json:"notes,omitempty"`
+	Tags        *[]string  `json:"tags,omitempty"`
+	Title       *string    `json:"title,omitempty"`
+}
+
 // Verification defines model for Verification.
 type Verification struct {
 	// BrokenAt The first version whose stored content or chain link does not match (when not verified)
@@ -419,6 +560,9 @@ type Verification struct {
 // Example: Grocery
 type CategoryParam = Category
 
+// IdempotencyKeyParam defines model for IdempotencyKeyParam.
+type IdempotencyKeyParam = string
+
 // IfMatch defines model for If-Match.
 type IfMatch = string
 
@@ -434,14 +578,32 @@ type AsOf = time.Time
 // Continuation defines model for continuation.
 type Continuation = string
 
+// DueAfterParam Example: 2026-12-01
+type DueAfterParam = string
+
+// DueBeforeParam Example: 2026-12-24T18:00:00Z
+type DueBeforeParam = string
+
 // Id defines model for id.
 type Id = string
 
 // IsCompleted defines model for isCompleted.
 type IsCompleted = bool
 
+// OrderParam defines model for orderParam.
+type OrderParam string
+
 // PageSize defines model for pageSize.
 type PageSize = int
+
+// QParam defines model for qParam.
+type QParam = string
+
+// SortParam defines model for sortParam.
+type SortParam string
+
+// TagParam defines model for tagParam.
+type TagParam = []string
 
 // MethodNotAllowed defines model for MethodNotAllowed.
 type MethodNotAllowed = Problem
@@ -464,11 +626,35 @@ type PartitionsParams struct {
 type AdminTodosParams struct {
 	Category    *CategoryParam `form:"category,omitempty" json:"category,omitempty"`
 	IsCompleted *IsCompleted   `form:"isCompleted,omitempty" json:"isCompleted,omitempty"`
-	PageSize    *PageSize      `form:"pageSize,omitempty" json:"pageSize,omitempty"`
+
+	// Tag Only todos with this tag; repeat it (or separate tags with commas) for todos with every tag given
+	Tag *TagParam `form:"tag,omitempty" json:"tag,omitempty"`
+
+	// DueBefore Only todos due strictly before this RFC 3339 time or date (a date is midnight UTC); todos without a due date are left out
+	DueBefore *DueBeforeParam `form:"dueBefore,omitempty" json:"dueBefore,omitempty"`
+
+	// DueAfter Only todos due strictly after this RFC 3339 time or date (a date is midnight UTC); todos without a due date are left out
+	DueAfter *DueAfterParam `form:"dueAfter,omitempty" json:"dueAfter,omitempty"`
+
+	// Q Only todos whose title contains this text, ignoring case
+	Q *QParam `form:"q,omitempty" json:"q,omitempty"`
+
+	// Sort Sort the whole list by this property, id breaking ties; pages continue from the last todo's position, so they stay stable while todos change. Without it the order is the store's own.
+	Sort *AdminTodosParamsSort `form:"sort,omitempty" json:"sort,omitempty"`
+
+	// Order The direction of sort (needs sort); todos without a due date come first in ascending order
+	Order    *AdminTodosParamsOrder `form:"order,omitempty" json:"order,omitempty"`
+	PageSize *PageSize              `form:"pageSize,omitempty" json:"pageSize,omitempty"`
 
 	// Continuation The opaque token of the previous page
 	Continuation *Continuation `form:"continuation,omitempty" json:"continuation,omitempty"`
 }
+
+// AdminTodosParamsSort defines parameters for AdminTodos.
+type AdminTodosParamsSort string
+
+// AdminTodosParamsOrder defines parameters for AdminTodos.
+type AdminTodosParamsOrder string
 
 // GetOpenAPIParams defines parameters for GetOpenAPI.
 type GetOpenAPIParams struct {
@@ -480,10 +666,40 @@ type GetOpenAPIParams struct {
 type ListTodosParams struct {
 	Category    *CategoryParam `form:"category,omitempty" json:"category,omitempty"`
 	IsCompleted *IsCompleted   `form:"isCompleted,omitempty" json:"isCompleted,omitempty"`
-	PageSize    *PageSize      `form:"pageSize,omitempty" json:"pageSize,omitempty"`
+
+	// Tag Only todos with this tag; repeat it (or separate tags with commas) for todos with every tag given
+	Tag *TagParam `form:"tag,omitempty" json:"tag,omitempty"`
+
+	// DueBefore Only todos due strictly before this RFC 3339 time or date (a date is midnight UTC); todos without a due date are left out
+	DueBefore *DueBeforeParam `form:"dueBefore,omitempty" json:"dueBefore,omitempty"`
+
+	// DueAfter Only todos due strictly after this RFC 3339 time or date (a date is midnight UTC); todos without a due date are left out
+	DueAfter *DueAfterParam `form:"dueAfter,omitempty" json:"dueAfter,omitempty"`
+
+	// Q Only todos whose title contains this text, ignoring case
+	Q *QParam `form:"q,omitempty" json:"q,omitempty"`
+
+	// Sort Sort the whole list by this property, id breaking ties; pages continue from the last todo's position, so they stay stable while todos change. Without it the order is the store's own.
+	Sort *ListTodosParamsSort `form:"sort,omitempty" json:"sort,omitempty"`
+
+	// Order The direction of sort (needs sort); todos without a due date come first in ascending order
+	Order    *ListTodosParamsOrder `form:"order,omitempty" json:"order,omitempty"`
+	PageSize *PageSize             `form:"pageSize,omitempty" json:"pageSize,omitempty"`
 
 	// Continuation The opaque token of the previous page
 	Continuation *Continuation `form:"continuation,omitempty" json:"continuation,omitempty"`
+}
+
+// ListTodosParamsSort defines parameters for ListTodos.
+type ListTodosParamsSort string
+
+// ListTodosParamsOrder defines parameters for ListTodos.
+type ListTodosParamsOrder string
+
+// CreateTodoParams defines parameters for CreateTodo.
+type CreateTodoParams struct {
+	// IdempotencyKey Makes the request safe to retry (IETF httpapi draft "The Idempotency-Key HTTP Header Field"): 1 to 255 printable ASCII characters, as a quoted string or bare, per caller. A retry with the same key, method, path and body within 24 hours answers the first answer again (status, body, Location, ETag) without writing; the same key with another request is 422; while the first is still running a retry waits for it, then answers 409.
+	IdempotencyKey *IdempotencyKeyParam `json:"Idempotency-Key,omitempty"`
 }
 
 // DeleteTodoParams defines parameters for DeleteTodo.
@@ -497,6 +713,12 @@ type GetTodoParams struct {
 	// AsOf Answer the todo as it was at this time (RFC 3339), from its audit history: the newest version written at or before it. 404 if the todo did not exist then (not created yet, deleted, or moved to another id, named in Location).
 	AsOf        *AsOf        `form:"asOf,omitempty" json:"asOf,omitempty"`
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// PatchTodoParams defines parameters for PatchTodo.
+type PatchTodoParams struct {
+	// IfMatch * or one ETag; 412 when the todo has changed
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // PutTodoParams defines parameters for PutTodo.
@@ -523,16 +745,25 @@ type TodoHistoryParams struct {
 type MoveTodoParams struct {
 	// IfMatch * or one ETag; 412 when the todo has changed
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
+
+	// IdempotencyKey Makes the request safe to retry (IETF httpapi draft "The Idempotency-Key HTTP Header Field"): 1 to 255 printable ASCII characters, as a quoted string or bare, per caller. A retry with the same key, method, path and body within 24 hours answers the first answer again (status, body, Location, ETag) without writing; the same key with another request is 422; while the first is still running a retry waits for it, then answers 409.
+	IdempotencyKey *IdempotencyKeyParam `json:"Idempotency-Key,omitempty"`
 }
 
 // RollbackTodoParams defines parameters for RollbackTodo.
 type RollbackTodoParams struct {
 	// IfMatch * or one ETag; 412 when the todo has changed
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
+
+	// IdempotencyKey Makes the request safe to retry (IETF httpapi draft "The Idempotency-Key HTTP Header Field"): 1 to 255 printable ASCII characters, as a quoted string or bare, per caller. A retry with the same key, method, path and body within 24 hours answers the first answer again (status, body, Location, ETag) without writing; the same key with another request is 422; while the first is still running a retry waits for it, then answers 409.
+	IdempotencyKey *IdempotencyKeyParam `json:"Idempotency-Key,omitempty"`
 }
 
 // CreateTodoJSONRequestBody defines body for CreateTodo for application/json ContentType.
 type CreateTodoJSONRequestBody = TodoInput
+
+// PatchTodoApplicationMergePatchPlusJSONRequestBody defines body for PatchTodo for application/merge-patch+json ContentType.
+type PatchTodoApplicationMergePatchPlusJSONRequestBody = TodoPatch
 
 // PutTodoJSONRequestBody defines body for PutTodo for application/json ContentType.
 type PutTodoJSONRequestBody = TodoInput
@@ -654,14 +885,14 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /api/todos (the `CreateTodo` operationId).
-	CreateTodoWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateTodoWithBody(ctx context.Context, params *CreateTodoParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateTodo Create a todo; the scheme generates its id
 	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /api/todos (the `CreateTodo` operationId).
-	CreateTodo(ctx context.Context, body CreateTodoJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateTodo(ctx context.Context, params *CreateTodoParams, body CreateTodoJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// DeleteTodo Delete the todo (recorded as a version)
 	//
@@ -672,6 +903,20 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /api/todos/{id} (the `GetTodo` operationId).
 	GetTodo(ctx context.Context, id Id, params *GetTodoParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PatchTodoWithBody Change some fields of the todo with a JSON Merge Patch (RFC 7396): members named change, null removes notes, dueDate or tags, the rest stay; the result is validated as a PUT body and audited as an update
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /api/todos/{id} (the `PatchTodo` operationId).
+	PatchTodoWithBody(ctx context.Context, id Id, params *PatchTodoParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PatchTodoWithApplicationMergePatchPlusJSONBody Change some fields of the todo with a JSON Merge Patch (RFC 7396): members named change, null removes notes, dueDate or tags, the rest stay; the result is validated as a PUT body and audited as an update
+	//
+	// Takes a body of the `application/merge-patch+json` content type.
+	//
+	// Corresponds with PATCH /api/todos/{id} (the `PatchTodo` operationId).
+	PatchTodoWithApplicationMergePatchPlusJSONBody(ctx context.Context, id Id, params *PatchTodoParams, body PatchTodoApplicationMergePatchPlusJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PutTodoWithBody Update the todo, or create it under this id
 	//
@@ -823,8 +1068,8 @@ func (c *Client) ListTodos(ctx context.Context, params *ListTodosParams, reqEdit
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /api/todos (the `CreateTodo` operationId).
-func (c *Client) CreateTodoWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateTodoRequestWithBody(c.Server, contentType, body)
+func (c *Client) CreateTodoWithBody(ctx context.Context, params *CreateTodoParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateTodoRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -840,8 +1085,8 @@ func (c *Client) CreateTodoWithBody(ctx context.Context, contentType string, bod
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /api/todos (the `CreateTodo` operationId).
-func (c *Client) CreateTodo(ctx context.Context, body CreateTodoJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateTodoRequest(c.Server, body)
+func (c *Client) CreateTodo(ctx context.Context, params *CreateTodoParams, body CreateTodoJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateTodoRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -872,6 +1117,40 @@ func (c *Client) DeleteTodo(ctx context.Context, id Id, params *DeleteTodoParams
 // Corresponds with GET /api/todos/{id} (the `GetTodo` operationId).
 func (c *Client) GetTodo(ctx context.Context, id Id, params *GetTodoParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetTodoRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PatchTodoWithBody Change some fields of the todo with a JSON Merge Patch (RFC 7396): members named change, null removes notes, dueDate or tags, the rest stay; the result is validated as a PUT body and audited as an update
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /api/todos/{id} (the `PatchTodo` operationId).
+func (c *Client) PatchTodoWithBody(ctx context.Context, id Id, params *PatchTodoParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPatchTodoRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PatchTodoWithApplicationMergePatchPlusJSONBody Change some fields of the todo with a JSON Merge Patch (RFC 7396): members named change, null removes notes, dueDate or tags, the rest stay; the result is validated as a PUT body and audited as an update
+//
+// Takes a body of the `application/merge-patch+json` content type.
+//
+// Corresponds with PATCH /api/todos/{id} (the `PatchTodo` operationId).
+func (c *Client) PatchTodoWithApplicationMergePatchPlusJSONBody(ctx context.Context, id Id, params *PatchTodoParams, body PatchTodoApplicationMergePatchPlusJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPatchTodoRequestWithApplicationMergePatchPlusJSONBody(c.Server, id, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1225,6 +1504,78 @@ func NewAdminTodosRequest(server string, params *AdminTodosParams) (*http.Reques
 
 		}
 
+		if params.Tag != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "tag", *params.Tag, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.DueBefore != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "dueBefore", *params.DueBefore, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.DueAfter != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "dueAfter", *params.DueAfter, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Q != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "q", *params.Q, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Sort != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "sort", *params.Sort, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Order != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "order", *params.Order, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if params.PageSize != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pageSize", *params.PageSize, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
@@ -1357,6 +1708,78 @@ func NewListTodosRequest(server string, params *ListTodosParams) (*http.Request,
 
 		}
 
+		if params.Tag != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "tag", *params.Tag, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.DueBefore != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "dueBefore", *params.DueBefore, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.DueAfter != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "dueAfter", *params.DueAfter, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Q != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "q", *params.Q, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Sort != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "sort", *params.Sort, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Order != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "order", *params.Order, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if params.PageSize != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pageSize", *params.PageSize, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
@@ -1396,18 +1819,18 @@ func NewListTodosRequest(server string, params *ListTodosParams) (*http.Request,
 }
 
 // NewCreateTodoRequest calls the generic CreateTodo builder with application/json body
-func NewCreateTodoRequest(server string, body CreateTodoJSONRequestBody) (*http.Request, error) {
+func NewCreateTodoRequest(server string, params *CreateTodoParams, body CreateTodoJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewCreateTodoRequestWithBody(server, "application/json", bodyReader)
+	return NewCreateTodoRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewCreateTodoRequestWithBody constructs an http.Request for the CreateTodo method, with any body, and a specified content type
-func NewCreateTodoRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewCreateTodoRequestWithBody(server string, params *CreateTodoParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -1431,6 +1854,21 @@ func NewCreateTodoRequestWithBody(server string, contentType string, body io.Rea
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -1553,6 +1991,68 @@ func NewGetTodoRequest(server string, id Id, params *GetTodoParams) (*http.Reque
 			}
 
 			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewPatchTodoRequestWithApplicationMergePatchPlusJSONBody calls the generic PatchTodo builder with application/merge-patch+json body
+func NewPatchTodoRequestWithApplicationMergePatchPlusJSONBody(server string, id Id, params *PatchTodoParams, body PatchTodoApplicationMergePatchPlusJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPatchTodoRequestWithBody(server, id, params, "application/merge-patch+json", bodyReader)
+}
+
+// NewPatchTodoRequestWithBody constructs an http.Request for the PatchTodo method, with any body, and a specified content type
+func NewPatchTodoRequestWithBody(server string, id Id, params *PatchTodoParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/todos/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IfMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-Match", *params.IfMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-Match", headerParam0)
 		}
 
 	}
@@ -1797,6 +2297,17 @@ func NewMoveTodoRequestWithBody(server string, id Id, params *MoveTodoParams, co
 			req.Header.Set("If-Match", headerParam0)
 		}
 
+		if params.IdempotencyKey != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam1)
+		}
+
 	}
 
 	return req, nil
@@ -1857,6 +2368,17 @@ func NewRollbackTodoRequestWithBody(server string, id Id, params *RollbackTodoPa
 			}
 
 			req.Header.Set("If-Match", headerParam0)
+		}
+
+		if params.IdempotencyKey != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam1)
 		}
 
 	}
@@ -1957,14 +2479,14 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/todos (the `CreateTodo` operationId).
-	CreateTodoWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateTodoResponse, error)
+	CreateTodoWithBodyWithResponse(ctx context.Context, params *CreateTodoParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateTodoResponse, error)
 
 	// CreateTodoWithResponse Create a todo; the scheme generates its id
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/todos (the `CreateTodo` operationId).
-	CreateTodoWithResponse(ctx context.Context, body CreateTodoJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateTodoResponse, error)
+	CreateTodoWithResponse(ctx context.Context, params *CreateTodoParams, body CreateTodoJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateTodoResponse, error)
 
 	// DeleteTodoWithResponse Delete the todo (recorded as a version)
 	//
@@ -1979,6 +2501,20 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /api/todos/{id} (the `GetTodo` operationId).
 	GetTodoWithResponse(ctx context.Context, id Id, params *GetTodoParams, reqEditors ...RequestEditorFn) (*GetTodoResponse, error)
+
+	// PatchTodoWithBodyWithResponse Change some fields of the todo with a JSON Merge Patch (RFC 7396): members named change, null removes notes, dueDate or tags, the rest stay; the result is validated as a PUT body and audited as an update
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /api/todos/{id} (the `PatchTodo` operationId).
+	PatchTodoWithBodyWithResponse(ctx context.Context, id Id, params *PatchTodoParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PatchTodoResponse, error)
+
+	// PatchTodoWithApplicationMergePatchPlusJSONBodyWithResponse Change some fields of the todo with a JSON Merge Patch (RFC 7396): members named change, null removes notes, dueDate or tags, the rest stay; the result is validated as a PUT body and audited as an update
+	//
+	// Takes a body of the `application/merge-patch+json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /api/todos/{id} (the `PatchTodo` operationId).
+	PatchTodoWithApplicationMergePatchPlusJSONBodyWithResponse(ctx context.Context, id Id, params *PatchTodoParams, body PatchTodoApplicationMergePatchPlusJSONRequestBody, reqEditors ...RequestEditorFn) (*PatchTodoResponse, error)
 
 	// PutTodoWithBodyWithResponse Update the todo, or create it under this id
 	//
@@ -2591,6 +3127,11 @@ type CreateTodoResponse405Headers struct {
 	Allow *string
 }
 
+// CreateTodoResponse409Headers the declared response headers of an HTTP 409 response for CreateTodo
+type CreateTodoResponse409Headers struct {
+	RetryAfter *string
+}
+
 type CreateTodoResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -2602,10 +3143,14 @@ type CreateTodoResponse struct {
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *Problem
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
 	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
 	// Headers201 the parsed response headers for an HTTP 201 response
@@ -2614,6 +3159,8 @@ type CreateTodoResponse struct {
 	Headers401 *CreateTodoResponse401Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *CreateTodoResponse405Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *CreateTodoResponse409Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -2636,6 +3183,11 @@ func (r CreateTodoResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
 	return r.ApplicationproblemJSON405
 }
 
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r CreateTodoResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
 func (r CreateTodoResponse) GetApplicationproblemJSON413() *Problem {
 	return r.ApplicationproblemJSON413
@@ -2644,6 +3196,11 @@ func (r CreateTodoResponse) GetApplicationproblemJSON413() *Problem {
 // GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
 func (r CreateTodoResponse) GetApplicationproblemJSON415() *Problem {
 	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r CreateTodoResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
 }
 
 // GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
@@ -2899,6 +3456,119 @@ func (r GetTodoResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetTodoResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PatchTodoResponse200Headers the declared response headers of an HTTP 200 response for PatchTodo
+type PatchTodoResponse200Headers struct {
+	ETag           *string
+	XQueryScope    *string
+	XRequestCharge *string
+}
+
+// PatchTodoResponse401Headers the declared response headers of an HTTP 401 response for PatchTodo
+type PatchTodoResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+type PatchTodoResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Todo
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON412 the response for an HTTP 412 `application/problem+json` response
+	ApplicationproblemJSON412 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *PatchTodoResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PatchTodoResponse401Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PatchTodoResponse) GetJSON200() *Todo {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r PatchTodoResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r PatchTodoResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r PatchTodoResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r PatchTodoResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON412 returns the response for an HTTP 412 `application/problem+json` response
+func (r PatchTodoResponse) GetApplicationproblemJSON412() *Problem {
+	return r.ApplicationproblemJSON412
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r PatchTodoResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r PatchTodoResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r PatchTodoResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PatchTodoResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PatchTodoResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PatchTodoResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PatchTodoResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -3270,6 +3940,11 @@ type MoveTodoResponse405Headers struct {
 	Allow *string
 }
 
+// MoveTodoResponse409Headers the declared response headers of an HTTP 409 response for MoveTodo
+type MoveTodoResponse409Headers struct {
+	RetryAfter *string
+}
+
 type MoveTodoResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -3291,6 +3966,8 @@ type MoveTodoResponse struct {
 	ApplicationproblemJSON413 *Problem
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
 	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
 	// Headers201 the parsed response headers for an HTTP 201 response
@@ -3299,6 +3976,8 @@ type MoveTodoResponse struct {
 	Headers401 *MoveTodoResponse401Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *MoveTodoResponse405Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *MoveTodoResponse409Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -3344,6 +4023,11 @@ func (r MoveTodoResponse) GetApplicationproblemJSON413() *Problem {
 // GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
 func (r MoveTodoResponse) GetApplicationproblemJSON415() *Problem {
 	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r MoveTodoResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
 }
 
 // GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
@@ -3399,7 +4083,8 @@ type RollbackTodoResponse405Headers struct {
 
 // RollbackTodoResponse409Headers the declared response headers of an HTTP 409 response for RollbackTodo
 type RollbackTodoResponse409Headers struct {
-	Location *string
+	Location   *string
+	RetryAfter *string
 }
 
 type RollbackTodoResponse struct {
@@ -3423,6 +4108,8 @@ type RollbackTodoResponse struct {
 	ApplicationproblemJSON413 *Problem
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
 	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -3478,6 +4165,11 @@ func (r RollbackTodoResponse) GetApplicationproblemJSON413() *Problem {
 // GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
 func (r RollbackTodoResponse) GetApplicationproblemJSON415() *Problem {
 	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r RollbackTodoResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
 }
 
 // GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
@@ -3599,8 +4291,8 @@ func (c *ClientWithResponses) ListTodosWithResponse(ctx context.Context, params 
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /api/todos (the `CreateTodo` operationId).
-func (c *ClientWithResponses) CreateTodoWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateTodoResponse, error) {
-	rsp, err := c.CreateTodoWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) CreateTodoWithBodyWithResponse(ctx context.Context, params *CreateTodoParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateTodoResponse, error) {
+	rsp, err := c.CreateTodoWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -3612,8 +4304,8 @@ func (c *ClientWithResponses) CreateTodoWithBodyWithResponse(ctx context.Context
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /api/todos (the `CreateTodo` operationId).
-func (c *ClientWithResponses) CreateTodoWithResponse(ctx context.Context, body CreateTodoJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateTodoResponse, error) {
-	rsp, err := c.CreateTodo(ctx, body, reqEditors...)
+func (c *ClientWithResponses) CreateTodoWithResponse(ctx context.Context, params *CreateTodoParams, body CreateTodoJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateTodoResponse, error) {
+	rsp, err := c.CreateTodo(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -3644,6 +4336,32 @@ func (c *ClientWithResponses) GetTodoWithResponse(ctx context.Context, id Id, pa
 		return nil, err
 	}
 	return ParseGetTodoResponse(rsp)
+}
+
+// PatchTodoWithBodyWithResponse Change some fields of the todo with a JSON Merge Patch (RFC 7396): members named change, null removes notes, dueDate or tags, the rest stay; the result is validated as a PUT body and audited as an update
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /api/todos/{id} (the `PatchTodo` operationId).
+func (c *ClientWithResponses) PatchTodoWithBodyWithResponse(ctx context.Context, id Id, params *PatchTodoParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PatchTodoResponse, error) {
+	rsp, err := c.PatchTodoWithBody(ctx, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePatchTodoResponse(rsp)
+}
+
+// PatchTodoWithApplicationMergePatchPlusJSONBodyWithResponse Change some fields of the todo with a JSON Merge Patch (RFC 7396): members named change, null removes notes, dueDate or tags, the rest stay; the result is validated as a PUT body and audited as an update
+//
+// Takes a body of the `application/merge-patch+json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /api/todos/{id} (the `PatchTodo` operationId).
+func (c *ClientWithResponses) PatchTodoWithApplicationMergePatchPlusJSONBodyWithResponse(ctx context.Context, id Id, params *PatchTodoParams, body PatchTodoApplicationMergePatchPlusJSONRequestBody, reqEditors ...RequestEditorFn) (*PatchTodoResponse, error) {
+	rsp, err := c.PatchTodoWithApplicationMergePatchPlusJSONBody(ctx, id, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePatchTodoResponse(rsp)
 }
 
 // PutTodoWithBodyWithResponse Update the todo, or create it under this id
@@ -4328,6 +5046,13 @@ func ParseCreateTodoResponse(rsp *http.Response) (*CreateTodoResponse, error) {
 		}
 		response.ApplicationproblemJSON405 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -4341,6 +5066,13 @@ func ParseCreateTodoResponse(rsp *http.Response) (*CreateTodoResponse, error) {
 			return nil, err
 		}
 		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest Problem
@@ -4403,6 +5135,16 @@ func ParseCreateTodoResponse(rsp *http.Response) (*CreateTodoResponse, error) {
 			headers.Allow = &value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 409:
+		var headers CreateTodoResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
 	}
 
 	return response, nil
@@ -4652,6 +5394,125 @@ func ParseGetTodoResponse(rsp *http.Response) (*GetTodoResponse, error) {
 			headers.Allow = &value
 		}
 		response.Headers405 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePatchTodoResponse parses an HTTP response from a PatchTodoWithResponse call
+func ParsePatchTodoResponse(rsp *http.Response) (*PatchTodoResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PatchTodoResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Todo
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON412 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers PatchTodoResponse200Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-Query-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Query-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XQueryScope = &value
+		}
+		if values := rsp.Header.Values("X-Request-Charge"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Charge", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestCharge = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers PatchTodoResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
 	}
 
 	return response, nil
@@ -5120,6 +5981,13 @@ func ParseMoveTodoResponse(rsp *http.Response) (*MoveTodoResponse, error) {
 		}
 		response.ApplicationproblemJSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -5181,6 +6049,16 @@ func ParseMoveTodoResponse(rsp *http.Response) (*MoveTodoResponse, error) {
 			headers.Allow = &value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 409:
+		var headers MoveTodoResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
 	}
 
 	return response, nil
@@ -5263,6 +6141,13 @@ func ParseRollbackTodoResponse(rsp *http.Response) (*RollbackTodoResponse, error
 		}
 		response.ApplicationproblemJSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -5325,6 +6210,13 @@ func ParseRollbackTodoResponse(rsp *http.Response) (*RollbackTodoResponse, error
 				return nil, err
 			}
 			headers.Location = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
 	}

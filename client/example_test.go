@@ -28,7 +28,7 @@ func Example() {
 			return nil
 		})))
 
-	created := must(api.CreateTodoWithResponse(ctx, client.TodoInput{Category: "Grocery", Title: "Get more milk"}))
+	created := must(api.CreateTodoWithResponse(ctx, nil, client.TodoInput{Category: "Grocery", Title: "Get more milk"}))
 	id, etag := created.JSON201.Id, *created.Headers201.ETag
 	fmt.Println("create:", created.StatusCode(), *created.Headers201.Location == "/api/todos/"+id)
 

@@ -276,8 +276,9 @@ func definition(spec store.ContainerSpec) azcosmos.ContainerProperties {
 }
 
 // indexingPolicy renders a policy as Cosmos DB's: a range index on each
-// property (/name/?) and every other path excluded (/*). nil keeps the
-// default, every path.
+// property (/name/?) and on the elements of each array property
+// (/name/[]/?), every other path excluded (/*), and the composite
+// indexes. nil keeps the default, every path.
 func indexingPolicy(p *store.IndexingPolicy) *azcosmos.IndexingPolicy {
 	if p == nil {
 		return nil
@@ -290,23 +291,53 @@ func indexingPolicy(p *store.IndexingPolicy) *azcosmos.IndexingPolicy {
 	for _, f := range p.Paths {
 		ip.IncludedPaths = append(ip.IncludedPaths, azcosmos.IncludedPath{Path: "/" + f + "/?"})
 	}
+	for _, f := range p.Arrays {
+		ip.IncludedPaths = append(ip.IncludedPaths, azcosmos.IncludedPath{Path: "/" + f + arrayElements})
+	}
+	for _, ci := range p.Composite {
+		var idx []azcosmos.CompositeIndex
+		for _, o := range ci {
+			order := azcosmos.CompositeIndexAscending
+			if o.Desc {
+				order = azcosmos.CompositeIndexDescending
+			}
+			idx = append(idx, azcosmos.CompositeIndex{Path: "/" + o.Field, Order: order})
+		}
+		ip.CompositeIndexes = append(ip.CompositeIndexes, idx)
+	}
 	return ip
 }
 
+// arrayElements is the tail of an included path that indexes an array's
+// elements.
+const arrayElements = "/[]/?"
+
 // indexingOf reads a container's indexing policy back: nil when it indexes
 // every path (or the server does not say), otherwise the top-level
-// properties it includes.
+// properties and arrays it includes and its composite indexes.
 func indexingOf(ip *azcosmos.IndexingPolicy) *store.IndexingPolicy {
 	if ip == nil || len(ip.IncludedPaths) == 0 {
 		return nil
 	}
 	p := &store.IndexingPolicy{}
 	for _, inc := range ip.IncludedPaths {
-		name, ok := strings.CutSuffix(strings.TrimPrefix(inc.Path, "/"), "/?")
+		path := strings.TrimPrefix(inc.Path, "/")
+		if name, ok := strings.CutSuffix(path, arrayElements); ok && !strings.ContainsAny(name, "/*") {
+			p.Arrays = append(p.Arrays, name)
+			continue
+		}
+		name, ok := strings.CutSuffix(path, "/?")
 		if !ok || strings.ContainsAny(name, "/*") {
 			return nil // a wildcard or nested path: treat as indexing everything
 		}
 		p.Paths = append(p.Paths, name)
+	}
+	for _, ci := range ip.CompositeIndexes {
+		var idx []store.Order
+		for _, c := range ci {
+			idx = append(idx, store.Order{Field: strings.TrimPrefix(c.Path, "/"), Desc: c.Order == azcosmos.CompositeIndexDescending})
+		}
+		p.Composite = append(p.Composite, idx)
 	}
 	return p
 }

@@ -1,6 +1,7 @@
 package cosmos
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
 
@@ -51,11 +52,20 @@ func render(spec store.ContainerSpec, q store.Query) (rendered, error) {
 			where = append(where, "IS_DEFINED("+p+")")
 		case store.NotDefined:
 			where = append(where, "NOT IS_DEFINED("+p+")")
+		case store.ContainsFold:
+			name := r.param("@p"+strconv.Itoa(i), f.Value)
+			where = append(where, "CONTAINS("+p+", "+name+", true)")
+		case store.ArrayContains:
+			name := r.param("@p"+strconv.Itoa(i), f.Value)
+			where = append(where, "ARRAY_CONTAINS("+p+", "+name+")")
 		default:
 			name := "@p" + strconv.Itoa(i)
 			where = append(where, p+" "+compareOps[f.Op]+" "+name)
 			r.Params = append(r.Params, azcosmos.QueryParameter{Name: name, Value: f.Value})
 		}
+	}
+	if q.After != nil {
+		where = append(where, r.after(q.After))
 	}
 	var b strings.Builder
 	b.WriteString("SELECT * FROM c")
@@ -78,6 +88,40 @@ func render(spec store.ContainerSpec, q store.Query) (rendered, error) {
 	}
 	r.SQL = b.String()
 	return r, nil
+}
+
+// param adds a query parameter and returns its name.
+func (r *rendered) param(name string, v any) string {
+	r.Params = append(r.Params, azcosmos.QueryParameter{Name: name, Value: v})
+	return name
+}
+
+// after renders a seek as the condition that an item comes after its
+// position: a greater value (smaller when descending), or the same one and
+// a greater id (smaller). Undefined values come first in ascending order,
+// where no comparison with a value holds, so they are told apart with
+// IS_DEFINED.
+func (r *rendered) after(k *store.Seek) string {
+	p := property(k.Order.Field)
+	beyond, id := ">", r.param("@afterId", k.ID)
+	if k.Order.Desc {
+		beyond = "<"
+	}
+	sameAndLater := "c.id " + beyond + " " + id
+	if k.Value == nil {
+		if k.Order.Desc {
+			return "(NOT IS_DEFINED(" + p + ") AND " + sameAndLater + ")"
+		}
+		return "(IS_DEFINED(" + p + ") OR " + sameAndLater + ")"
+	}
+	var v any
+	_ = json.Unmarshal(k.Value, &v) // Check validated it
+	val := r.param("@after", v)
+	cond := p + " " + beyond + " " + val + " OR (" + p + " = " + val + " AND " + sameAndLater + ")"
+	if k.Order.Desc {
+		cond += " OR NOT IS_DEFINED(" + p + ")"
+	}
+	return "(" + cond + ")"
 }
 
 // keywords are the Cosmos DB SQL reserved words a property name may collide

@@ -49,10 +49,23 @@ func TestRender(t *testing.T) {
 			{Field: "a", Op: store.Le, Value: "z"}, {Field: "b", Op: store.Gt, Value: "y"}}},
 			"SELECT * FROM c WHERE c.user = @p0 AND c.n >= @p1 AND c.done != @p2 AND c.x < @p3 AND IS_DEFINED(c.notes) AND NOT IS_DEFINED(c.due) AND c.a <= @p6 AND c.b > @p7",
 			"@p0=u1 @p1=3 @p2=true @p3=1.5 @p6=z @p7=y", false, store.CrossPartition},
-		{"order within a partition, keywords quoted", flatSpec, store.Query{PartitionKey: store.PartitionKey{"p1"}, PageSize: 5,
+		{"order within a partition, keywords quoted", composite, store.Query{PartitionKey: store.PartitionKey{"p1"}, PageSize: 5,
 			Filters: []store.Filter{{Field: "value", Op: store.Eq, Value: "v"}},
 			OrderBy: []store.Order{{Field: "order", Desc: true}, {Field: "n"}}},
 			`SELECT * FROM c WHERE c.pk = @pk0 AND c["value"] = @p0 ORDER BY c["order"] DESC, c.n ASC`, "@pk0=p1 @p0=v", true, store.Partition},
+		{"text and array filters", treeSpec, store.Query{PageSize: 5, Filters: []store.Filter{
+			{Field: "title", Op: store.ContainsFold, Value: "MiLk"}, {Field: "tags", Op: store.ArrayContains, Value: "x"}}},
+			"SELECT * FROM c WHERE CONTAINS(c.title, @p0, true) AND ARRAY_CONTAINS(c.tags, @p1)", "@p0=MiLk @p1=x", false, store.CrossPartition},
+		{"after a position, tie-broken order", composite, store.Query{PartitionKey: store.PartitionKey{"p1"}, PageSize: 5,
+			OrderBy: store.TieBroken(store.Order{Field: "n"}), After: &store.Seek{Order: store.Order{Field: "n"}, Value: json.RawMessage(`"b"`), ID: "i1"}},
+			"SELECT * FROM c WHERE c.pk = @pk0 AND (c.n > @after OR (c.n = @after AND c.id > @afterId)) ORDER BY c.n ASC, c.id ASC", "@pk0=p1 @afterId=i1 @after=b", true, store.Partition},
+		{"after a position, descending", composite, store.Query{PartitionKey: store.PartitionKey{"p1"}, PageSize: 5,
+			OrderBy: store.TieBroken(store.Order{Field: "n", Desc: true}), After: &store.Seek{Order: store.Order{Field: "n", Desc: true}, Value: json.RawMessage(`2`), ID: "i1"}},
+			"SELECT * FROM c WHERE c.pk = @pk0 AND (c.n < @after OR (c.n = @after AND c.id < @afterId) OR NOT IS_DEFINED(c.n)) ORDER BY c.n DESC, c.id DESC", "@pk0=p1 @afterId=i1 @after=2", true, store.Partition},
+		{"after an undefined value", treeSpec, store.Query{PageSize: 5, After: &store.Seek{Order: store.Order{Field: "due"}, ID: "i1"}},
+			"SELECT * FROM c WHERE (IS_DEFINED(c.due) OR c.id > @afterId)", "@afterId=i1", false, store.CrossPartition},
+		{"after an undefined value, descending", treeSpec, store.Query{PageSize: 5, After: &store.Seek{Order: store.Order{Field: "due", Desc: true}, ID: "i1"}},
+			"SELECT * FROM c WHERE (NOT IS_DEFINED(c.due) AND c.id < @afterId)", "@afterId=i1", false, store.CrossPartition},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -78,6 +91,10 @@ func TestRender(t *testing.T) {
 	}
 	refused := []store.Query{
 		{PageSize: 5, OrderBy: []store.Order{{Field: "n"}}},
+		{PartitionKey: store.PartitionKey{"t1", "u1"}, PageSize: 5, OrderBy: store.TieBroken(store.Order{Field: "n"})},
+		{PageSize: 5, Filters: []store.Filter{{Field: "title", Op: store.ContainsFold, Value: int64(1)}}},
+		{PageSize: 5, After: &store.Seek{Order: store.Order{Field: "n"}, Value: json.RawMessage(`{"a":1}`), ID: "i1"}},
+		{PageSize: 5, After: &store.Seek{Order: store.Order{Field: "n"}, Value: json.RawMessage(`"a"`)}},
 		{PartitionKey: store.PartitionKey{"t1"}, PageSize: 5, OrderBy: []store.Order{{Field: "n"}}},
 		{PartitionKey: store.PartitionKey{"t1", "u1"}, PageSize: 5, Filters: []store.Filter{{Field: "n) OR 1=1 --", Op: store.Eq, Value: "x"}}},
 		{PartitionKey: store.PartitionKey{"t1", "u1"}, PageSize: 0},
@@ -114,9 +131,16 @@ func FuzzRender(f *testing.F) {
 	})
 }
 
+// composite is a container whose composite indexes serve ORDER BY order
+// DESC, n ASC and n, id.
+var composite = store.ContainerSpec{Name: "flat", PartitionKeyPaths: []string{"/pk"}, Indexing: &store.IndexingPolicy{
+	Paths:     []string{"pk", "value", "order", "n"},
+	Composite: [][]store.Order{{{Field: "order", Desc: true}, {Field: "n"}}, store.TieBroken(store.Order{Field: "n"})}}}
+
 var sqlShape = regexp.MustCompile(`^SELECT \* FROM c WHERE ` +
 	`(c\.tenant = @pk0 AND c\.user = @pk1 AND )?` +
-	`((c\.[A-Za-z_][A-Za-z0-9_]*|c\["[A-Za-z_][A-Za-z0-9_]*"\]) (=|!=|<|<=|>|>=) @p0|(NOT )?IS_DEFINED\((c\.[A-Za-z_][A-Za-z0-9_]*|c\["[A-Za-z_][A-Za-z0-9_]*"\])\))` +
+	`((c\.[A-Za-z_][A-Za-z0-9_]*|c\["[A-Za-z_][A-Za-z0-9_]*"\]) (=|!=|<|<=|>|>=) @p0|(NOT )?IS_DEFINED\((c\.[A-Za-z_][A-Za-z0-9_]*|c\["[A-Za-z_][A-Za-z0-9_]*"\])\)` +
+	`|CONTAINS\((c\.[A-Za-z_][A-Za-z0-9_]*|c\["[A-Za-z_][A-Za-z0-9_]*"\]), @p0, true\)|ARRAY_CONTAINS\((c\.[A-Za-z_][A-Za-z0-9_]*|c\["[A-Za-z_][A-Za-z0-9_]*"\]), @p0\))` +
 	`( ORDER BY (c\.[A-Za-z_][A-Za-z0-9_]*|c\["[A-Za-z_][A-Za-z0-9_]*"\]) ASC)?$`)
 
 func responseError(status int, headers ...string) error {
@@ -639,5 +663,19 @@ func TestOpenConfigErrors(t *testing.T) {
 		} else if cfg.Key != "" && strings.Contains(err.Error(), cfg.Key) {
 			t.Errorf("the key leaked: %v", err)
 		}
+	}
+}
+
+// A policy rendered for Cosmos DB reads back the same: included
+// properties, array elements and composite indexes.
+func TestIndexingPolicyRoundTrip(t *testing.T) {
+	want := &store.IndexingPolicy{Paths: []string{"type", "title"}, Arrays: []string{"tags"},
+		Composite: [][]store.Order{store.TieBroken(store.Order{Field: "title"}), {{Field: "a", Desc: true}, {Field: "b"}}}}
+	ip := indexingPolicy(want)
+	if paths := fmt.Sprint(ip.IncludedPaths); paths != "[{/type/?} {/title/?} {/tags/[]/?}]" {
+		t.Fatalf("included paths %s", paths)
+	}
+	if got := indexingOf(ip); !reflect.DeepEqual(got, want) {
+		t.Fatalf("read back %+v, want %+v", got, want)
 	}
 }

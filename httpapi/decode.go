@@ -21,26 +21,43 @@ import (
 // (encoding/json would silently replace both), no member given twice
 // (encoding/json would keep the last) and every member name exactly one of
 // v's fields (encoding/json would match them case-insensitively).
-func decodeBody(r *http.Request, limit int64, v any) error {
+// It returns the body as read.
+func decodeBody(r *http.Request, limit int64, v any) ([]byte, error) {
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		mt, _, err := mime.ParseMediaType(ct)
 		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
-			return todo.Errorf(todo.UnsupportedMediaType, "send the body as application/json")
+			return nil, todo.Errorf(todo.UnsupportedMediaType, "send the body as application/json")
 		}
 	}
+	body, err := readBody(r, limit)
+	if err != nil {
+		return nil, err
+	}
+	return body, decodeJSON(body, v)
+}
+
+// readBody reads a request body within the size limit, refusing an empty
+// one.
+func readBody(r *http.Request, limit int64) ([]byte, error) {
 	if r.ContentLength > limit {
-		return todo.Errorf(todo.TooLarge, "request body is larger than %d bytes", limit)
+		return nil, todo.Errorf(todo.TooLarge, "request body is larger than %d bytes", limit)
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
 	if err != nil {
-		return todo.Wrap(todo.Invalid, err, "request body could not be read")
+		return nil, todo.Wrap(todo.Invalid, err, "request body could not be read")
 	}
 	if int64(len(body)) > limit {
-		return todo.Errorf(todo.TooLarge, "request body is larger than %d bytes", limit)
+		return nil, todo.Errorf(todo.TooLarge, "request body is larger than %d bytes", limit)
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
-		return todo.Errorf(todo.Invalid, "request body is empty; send a JSON object")
+		return nil, todo.Errorf(todo.Invalid, "request body is empty; send a JSON object")
 	}
+	return body, nil
+}
+
+// decodeJSON decodes body into v, a pointer to a struct, as strictly as
+// decodeBody says.
+func decodeJSON(body []byte, v any) error {
 	var unknown *strictjson.UnknownMemberError
 	var strict *strictjson.Error
 	switch err := strictjson.Unmarshal(body, v); {

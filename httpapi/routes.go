@@ -60,7 +60,8 @@ type handler func(a *api, ctx context.Context, w http.ResponseWriter, r *http.Re
 // The query parameters of lists and of pages.
 var (
 	pageQuery = params("pageSize", "continuation")
-	listQuery = params("category", "isCompleted", "pageSize", "continuation")
+	listQuery = append(params("category", "isCompleted", "dueBefore", "dueAfter", "q", "sort", "order", "pageSize", "continuation"),
+		Param{Name: "tag", Repeatable: true})
 )
 
 // Routes lists every API route; the router tries them in this order, the
@@ -70,6 +71,7 @@ var Routes = []Route{
 	{"ListTodos", http.MethodGet, "/api/todos", auth.User, (*api).list, listQuery},
 	{"UpsertTodo", http.MethodPost, "/api/todos", auth.User, (*api).create, nil},
 	{"UpsertTodo", http.MethodPut, "/api/todos/{id}", auth.User, (*api).put, nil},
+	{"UpsertTodo", http.MethodPatch, "/api/todos/{id}", auth.User, (*api).patch, nil},
 	{"DeleteTodo", http.MethodDelete, "/api/todos/{id}", auth.User, (*api).delete, nil},
 	{"MoveTodo", http.MethodPost, "/api/todos/{id}/move", auth.User, (*api).move, nil},
 	{"TodoHistory", http.MethodGet, "/api/todos/{id}/history", auth.User, (*api).history, pageQuery},

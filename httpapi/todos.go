@@ -97,7 +97,10 @@ func createOnly(r *http.Request, match string) (bool, error) {
 	return true, nil
 }
 
-func (a *api) body(r *http.Request, v any) error { return decodeBody(r, a.MaxBodyBytes, v) }
+func (a *api) body(r *http.Request, v any) error {
+	_, err := decodeBody(r, a.MaxBodyBytes, v)
+	return err
+}
 
 // answer writes a todo result with the given status, when there was no
 // error.
@@ -110,10 +113,16 @@ func answer(w http.ResponseWriter, status int, res service.Result, err error) er
 
 func (a *api) create(ctx context.Context, w http.ResponseWriter, r *http.Request, _ string) error {
 	var f todo.Fields
-	if err := a.body(r, &f); err != nil {
+	idem, err := a.idempotentBody(r, &f)
+	if err != nil {
 		return err
 	}
-	res, err := a.Service.Create(ctx, f)
+	var res service.Result
+	if idem != nil {
+		res, err = a.Service.CreateOnce(ctx, f, *idem)
+	} else {
+		res, err = a.Service.Create(ctx, f)
+	}
 	return answer(w, http.StatusCreated, res, err)
 }
 
@@ -240,6 +249,9 @@ func listOptions(r *http.Request) (service.ListOptions, error) {
 		}
 		o.IsCompleted = &b
 	}
+	if err := listFilters(q, &o); err != nil {
+		return o, err
+	}
 	if vs, ok := q["pageSize"]; ok {
 		n, err := strconv.Atoi(vs[0])
 		if err != nil || n < 1 || n > service.MaxPageSize {
@@ -254,6 +266,67 @@ func listOptions(r *http.Request) (service.ListOptions, error) {
 		o.Continuation = vs[0]
 	}
 	return o, nil
+}
+
+// listFilters reads the list parameters beyond category and isCompleted:
+// tag (repeatable; the Functions host joins repeated values with commas,
+// so a comma separates tags too), dueBefore and dueAfter (RFC 3339 times
+// or dates), q (title text), sort and order.
+func listFilters(q url.Values, o *service.ListOptions) error {
+	for _, v := range q["tag"] {
+		for tag := range strings.SplitSeq(v, ",") {
+			if tag == "" {
+				return todo.Errorf(todo.Invalid, "tag is empty")
+			}
+			o.Tags = append(o.Tags, tag)
+		}
+	}
+	for name, dst := range map[string]**time.Time{"dueBefore": &o.DueBefore, "dueAfter": &o.DueAfter} {
+		if vs, ok := q[name]; ok {
+			t, err := parseDue(vs[0])
+			if err != nil {
+				return todo.Errorf(todo.Invalid, "%s must be an RFC 3339 time or date, such as 2026-01-02T15:04:05Z or 2026-01-02", name)
+			}
+			*dst = &t
+		}
+	}
+	if vs, ok := q["q"]; ok {
+		o.Title = &vs[0]
+	}
+	if vs, ok := q["sort"]; ok {
+		if vs[0] == "" {
+			return todo.Errorf(todo.Invalid, "sort is empty")
+		}
+		o.Sort = vs[0]
+	}
+	if vs, ok := q["order"]; ok {
+		switch vs[0] {
+		case "asc":
+		case "desc":
+			o.Desc = true
+		default:
+			return todo.Errorf(todo.Invalid, "order must be asc or desc")
+		}
+		if o.Sort == "" {
+			return todo.Errorf(todo.Invalid, "order needs sort")
+		}
+	}
+	return nil
+}
+
+// parseDue reads an RFC 3339 time, or a full date (midnight UTC).
+func parseDue(s string) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, nil
+	}
+	return time.Parse(time.DateOnly, s)
+}
+
+// filtered reports whether list options select more than a page: the
+// parameters only lists take.
+func filtered(o service.ListOptions) bool {
+	return o.Category != nil || o.IsCompleted != nil || o.Tags != nil || o.DueBefore != nil || o.DueAfter != nil ||
+		o.Title != nil || o.Sort != ""
 }
 
 // writePage answers {"items":[…],"continuation":token or null}.
@@ -381,13 +454,19 @@ func (a *api) rollback(ctx context.Context, w http.ResponseWriter, r *http.Reque
 	var in struct {
 		Version *int64 `json:"version"`
 	}
-	if err := a.body(r, &in); err != nil {
+	idem, err := a.idempotentBody(r, &in)
+	if err != nil {
 		return err
 	}
 	if in.Version == nil {
 		return todo.Errorf(todo.Invalid, "version is required")
 	}
-	res, err := a.Service.Rollback(ctx, id, *in.Version, match)
+	var res service.Result
+	if idem != nil {
+		res, err = a.Service.RollbackOnce(ctx, id, *in.Version, match, *idem)
+	} else {
+		res, err = a.Service.Rollback(ctx, id, *in.Version, match)
+	}
 	return answer(w, http.StatusOK, res, err)
 }
 
@@ -399,13 +478,19 @@ func (a *api) move(ctx context.Context, w http.ResponseWriter, r *http.Request, 
 	var in struct {
 		Category *string `json:"category"`
 	}
-	if err := a.body(r, &in); err != nil {
+	idem, err := a.idempotentBody(r, &in)
+	if err != nil {
 		return err
 	}
 	if in.Category == nil {
 		return todo.Errorf(todo.Invalid, "category is required")
 	}
-	res, err := a.Service.Move(ctx, id, *in.Category, match)
+	var res service.Result
+	if idem != nil {
+		res, err = a.Service.MoveOnce(ctx, id, *in.Category, match, *idem)
+	} else {
+		res, err = a.Service.Move(ctx, id, *in.Category, match)
+	}
 	return answer(w, http.StatusCreated, res, err)
 }
 

@@ -20,9 +20,21 @@ import (
 )
 
 // indexedPaths reads a container's indexing policy from the Bicep: the
-// top-level properties it includes (/name/?), or nil when it indexes
-// every path (no policy, or /* included).
+// top-level properties it includes (/name/?, and /name/[]/? for an array's
+// elements, listed apart), or nil when it indexes every path (no policy,
+// or /* included).
 func indexedPaths(r *bicepResource, p *problems) []string {
+	pol := bicepPolicy(r, p)
+	if pol == nil {
+		return nil
+	}
+	return append(slices.Clone(pol.Paths), pol.Arrays...)
+}
+
+// bicepPolicy reads a container's Bicep indexing policy as a Go policy
+// (without Sorted, which only the embedded store keeps): nil when it
+// indexes every path.
+func bicepPolicy(r *bicepResource, p *problems) *store.IndexingPolicy {
 	policy, ok := get(r.Body, "properties", "resource", "indexingPolicy")
 	if !ok {
 		return nil
@@ -30,7 +42,7 @@ func indexedPaths(r *bicepResource, p *problems) []string {
 	if mode, _ := get(policy, "indexingMode"); mode != "consistent" {
 		p.add("%s: container %s indexingMode %v, want consistent", cosmosFile, r.Name, mode)
 	}
-	var paths []string
+	out := &store.IndexingPolicy{}
 	included, _ := get(policy, "includedPaths")
 	for _, x := range asList(included) {
 		path, _ := get(x, "path")
@@ -38,18 +50,36 @@ func indexedPaths(r *bicepResource, p *problems) []string {
 		if s == "/*" {
 			return nil
 		}
-		name, ok := strings.CutSuffix(strings.TrimPrefix(s, "/"), "/?")
-		if !ok || strings.ContainsAny(name, "/*") {
-			p.add("%s: container %s includes %v; the policies include top-level properties only (/name/?)", cosmosFile, r.Name, path)
+		if name, ok := strings.CutSuffix(strings.TrimPrefix(s, "/"), "/[]/?"); ok && !strings.ContainsAny(name, "/*") {
+			out.Arrays = append(out.Arrays, name)
 			continue
 		}
-		paths = append(paths, name)
+		name, ok := strings.CutSuffix(strings.TrimPrefix(s, "/"), "/?")
+		if !ok || strings.ContainsAny(name, "/*") {
+			p.add("%s: container %s includes %v; the policies include top-level properties only (/name/? or /name/[]/?)", cosmosFile, r.Name, path)
+			continue
+		}
+		out.Paths = append(out.Paths, name)
 	}
 	excluded, _ := get(policy, "excludedPaths")
 	if !slices.ContainsFunc(asList(excluded), func(x any) bool { v, _ := get(x, "path"); return v == "/*" }) {
 		p.add("%s: container %s includes only some paths but does not exclude /*", cosmosFile, r.Name)
 	}
-	return paths
+	composites, _ := get(policy, "compositeIndexes")
+	for _, ci := range asList(composites) {
+		var idx []store.Order
+		for _, x := range asList(ci) {
+			path, _ := get(x, "path")
+			order, _ := get(x, "order")
+			name, _ := path.(string)
+			if order != "ascending" && order != "descending" {
+				p.add("%s: container %s composite index path %v has order %v", cosmosFile, r.Name, path, order)
+			}
+			idx = append(idx, store.Order{Field: strings.TrimPrefix(name, "/"), Desc: order == "descending"})
+		}
+		out.Composite = append(out.Composite, idx)
+	}
+	return out
 }
 
 func asList(v any) []any { l, _ := v.([]any); return l }
@@ -66,31 +96,55 @@ var containerPolicies = map[string]*store.IndexingPolicy{
 func checkIndexing(s sources) []string {
 	var p problems
 	for setting, r := range cosmosResources(s, config.Settings, &p) {
-		got := indexedPaths(r.resource, &p)
+		got := bicepPolicy(r.resource, &p)
 		want := containerPolicies[setting]
-		var wantPaths []string
-		if want != nil {
-			wantPaths = want.Paths
+		if got == nil || want == nil {
+			if got != want {
+				p.add("%s: container %s indexes %v, the Go policy for %s indexes %v (nil: every path)", cosmosFile, r.resource.Name, got, setting, want)
+			}
+			continue
 		}
-		if !slices.Equal(slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(wantPaths))) {
-			p.add("%s: container %s indexes %v, the Go policy for %s indexes %v (nil: every path)", cosmosFile, r.resource.Name, got, setting, wantPaths)
+		sorted := func(s []string) []string { return slices.Sorted(slices.Values(s)) }
+		if !slices.Equal(sorted(got.Paths), sorted(want.Paths)) || !slices.Equal(sorted(got.Arrays), sorted(want.Arrays)) {
+			p.add("%s: container %s indexes %v and the elements of %v, the Go policy for %s indexes %v and the elements of %v",
+				cosmosFile, r.resource.Name, got.Paths, got.Arrays, setting, want.Paths, want.Arrays)
+		}
+		if !slices.EqualFunc(got.Composite, want.Composite, slices.Equal) {
+			p.add("%s: container %s has composite indexes %v, the Go policy for %s %v", cosmosFile, r.resource.Name, got.Composite, setting, want.Composite)
 		}
 	}
 	return p
+}
+
+// containersByName are the Bicep's Cosmos DB containers by name.
+type containersByName map[string]namedResource
+
+func resourcesByName(s sources, p *problems) containersByName {
+	byName := containersByName{}
+	for _, r := range cosmosResources(s, config.Settings, p) {
+		byName[r.name] = r
+	}
+	return byName
+}
+
+// queried returns the container the handler queries by name, or adds the
+// problem that the Bicep does not create it.
+func (c containersByName) queried(name string, p *problems) (namedResource, bool) {
+	r, ok := c[name]
+	if !ok {
+		p.add("the handler queries container %s, which the Bicep does not create", name)
+	}
+	return r, ok
 }
 
 // checkQueriedPathsIndexed: every property a query filters or orders on,
 // by container name, is in that container's Bicep indexing policy.
 func checkQueriedPathsIndexed(s sources, queried map[string][]string) []string {
 	var p problems
-	byName := map[string]namedResource{}
-	for _, r := range cosmosResources(s, config.Settings, &p) {
-		byName[r.name] = r
-	}
+	byName := resourcesByName(s, &p)
 	for name, fields := range queried {
-		r, ok := byName[name]
+		r, ok := byName.queried(name, &p)
 		if !ok {
-			p.add("the handler queries container %s, which the Bicep does not create", name)
 			continue
 		}
 		paths := indexedPaths(r.resource, &p)
@@ -113,6 +167,9 @@ func checkQueriedPathsIndexed(s sources, queried map[string][]string) []string {
 type fieldLog struct {
 	mu              sync.Mutex
 	fields, ordered map[string]map[string]bool
+	// orders are the ORDER BY clauses on more than one property, which
+	// need a composite index, by container.
+	orders map[string]map[string][]store.Order
 }
 
 func (l *fieldLog) add(m map[string]map[string]bool, container string, fields []string) {
@@ -159,7 +216,14 @@ func (c *recordingContainer) Query(ctx context.Context, q store.Query) (store.Pa
 		fields = append(fields, f.Field)
 	}
 	for _, o := range q.OrderBy {
-		ordered = append(ordered, o.Field)
+		// id breaks ties: always indexed, and in every range index key of
+		// the embedded store.
+		if o.Field != "id" {
+			ordered = append(ordered, o.Field)
+		}
+	}
+	if q.After != nil {
+		fields = append(fields, q.After.Order.Field)
 	}
 	for i := range q.PartitionKey {
 		fields = append(fields, strings.TrimPrefix(spec.PartitionKeyPaths[i], "/"))
@@ -168,6 +232,12 @@ func (c *recordingContainer) Query(ctx context.Context, q store.Query) (store.Pa
 	l.mu.Lock()
 	l.add(l.fields, spec.Name, append(fields, ordered...))
 	l.add(l.ordered, spec.Name, ordered)
+	if len(q.OrderBy) > 1 {
+		if l.orders[spec.Name] == nil {
+			l.orders[spec.Name] = map[string][]store.Order{}
+		}
+		l.orders[spec.Name][fmt.Sprint(q.OrderBy)] = q.OrderBy
+	}
 	l.mu.Unlock()
 	return c.Container.Query(ctx, q)
 }
@@ -180,6 +250,12 @@ var routeBodies = map[string]any{
 	"UpsertTodo PUT":    map[string]any{"category": "Work", "title": "report, v2"},
 	"RollbackTodo POST": map[string]any{"version": 1},
 	"MoveTodo POST":     map[string]any{"category": "Home"},
+	"UpsertTodo PATCH":  map[string]any{"title": "report, v3"},
+}
+
+// routeHeaders are the headers a route's body needs beyond JSON's.
+var routeHeaders = map[string][]string{
+	"UpsertTodo PATCH": {"Content-Type: application/merge-patch+json"},
 }
 
 // queriedFields runs the handler on the embedded store under every
@@ -189,8 +265,8 @@ var routeBodies = map[string]any{
 // returns, by container, the properties its queries filter and order on,
 // and apart those they order on. A route added to the table is called
 // too, so its queries are checked without a change here.
-func queriedFields(t *testing.T) (queried, ordered map[string][]string) {
-	log := &fieldLog{fields: map[string]map[string]bool{}, ordered: map[string]map[string]bool{}}
+func queriedFields(t *testing.T) (queried, ordered map[string][]string, orders map[string]map[string][]store.Order) {
+	log := &fieldLog{fields: map[string]map[string]bool{}, ordered: map[string]map[string]bool{}, orders: map[string]map[string][]store.Order{}}
 	for _, scheme := range partition.Names {
 		a := apitest.Start(t, map[string]string{"DATA_DIR": t.TempDir(), "PARTITION_SCHEME": scheme, "AUDIT_PUMP": "on", "ADMIN_USERS": "alice"},
 			&app.Options{Wrap: func(st store.Store) store.Store { return &recorder{Store: st, log: log} }})
@@ -206,7 +282,7 @@ func queriedFields(t *testing.T) (queried, ordered map[string][]string) {
 			id := c.Create("Work", "report")["id"].(string)
 			drain()
 			path := strings.ReplaceAll(rt.Path, "{id}", url.PathEscape(id))
-			r := c.Do(rt.Method, path, routeBodies[rt.Function+" "+rt.Method])
+			r := c.Do(rt.Method, path, routeBodies[rt.Function+" "+rt.Method], routeHeaders[rt.Function+" "+rt.Method]...)
 			switch {
 			case r.Status/100 == 2:
 			case rt.Function == "MoveTodo" && r.Status == 409: // the scheme does not key on category
@@ -227,6 +303,15 @@ func queriedFields(t *testing.T) (queried, ordered map[string][]string) {
 		}
 		c.ListAll("/api/manage/todos?pageSize=3")
 		c.ListAll("/api/manage/todos?category=Work")
+		for _, sort := range partition.SortFields {
+			for _, order := range []string{"asc", "desc"} {
+				filters := "&tag=x&dueBefore=2030-01-01&dueAfter=2020-01-01&q=rep&isCompleted=false"
+				c.ListAll("/api/todos?pageSize=1&sort=" + sort + "&order=" + order + filters)
+				c.ListAll("/api/todos?pageSize=1&category=Work&sort=" + sort + "&order=" + order + filters)
+				c.ListAll("/api/manage/todos?pageSize=1&sort=" + sort + "&order=" + order + filters)
+				c.ListAll("/api/manage/todos?pageSize=1&category=Work&sort=" + sort + "&order=" + order)
+			}
+		}
 		// The second run reads from the first one's watermark.
 		for range 2 {
 			if r := c.Do("POST", "/Reconcile", `{"Data":{"timer":{}},"Metadata":{}}`, azfunc.KeyHeader+": "+a.InvocationKey()); r.Status != 200 {
@@ -236,7 +321,28 @@ func queriedFields(t *testing.T) (queried, ordered map[string][]string) {
 	}
 	log.mu.Lock()
 	defer log.mu.Unlock()
-	return lists(log.fields), lists(log.ordered)
+	return lists(log.fields), lists(log.ordered), log.orders
+}
+
+// checkCompositesServe: every ORDER BY on more than one property, by
+// container name, has a composite index in that container's Bicep
+// indexing policy, as Cosmos DB requires.
+func checkCompositesServe(s sources, orders map[string]map[string][]store.Order) []string {
+	var p problems
+	byName := resourcesByName(s, &p)
+	for name, clauses := range orders {
+		r, ok := byName.queried(name, &p)
+		if !ok {
+			continue
+		}
+		policy := bicepPolicy(r.resource, &p)
+		for _, order := range clauses {
+			if !policy.HasComposite(order) {
+				p.add("%s: container %s has no composite index for ORDER BY %v, which the handler's queries use", cosmosFile, r.resource.Name, order)
+			}
+		}
+	}
+	return p
 }
 
 // The indexing policies are derived from what the handler queries: run
@@ -246,7 +352,7 @@ func TestIndexingCoversQueries(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the handler under every scheme")
 	}
-	queried, ordered := queriedFields(t)
+	queried, ordered, orders := queriedFields(t)
 	for _, name := range []string{"todos", "audit"} {
 		if len(queried[name]) == 0 {
 			t.Fatalf("no query on container %s was recorded: %v", name, queried)
@@ -261,6 +367,9 @@ func TestIndexingCoversQueries(t *testing.T) {
 		for _, f := range fields {
 			path := fmt.Sprintf("          {\n            path: '/%s/?'\n          }\n", f)
 			if !strings.Contains(s.Bicep[cosmosFile], path) {
+				path = fmt.Sprintf("          {\n            path: '/%s/[]/?'\n          }\n", f) // an array's elements
+			}
+			if !strings.Contains(s.Bicep[cosmosFile], path) {
 				continue // a container indexing every path
 			}
 			m := s.clone()
@@ -269,7 +378,28 @@ func TestIndexingCoversQueries(t *testing.T) {
 				t.Errorf("removing /%s/? from the Bicep (queried on %s) goes unnoticed", f, name)
 			}
 		}
-	} // Every property a query orders on is kept sorted by the embedded
+	}
+	// Every ORDER BY on several properties has its composite index, and
+	// removing any one from the Bicep fails the check.
+	t.Logf("ORDER BY clauses needing a composite index: %v", orders)
+	if len(orders["todos"]) < len(partition.SortFields) {
+		t.Fatalf("sorted lists recorded only %v", orders["todos"])
+	}
+	for _, msg := range checkCompositesServe(s, orders) {
+		t.Error(msg)
+	}
+	for _, f := range partition.SortFields {
+		composite := fmt.Sprintf("          [\n            {\n              path: '/%s'\n              order: 'ascending'\n            }\n            {\n              path: '/id'\n              order: 'ascending'\n            }\n          ]\n", f)
+		if !strings.Contains(s.Bicep[cosmosFile], composite) {
+			t.Fatalf("the Bicep has no composite index (%s, id) as written here", f)
+		}
+		m := s.clone()
+		m.Bicep[cosmosFile] = strings.Replace(m.Bicep[cosmosFile], composite, "", 1)
+		if !slices.ContainsFunc(checkCompositesServe(m, orders), func(msg string) bool { return strings.Contains(msg, "ORDER BY [{"+f+" ") }) {
+			t.Errorf("removing the composite index (%s, id) from the Bicep goes unnoticed", f)
+		}
+	}
+	// Every property a query orders on is kept sorted by the embedded
 	// store, so that its pages cost about a page.
 	t.Logf("ordered properties by container: %v", ordered)
 	for _, msg := range checkOrderedPathsSorted(ordered) {

@@ -42,18 +42,25 @@ func Paths(scheme string) ([]string, error) {
 
 // Indexing policies: each container indexes only the top-level properties
 // its queries filter and order on, so that writes do not pay for indexing
-// the rest (title, tags, timestamps, the audit snapshot). The infrastructure
-// test derives the queried properties from the queries the handler runs
-// and checks them against these and the Bicep; the embedded store refuses
-// ORDER BY on anything else, as Cosmos DB does. The change feed and TTL need
-// no indexed path: both work from _ts, which Cosmos DB always indexes, as it
-// does id.
+// the rest (notes, the audit snapshot). The infrastructure test derives the
+// queried properties from the queries the handler runs and checks them
+// against these and the Bicep; the embedded store refuses ORDER BY on
+// anything else, as Cosmos DB does. The change feed and TTL need no indexed
+// path: both work from _ts, which Cosmos DB always indexes, as it does id.
 var (
 	// TodoIndexing: lists filter on type, userId, category, isCompleted
-	// and movingTo; reconcile filters version documents by type. The
-	// partition key paths of every scheme are indexed too: queries scoped to
-	// a logical partition or a hierarchical prefix look them up.
-	TodoIndexing = &store.IndexingPolicy{Paths: []string{"type", "userId", "category", "isCompleted", "movingTo", "partitionKey"}}
+	// and movingTo, on due dates, on tags (their elements) and on title
+	// text, and sort by each of SortFields with id breaking ties (a
+	// composite index each, which serves both directions); reconcile
+	// filters version documents by type. The partition key paths of every
+	// scheme are indexed too: queries scoped to a logical partition or a
+	// hierarchical prefix look them up.
+	TodoIndexing = &store.IndexingPolicy{
+		Paths:     append([]string{"type", "userId", "category", "isCompleted", "movingTo", "partitionKey"}, SortFields...),
+		Sorted:    SortFields,
+		Arrays:    []string{"tags"},
+		Composite: tieBroken(SortFields),
+	}
 	// AuditIndexing: history is one entity's records ordered by version;
 	// verifying a moved todo's history looks a record up by its hash; dead
 	// letters are listed newest first by at.
@@ -64,6 +71,19 @@ var (
 	// documents and queries them as it needs.
 	LeaseIndexing *store.IndexingPolicy
 )
+
+// SortFields are the properties lists sort by.
+var SortFields = []string{"dueDate", "createdAt", "updatedAt", "title"}
+
+// tieBroken returns a composite index for each field: the field, then id,
+// ascending.
+func tieBroken(fields []string) [][]store.Order {
+	out := make([][]store.Order, len(fields))
+	for i, f := range fields {
+		out[i] = store.TieBroken(store.Order{Field: f})
+	}
+	return out
+}
 
 // ContainerNames names the todo, audit and leases containers.
 type ContainerNames struct{ Todos, Audit, Leases string }

@@ -8,6 +8,7 @@ package partition
 
 import (
 	"context"
+	"encoding/binary"
 	"slices"
 	"strconv"
 	"strings"
@@ -27,6 +28,11 @@ type Scheme interface {
 	// NewKey allocates the id and partition key of a new todo of user in
 	// category. Only the synthetic scheme touches the store to do so.
 	NewKey(ctx context.Context, user, category string) (Key, error)
+	// DerivedKey is the id and partition key of the new todo of user in
+	// category that seed (an idempotency key) names: the same seed always
+	// gives the same key, without touching the store, so that a retried
+	// create lands on the same id.
+	DerivedKey(user, category, seed string) Key
 	// Resolve returns the partition key of the todo id owned by user: one id
 	// gives a point read. Invalid when the id is malformed.
 	Resolve(user, id string) (store.PartitionKey, error)
@@ -171,6 +177,15 @@ func isLowerUUID(s string) bool {
 // categoryID is the id of the two schemes that embed the category.
 func categoryID(category string) string { return category + ":" + newUUID() }
 
+// derivedNamespace is the UUID namespace of derived ids.
+var derivedNamespace = uuid.MustParse("0b6f1f5e-3c1d-4f7a-9a55-6d0e2b8c4a11")
+
+// derivedUUID is the name-based (SHA-1) UUID of user's seed: the random
+// part of a derived id, in the canonical lower-case form newUUID writes.
+func derivedUUID(user, seed string) uuid.UUID {
+	return uuid.NewSHA1(derivedNamespace, []byte(user+"\x00"+seed))
+}
+
 // categoryOf parses a category-embedding id.
 func categoryOf(user, id string) (string, error) {
 	c, err := splitID(user, id)
@@ -193,6 +208,10 @@ func (hierarchical) KeysOnCategory() bool { return true }
 
 func (hierarchical) NewKey(_ context.Context, user, category string) (Key, error) {
 	return Key{ID: categoryID(category), PartitionKey: store.PartitionKey{user, category}}, nil
+}
+
+func (hierarchical) DerivedKey(user, category, seed string) Key {
+	return Key{ID: category + ":" + derivedUUID(user, seed).String(), PartitionKey: store.PartitionKey{user, category}}
 }
 
 func (hierarchical) Resolve(user, id string) (store.PartitionKey, error) {
@@ -233,6 +252,10 @@ func (category) KeysOnCategory() bool { return true }
 
 func (category) NewKey(_ context.Context, _, c string) (Key, error) {
 	return Key{ID: categoryID(c), PartitionKey: store.PartitionKey{c}}, nil
+}
+
+func (category) DerivedKey(user, c, seed string) Key {
+	return Key{ID: c + ":" + derivedUUID(user, seed).String(), PartitionKey: store.PartitionKey{c}}
 }
 
 func (category) Resolve(user, id string) (store.PartitionKey, error) {
@@ -284,6 +307,15 @@ func (s *synthetic) NewKey(ctx context.Context, user, _ string) (Key, error) {
 	n := int(seq % int64(s.buckets))
 	p := Bucket(user, n)
 	return Key{ID: strconv.Itoa(n) + ":" + newUUID(), PartitionKey: store.PartitionKey{p}, Property: p}, nil
+}
+
+// DerivedKey takes the bucket from the derived UUID instead of the
+// sequence, which would need a write.
+func (s *synthetic) DerivedKey(user, _, seed string) Key {
+	u := derivedUUID(user, seed)
+	n := int(binary.BigEndian.Uint32(u[:4]) % uint32(s.buckets))
+	p := Bucket(user, n)
+	return Key{ID: strconv.Itoa(n) + ":" + u.String(), PartitionKey: store.PartitionKey{p}, Property: p}
 }
 
 func (s *synthetic) Resolve(user, id string) (store.PartitionKey, error) {

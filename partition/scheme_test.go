@@ -209,3 +209,25 @@ func FuzzResolve(f *testing.F) {
 		}
 	})
 }
+
+// A derived key is the same for the same user and seed, another for
+// another user or seed, and resolves back to its partition.
+func TestDerivedKey(t *testing.T) {
+	for _, name := range partition.Names {
+		s, err := partition.New(name, 8, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := s.DerivedKey("alice", "Grocery", "key-1")
+		if again := s.DerivedKey("alice", "Grocery", "key-1"); again.ID != k.ID || !again.PartitionKey.Equal(k.PartitionKey) {
+			t.Fatalf("%s: derived %v then %v", name, k, again)
+		}
+		if s.DerivedKey("bob", "Grocery", "key-1").ID == k.ID || s.DerivedKey("alice", "Grocery", "key-2").ID == k.ID {
+			t.Fatalf("%s: another user or seed derives the same id %s", name, k.ID)
+		}
+		pk, err := s.Resolve("alice", k.ID)
+		if err != nil || !pk.Equal(k.PartitionKey) {
+			t.Fatalf("%s: %s resolves to %v, %v; want %v", name, k.ID, pk, err, k.PartitionKey)
+		}
+	}
+}

@@ -32,6 +32,7 @@ var statusOf = map[todo.Kind]int{
 	todo.Forbidden:            http.StatusForbidden,
 	todo.MethodNotAllowed:     http.StatusMethodNotAllowed,
 	todo.UnsupportedMediaType: http.StatusUnsupportedMediaType,
+	todo.Unprocessable:        http.StatusUnprocessableEntity,
 }
 
 // Status is the HTTP status of errors of kind k.

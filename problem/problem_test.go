@@ -31,6 +31,7 @@ var statusTests = []struct {
 	{errSecret, 500, "", "An internal error occurred."},
 	{todo.Errorf(todo.MethodNotAllowed, "PATCH is not allowed"), 405, "", "PATCH is not allowed"},
 	{todo.Errorf(todo.UnsupportedMediaType, "send JSON"), 415, "", "send JSON"},
+	{todo.Errorf(todo.Unprocessable, "key reused"), 422, "", "key reused"},
 }
 
 type secretErr struct{}

@@ -89,7 +89,11 @@ type Spec struct {
 	Partitions []store.PartitionKey
 	Filters    []store.Filter
 	OrderBy    []store.Order
-	PageSize   int
+	// Sort, when set, orders the whole result, across every partition,
+	// by one property with id breaking ties (OrderBy must then be empty):
+	// see querySorted.
+	Sort     *store.Order
+	PageSize int
 	// Continuation is the token of the previous page, as returned in
 	// Page.Continuation; "" starts at the beginning.
 	Continuation string
@@ -108,6 +112,9 @@ func (r *Repository[T]) Query(ctx context.Context, s Spec) (Page[T], error) {
 	var page Page[T]
 	if len(s.Partitions) == 0 {
 		return page, todo.Errorf(todo.Invalid, "a query needs at least one partition")
+	}
+	if s.Sort != nil {
+		return r.querySorted(ctx, s)
 	}
 	fp := fingerprint(s)
 	tok, err := decodeToken(s.Continuation, fp, len(s.Partitions))

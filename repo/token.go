@@ -7,6 +7,7 @@ import (
 	"hash/fnv"
 
 	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/store"
 )
 
 // token is the API's continuation token: which partition of the plan to
@@ -16,6 +17,15 @@ type token struct {
 	Partition int    `json:"p,omitempty"`
 	Store     string `json:"s,omitempty"`
 	Query     string `json:"q"`
+	// After is where a sorted query stopped.
+	After *position `json:"a,omitempty"`
+}
+
+// position is the sort value (absent: undefined) and id of the last entity
+// of a sorted page.
+type position struct {
+	Value json.RawMessage `json:"v,omitempty"`
+	ID    string          `json:"id"`
 }
 
 // MaxTokenBytes bounds the continuation tokens accepted from callers.
@@ -44,15 +54,29 @@ func decodeToken(s, fp string, n int) (token, error) {
 		return token{}, badToken()
 	}
 	var t token
-	if err := json.Unmarshal(raw, &t); err != nil || t.Query != fp || t.Partition < 0 || t.Partition >= n {
+	if err := json.Unmarshal(raw, &t); err != nil || t.Query != fp || t.Partition < 0 || t.Partition >= n || !t.After.valid() {
 		return token{}, badToken()
 	}
 	return t, nil
 }
 
+// valid reports whether a position is absent, or a valid id after a
+// scalar value, as a sorted page ends.
+func (p *position) valid() bool {
+	if p == nil {
+		return true
+	}
+	k := store.Seek{Order: store.Order{Field: "id"}, Value: p.Value, ID: p.ID}
+	return todo.ValidateID(p.ID) == nil && k.Check() == nil
+}
+
 // fingerprint identifies a query's shape: partitions, filters and order.
 func fingerprint(s Spec) string {
 	h := fnv.New64a()
-	fmt.Fprintf(h, "%q|%#v|%#v", s.Partitions, s.Filters, s.OrderBy)
+	var sort store.Order
+	if s.Sort != nil {
+		sort = *s.Sort
+	}
+	fmt.Fprintf(h, "%q|%#v|%#v|%v|%#v", s.Partitions, s.Filters, s.OrderBy, s.Sort != nil, sort)
 	return fmt.Sprintf("%016x", h.Sum64())
 }

@@ -32,6 +32,8 @@ type Service struct {
 	records *repo.Repository[json.RawMessage]
 	// deadLetters reads the audit container's dead-letter partition.
 	deadLetters *repo.Repository[todo.DeadLetter]
+	// idempotency reads and writes the records of idempotent requests.
+	idempotency *repo.Repository[idempotencyRecord]
 	ttl         int
 	now         func() time.Time
 }
@@ -62,6 +64,7 @@ func New(scheme partition.Scheme, todos, audit store.Container, o *Options) *Ser
 	}
 	s.todos = repo.New[todo.Todo](todos, resolve)
 	s.versions = repo.New[todo.Version](todos, resolve)
+	s.idempotency = repo.New[idempotencyRecord](todos, nil)
 	auditKey := func(ctx context.Context, id string) (store.PartitionKey, error) {
 		return store.PartitionKey{todo.EntityKey(userFrom(ctx), id)}, nil
 	}

@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
+	"strings"
+	"time"
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/partition"
@@ -13,17 +16,30 @@ import (
 
 // Create stores a new todo for the caller with an id the scheme generates.
 func (s *Service) Create(ctx context.Context, f todo.Fields) (Result, error) {
-	user, err := caller(ctx)
+	user, f, err := checkNew(ctx, f)
 	if err != nil {
-		return Result{}, err
-	}
-	if err := f.Validate(); err != nil {
 		return Result{}, err
 	}
 	key, err := s.scheme.NewKey(ctx, user, f.Category)
 	if err != nil {
 		return Result{}, err
 	}
+	return s.create(ctx, user, f, key)
+}
+
+// checkNew returns the caller and the content of their new todo,
+// normalised and validated.
+func checkNew(ctx context.Context, f todo.Fields) (string, todo.Fields, error) {
+	user, err := caller(ctx)
+	if err != nil {
+		return "", f, err
+	}
+	f = normalized(f)
+	return user, f, f.Validate()
+}
+
+// create stores the new todo f of user under key.
+func (s *Service) create(ctx context.Context, user string, f todo.Fields, key partition.Key) (Result, error) {
 	now := s.stamp()
 	t := todo.Todo{ID: key.ID, Type: todo.TypeTodo, UserID: user, PartitionKey: key.Property,
 		Version: 1, CreatedAt: now, UpdatedAt: now, LastOperation: todo.OpCreate, UpdatedBy: user}
@@ -49,6 +65,7 @@ func (s *Service) Put(ctx context.Context, id string, f todo.Fields, ifMatch str
 	if err != nil {
 		return Result{}, err
 	}
+	f = normalized(f)
 	if err := f.Validate(); err != nil {
 		return Result{}, err
 	}
@@ -64,6 +81,16 @@ func (s *Service) Put(ctx context.Context, id string, f todo.Fields, ifMatch str
 			}
 			return s.update(ctx, user, d, f)
 		})
+}
+
+// normalized is f with its due date in UTC to the second, the form lists
+// compare and sort as text.
+func normalized(f todo.Fields) todo.Fields {
+	if f.DueDate != nil {
+		d := f.DueDate.UTC().Truncate(time.Second)
+		f.DueDate = &d
+	}
+	return f
 }
 
 func (s *Service) checkCategory(id string, cur, next string) error {
@@ -266,10 +293,21 @@ func (s *Service) Delete(ctx context.Context, id, ifMatch string) error {
 	return err
 }
 
-// ListOptions select and page a list.
+// ListOptions select, sort and page a list.
 type ListOptions struct {
-	Category     *string
-	IsCompleted  *bool
+	Category    *string
+	IsCompleted *bool
+	// Tags keeps the todos that have every one of these tags.
+	Tags []string
+	// DueBefore and DueAfter keep the todos due strictly before or after
+	// a time; a todo without a due date is neither.
+	DueBefore, DueAfter *time.Time
+	// Title keeps the todos whose title contains it, ignoring case.
+	Title *string
+	// Sort is one of partition.SortFields, "" for the store's own order;
+	// Desc reverses it.
+	Sort         string
+	Desc         bool
 	PageSize     int
 	Continuation string
 }
@@ -294,9 +332,67 @@ func (o *ListOptions) check() error {
 		return todo.Errorf(todo.Invalid, "pageSize must be between 1 and %d", MaxPageSize)
 	}
 	if o.Category != nil {
-		return todo.ValidateCategory(*o.Category)
+		if err := todo.ValidateCategory(*o.Category); err != nil {
+			return err
+		}
+	}
+	if len(o.Tags) > todo.MaxTags {
+		return todo.Errorf(todo.Invalid, "at most %d tags may be given", todo.MaxTags)
+	}
+	for _, tag := range o.Tags {
+		if err := todo.ValidateTag(tag); err != nil {
+			return err
+		}
+	}
+	for _, d := range []*time.Time{o.DueBefore, o.DueAfter} {
+		if d == nil {
+			continue
+		}
+		if err := todo.ValidateDueDate(*d); err != nil {
+			return err
+		}
+	}
+	if o.Title != nil {
+		if err := todo.ValidateSearch(*o.Title); err != nil {
+			return err
+		}
+	}
+	switch {
+	case o.Sort != "" && !slices.Contains(partition.SortFields, o.Sort):
+		return todo.Errorf(todo.Invalid, "sort must be one of %s", strings.Join(partition.SortFields, ", "))
+	case o.Sort == "" && o.Desc:
+		return todo.Errorf(todo.Invalid, "a descending order needs sort")
 	}
 	return nil
+}
+
+// filters are the conditions o adds to a plan's: each a query the todo
+// container's indexing policy serves. Due dates are stored in UTC to the
+// second (see normalized), so comparing their RFC 3339 text compares the
+// times: a bound with a fraction of a second is moved to the whole
+// second that keeps the same todos.
+func (o *ListOptions) filters() []store.Filter {
+	var f []store.Filter
+	if o.IsCompleted != nil {
+		f = append(f, store.Filter{Field: "isCompleted", Op: store.Eq, Value: *o.IsCompleted})
+	}
+	for _, tag := range o.Tags {
+		f = append(f, store.Filter{Field: "tags", Op: store.ArrayContains, Value: tag})
+	}
+	if o.DueBefore != nil {
+		before := o.DueBefore.UTC()
+		if t := before.Truncate(time.Second); !t.Equal(before) {
+			before = t.Add(time.Second)
+		}
+		f = append(f, store.Filter{Field: "dueDate", Op: store.Lt, Value: before.Format(time.RFC3339)})
+	}
+	if o.DueAfter != nil {
+		f = append(f, store.Filter{Field: "dueDate", Op: store.Gt, Value: o.DueAfter.UTC().Format(time.RFC3339)})
+	}
+	if o.Title != nil {
+		f = append(f, store.Filter{Field: "title", Op: store.ContainsFold, Value: *o.Title})
+	}
+	return f
 }
 
 // List returns a page of the caller's todos at the cheapest scope the scheme
@@ -322,13 +418,14 @@ func (s *Service) Admin(ctx context.Context, o ListOptions) (Page, error) {
 
 func (s *Service) list(ctx context.Context, plan partition.Plan, o ListOptions) (Page, error) {
 	filters := append(append([]store.Filter(nil), plan.Filters...), store.Filter{Field: "movingTo", Op: store.NotDefined})
-	if o.IsCompleted != nil {
-		filters = append(filters, store.Filter{Field: "isCompleted", Op: store.Eq, Value: *o.IsCompleted})
+	spec := repo.Spec{Partitions: plan.Partitions, Filters: append(filters, o.filters()...), PageSize: o.PageSize, Continuation: o.Continuation}
+	if o.Sort != "" {
+		spec.Sort = &store.Order{Field: o.Sort, Desc: o.Desc}
 	}
 	// The plan's scope is what the list reports, however the store counts
 	// the requests it takes.
 	store.Charge(ctx, store.Cost{Scope: plan.Scope})
-	p, err := s.todos.Query(ctx, repo.Spec{Partitions: plan.Partitions, Filters: filters, PageSize: o.PageSize, Continuation: o.Continuation})
+	p, err := s.todos.Query(ctx, spec)
 	page := Page{Continuation: p.Continuation}
 	for _, d := range p.Items {
 		page.Items = append(page.Items, Result{Todo: d.Value, ETag: d.ETag})

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/json"
 	"strconv"
 
 	"github.com/todoaudit/todo"
@@ -20,6 +21,10 @@ type Query struct {
 	// cannot serve ORDER BY across partitions for this SDK. Without it the
 	// order is the store's own: callers must not rely on it.
 	OrderBy []Order
+	// After, when set, keeps only the items that come after a position in
+	// an order: keyset paging, which a caller merging several queries in
+	// one order resumes from.
+	After *Seek
 	// PageSize is the maximum number of items in the page, 1 to MaxPageSize.
 	PageSize int
 	// Continuation resumes a previous page of the same query ("" = start).
@@ -45,6 +50,12 @@ const (
 	// ignore Value.
 	IsDefined
 	NotDefined
+	// ContainsFold: a string property contains Value (a string), ignoring
+	// case: CONTAINS(c.name, @v, true).
+	ContainsFold
+	// ArrayContains: an array property has Value as an element:
+	// ARRAY_CONTAINS(c.name, @v).
+	ArrayContains
 )
 
 // Filter is one condition on a top-level property. Value is a string, bool,
@@ -60,6 +71,22 @@ type Order struct {
 	Field string
 	Desc  bool
 }
+
+// Seek is a position in an order: Order's property, then id, in Order's
+// direction (ties are broken by id in the same direction). It assumes
+// that the property holds values of one JSON type where it is defined;
+// items without it come first in ascending order, as ORDER BY puts them.
+type Seek struct {
+	Order Order
+	// Value is the property's value at the position as JSON (a string,
+	// number or boolean); nil when it is undefined there.
+	Value json.RawMessage
+	ID    string
+}
+
+// TieBroken returns the ORDER BY that lists items in o's order, ties
+// broken by id: the order a Seek on o walks.
+func TieBroken(o Order) []Order { return []Order{o, {Field: "id", Desc: o.Desc}} }
 
 // Page is one page of query results.
 type Page struct {
@@ -101,8 +128,11 @@ func (q *Query) Check(spec ContainerSpec) error {
 		if !IsFieldName(f.Field) {
 			return todo.Errorf(todo.Invalid, "invalid filter field %q", f.Field)
 		}
-		if f.Op < Eq || f.Op > NotDefined {
+		if f.Op < Eq || f.Op > ArrayContains {
 			return todo.Errorf(todo.Invalid, "invalid filter operator %d", f.Op)
+		}
+		if _, ok := f.Value.(string); f.Op == ContainsFold && !ok {
+			return todo.Errorf(todo.Invalid, "CONTAINS needs a string, not %T", f.Value)
 		}
 		if f.Op != IsDefined && f.Op != NotDefined {
 			switch f.Value.(type) {
@@ -111,6 +141,12 @@ func (q *Query) Check(spec ContainerSpec) error {
 				return todo.Errorf(todo.Invalid, "invalid filter value of type %T", f.Value)
 			}
 		}
+	}
+	if err := q.After.Check(); err != nil {
+		return err
+	}
+	if len(q.OrderBy) > 1 && !spec.Indexing.HasComposite(q.OrderBy) {
+		return todo.Errorf(todo.Invalid, "ORDER BY %v: no composite index of container %s serves it", q.OrderBy, spec.Name)
 	}
 	for _, o := range q.OrderBy {
 		if !IsFieldName(o.Field) {
@@ -121,6 +157,31 @@ func (q *Query) Check(spec ContainerSpec) error {
 		}
 	}
 	return nil
+}
+
+// Check validates a position; nil is none.
+func (k *Seek) Check() error {
+	if k == nil {
+		return nil
+	}
+	if !IsFieldName(k.Order.Field) {
+		return todo.Errorf(todo.Invalid, "invalid seek field %q", k.Order.Field)
+	}
+	if k.ID == "" {
+		return todo.Errorf(todo.Invalid, "a seek needs the id of its position")
+	}
+	if k.Value == nil {
+		return nil
+	}
+	var v any
+	if err := json.Unmarshal(k.Value, &v); err != nil {
+		return todo.Errorf(todo.Invalid, "seek value is not JSON")
+	}
+	switch v.(type) {
+	case string, bool, float64:
+		return nil
+	}
+	return todo.Errorf(todo.Invalid, "seek value must be a string, number or boolean")
 }
 
 // ScopeKind is how much of a container a call touched, cheapest first:

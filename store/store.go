@@ -71,6 +71,34 @@ type IndexingPolicy struct {
 	// embedded store keeps a sorted index of these only, since every write
 	// pays for each, and sorts for the others.
 	Sorted []string
+	// Arrays are array properties whose elements are indexed
+	// (/name/[]/?), for ARRAY_CONTAINS.
+	Arrays []string
+	// Composite are the composite indexes: an ORDER BY on more than one
+	// property needs one listing its properties in its order, or in the
+	// reverse of every direction.
+	Composite [][]Order
+}
+
+// HasComposite reports whether a composite index serves ORDER BY order.
+func (p *IndexingPolicy) HasComposite(order []Order) bool {
+	if p == nil {
+		return false
+	}
+	for _, ci := range p.Composite {
+		if len(ci) != len(order) {
+			continue
+		}
+		same, reversed := true, true
+		for i, o := range order {
+			same = same && ci[i] == o
+			reversed = reversed && ci[i] == Order{Field: o.Field, Desc: !o.Desc}
+		}
+		if same || reversed {
+			return true
+		}
+	}
+	return false
 }
 
 // SortedPaths returns the properties the embedded store keeps sorted;
@@ -91,12 +119,7 @@ func (p *IndexingPolicy) Indexes(field string) bool {
 	if p == nil || field == "id" || field == "_ts" {
 		return true
 	}
-	for _, f := range p.Paths {
-		if f == field {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(p.Paths, field) || slices.Contains(p.Arrays, field)
 }
 
 // Split separates the filters the index answers (a comparison or

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -45,7 +46,9 @@ var ttlOn = -1
 var (
 	flat = store.ContainerSpec{Name: "flat", PartitionKeyPaths: []string{"/pk"}, DefaultTTL: &ttlOn}
 	tree = store.ContainerSpec{Name: "tree", PartitionKeyPaths: []string{"/tenant", "/user"},
-		Indexing: &store.IndexingPolicy{Paths: []string{"tenant", "user", "n"}, Sorted: []string{"n"}}}
+		Indexing: &store.IndexingPolicy{Paths: []string{"tenant", "user", "n"}, Sorted: []string{"n"},
+			Composite: [][]store.Order{store.TieBroken(store.Order{Field: "n"}), store.TieBroken(store.Order{Field: "n", Desc: true}),
+				{{Field: "user"}, {Field: "n"}}}}}
 )
 
 type suite struct {
@@ -81,6 +84,12 @@ func Run(t *testing.T, h Harness) {
 		{"QueryCrossPartition", s.queryCross},
 		{"QueryFilters", s.queryFilters},
 		{"QueryOrderWithinPartition", s.queryOrder},
+		{"QueryArrayFilters", s.queryArray},
+		{"QueryTextIgnoringCase", s.queryTextFold},
+		{"QueryOrderTieBrokenAfterPosition", s.querySeekOrdered},
+		{"QueryAfterPositionAcrossPartitions", s.querySeekUnordered},
+		{"QueryOrderNeedsComposite", s.queryOrderNeedsComposite},
+		{"QueryOrderReverseComposite", s.queryOrderReverseComposite},
 		{"QueryOrderAcrossPartitionsRefused", s.queryOrderRefused},
 		{"QueryOrderNeedsIndex", s.queryOrderNeedsIndex},
 		{"QueryOrderFollowsWrites", s.queryOrderFollowsWrites},
@@ -495,10 +504,7 @@ func (s *suite) queryFilters(t *testing.T, c, _ store.Container) {
 		}
 		must[store.Item](t)(c.Create(s.ctx, pk("p1"), d))
 	}
-	cases := []struct {
-		f    []store.Filter
-		want string
-	}{
+	cases := []filterCase{
 		{[]store.Filter{{Field: "n", Op: store.Eq, Value: int64(2)}}, "i2"},
 		{[]store.Filter{{Field: "n", Op: store.Ge, Value: int64(3)}}, "i3,i4"},
 		{[]store.Filter{{Field: "n", Op: store.Lt, Value: 1.5}}, "i0,i1"},
@@ -508,14 +514,27 @@ func (s *suite) queryFilters(t *testing.T, c, _ store.Container) {
 		{[]store.Filter{{Field: "s", Op: store.NotDefined}}, "i5"},
 		{[]store.Filter{{Field: "even", Op: store.IsDefined}, {Field: "n", Op: store.Eq, Value: "five"}}, ""},
 	}
+	s.wantFiltered(t, c, cases)
+	_, err := c.Query(s.ctx, store.Query{PartitionKey: pk("p1"), PageSize: 10, Filters: []store.Filter{{Field: "n; DROP", Op: store.Eq, Value: "x"}}})
+	wantKind(t, err, todo.Invalid)
+}
+
+// filterCase is a query's filters and the ids it must find, sorted and
+// joined by commas.
+type filterCase struct {
+	f    []store.Filter
+	want string
+}
+
+// wantFiltered runs each case in partition p1 of c.
+func (s *suite) wantFiltered(t *testing.T, c store.Container, cases []filterCase) {
+	t.Helper()
 	for _, tc := range cases {
 		p := s.query(t, c, store.Query{PartitionKey: pk("p1"), PageSize: 100, Filters: tc.f})
 		if got := strings.Join(sorted(idsOf(p.Items)), ","); got != tc.want {
 			t.Errorf("filters %+v = %q, want %q", tc.f, got, tc.want)
 		}
 	}
-	_, err := c.Query(s.ctx, store.Query{PartitionKey: pk("p1"), PageSize: 10, Filters: []store.Filter{{Field: "n; DROP", Op: store.Eq, Value: "x"}}})
-	wantKind(t, err, todo.Invalid)
 }
 
 func (s *suite) queryOrder(t *testing.T, c, _ store.Container) {
@@ -537,6 +556,165 @@ func (s *suite) queryOrder(t *testing.T, c, _ store.Container) {
 	}
 	if got := strings.Join(ns, ","); got != "5,4,3,2,1" {
 		t.Fatalf("ORDER BY n DESC = %s", got)
+	}
+}
+
+// queryArray: ARRAY_CONTAINS on an array property, combined with
+// itself and other filters; a value of another type never matches.
+func (s *suite) queryArray(t *testing.T, c, _ store.Container) {
+	for _, d := range [][]any{
+		{"id", "a", "title", "buy milk", "tags", []string{"home", "urgent"}},
+		{"id", "b", "title", "the milkman", "tags", []string{"work"}},
+		{"id", "c", "title", "water plants", "tags", []string{"urgent"}},
+		{"id", "d", "title", 7, "tags", "urgent"},
+		{"id", "e"},
+	} {
+		must[store.Item](t)(c.Create(s.ctx, pk("p1"), doc(append(d, "pk", "p1")...)))
+	}
+	cases := []filterCase{
+		{[]store.Filter{{Field: "tags", Op: store.ArrayContains, Value: "urgent"}}, "a,c"},
+		{[]store.Filter{{Field: "tags", Op: store.ArrayContains, Value: "urgent"}, {Field: "tags", Op: store.ArrayContains, Value: "home"}}, "a"},
+		{[]store.Filter{{Field: "tags", Op: store.ArrayContains, Value: "urgent"}, {Field: "title", Op: store.Eq, Value: "buy milk"}}, "a"},
+		{[]store.Filter{{Field: "tags", Op: store.ArrayContains, Value: "urg"}}, ""},
+	}
+	s.wantFiltered(t, c, cases)
+}
+
+// queryTextFold: CONTAINS(…, true) finds a text in a string property,
+// ignoring case, alone and with ARRAY_CONTAINS; a value of another type
+// never matches.
+func (s *suite) queryTextFold(t *testing.T, c, _ store.Container) {
+	for i, d := range [][]any{
+		{"title", "Buy MILK", "tags", []string{"urgent"}}, {"title", "milkman"}, {"title", "Mílk"}, {"title", "bread", "tags", []string{"urgent"}}, {"title", 7}, {},
+	} {
+		must[store.Item](t)(c.Create(s.ctx, pk("p1"), doc(append(d, "id", fmt.Sprint("i", i), "pk", "p1")...)))
+	}
+	cases := []filterCase{
+		{[]store.Filter{{Field: "title", Op: store.ContainsFold, Value: "mILk"}}, "i0,i1"},
+		{[]store.Filter{{Field: "title", Op: store.ContainsFold, Value: "READ"}}, "i3"},
+		{[]store.Filter{{Field: "title", Op: store.ContainsFold, Value: "milk"}, {Field: "tags", Op: store.ArrayContains, Value: "urgent"}}, "i0"},
+		{[]store.Filter{{Field: "title", Op: store.ContainsFold, Value: "7"}}, ""},
+	}
+	s.wantFiltered(t, c, cases)
+}
+
+// seekData puts items with repeated values of n, and some without n, in
+// one partition of h and returns their ids in ORDER BY n, id.
+func (s *suite) seekData(t *testing.T, h store.Container, tenant, user string) []string {
+	var want []string
+	for _, d := range []struct {
+		id string
+		n  any
+	}{{"a", nil}, {"b", 2}, {"c", 1}, {"d", nil}, {"e", 2}, {"f", 3}, {"g", 1}, {"h", 2}} {
+		kv := []any{"id", user + d.id, "tenant", tenant, "user", user}
+		if d.n != nil {
+			kv = append(kv, "n", d.n)
+		}
+		must[store.Item](t)(h.Create(s.ctx, pk(tenant, user), doc(kv...)))
+	}
+	for _, id := range []string{"a", "d", "c", "g", "b", "e", "h", "f"} {
+		want = append(want, user+id)
+	}
+	return want
+}
+
+// seekAll pages through q by position: each page's query starts after
+// the last item of the one before, as a merge of several queries does.
+func (s *suite) seekAll(t *testing.T, c store.Container, q store.Query, o store.Order) []string {
+	t.Helper()
+	var ids []string
+	for range 100 {
+		p := s.query(t, c, q)
+		if len(p.Items) == 0 {
+			return ids
+		}
+		if len(p.Items) > q.PageSize {
+			t.Fatalf("page of %d items, page size %d", len(p.Items), q.PageSize)
+		}
+		ids = append(ids, idsOf(p.Items)...)
+		last := p.Items[len(p.Items)-1]
+		var fields map[string]json.RawMessage
+		if err := json.Unmarshal(last.Body, &fields); err != nil {
+			t.Fatal(err)
+		}
+		q.After = &store.Seek{Order: o, Value: fields[o.Field], ID: last.ID}
+	}
+	t.Fatal("paging did not end")
+	return nil
+}
+
+// querySeekOrdered: ORDER BY a property then id (a composite index), in
+// both directions, paged by position; items without the property come
+// first in ascending order.
+func (s *suite) querySeekOrdered(t *testing.T, _, h store.Container) {
+	want := s.seekData(t, h, "t1", "u1")
+	for _, desc := range []bool{false, true} {
+		o := store.Order{Field: "n", Desc: desc}
+		exp := slices.Clone(want)
+		if desc {
+			slices.Reverse(exp)
+		}
+		for _, size := range []int{1, 2, 3, 8} {
+			got := s.seekAll(t, h, store.Query{PartitionKey: pk("t1", "u1"), PageSize: size, OrderBy: store.TieBroken(o)}, o)
+			if !slices.Equal(got, exp) {
+				t.Fatalf("ORDER BY n, id (desc %v) by position, pages of %d = %v, want %v", desc, size, got, exp)
+			}
+		}
+	}
+}
+
+// querySeekUnordered: a position filters a query without ORDER BY too,
+// across partitions: exactly the items after it remain.
+func (s *suite) querySeekUnordered(t *testing.T, _, h store.Container) {
+	want := append(s.seekData(t, h, "t1", "u1"), s.seekData(t, h, "t2", "u2")...)
+	o := store.Order{Field: "n"}
+	slices.SortFunc(want, func(a, b string) int {
+		return o.Compare(seekValue(a), a, seekValue(b), b)
+	})
+	for i, at := range want {
+		for _, desc := range []bool{false, true} {
+			o := store.Order{Field: "n", Desc: desc}
+			exp := slices.Clone(want[i+1:])
+			if desc {
+				exp = slices.Clone(want[:i])
+			}
+			got := idsOf(s.all(t, h, store.Query{PageSize: 3, After: &store.Seek{Order: o, Value: seekValue(at), ID: at}}))
+			if !slices.Equal(sorted(got), sorted(exp)) {
+				t.Fatalf("after (%s, %s) desc %v = %v, want %v", seekValue(at), at, desc, sorted(got), sorted(exp))
+			}
+		}
+	}
+}
+
+// seekValue is n of the seekData item id, as JSON (nil: undefined).
+func seekValue(id string) json.RawMessage {
+	n := map[byte]string{'b': "2", 'c': "1", 'e': "2", 'f': "3", 'g': "1", 'h': "2"}[id[len(id)-1]]
+	if n == "" {
+		return nil
+	}
+	return json.RawMessage(n)
+}
+
+// queryOrderNeedsComposite: ORDER BY several properties needs a composite
+// index listing them in that order (or all reversed), as in Cosmos DB.
+func (s *suite) queryOrderNeedsComposite(t *testing.T, _, h store.Container) {
+	key := pk("t1", "u1")
+	for _, order := range [][]store.Order{{{Field: "id"}, {Field: "n"}}, {{Field: "n"}, {Field: "id", Desc: true}}} {
+		_, err := h.Query(s.ctx, store.Query{PartitionKey: key, PageSize: 10, OrderBy: order})
+		wantKind(t, err, todo.Invalid)
+	}
+}
+
+// queryOrderReverseComposite: a composite index serves the reverse of
+// every direction too.
+func (s *suite) queryOrderReverseComposite(t *testing.T, _, h store.Container) {
+	key := pk("t1", "u1")
+	for i := range 3 {
+		must[store.Item](t)(h.Create(s.ctx, key, doc("id", fmt.Sprint("i", i), "tenant", "t1", "user", "u1", "n", i)))
+	}
+	p := s.query(t, h, store.Query{PartitionKey: key, PageSize: 10, OrderBy: []store.Order{{Field: "user", Desc: true}, {Field: "n", Desc: true}}})
+	if got := strings.Join(idsOf(p.Items), ","); got != "i2,i1,i0" {
+		t.Fatalf("ORDER BY user DESC, n DESC = %s, want i2,i1,i0", got)
 	}
 }
 

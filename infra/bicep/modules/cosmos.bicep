@@ -190,10 +190,12 @@ resource todoContainer 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/conta
       // TTL on, no default expiry: only version documents (the audit outbox)
       // carry a per-item ttl (VERSION_TTL_SECONDS); todo documents live on.
       defaultTtl: -1
-      // partition.TodoIndexing: only what the queries filter on, and the
-      // partition key paths of every scheme; everything else (title, tags,
-      // timestamps, version snapshots) is not indexed, so writes do not pay
-      // for it. TTL and the change feed work from _ts, which is always
+      // partition.TodoIndexing: only what the queries filter and sort on
+      // (tags by their elements, for ARRAY_CONTAINS), and the partition key
+      // paths of every scheme; everything else (notes, version snapshots)
+      // is not indexed, so writes do not pay for it. Each sort property has
+      // a composite index with id, which breaks ties; it serves both
+      // directions. TTL and the change feed work from _ts, which is always
       // indexed, as id is.
       indexingPolicy: {
         indexingMode: 'consistent'
@@ -217,11 +219,68 @@ resource todoContainer 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/conta
           {
             path: '/partitionKey/?'
           }
+          {
+            path: '/dueDate/?'
+          }
+          {
+            path: '/createdAt/?'
+          }
+          {
+            path: '/updatedAt/?'
+          }
+          {
+            path: '/title/?'
+          }
+          {
+            path: '/tags/[]/?'
+          }
         ]
         excludedPaths: [
           {
             path: '/*'
           }
+        ]
+        compositeIndexes: [
+          [
+            {
+              path: '/dueDate'
+              order: 'ascending'
+            }
+            {
+              path: '/id'
+              order: 'ascending'
+            }
+          ]
+          [
+            {
+              path: '/createdAt'
+              order: 'ascending'
+            }
+            {
+              path: '/id'
+              order: 'ascending'
+            }
+          ]
+          [
+            {
+              path: '/updatedAt'
+              order: 'ascending'
+            }
+            {
+              path: '/id'
+              order: 'ascending'
+            }
+          ]
+          [
+            {
+              path: '/title'
+              order: 'ascending'
+            }
+            {
+              path: '/id'
+              order: 'ascending'
+            }
+          ]
         ]
       }
     }
