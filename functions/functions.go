@@ -13,6 +13,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -49,8 +50,13 @@ type Function struct {
 	Retry    *Retry    `json:"retry"`
 }
 
-// All returns every function, sorted by name.
-func All() ([]Function, error) {
+// All returns every function, sorted by name. The files are parsed once,
+// on first use: callers share the result and must not modify it.
+func All() ([]Function, error) { return parsed() }
+
+var parsed = sync.OnceValues(parse)
+
+func parse() ([]Function, error) {
 	dirs, err := fs.Glob(files, "*/function.json")
 	if err != nil {
 		return nil, err
