@@ -148,6 +148,13 @@ func (c *container) Query(ctx context.Context, q store.Query) (store.Page, error
 	return page, err
 }
 
+func (c *container) UpsertAtomically(ctx context.Context, ups []store.Upsert) (bool, error) {
+	ctx, done := c.call(ctx, "execute_transaction")
+	ok, err := store.UpsertAtomically(ctx, c.Container, ups)
+	done(err)
+	return ok, err
+}
+
 func (c *container) ChangeFeed(ctx context.Context, continuation string, max int) (store.ChangeBatch, error) {
 	ctx, done := c.call(ctx, "read_change_feed")
 	b, err := c.Container.ChangeFeed(ctx, continuation, max)
