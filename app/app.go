@@ -128,6 +128,11 @@ func Start(cfg *config.Config, log *slog.Logger, o *Options) (*App, error) {
 	if o == nil {
 		o = &Options{}
 	}
+	if cfg.Mode == config.Host {
+		if err := trigger.CheckPayloadLimit(cfg.MaxPayloadBytes); err != nil {
+			return nil, err
+		}
+	}
 	ln, err := net.Listen("tcp", cfg.ListenAddr)
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", cfg.ListenAddr, err)

@@ -1,8 +1,8 @@
 // Package functions holds the function.json binding files, one folder per
 // function, exactly as the Functions host reads them (make stage copies them
 // into dist/), and embeds them so the handler and its tests read the same
-// bindings: the standalone pump takes its batch size, output binding and
-// retry policy from AuditTrigger's file.
+// bindings: AuditTrigger's binding names and batch size bound what it
+// accepts, and the standalone pump takes its retry policy from its file.
 package functions
 
 import (

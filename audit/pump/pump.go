@@ -30,13 +30,17 @@ const attrFeed = "db.collection.name"
 // once: about ten of the largest todo documents the API accepts.
 const DefaultMaxBytes = 4 << 20
 
+// DefaultBatchSize is how many documents the pump reads at once. It is not
+// AuditTrigger's maxItemsPerInvocation: that bounds what the host sends
+// through an invocation limited in bytes, and the pump sends nothing.
+const DefaultBatchSize = 100
+
 // Pump reads the todo container's change feed from its saved continuation,
 // audits each batch with the trigger's core, and writes the records and
 // the continuation after them: in one transaction where the store can
 // (the embedded store), else the records first and the continuation after.
-// Batches are bounded by count (AuditTrigger's maxItemsPerInvocation) and
-// by bytes (MaxBytes, down to a single document), so no document however
-// large holds up the others. A failed batch is retried with AuditTrigger's
+// Batches are bounded by count (BatchSize) and by bytes (MaxBytes, down to
+// a single document), so no document however large holds up the others. A failed batch is retried with AuditTrigger's
 // retry policy; unlike the host, the pump never gives up on a batch, so it
 // never loses one, and it never gives up on its checkpoint or the feed
 // either: every error is logged and retried with backoff, and Status says
@@ -50,10 +54,11 @@ type Pump struct {
 	Log     *slog.Logger
 	// Poll is the wait after an empty read of the feed.
 	Poll time.Duration
-	// BatchSize and Delays come from AuditTrigger's function.json (see
-	// New).
+	// BatchSize is how many documents one read of the feed asks for.
 	BatchSize int
-	Delays    []time.Duration
+	// Delays, the waits between retries, come from AuditTrigger's
+	// function.json (see New).
+	Delays []time.Duration
 	// MaxBytes bounds the documents of a batch audited at once; a read of
 	// the feed that holds more is audited in parts, and the next read asks
 	// for as many documents as fit.
@@ -65,25 +70,20 @@ type Pump struct {
 	mon *monitor // follows Run for Status
 }
 
-// New returns a pump configured from AuditTrigger's function.json that
-// audits with trig.
+// New returns a pump that audits with trig and retries with the policy of
+// AuditTrigger's function.json.
 func New(feed, records, leases store.Container, trig *trigger.Trigger, log *slog.Logger) (*Pump, error) {
 	f, err := functions.Get("AuditTrigger")
 	if err != nil {
 		return nil, err
 	}
-	in, _ := f.Trigger()
 	delays, err := f.Retry.Delays()
 	if err != nil {
 		return nil, fmt.Errorf("AuditTrigger/function.json retry: %w", err)
 	}
-	size := in.MaxItemsPerInvocation
-	if size <= 0 {
-		size = 100
-	}
 	return &Pump{
 		Feed: feed, Audit: records, Leases: leases, Trigger: trig, Log: log, Poll: 20 * time.Millisecond,
-		BatchSize: size, Delays: delays, MaxBytes: DefaultMaxBytes,
+		BatchSize: DefaultBatchSize, Delays: delays, MaxBytes: DefaultMaxBytes,
 		mon: &monitor{lastRead: time.Now()},
 	}, nil
 }
