@@ -25,30 +25,31 @@ import (
 // clients concurrent clients, and the audit pump's catch-up after them
 // (until a write after the last one is in its history). The count does not
 // move with the machine's load, as wall-clock figures do. Start-up and a
-// warm-up are left out: the counters are zeroed after them.
-func instructionsPerUpdate(bin, dir string, clients, updates int) (float64, error) {
+// warm-up are left out: the counters are zeroed after them. It also
+// returns the path of the callgrind dump.
+func instructionsPerUpdate(bin, dir string, clients, updates int) (float64, string, error) {
 	addr, err := freeAddr()
 	if err != nil {
-		return 0, err
+		return 0, "", err
 	}
 	out := filepath.Join(dir, "callgrind.out")
 	cmd := exec.Command("valgrind", "--tool=callgrind", "--callgrind-out-file="+out, bin)
 	// Callgrind aborts on the signals of Go's asynchronous preemption.
 	cmd.Env = append(os.Environ(), "GODEBUG=asyncpreemptoff=1", "LISTEN_ADDR="+addr, "DATA_DIR="+filepath.Join(dir, "data"), "AUTH_MODE=dev", "LOG_LEVEL=warn")
 	if err := cmd.Start(); err != nil {
-		return 0, fmt.Errorf("valgrind: %w", err)
+		return 0, "", fmt.Errorf("valgrind: %w", err)
 	}
 	p := &proc{cmd: cmd, base: "http://" + addr}
 	defer p.stop()
 	if err := waitFor(p.base+"/api/health", 2*time.Minute); err != nil {
-		return 0, err
+		return 0, "", err
 	}
 	c := newClient(clients)
 	c.Timeout = time.Minute
 	ids := make([]string, clients)
 	for i := range ids {
 		if ids[i], _, _, err = seed(c, p.base); err != nil {
-			return 0, err
+			return 0, "", err
 		}
 	}
 	var n atomic.Int64
@@ -72,29 +73,29 @@ func instructionsPerUpdate(bin, dir string, clients, updates int) (float64, erro
 		return <-errs
 	}
 	if err := round(4); err != nil {
-		return 0, err
+		return 0, "", err
 	}
 	if err := audited(c, p.base); err != nil {
-		return 0, err
+		return 0, "", err
 	}
 	if err := callgrindControl("--zero", cmd.Process.Pid); err != nil {
-		return 0, err
+		return 0, "", err
 	}
 	perClient := max(updates/clients, 1)
 	if err := round(perClient); err != nil {
-		return 0, err
+		return 0, "", err
 	}
 	if err := audited(c, p.base); err != nil {
-		return 0, err
+		return 0, "", err
 	}
 	if err := callgrindControl("--dump", cmd.Process.Pid); err != nil {
-		return 0, err
+		return 0, "", err
 	}
-	ir, err := dumpedInstructions(out)
+	ir, dump, err := dumpedInstructions(out)
 	if err != nil {
-		return 0, err
+		return 0, "", err
 	}
-	return float64(ir) / float64(perClient*clients), nil
+	return float64(ir) / float64(perClient*clients), dump, nil
 }
 
 func callgrindControl(arg string, pid int) error {
@@ -136,11 +137,11 @@ func audited(c *http.Client, base string) error {
 }
 
 // dumpedInstructions reads the instruction total of the last callgrind
-// dump written next to out (callgrind names dumps out.N).
-func dumpedInstructions(out string) (int64, error) {
+// dump written next to out (callgrind names dumps out.N), and its path.
+func dumpedInstructions(out string) (int64, string, error) {
 	matches, err := filepath.Glob(out + "*")
 	if err != nil || len(matches) == 0 {
-		return 0, fmt.Errorf("no callgrind dump at %s", out)
+		return 0, "", fmt.Errorf("no callgrind dump at %s", out)
 	}
 	var last string
 	for _, m := range matches {
@@ -149,20 +150,21 @@ func dumpedInstructions(out string) (int64, error) {
 		}
 	}
 	if last == "" {
-		return 0, fmt.Errorf("no callgrind dump after %s", out)
+		return 0, "", fmt.Errorf("no callgrind dump after %s", out)
 	}
 	f, err := os.Open(last)
 	if err != nil {
-		return 0, err
+		return 0, "", err
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		if v, ok := strings.CutPrefix(sc.Text(), "summary:"); ok {
-			return strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			return n, last, err
 		}
 	}
-	return 0, fmt.Errorf("%s has no summary line", last)
+	return 0, "", fmt.Errorf("%s has no summary line", last)
 }
 
 // storeBatchRate is the embedded store's own rate of the write every

@@ -45,6 +45,7 @@ func main() {
 		baseline = flag.String("serve-baseline", "", "internal: serve this file as the bare net/http baseline")
 		listen   = flag.String("listen", "", "internal: baseline listen address")
 		instr    = flag.Int("instructions", 0, "instead: count, under callgrind, the instructions per update of this many updates")
+		profile  = flag.String("callgrind-out", "", "with -instructions: also keep the callgrind dump here, for callgrind_annotate")
 	)
 	flag.Parse()
 	if *baseline != "" {
@@ -52,7 +53,7 @@ func main() {
 		return
 	}
 	if *instr > 0 {
-		if err := countInstructions(*bin, *clients, *instr); err != nil {
+		if err := countInstructions(*bin, *clients, *instr, *profile); err != nil {
 			fmt.Fprintln(os.Stderr, "loadtest:", err)
 			os.Exit(1)
 		}
@@ -80,8 +81,9 @@ func handlerBinary(bin, tmp string) (string, error) {
 }
 
 // countInstructions prints the instructions per update of the handler at
-// bin (built from ./handler when "").
-func countInstructions(bin string, clients, updates int) error {
+// bin (built from ./handler when ""), and keeps the callgrind dump at
+// profile unless it is "".
+func countInstructions(bin string, clients, updates int, profile string) error {
 	tmp, err := os.MkdirTemp("", "loadtest")
 	if err != nil {
 		return err
@@ -90,9 +92,14 @@ func countInstructions(bin string, clients, updates int) error {
 	if bin, err = handlerBinary(bin, tmp); err != nil {
 		return err
 	}
-	per, err := instructionsPerUpdate(bin, tmp, clients, updates)
+	per, dump, err := instructionsPerUpdate(bin, tmp, clients, updates)
 	if err != nil {
 		return err
+	}
+	if profile != "" {
+		if err := os.Rename(dump, profile); err != nil {
+			return err
+		}
 	}
 	fmt.Printf("%-46s %18.0f   (%d updates from %d clients, the audit's catch-up included; valgrind --tool=callgrind)\n",
 		"instructions per update, whole process", per, max(updates/clients, 1)*clients, clients)

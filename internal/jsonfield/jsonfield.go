@@ -86,22 +86,24 @@ func skipSpace(b []byte, i int) int {
 	return i
 }
 
-// stringEnd returns the index after the string that starts at b[i].
+// stringEnd returns the index after the string that starts at b[i]: the
+// first quote after it that an odd run of backslashes does not escape.
 func stringEnd(b []byte, i int) (int, error) {
 	i++
 	for {
-		k := bytes.IndexAny(b[i:], `"\`)
+		k := bytes.IndexByte(b[i:], '"')
 		if k < 0 {
 			return 0, errMalformed
 		}
 		i += k
-		if b[i] == '"' {
+		escapes := 0
+		for j := i - 1; j >= 0 && b[j] == '\\'; j-- {
+			escapes++
+		}
+		if escapes%2 == 0 {
 			return i + 1, nil
 		}
-		i += 2 // an escape: the backslash and the character it escapes
-		if i > len(b) {
-			return 0, errMalformed
-		}
+		i++
 	}
 }
 
@@ -115,28 +117,20 @@ func valueEnd(b []byte, i int) (int, error) {
 		return stringEnd(b, i)
 	case '{', '[':
 		depth := 0
-		for i < len(b) {
-			k := bytes.IndexAny(b[i:], `"{}[]`)
-			if k < 0 {
-				return 0, errMalformed
-			}
-			i += k
+		for ; i < len(b); i++ {
 			switch b[i] {
 			case '"':
 				end, err := stringEnd(b, i)
 				if err != nil {
 					return 0, err
 				}
-				i = end
-				continue
+				i = end - 1
 			case '{', '[':
 				depth++
-			default:
-				depth--
-			}
-			i++
-			if depth == 0 {
-				return i, nil
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1, nil
+				}
 			}
 		}
 		return 0, errMalformed
