@@ -150,14 +150,13 @@ func TestLargestTodosUnderTheHost(t *testing.T) {
 	createLargest(t, mallory, in.MaxItemsPerInvocation/4)
 
 	ctx := context.Background()
-	todos, err := st.Container(ctx, "todos")
-	if err != nil {
-		t.Fatal(err)
+	var cs [2]store.Container
+	for i, name := range []string{"todos", "audit"} {
+		if cs[i], err = st.Container(ctx, name); err != nil {
+			t.Fatal(err)
+		}
 	}
-	auditC, err := st.Container(ctx, "audit")
-	if err != nil {
-		t.Fatal(err)
-	}
+	todos, auditC := cs[0], cs[1]
 	cont, invocations, largestDoc, largestBody := "", 0, 0, 0
 	for {
 		batch, err := todos.ChangeFeed(ctx, cont, in.MaxItemsPerInvocation)

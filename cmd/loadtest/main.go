@@ -52,17 +52,27 @@ func main() {
 		serveBaseline(*baseline, *listen)
 		return
 	}
-	if *instr > 0 {
-		if err := countInstructions(*bin, *clients, *instr, *profile); err != nil {
-			fmt.Fprintln(os.Stderr, "loadtest:", err)
-			os.Exit(1)
-		}
-		return
-	}
-	if err := run(*bin, *duration, *clients); err != nil {
+	if err := measure(*bin, *duration, *clients, *instr, *profile); err != nil {
 		fmt.Fprintln(os.Stderr, "loadtest:", err)
 		os.Exit(1)
 	}
+}
+
+// measure runs the quality bars, or with instructions > 0 the count of
+// instructions per update, in a temporary directory it removes after.
+func measure(bin string, d time.Duration, clients, instructions int, profile string) error {
+	tmp, err := os.MkdirTemp("", "loadtest")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	if bin, err = handlerBinary(bin, tmp); err != nil {
+		return err
+	}
+	if instructions > 0 {
+		return countInstructions(bin, tmp, clients, instructions, profile)
+	}
+	return run(bin, tmp, d, clients)
 }
 
 // handlerBinary returns bin, or builds ./handler into tmp when it is "",
@@ -81,17 +91,8 @@ func handlerBinary(bin, tmp string) (string, error) {
 }
 
 // countInstructions prints the instructions per update of the handler at
-// bin (built from ./handler when ""), and keeps the callgrind dump at
-// profile unless it is "".
-func countInstructions(bin string, clients, updates int, profile string) error {
-	tmp, err := os.MkdirTemp("", "loadtest")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	if bin, err = handlerBinary(bin, tmp); err != nil {
-		return err
-	}
+// bin, and keeps the callgrind dump at profile unless it is "".
+func countInstructions(bin, tmp string, clients, updates int, profile string) error {
 	per, dump, err := instructionsPerUpdate(bin, tmp, clients, updates)
 	if err != nil {
 		return err
@@ -106,15 +107,7 @@ func countInstructions(bin string, clients, updates int, profile string) error {
 	return nil
 }
 
-func run(bin string, d time.Duration, clients int) error {
-	tmp, err := os.MkdirTemp("", "loadtest")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	if bin, err = handlerBinary(bin, tmp); err != nil {
-		return err
-	}
+func run(bin, tmp string, d time.Duration, clients int) error {
 	fmt.Printf("loadtest: %d clients, %v rounds, GOMAXPROCS of this machine: %d cores\n\n", clients, d, numCPU())
 
 	// Readiness.
