@@ -21,6 +21,7 @@ import (
 	"github.com/todoaudit/todo/audit"
 	"github.com/todoaudit/todo/azfunc"
 	"github.com/todoaudit/todo/functions"
+	"github.com/todoaudit/todo/internal/jsonfield"
 	"github.com/todoaudit/todo/telemetry"
 )
 
@@ -130,20 +131,36 @@ func (t *Trigger) fail(w http.ResponseWriter, r *http.Request, err error) {
 
 // writeLinks links a batch's span to the writes it audits: every version
 // document carries the traceparent of the request that wrote it. Only
-// computed when tracing.
+// computed when tracing, and it skims the documents rather than decoding
+// them.
 func writeLinks(tel *telemetry.Telemetry, docs []json.RawMessage) []trace.Link {
 	if !tel.Tracing() {
 		return nil
 	}
 	var links []trace.Link
 	for _, raw := range docs {
-		var v struct {
-			Type        string `json:"type"`
-			TodoID      string `json:"todoId"`
-			Version     int64  `json:"version"`
-			TraceParent string `json:"traceparent"`
+		var typ, todoID, version, parent []byte
+		if jsonfield.Each(raw, func(name, value []byte) bool {
+			switch string(name) {
+			case "type":
+				typ = value
+			case "todoId":
+				todoID = value
+			case "version":
+				version = value
+			case "traceparent":
+				parent = value
+			}
+			return true
+		}) != nil || string(typ) != `"`+todo.TypeVersion+`"` || parent == nil {
+			continue
 		}
-		if json.Unmarshal(raw, &v) != nil || v.Type != todo.TypeVersion || v.TraceParent == "" {
+		var v struct {
+			TodoID      string
+			Version     int64
+			TraceParent string
+		}
+		if json.Unmarshal(todoID, &v.TodoID) != nil || json.Unmarshal(version, &v.Version) != nil || json.Unmarshal(parent, &v.TraceParent) != nil {
 			continue
 		}
 		if sc, ok := telemetry.SpanContextOf(v.TraceParent, ""); ok {
