@@ -120,7 +120,6 @@ func (p *Pump) pump(ctx context.Context, untilIdle bool, mon *monitor) {
 	want := max(p.BatchSize, 1)
 	feedFailures := 0
 	for ctx.Err() == nil {
-		p.Telemetry.Metrics().PumpBacklog(ctx, 0)
 		started := time.Now()
 		batch, err := p.Feed.ChangeFeed(ctx, read, want)
 		if ctx.Err() != nil {
@@ -150,6 +149,7 @@ func (p *Pump) pump(ctx context.Context, untilIdle bool, mon *monitor) {
 			return
 		}
 		mon.update(func(m *monitor) { m.oldest = time.Time{} })
+		p.Telemetry.Metrics().PumpBacklog(ctx, 0)
 		read = batch.Continuation
 	}
 }
