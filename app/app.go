@@ -6,7 +6,6 @@ package app
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -56,12 +55,10 @@ type App struct {
 	openErr    error         // why it failed; read only after opened is closed
 	store      store.Store   // set by the opening goroutine before opened is closed
 	pump       *pump.Pump
-	// invocationKey is what a standalone invocation of a payload-mode
-	// function must carry (see httpapi.Config.InvocationKey).
-	invocationKey string
-	bg            sync.WaitGroup
-	serving       chan struct{} // closed when the server has stopped
-	fresh         freshConns
+	reconciler *reconcile.Reconciler
+	bg         sync.WaitGroup
+	serving    chan struct{} // closed when the server has stopped
+	fresh      freshConns
 }
 
 // freshConns are the connections accepted that have sent no request yet.
@@ -136,6 +133,11 @@ type Options struct {
 func Start(cfg *config.Config, log *slog.Logger, o *Options) (*App, error) {
 	if o == nil {
 		o = &Options{}
+	}
+	if cfg.Mode == config.Host {
+		if err := trigger.CheckPayloadLimit(cfg.MaxPayloadBytes); err != nil {
+			return nil, err
+		}
 	}
 	ln := o.Listener
 	if ln == nil {
@@ -393,25 +395,26 @@ func (a *App) open(ctx, bg context.Context) error {
 		return err
 	}
 	rec := &reconcile.Reconciler{Todos: todos, Audit: auditC, Leases: leases, Log: a.log, FinishMove: svc.FinishVersionMove}
-	// Standalone, the invocation endpoints share the public address, so
-	// they answer only the handler's own pump, which holds this key; under
-	// the host, only the host reaches the loopback port.
-	if a.cfg.Mode == config.Standalone {
-		a.invocationKey = rand.Text()
-	}
-	key := a.invocationKey
-	h := httpapi.New(httpapi.Config{
-		Service:      svc,
-		Auth:         a.auth,
-		MaxBodyBytes: a.cfg.MaxBodyBytes,
-		StoreTimeout: a.cfg.StoreTimeout,
-		Health:       a.health.Status,
-		Invocations: map[string]http.Handler{
+	a.reconciler = rec
+	// The payload-mode functions are reached only by the Functions host,
+	// on the loopback port it alone talks to. Standalone nothing serves
+	// them: the pump calls the trigger's core in-process and the
+	// reconciler runs on its own timer.
+	var invocations map[string]http.Handler
+	if a.cfg.Mode != config.Standalone {
+		invocations = map[string]http.Handler{
 			"AuditTrigger": auditTrigger,
 			"Reconcile":    reconcile.Handler(rec, a.log),
-		},
+		}
+	}
+	h := httpapi.New(httpapi.Config{
+		Service:         svc,
+		Auth:            a.auth,
+		MaxBodyBytes:    a.cfg.MaxBodyBytes,
+		StoreTimeout:    a.cfg.StoreTimeout,
+		Health:          a.health.Status,
+		Invocations:     invocations,
 		MaxPayloadBytes: a.cfg.MaxPayloadBytes,
-		InvocationKey:   key,
 		Log:             a.log,
 		StoreName:       storeName,
 		Partitions:      hot,
@@ -432,11 +435,10 @@ func (a *App) open(ctx, bg context.Context) error {
 		a.health.WatchAudit(func() health.Audit { return health.Audit{State: health.AuditHost} })
 	}
 	if a.cfg.Mode == config.Standalone && a.cfg.AuditPump {
-		p, err := pump.New(todos, auditC, leases, "http://"+a.Addr()+"/AuditTrigger", a.log)
+		p, err := pump.New(todos, auditC, leases, auditTrigger, a.log)
 		if err != nil {
 			return err
 		}
-		p.Key = key
 		p.Telemetry = tel
 		a.pump = p
 		p.ReportTo(func(err error) { a.health.Report("audit", err) })
@@ -504,11 +506,6 @@ func (a *App) reconcileLoop(ctx context.Context, rec *reconcile.Reconciler, swee
 	}
 }
 
-// InvocationKey is the key a standalone handler's payload-mode functions
-// answer to ("" under the host), for tests and tools that invoke them as
-// the pump does. Valid once the store is open.
-func (a *App) InvocationKey() string { return a.invocationKey }
-
 // DrainAudit delivers every pending change to the audit container now
 // (standalone only), for tests and tools.
 func (a *App) DrainAudit(ctx context.Context) error {
@@ -517,6 +514,16 @@ func (a *App) DrainAudit(ctx context.Context) error {
 	}
 	a.pump.Drain(ctx)
 	return ctx.Err()
+}
+
+// Reconcile runs one reconcile pass now, as the Reconcile function does
+// under the host and the reconcile loop does standalone, for tests and
+// tools. Valid once the store is open.
+func (a *App) Reconcile(ctx context.Context) (reconcile.Result, error) {
+	if a.reconciler == nil {
+		return reconcile.Result{}, errors.New("the store is not open")
+	}
+	return a.reconciler.Run(ctx)
 }
 
 // Close shuts down: it cancels opening (requests waiting for it get 503)

@@ -241,7 +241,7 @@ func TestBadInput(t *testing.T) {
 		{"dead letters filtered by category", "GET", "/api/manage/deadletters?category=Grocery", ``, nil, 400},
 		{"dead letters with a bad continuation", "GET", "/api/manage/deadletters?continuation=x", ``, nil, 400},
 		{"public call of AuditTrigger", "POST", "/AuditTrigger", `{"Data":{"documents":"\"[]\""},"Metadata":{}}`, nil, 404},
-		{"public call of AuditTrigger with a guessed key", "POST", "/AuditTrigger", `{"Data":{"documents":"\"[]\""},"Metadata":{}}`, []string{azfunc.KeyHeader + ": guess"}, 404},
+		{"public call of AuditTrigger as the host sends it", "POST", "/AuditTrigger", `{"Data":{"documents":"\"[]\""},"Metadata":{}}`, []string{azfunc.InvocationIDHeader + ": 0d2c9a4e-5a7b-4f6e-8a59-3c1f2f0a9e77"}, 404},
 		{"public call of Reconcile", "POST", "/Reconcile", `{"Data":{"timer":{}},"Metadata":{}}`, nil, 404},
 		{"public GET of AuditTrigger", "GET", "/AuditTrigger", ``, nil, 404},
 	}

@@ -41,13 +41,21 @@ func startAppWith(t testing.TB, settings map[string]string, o *app.Options) *ser
 // hands over, so no other process can take the port in between.
 func startHosted(t testing.TB, settings map[string]string) *server {
 	t.Helper()
+	ln, port := hostSocket(t)
+	kv := map[string]string{"FUNCTIONS_CUSTOMHANDLER_PORT": port}
+	maps.Copy(kv, settings)
+	return startAppWith(t, kv, &app.Options{Listener: ln})
+}
+
+// hostSocket binds the loopback socket a handler under the host serves,
+// and returns it with its port for FUNCTIONS_CUSTOMHANDLER_PORT.
+func hostSocket(t testing.TB) (net.Listener, string) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	kv := map[string]string{"FUNCTIONS_CUSTOMHANDLER_PORT": strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)}
-	maps.Copy(kv, settings)
-	return startAppWith(t, kv, &app.Options{Listener: ln})
+	return ln, strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 }
 
 // refusingAddr is a loopback address nothing listens on.

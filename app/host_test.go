@@ -1,10 +1,15 @@
 package app_test
 
 import (
+	"bytes"
+	"io"
+	"net/http"
+	"os"
 	"testing"
 
 	"github.com/todoaudit/todo/auth"
 	"github.com/todoaudit/todo/auth/authtest"
+	"github.com/todoaudit/todo/azfunc"
 )
 
 // Requests as the Functions host forwards them: the original /api path, the
@@ -47,4 +52,32 @@ func TestHostMode(t *testing.T) {
 	want(t, alice.Do("POST", "/Reconcile", `{"Data":{"timer":{"IsPastDue":false}},"Metadata":{"sys":{"MethodName":"Reconcile"}}}`), 200)
 	// Health is anonymous.
 	want(t, s.Do("GET", "/api/health", nil), 200)
+}
+
+// The host's exact invocation of AuditTrigger, the captured golden
+// payload, sent as the host sends it (chunked, with its invocation id)
+// through the real route on the host's port, gets the trigger's golden
+// answer byte for byte.
+func TestHostInvocationGolden(t *testing.T) {
+	s := startHosted(t, map[string]string{"AUTH_MODE": "easyauth"})
+	inv, err := os.ReadFile("../azfunc/testdata/cosmos-trigger-v4.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden, err := os.ReadFile("../audit/trigger/testdata/audit-trigger-response.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest(http.MethodPost, s.Base+"/AuditTrigger", io.MultiReader(bytes.NewReader(inv)))
+	req.Header.Set("Content-Type", "application/json; charset=utf-8")
+	req.Header.Set(azfunc.InvocationIDHeader, "0d2c9a4e-5a7b-4f6e-8a59-3c1f2f0a9e77")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/json" || !bytes.Equal(body, golden) {
+		t.Fatalf("status %d, Content-Type %q:\n got %s\nwant %s", resp.StatusCode, resp.Header.Get("Content-Type"), body, golden)
+	}
 }

@@ -6,6 +6,8 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"maps"
+	"net"
 	"slices"
 	"strings"
 	"sync"
@@ -50,7 +52,7 @@ func (l *lockedBuffer) lines(t *testing.T) []map[string]any {
 
 // startTraced runs the handler exporting to an in-process OTLP receiver,
 // with its JSON logs collected.
-func startTraced(t *testing.T) (*server, *telemetry.Telemetry, *otlptest.Receiver, *lockedBuffer) {
+func startTraced(t *testing.T, env map[string]string, ln net.Listener) (*server, *telemetry.Telemetry, *otlptest.Receiver, *lockedBuffer) {
 	t.Helper()
 	rcv := otlptest.Start(t)
 	tel, err := telemetry.New(context.Background(), func(k string) (string, bool) {
@@ -60,8 +62,10 @@ func startTraced(t *testing.T) (*server, *telemetry.Telemetry, *otlptest.Receive
 		t.Fatal(err)
 	}
 	logs := &lockedBuffer{}
-	a := apitest.StartLogged(t, map[string]string{"DATA_DIR": t.TempDir(), "AUDIT_PUMP": "on"},
-		&app.Options{Telemetry: tel}, telemetry.NewLogger(logs, logs, slog.LevelInfo))
+	settings := map[string]string{"DATA_DIR": t.TempDir(), "AUDIT_PUMP": "on"}
+	maps.Copy(settings, env)
+	a := apitest.StartLogged(t, settings,
+		&app.Options{Telemetry: tel, Listener: ln}, telemetry.NewLogger(logs, logs, slog.LevelInfo))
 	t.Cleanup(func() { _ = tel.Shutdown(context.Background()) })
 	return &server{Client: &apitest.Client{T: t, Base: "http://" + a.Addr(), User: "alice"}, app: a}, tel, rcv, logs
 }
@@ -78,10 +82,10 @@ func findSpan(spans []otlptest.Span, match func(otlptest.Span) bool) (otlptest.S
 // A request continues its caller's trace: its server span has the caller's
 // trace id and parent, answers with its own traceparent, has a store child
 // span with the request charge, and its log line names the same trace and
-// span. The audit of the write is traced by the pump and AuditTrigger, and
-// the batch's span links back to the write.
+// span. The audit of the write is traced by the pump, which runs the
+// trigger's core in-process, and the batch's span links back to the write.
 func TestTraceOfARequestAndItsAudit(t *testing.T) {
-	s, tel, rcv, logs := startTraced(t)
+	s, tel, rcv, logs := startTraced(t, nil, nil)
 	const traceID, caller = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
 	created := want(t, s.Do("POST", "/api/todos", map[string]any{"category": "Grocery", "title": "milk"},
 		"traceparent: 00-"+traceID+"-"+caller+"-01", "tracestate: vendor=1"), 201)
@@ -141,18 +145,19 @@ func TestTraceOfARequestAndItsAudit(t *testing.T) {
 	}
 
 	// The audit: the batch span links to the write, and sits in the trace
-	// of the pump's delivery, under the AuditTrigger invocation.
+	// of the pump's delivery, which calls the trigger's core directly.
 	auditSpan, _ := findSpan(spans, linked)
 	if auditSpan.Attrs[audit.AttrDocuments] == nil || auditSpan.Attrs[audit.AttrRecords] == nil {
 		t.Fatalf("no audit batch span linked to the write %s/%s:\n%s", traceID, serverSpan, otlptest.Format(spans))
 	}
-	invocation, ok := findSpan(spans, func(sp otlptest.Span) bool { return sp.SpanID == auditSpan.ParentSpanID })
-	if !ok || invocation.Name != "AuditTrigger" || invocation.Attrs["faas.trigger"] != "datasource" || invocation.Attrs["faas.invocation_id"] == nil {
-		t.Fatalf("audit batch's parent %+v is not the AuditTrigger invocation", invocation)
-	}
-	deliver, ok := findSpan(spans, func(sp otlptest.Span) bool { return sp.SpanID == invocation.ParentSpanID })
+	deliver, ok := findSpan(spans, func(sp otlptest.Span) bool { return sp.SpanID == auditSpan.ParentSpanID })
 	if !ok || deliver.Name != "audit.pump deliver" || deliver.TraceID != auditSpan.TraceID {
-		t.Fatalf("AuditTrigger's parent %+v is not the pump's delivery", deliver)
+		t.Fatalf("audit batch's parent %+v is not the pump's delivery", deliver)
+	}
+	if _, ok := findSpan(spans, func(sp otlptest.Span) bool {
+		return sp.ParentSpanID == deliver.SpanID && sp.Name == "execute_transaction audit"
+	}); !ok {
+		t.Fatalf("no transaction span of the records and checkpoint under the delivery:\n%s", otlptest.Format(spans))
 	}
 	if _, ok := findSpan(spans, func(sp otlptest.Span) bool { return sp.SpanID == deliver.ParentSpanID && sp.Name == "audit.pump read" }); !ok {
 		t.Fatalf("the delivery's parent is not the pump's read:\n%s", otlptest.Format(spans))
@@ -208,14 +213,15 @@ func TestTraceOfARequestAndItsAudit(t *testing.T) {
 	}
 }
 
-// A payload invocation continues the trace context the host sends in its
-// headers, and its spans are exported before the host gets its answer.
+// Under the host, a payload invocation continues the trace context the
+// host sends in its headers, and its spans are exported before the host
+// gets its answer.
 func TestInvocationContinuesTheHostTraceAndFlushes(t *testing.T) {
-	s, _, rcv, _ := startTraced(t)
+	ln, port := hostSocket(t)
+	s, _, rcv, _ := startTraced(t, map[string]string{"FUNCTIONS_CUSTOMHANDLER_PORT": port, "AUTH_MODE": "single"}, ln)
 	const traceID, hostSpan, invocation = "5bf92f3577b34da6a3ce929d0e0e4736", "10f067aa0ba902b7", "6f3b2a1c-0000-4000-8000-000000000002"
 	want(t, s.Do("POST", "/Reconcile", `{"Data":{"timer":{"IsPastDue":false}},"Metadata":{"sys":{"MethodName":"Reconcile"}}}`,
-		"traceparent: 00-"+traceID+"-"+hostSpan+"-01", azfunc.InvocationIDHeader+": "+invocation,
-		azfunc.KeyHeader+": "+s.app.InvocationKey()), 200)
+		"traceparent: 00-"+traceID+"-"+hostSpan+"-01", azfunc.InvocationIDHeader+": "+invocation), 200)
 	span, ok := findSpan(rcv.Spans(), func(sp otlptest.Span) bool { return sp.Name == "Reconcile" })
 	if !ok || span.TraceID != traceID || span.ParentSpanID != hostSpan || span.Attrs["faas.trigger"] != "timer" ||
 		span.Attrs["faas.invocation_id"] != invocation {

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/todoaudit/todo"
-	"github.com/todoaudit/todo/audit"
 	"github.com/todoaudit/todo/audit/pump"
 	"github.com/todoaudit/todo/audit/reconcile"
 	"github.com/todoaudit/todo/audit/trigger"
@@ -174,17 +173,63 @@ func postTrigger(t *testing.T, url string, docs []json.RawMessage, at time.Time)
 }
 
 // invoke sends a batch to the trigger as the host would and applies the
-// output as the output binding would.
+// output as the host's cosmosDB output binding does: one upsert per item.
 func (e *env) invoke(t *testing.T, url string, docs []json.RawMessage) {
 	t.Helper()
 	out := postTrigger(t, url, docs, time.Now())
-	var recs []json.RawMessage
-	if err := json.Unmarshal(out.Outputs["auditRecords"], &recs); err != nil {
+	var items []json.RawMessage
+	if err := json.Unmarshal(out.Outputs["auditRecords"], &items); err != nil {
 		t.Fatal(err)
 	}
-	if err := audit.UpsertRecords(context.Background(), e.audit, recs); err != nil {
+	for _, it := range items {
+		var head struct {
+			EntityKey string `json:"entityKey"`
+		}
+		if err := json.Unmarshal(it, &head); err != nil || head.EntityKey == "" {
+			t.Fatalf("output item without entityKey: %s", it)
+		}
+		if _, err := e.audit.Upsert(context.Background(), store.PartitionKey{head.EntityKey}, it, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// newPump returns a pump over e that audits in-process, as the standalone
+// handler's does, writing its records through records.
+func (e *env) newPump(t *testing.T, records store.Container, leases store.Container) *pump.Pump {
+	t.Helper()
+	tr, err := trigger.New("todos", quiet)
+	if err != nil {
 		t.Fatal(err)
 	}
+	p, err := pump.New(e.todos, records, leases, tr, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// failingAudit is the audit container whose nth transaction (or batch,
+// for a store that has no transactions) fails, as a store that stops
+// answering for a moment; it counts the writes.
+type failingAudit struct {
+	store.Container
+	fail   int32
+	writes atomic.Int32
+}
+
+func (f *failingAudit) write() error {
+	if f.writes.Add(1) == f.fail {
+		return todo.Errorf(todo.Unavailable, "injected: the audit container does not answer")
+	}
+	return nil
+}
+
+func (f *failingAudit) UpsertAtomically(ctx context.Context, ups []store.Upsert) (bool, error) {
+	if err := f.write(); err != nil {
+		return true, err
+	}
+	return store.UpsertAtomically(ctx, f.Container, ups)
 }
 
 // stored returns the audit container's records without system properties.
@@ -301,37 +346,25 @@ func TestTodoWithoutVersionIsAudited(t *testing.T) {
 	}
 }
 
-// The pump retries a failed invocation with the policy's delays, advances
-// its continuation only after success, and loses nothing.
-func TestPumpRetriesFailedInvocation(t *testing.T) {
+// The pump retries a failed write of a batch with the policy's delays,
+// advances its continuation only after success, and loses nothing.
+func TestPumpRetriesFailedWrite(t *testing.T) {
 	e := newEnv(t)
 	want := e.writeHistory(t)
-	var calls, failures atomic.Int32
-	url := triggerServer(t, func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if calls.Add(1) == 2 {
-				failures.Add(1)
-				http.Error(w, "transient", http.StatusInternalServerError)
-				return
-			}
-			next.ServeHTTP(w, r)
-		})
-	})
-	p, err := pump.New(e.todos, e.audit, e.leases, url, quiet)
-	if err != nil {
-		t.Fatal(err)
-	}
+	batches := int32(len(e.batches(t, 5)))
+	records := &failingAudit{Container: e.audit, fail: 2}
+	p := e.newPump(t, records, e.leases)
 	p.BatchSize, p.Delays = 5, []time.Duration{time.Millisecond}
 	p.Drain(context.Background())
 	same(t, e.stored(t), want)
-	if failures.Load() != 1 {
-		t.Fatalf("%d injected failures", failures.Load())
+	// One transaction per batch, and the failed one again.
+	if n := records.writes.Load(); n != batches+1 {
+		t.Fatalf("%d transactions, want %d and one retried", n, batches)
 	}
-	// A second pump resumes from the saved continuation: nothing to send.
-	before := calls.Load()
+	// A second pump resumes from the saved continuation: nothing to write.
 	p.Drain(context.Background())
-	if calls.Load() != before {
-		t.Fatalf("a drained pump re-sent %d batches", calls.Load()-before)
+	if n := records.writes.Load(); n != batches+1 {
+		t.Fatalf("a drained pump wrote %d batches again", n-batches-1)
 	}
 }
 

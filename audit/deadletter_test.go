@@ -4,14 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/todoaudit/todo"
-	"github.com/todoaudit/todo/audit/pump"
 	"github.com/todoaudit/todo/service"
 	"github.com/todoaudit/todo/store"
 )
@@ -104,17 +101,8 @@ func TestPumpPassesInvalidDocuments(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	var calls atomic.Int32
-	url := triggerServer(t, func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			calls.Add(1)
-			next.ServeHTTP(w, r)
-		})
-	})
-	p, err := pump.New(e.todos, e.audit, e.leases, url, quiet)
-	if err != nil {
-		t.Fatal(err)
-	}
+	written := &failingAudit{Container: e.audit}
+	p := e.newPump(t, written, e.leases)
 	p.BatchSize = 25
 	dctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
@@ -122,8 +110,8 @@ func TestPumpPassesInvalidDocuments(t *testing.T) {
 		t.Fatalf("drain did not finish: %v", dctx.Err())
 	}
 	// 2×39 + 3 documents in batches of 25: 4 deliveries, none repeated.
-	if calls.Load() != 4 {
-		t.Fatalf("%d deliveries, want 4", calls.Load())
+	if n := written.writes.Load(); n != 4 {
+		t.Fatalf("%d deliveries, want 4", n)
 	}
 	records, dead := 0, 0
 	page, err := e.audit.Query(ctx, store.Query{PageSize: 1000})
@@ -142,8 +130,7 @@ func TestPumpPassesInvalidDocuments(t *testing.T) {
 	if records != 39 || dead != 3 {
 		t.Fatalf("%d records and %d dead letters, want 39 and 3", records, dead)
 	}
-	before := calls.Load()
-	if p.Drain(ctx); calls.Load() != before {
-		t.Fatalf("a drained pump re-sent %d batches", calls.Load()-before)
+	if p.Drain(ctx); written.writes.Load() != 4 {
+		t.Fatalf("a drained pump wrote %d batches again", written.writes.Load()-4)
 	}
 }

@@ -37,10 +37,7 @@ func TestPumpSurvivesFailingLeaseRead(t *testing.T) {
 	want := e.writeHistory(t)
 	leases := &downLeases{Container: e.leases}
 	leases.down.Store(true)
-	p, err := pump.New(e.todos, e.audit, leases, triggerServer(t, nil), quiet)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := e.newPump(t, e.audit, leases)
 	p.Delays = []time.Duration{5 * time.Millisecond, 20 * time.Millisecond}
 	var mu sync.Mutex
 	var reports []error

@@ -1,17 +1,19 @@
 // Package audit is the audit history's records: built from the todo
-// container's change-feed documents, and written to the audit container
-// one transactional batch per entity, as the output binding writes them.
-// The function that builds them is audit/trigger, the host's stand-in that
-// feeds it standalone is audit/pump, and audit/reconcile refills what a
+// container's change-feed documents and written to the audit container.
+// The function that builds them is audit/trigger (under the Functions host
+// its output binding upserts each record); standalone, audit/pump feeds it
+// in-process and writes the records itself; audit/reconcile refills what a
 // lost batch left out.
 package audit
 
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/internal/jsonfield"
 )
 
 // Outcome is what one change-feed batch becomes.
@@ -33,26 +35,58 @@ type Outcome struct {
 // disagree. Other document types
 // (sequence documents) are skipped. A malformed todo or version document
 // becomes a dead letter and the rest of the batch is audited as usual.
+//
+// Each document is decoded once at most: its type, id and version are
+// skimmed first, so a todo document whose version document is in the
+// batch, and every document of another type, is never decoded.
 func Records(docs []json.RawMessage, source string, now time.Time) Outcome {
 	var out Outcome
 	type candidate struct {
 		v   todo.Version
 		raw json.RawMessage
 	}
-	var fromVersions, fromTodos []candidate
-	for _, raw := range docs {
-		v, audited, err := versionOf(raw)
+	heads := make([]head, len(docs))
+	failed := make([]error, len(docs)) // why a document cannot be audited
+	versions := map[string]bool{}      // the keys of the version documents that decode
+	var candidates []candidate
+	for i, raw := range docs {
+		h, err := headOf(raw)
+		heads[i] = h
 		switch {
 		case err != nil:
-			out.DeadLetters = append(out.DeadLetters, todo.NewDeadLetter(source, raw, err.Error(), now))
-		case audited == todo.TypeVersion:
-			fromVersions = append(fromVersions, candidate{v, raw})
-		case audited == todo.TypeTodo && v.Chain < todo.ChainV2:
-			fromTodos = append(fromTodos, candidate{v, raw})
+			failed[i] = err
+		case h.typ == todo.TypeVersion:
+			v, err := decodeVersion(raw)
+			if err != nil {
+				failed[i] = err
+				continue
+			}
+			versions[versionKey(v.UserID, v.TodoID, v.Version)] = true
+			candidates = append(candidates, candidate{v, raw})
+		}
+	}
+	for i, raw := range docs {
+		h := heads[i]
+		if h.typ != todo.TypeTodo || (h.ok && versions[versionKey(h.userID, h.id, h.version)]) {
+			continue
+		}
+		v, err := decodeTodo(raw)
+		if err != nil {
+			failed[i] = err
+			continue
+		}
+		if v.Chain >= todo.ChainV2 {
+			continue // audited through its version document, which holds the salts
+		}
+		candidates = append(candidates, candidate{v, raw})
+	}
+	for i, err := range failed {
+		if err != nil {
+			out.DeadLetters = append(out.DeadLetters, todo.NewDeadLetter(source, docs[i], err.Error(), now))
 		}
 	}
 	seen := map[string]bool{}
-	for _, c := range append(fromVersions, fromTodos...) {
+	for _, c := range candidates {
 		rec, err := todo.NewAuditRecord(c.v)
 		if err != nil {
 			out.DeadLetters = append(out.DeadLetters, todo.NewDeadLetter(source, c.raw, err.Error(), now))
@@ -68,34 +102,70 @@ func Records(docs []json.RawMessage, source string, now time.Time) Outcome {
 	return out
 }
 
-// versionOf decodes one change-feed document into the version it records
-// and the document type it came from; typ is "" for documents the audit
-// does not cover.
-func versionOf(raw json.RawMessage) (v todo.Version, typ string, err error) {
-	var head struct {
-		Type string `json:"type"`
-	}
-	if err := json.Unmarshal(raw, &head); err != nil {
-		return v, "", fmt.Errorf("not a JSON object: %w", err)
-	}
-	switch head.Type {
-	case todo.TypeVersion:
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return v, "", fmt.Errorf("version document does not decode: %w", err)
+// head is what Records skims of a document before it decodes any.
+type head struct {
+	typ        string
+	id, userID string // of a todo document
+	version    int64
+	ok         bool // id, userID and version were read
+}
+
+// headOf skims a document's type and, for a todo document, its id, user
+// and version.
+func headOf(raw json.RawMessage) (head, error) {
+	var h head
+	var typ, id, user, version []byte
+	if err := jsonfield.Each(raw, func(name, value []byte) bool {
+		switch string(name) {
+		case "type":
+			typ = value
+		case "id":
+			id = value
+		case "userId":
+			user = value
+		case "version":
+			version = value
 		}
-	case todo.TypeTodo:
-		var t todo.Todo
-		if err := json.Unmarshal(raw, &t); err != nil {
-			return v, "", fmt.Errorf("todo document does not decode: %w", err)
-		}
-		v = todo.VersionOf(t)
-	default:
-		return v, "", nil
+		return true
+	}); err != nil {
+		return h, fmt.Errorf("not a JSON object: %w", err)
+	}
+	if typ != nil && json.Unmarshal(typ, &h.typ) != nil {
+		h.typ = ""
+	}
+	if h.typ == todo.TypeTodo {
+		n, err := strconv.ParseInt(string(version), 10, 64)
+		h.version = n
+		h.ok = err == nil && json.Unmarshal(id, &h.id) == nil && json.Unmarshal(user, &h.userID) == nil
+	}
+	return h, nil
+}
+
+func versionKey(user, id string, version int64) string {
+	return user + "\x00" + id + "\x00" + strconv.FormatInt(version, 10)
+}
+
+func decodeVersion(raw json.RawMessage) (todo.Version, error) {
+	var v todo.Version
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return v, fmt.Errorf("version document does not decode: %w", err)
 	}
 	if err := CheckVersion(v); err != nil {
-		return v, "", fmt.Errorf("%s document: %w", head.Type, err)
+		return v, fmt.Errorf("%s document: %w", todo.TypeVersion, err)
 	}
-	return v, head.Type, nil
+	return v, nil
+}
+
+func decodeTodo(raw json.RawMessage) (todo.Version, error) {
+	var t todo.Todo
+	if err := json.Unmarshal(raw, &t); err != nil {
+		return todo.Version{}, fmt.Errorf("todo document does not decode: %w", err)
+	}
+	v := todo.VersionOf(t)
+	if err := CheckVersion(v); err != nil {
+		return v, fmt.Errorf("%s document: %w", todo.TypeTodo, err)
+	}
+	return v, nil
 }
 
 // CheckVersion reports why a version cannot be audited, if it cannot.

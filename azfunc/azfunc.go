@@ -54,11 +54,6 @@ type Sys struct {
 // MaxResponseBytes bounds a handler's reply as DecodeResponse reads it.
 const MaxResponseBytes = 64 << 20
 
-// KeyHeader carries the secret with which the standalone change-feed pump
-// invokes payload-mode functions; see the README. The Functions host does
-// not send it: under the host only the host reaches the handler's port.
-const KeyHeader = "X-Todoaudit-Invocation-Key"
-
 // InvocationIDHeader carries the host's invocation id on every request it
 // sends the handler, payload invocations and forwarded HTTP requests alike.
 // The trace context travels beside it as W3C traceparent and tracestate

@@ -84,8 +84,6 @@ type prepared struct {
 	order   [][]byte // range-index keys
 }
 
-var systemProperties = []string{"_rid", "_self", "_etag", "_attachments", "_ts", "_lsn"}
-
 // prepare validates doc as Cosmos DB would (store.CheckDocument) and
 // encodes it for the commit.
 func (c *container) prepare(pk store.PartitionKey, op store.Op) (prepared, error) {
@@ -97,14 +95,14 @@ func (c *container) prepare(pk store.PartitionKey, op store.Op) (prepared, error
 		p.key = itemKey(pk, op.ID)
 		return p, nil
 	}
-	id, fields, err := c.spec.CheckDocument(pk, op.Doc)
+	d, err := c.spec.CheckDocument(pk, op.Doc)
 	if err != nil {
 		return p, err
 	}
-	p.id = id
-	if raw, ok := fields["ttl"]; ok && c.spec.DefaultTTL != nil {
+	p.id = d.ID
+	if d.TTL != nil && c.spec.DefaultTTL != nil {
 		var ttl int64
-		if err := json.Unmarshal(raw, &ttl); err != nil || ttl == 0 || ttl < -1 {
+		if err := json.Unmarshal(d.TTL, &ttl); err != nil || ttl == 0 || ttl < -1 {
 			return p, todo.Errorf(todo.Invalid, "ttl must be a positive number of seconds or -1")
 		}
 		p.ttl = &ttl
@@ -112,22 +110,23 @@ func (c *container) prepare(pk store.PartitionKey, op store.Op) (prepared, error
 	// Cosmos DB owns the system properties: drop any the caller sent. When
 	// there are none (the usual case) the document is kept as sent.
 	body := bytes.TrimSpace(op.Doc)
-	for _, name := range systemProperties {
-		if _, ok := fields[name]; ok {
-			for _, name := range systemProperties {
-				delete(fields, name)
-			}
-			b, err := json.Marshal(fields)
-			if err != nil {
-				return p, todo.Wrap(todo.Invalid, err, "document cannot be encoded")
-			}
-			body = b
-			break
+	if d.System {
+		var fields map[string]json.RawMessage
+		if err := json.Unmarshal(op.Doc, &fields); err != nil {
+			return p, todo.Errorf(todo.Invalid, "document is not a JSON object")
 		}
+		for _, name := range store.SystemProperties {
+			delete(fields, name)
+		}
+		b, err := json.Marshal(fields)
+		if err != nil {
+			return p, todo.Wrap(todo.Invalid, err, "document cannot be encoded")
+		}
+		body = b
 	}
 	p.body = body
 	p.key = itemKey(pk, p.id)
-	p.order = c.orderKeys(pk, p.id, fields)
+	p.order = c.orderKeys(pk, p.id, d.Sorted)
 	return p, nil
 }
 

@@ -81,8 +81,9 @@ func orderPrefix(field string, pk store.PartitionKey) []byte {
 }
 
 // orderKeys returns the range-index keys of a document with the given
-// top-level fields: one for each property its indexing policy sorts.
-func (c *container) orderKeys(pk store.PartitionKey, id string, fields map[string]json.RawMessage) [][]byte {
+// values of the properties its indexing policy sorts (in the policy's
+// order, as store.CheckDocument reads them): one for each.
+func (c *container) orderKeys(pk store.PartitionKey, id string, values []json.RawMessage) [][]byte {
 	sorted := c.spec.Indexing.SortedPaths()
 	if len(sorted) == 0 {
 		return nil
@@ -90,7 +91,7 @@ func (c *container) orderKeys(pk store.PartitionKey, id string, fields map[strin
 	key := pkPrefix(pk)
 	keys := make([][]byte, len(sorted))
 	for i, p := range sorted {
-		raw := fields[p]
+		raw := values[i]
 		// Room for the name, the key, the value and the id, escapes aside.
 		k := make([]byte, 0, len(p)+len(key)+len(raw)+len(id)+12)
 		k = append(appendValue(append(appendComponent(k, p), key...), raw), id...)
@@ -104,12 +105,12 @@ func (c *container) storedOrderKeys(key []byte, r record) ([][]byte, error) {
 	if len(c.spec.Indexing.SortedPaths()) == 0 {
 		return nil, nil
 	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(r.body, &fields); err != nil {
+	values, err := c.spec.SortedValues(r.body)
+	if err != nil {
 		return nil, fmt.Errorf("stored document is not JSON: %w", err)
 	}
 	pk, id := splitItemKey(key, len(c.spec.PartitionKeyPaths))
-	return c.orderKeys(pk, id, fields), nil
+	return c.orderKeys(pk, id, values), nil
 }
 
 // unindex removes a stored item's range-index keys.

@@ -56,7 +56,7 @@ var (
 	singleUserID      = Setting{"SINGLE_USER_ID", "owner", "the one user under AUTH_MODE=single"}
 	adminUsers        = Setting{"ADMIN_USERS", "", "dev and single: comma-separated user ids allowed on /api/manage (entra and easyauth use the Todo.Admin app role)"}
 	maxBodyBytes      = Setting{"MAX_BODY_BYTES", "1048576", "request body limit in bytes (at most 2000000)"}
-	maxPayloadBytes   = Setting{"MAX_PAYLOAD_BYTES", "16777216", "payload-mode invocation (trigger batch) limit in bytes, 1 MiB to 256 MiB"}
+	maxPayloadBytes   = Setting{"MAX_PAYLOAD_BYTES", "16777216", "payload-mode invocation (trigger batch) limit in bytes, 1 MiB to 256 MiB; under the host at least the largest AuditTrigger batch (docs/audit-pipeline.md)"}
 	versionTTL        = Setting{"VERSION_TTL_SECONDS", strconv.Itoa(int(todo.DefaultVersionTTL / time.Second)), "retention of version documents (the audit outbox) in seconds"}
 	auditPump         = Setting{"AUDIT_PUMP", "on", "on or off: the standalone change-feed pump that feeds AuditTrigger"}
 	logLevel          = Setting{"LOG_LEVEL", "info", "debug, info, warn or error"}

@@ -80,10 +80,11 @@ func (c *container) write(ctx context.Context, kind store.OpKind, pk store.Parti
 	if err := c.spec.CheckKey(pk); err != nil {
 		return store.Item{}, err
 	}
-	id, _, err := c.spec.CheckDocument(pk, doc)
+	d, err := c.spec.CheckDocument(pk, doc)
 	if err != nil {
 		return store.Item{}, err
 	}
+	id := d.ID
 	key, opts := partitionKey(pk), itemOptions(o)
 	var resp azcosmos.ItemResponse
 	switch kind {
@@ -137,7 +138,9 @@ func (c *container) Batch(ctx context.Context, pk store.PartitionKey, ops []stor
 		var err error
 		switch op.Kind {
 		case store.BatchCreate, store.BatchUpsert, store.BatchReplace:
-			id, _, err = c.spec.CheckDocument(pk, op.Doc)
+			var d store.Document
+			d, err = c.spec.CheckDocument(pk, op.Doc)
+			id = d.ID
 			size += len(op.Doc)
 		case store.BatchDelete, store.BatchRead:
 			err = todo.ValidateID(id)

@@ -1,8 +1,8 @@
 // Package functions holds the function.json binding files, one folder per
 // function, exactly as the Functions host reads them (make stage copies them
 // into dist/), and embeds them so the handler and its tests read the same
-// bindings: the standalone pump takes its batch size, output binding and
-// retry policy from AuditTrigger's file.
+// bindings: AuditTrigger's binding names and batch size bound what it
+// accepts, and the standalone pump takes its retry policy from its file.
 package functions
 
 import (
@@ -13,6 +13,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -49,8 +50,13 @@ type Function struct {
 	Retry    *Retry    `json:"retry"`
 }
 
-// All returns every function, sorted by name.
-func All() ([]Function, error) {
+// All returns every function, sorted by name. The files are parsed once,
+// on first use: callers share the result and must not modify it.
+func All() ([]Function, error) { return parsed() }
+
+var parsed = sync.OnceValues(parse)
+
+func parse() ([]Function, error) {
 	dirs, err := fs.Glob(files, "*/function.json")
 	if err != nil {
 		return nil, err

@@ -6,7 +6,6 @@ package httpapi
 
 import (
 	"context"
-	"crypto/subtle"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -43,18 +42,14 @@ type Config struct {
 	// block.
 	Health func() health.Status
 	// Invocations maps payload-mode function names (AuditTrigger,
-	// Reconcile) to their handlers, served at POST /{name}.
+	// Reconcile) to their handlers, served at POST /{name}: under the
+	// Functions host only, whose loopback port no one else talks to.
+	// Standalone it is empty, and those paths are 404 like any other.
 	Invocations map[string]http.Handler
 	// MaxPayloadBytes limits invocation bodies: 413 above it, and never
 	// more than that read.
 	MaxPayloadBytes int64
-	// InvocationKey, when set, is the secret an invocation must carry in
-	// azfunc.KeyHeader; to any other caller the invocation routes do not
-	// exist (404). Standalone, only the handler's own pump knows it. Under
-	// the Functions host it is empty: the handler listens on a loopback
-	// port that only the host talks to.
-	InvocationKey string
-	Log           *slog.Logger
+	Log             *slog.Logger
 	// StoreName is reported by /api/health.
 	StoreName string
 	// Partitions is the live per-partition load served at
@@ -136,7 +131,7 @@ func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	if h, ok := a.Invocations[p[1:]]; ok && a.keyMatches(r) {
+	if h, ok := a.Invocations[p[1:]]; ok {
 		if r.Method == http.MethodPost {
 			a.invoke(w, r, p[1:], h)
 			return
@@ -155,12 +150,6 @@ func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a.serve(w, r, &notFound, "")
-}
-
-// keyMatches reports whether an invocation carries the invocation key, if
-// there is one; the comparison takes the same time wherever they differ.
-func (a *api) keyMatches(r *http.Request) bool {
-	return a.InvocationKey == "" || subtle.ConstantTimeCompare([]byte(r.Header.Get(azfunc.KeyHeader)), []byte(a.InvocationKey)) == 1
 }
 
 // maxPayloadsAtOnce is how many invocations are decoded at once; more

@@ -12,7 +12,6 @@ import (
 
 	"github.com/todoaudit/todo/app"
 	"github.com/todoaudit/todo/app/apitest"
-	"github.com/todoaudit/todo/azfunc"
 	"github.com/todoaudit/todo/config"
 	"github.com/todoaudit/todo/httpapi"
 	"github.com/todoaudit/todo/partition"
@@ -314,8 +313,8 @@ func queriedFields(t *testing.T) (queried, ordered map[string][]string, orders m
 		}
 		// The second run reads from the first one's watermark.
 		for range 2 {
-			if r := c.Do("POST", "/Reconcile", `{"Data":{"timer":{}},"Metadata":{}}`, azfunc.KeyHeader+": "+a.InvocationKey()); r.Status != 200 {
-				t.Fatalf("%s: Reconcile answered %d: %s", scheme, r.Status, r.Body)
+			if _, err := a.Reconcile(context.Background()); err != nil {
+				t.Fatalf("%s: reconcile: %v", scheme, err)
 			}
 		}
 	}

@@ -260,6 +260,17 @@ func (c *container) Query(ctx context.Context, q store.Query) (p store.Page, err
 	return p, err
 }
 
+// UpsertAtomically passes the transaction on, recorded as one call of
+// this container: it spans partitions, so no one key stands for it.
+func (c *container) UpsertAtomically(ctx context.Context, ups []store.Upsert) (ok bool, err error) {
+	mctx, m := store.WithMeter(ctx)
+	ok, err = store.UpsertAtomically(mctx, c.Container, ups)
+	if ok {
+		c.r.Record(Key{Container: c.name, Scope: "transaction"}, m.Cost())
+	}
+	return ok, err
+}
+
 func (c *container) ChangeFeed(ctx context.Context, continuation string, max int) (store.ChangeBatch, error) {
 	mctx, m := store.WithMeter(ctx)
 	b, err := c.Container.ChangeFeed(mctx, continuation, max)

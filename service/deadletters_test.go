@@ -17,15 +17,14 @@ func TestDeadLettersNewestFirst(t *testing.T) {
 	auditC := c.Audit
 	ctx := context.Background()
 	start := time.Date(2026, 11, 30, 7, 0, 0, 0, time.UTC)
-	var recs []json.RawMessage
+	var dead audit.Outcome
 	for i := range 7 {
 		doc := fmt.Sprintf(`{"id":"x%d","type":"todo","userId":" bad","version":1}`, i)
 		// Seconds apart, written in a shuffled order.
 		at := start.Add(time.Duration((i*3)%7) * time.Second)
-		b, _ := json.Marshal(todo.NewDeadLetter("todos", json.RawMessage(doc), "invalid user id", at))
-		recs = append(recs, b)
+		dead.DeadLetters = append(dead.DeadLetters, todo.NewDeadLetter("todos", json.RawMessage(doc), "invalid user id", at))
 	}
-	if err := audit.UpsertRecords(ctx, auditC, recs); err != nil {
+	if err := dead.Write(ctx, auditC); err != nil {
 		t.Fatal(err)
 	}
 	var got []string

@@ -35,10 +35,21 @@ func LoadCheckpoint(ctx context.Context, leases Container, id string) (string, e
 
 // SaveCheckpoint records continuation under id.
 func SaveCheckpoint(ctx context.Context, leases Container, id, continuation string) error {
-	body, err := json.Marshal(checkpointDoc{ID: id, Continuation: continuation})
+	u, err := CheckpointUpsert(leases.Spec().Name, id, continuation)
 	if err != nil {
 		return err
 	}
-	_, err = leases.Upsert(ctx, PartitionKey{id}, body, nil)
+	_, err = leases.Upsert(ctx, u.PartitionKey, u.Doc, nil)
 	return err
+}
+
+// CheckpointUpsert is the write SaveCheckpoint makes, for a caller that
+// saves the checkpoint in the same transaction as what it covers (see
+// UpsertAtomically).
+func CheckpointUpsert(leases, id, continuation string) (Upsert, error) {
+	body, err := json.Marshal(checkpointDoc{ID: id, Continuation: continuation})
+	if err != nil {
+		return Upsert{}, err
+	}
+	return Upsert{Container: leases, PartitionKey: PartitionKey{id}, Doc: body}, nil
 }

@@ -2,9 +2,11 @@ package store
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/internal/jsonfield"
 )
 
 // CheckKey checks that pk is a full partition key of a container with this
@@ -22,31 +24,89 @@ func (spec ContainerSpec) CheckKey(pk PartitionKey) error {
 	return nil
 }
 
+// Document is what a store reads of a document before it writes it.
+type Document struct {
+	ID string
+	// TTL is the raw value of the ttl member; nil when there is none.
+	TTL json.RawMessage
+	// System reports whether the document carries a system property
+	// (_rid, _self, _etag, _attachments, _ts or _lsn), which the store owns.
+	System bool
+	// Sorted holds the raw values of the spec's sorted index paths, in
+	// order; nil where the document has none.
+	Sorted []json.RawMessage
+}
+
+// SystemProperties are the properties Cosmos DB owns on every item.
+var SystemProperties = []string{"_rid", "_self", "_etag", "_attachments", "_ts", "_lsn"}
+
 // CheckDocument checks a document to be written under the full key pk as
 // Cosmos DB does before it stores anything: a JSON object of at most
 // todo.MaxDocumentBytes, with a valid string id and partition key
-// properties equal to pk. It returns the id and the top-level fields.
-func (spec ContainerSpec) CheckDocument(pk PartitionKey, doc []byte) (string, map[string]json.RawMessage, error) {
+// properties equal to pk. It reads only the members it needs and skims
+// over the rest, rather than decoding the document.
+func (spec ContainerSpec) CheckDocument(pk PartitionKey, doc []byte) (Document, error) {
+	var d Document
 	if len(doc) > todo.MaxDocumentBytes {
-		return "", nil, todo.Errorf(todo.TooLarge, "document is larger than %d bytes", todo.MaxDocumentBytes)
+		return d, todo.Errorf(todo.TooLarge, "document is larger than %d bytes", todo.MaxDocumentBytes)
 	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(doc, &fields); err != nil || fields == nil {
-		return "", nil, todo.Errorf(todo.Invalid, "document is not a JSON object")
+	sorted := spec.Indexing.SortedPaths()
+	keys := make([]json.RawMessage, len(spec.PartitionKeyPaths))
+	var id json.RawMessage
+	if len(sorted) > 0 {
+		d.Sorted = make([]json.RawMessage, len(sorted))
 	}
-	var id string
-	if raw, ok := fields["id"]; !ok || json.Unmarshal(raw, &id) != nil {
-		return "", nil, todo.Errorf(todo.Invalid, "document has no string id")
+	err := jsonfield.Each(doc, func(name, value []byte) bool {
+		switch {
+		case string(name) == "id":
+			id = value
+		case string(name) == "ttl":
+			d.TTL = value
+		case len(name) > 0 && name[0] == '_' && slices.Contains(SystemProperties, string(name)):
+			d.System = true
+		}
+		for i, path := range spec.PartitionKeyPaths {
+			if string(name) == strings.TrimPrefix(path, "/") {
+				keys[i] = value
+			}
+		}
+		for i, path := range sorted {
+			if string(name) == path {
+				d.Sorted[i] = value
+			}
+		}
+		return true
+	})
+	if err != nil || !json.Valid(doc) {
+		return d, todo.Errorf(todo.Invalid, "document is not a JSON object")
 	}
-	if err := todo.ValidateID(id); err != nil {
-		return "", nil, err
+	if id == nil || json.Unmarshal(id, &d.ID) != nil {
+		return d, todo.Errorf(todo.Invalid, "document has no string id")
+	}
+	if err := todo.ValidateID(d.ID); err != nil {
+		return d, err
 	}
 	for i, path := range spec.PartitionKeyPaths {
 		var v string
-		raw, ok := fields[strings.TrimPrefix(path, "/")]
-		if !ok || json.Unmarshal(raw, &v) != nil || i >= len(pk) || v != pk[i] {
-			return "", nil, todo.Errorf(todo.Invalid, "partition key %s does not match the document's %s", pk, path)
+		if keys[i] == nil || json.Unmarshal(keys[i], &v) != nil || i >= len(pk) || v != pk[i] {
+			return d, todo.Errorf(todo.Invalid, "partition key %s does not match the document's %s", pk, path)
 		}
 	}
-	return id, fields, nil
+	return d, nil
+}
+
+// SortedValues returns the raw values of the spec's sorted index paths in
+// a stored document, as CheckDocument reads them.
+func (spec ContainerSpec) SortedValues(doc []byte) ([]json.RawMessage, error) {
+	sorted := spec.Indexing.SortedPaths()
+	vals := make([]json.RawMessage, len(sorted))
+	err := jsonfield.Each(doc, func(name, value []byte) bool {
+		for i, path := range sorted {
+			if string(name) == path {
+				vals[i] = value
+			}
+		}
+		return true
+	})
+	return vals, err
 }

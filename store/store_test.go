@@ -75,27 +75,34 @@ func TestMeterConcurrentAndNested(t *testing.T) {
 // Both stores check keys and documents with these, so they refuse the same
 // input the same way.
 func TestChecks(t *testing.T) {
-	spec := store.ContainerSpec{Name: "todos", PartitionKeyPaths: []string{"/userId", "/category"}}
+	spec := store.ContainerSpec{Name: "todos", PartitionKeyPaths: []string{"/userId", "/category"},
+		Indexing: &store.IndexingPolicy{Paths: []string{"n", "title"}, Sorted: []string{"n", "title"}}}
 	for _, pk := range []store.PartitionKey{{"alice"}, {"alice", ""}, {"", "Grocery"}, {"a", "b", "c"}} {
 		if err := spec.CheckKey(pk); !todo.IsKind(err, todo.Invalid) {
 			t.Errorf("CheckKey(%v) = %v", pk, err)
 		}
 	}
 	pk := store.PartitionKey{"alice", "Grocery"}
-	id, fields, err := spec.CheckDocument(pk, []byte(`{"id":"Grocery:x","userId":"alice","category":"Grocery","n":1}`))
-	if err != nil || id != "Grocery:x" || string(fields["n"]) != "1" {
-		t.Fatalf("CheckDocument = %q %v %v", id, fields, err)
+	d, err := spec.CheckDocument(pk, []byte(`{"id":"Grocery:x","userId":"alice","notes":"{\"id\":1}","category":"Grocery","n":1,"ttl":5}`))
+	if err != nil || d.ID != "Grocery:x" || len(d.Sorted) != 2 || string(d.Sorted[0]) != "1" || d.Sorted[1] != nil ||
+		string(d.TTL) != "5" || d.System {
+		t.Fatalf("CheckDocument = %+v %v", d, err)
+	}
+	if d, err := spec.CheckDocument(pk, []byte(`{"id":"a","userId":"alice","category":"Grocery","_etag":"x"}`)); err != nil || !d.System {
+		t.Fatalf("CheckDocument of a document with a system property = %+v %v", d, err)
 	}
 	for doc, kind := range map[string]todo.Kind{
-		`[1]`: todo.Invalid,
-		`{"userId":"alice","category":"Grocery"}`:            todo.Invalid,
-		`{"id":7,"userId":"alice","category":"Grocery"}`:     todo.Invalid,
-		`{"id":"a/b","userId":"alice","category":"Grocery"}`: todo.Invalid,
-		`{"id":"a","userId":"bob","category":"Grocery"}`:     todo.Invalid,
-		`{"id":"a","userId":"alice"}`:                        todo.Invalid,
+		`[1]`:  todo.Invalid,
+		`null`: todo.Invalid,
+		`{"id":"a","userId":"alice","category":"Grocery","x":tru}`:                                                   todo.Invalid,
+		`{"userId":"alice","category":"Grocery"}`:                                                                    todo.Invalid,
+		`{"id":7,"userId":"alice","category":"Grocery"}`:                                                             todo.Invalid,
+		`{"id":"a/b","userId":"alice","category":"Grocery"}`:                                                         todo.Invalid,
+		`{"id":"a","userId":"bob","category":"Grocery"}`:                                                             todo.Invalid,
+		`{"id":"a","userId":"alice"}`:                                                                                todo.Invalid,
 		`{"id":"a","userId":"alice","category":"Grocery","x":"` + string(make([]byte, todo.MaxDocumentBytes)) + `"}`: todo.TooLarge,
 	} {
-		if _, _, err := spec.CheckDocument(pk, []byte(doc)); !todo.IsKind(err, kind) {
+		if _, err := spec.CheckDocument(pk, []byte(doc)); !todo.IsKind(err, kind) {
 			t.Errorf("CheckDocument(%.60s) = %v, want %v", doc, err, kind)
 		}
 	}

@@ -248,7 +248,7 @@ func (r *Reconciler) refill(ctx context.Context, key string, vs []todo.Version) 
 		}
 		q.Continuation = page.Continuation
 	}
-	var missing []json.RawMessage
+	var missing audit.Outcome
 	for _, v := range vs {
 		if have[v.Version] {
 			continue
@@ -257,16 +257,12 @@ func (r *Reconciler) refill(ctx context.Context, key string, vs []todo.Version) 
 		if err != nil {
 			return 0, err
 		}
-		b, err := json.Marshal(rec)
-		if err != nil {
-			return 0, err
-		}
-		missing = append(missing, b)
+		missing.Records = append(missing.Records, rec)
 	}
-	if len(missing) == 0 {
+	if len(missing.Records) == 0 {
 		return 0, nil
 	}
-	return len(missing), audit.UpsertRecords(ctx, r.Audit, missing)
+	return len(missing.Records), missing.Write(ctx, r.Audit)
 }
 
 // Handler serves the Reconcile timer function in payload mode: one pass

@@ -1,11 +1,13 @@
 // Package trigger is the AuditTrigger function: the Cosmos DB trigger on
-// the todo container in payload mode, the same code under the Functions
-// host and behind the standalone pump. It answers each batch of changed
-// documents with their audit records, and a dead letter for each document
-// that cannot be audited, as the output binding's value.
+// the todo container in payload mode. Its core (Audit) turns each batch of
+// changed documents into their audit records, and a dead letter for each
+// document that cannot be audited; under the Functions host ServeHTTP
+// answers them as the output binding's value, and standalone the pump
+// calls Audit in-process and writes them itself.
 package trigger
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -19,6 +21,7 @@ import (
 	"github.com/todoaudit/todo/audit"
 	"github.com/todoaudit/todo/azfunc"
 	"github.com/todoaudit/todo/functions"
+	"github.com/todoaudit/todo/internal/jsonfield"
 	"github.com/todoaudit/todo/telemetry"
 )
 
@@ -27,10 +30,10 @@ import (
 // trace, which the deployment's dead-letter alert counts.
 const DeadLetterMessage = "audit dead letter: a document could not be audited"
 
-// Trigger serves POST /AuditTrigger: the Cosmos DB trigger in payload mode.
-// It answers with the audit records and dead letters as the cosmosDB output
-// binding's value, which the host (or the standalone pump) upserts into the
-// audit container.
+// Trigger serves POST /AuditTrigger under the Functions host: the Cosmos DB
+// trigger in payload mode. It answers with the audit records and dead
+// letters as the cosmosDB output binding's value, whose items the host
+// upserts into the audit container one by one.
 type Trigger struct {
 	// Input is the trigger binding's name, the key in Data.
 	Input string
@@ -61,10 +64,11 @@ func New(source string, log *slog.Logger) (*Trigger, error) {
 	return &Trigger{Input: in.Name, Output: out.Name, Source: source, Log: log}, nil
 }
 
-// ServeHTTP handles one invocation. Every valid document becomes an audit
-// record and every invalid one a dead letter, both in the one answer; only
-// an invocation that cannot be read fails, with a non-2xx answer, so the
-// host's retry policy applies. Nothing panics.
+// ServeHTTP handles one invocation from the Functions host. Every valid
+// document becomes an audit record and every invalid one a dead letter,
+// both in the one answer; only an invocation that cannot be read fails,
+// with a non-2xx answer, so the host's retry policy applies. Nothing
+// panics.
 func (t *Trigger) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	req, err := azfunc.DecodeRequest(r.Body)
 	if err != nil {
@@ -81,7 +85,28 @@ func (t *Trigger) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		t.fail(w, r, err)
 		return
 	}
-	ctx, span := t.Telemetry.Start(r.Context(), "audit batch", trace.WithLinks(writeLinks(t.Telemetry, docs)...))
+	got := t.Audit(r.Context(), docs)
+	out := make([]any, 0, len(got.Records)+len(got.DeadLetters))
+	for _, rec := range got.Records {
+		out = append(out, rec)
+	}
+	for _, d := range got.DeadLetters {
+		out = append(out, d)
+	}
+	azfunc.WriteResponse(w, azfunc.InvokeResponse{
+		Outputs: map[string]any{t.Output: out},
+		Logs: []string{fmt.Sprintf("audited %d documents as %d records and %d dead letters",
+			len(docs), len(got.Records), len(got.DeadLetters))},
+	})
+}
+
+// Audit turns one batch of change-feed documents into their audit records
+// and dead letters: the function's core, which the host reaches through
+// ServeHTTP and the standalone pump calls directly. It traces the batch,
+// linked to the writes it audits, logs every dead letter and records the
+// audit lag.
+func (t *Trigger) Audit(ctx context.Context, docs []json.RawMessage) audit.Outcome {
+	ctx, span := t.Telemetry.Start(ctx, "audit batch", trace.WithLinks(writeLinks(t.Telemetry, docs)...))
 	defer span.End()
 	now := time.Now
 	if t.Now != nil {
@@ -89,26 +114,19 @@ func (t *Trigger) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	at := now()
 	got := audit.Records(docs, t.Source, at)
-	out := make([]any, 0, len(got.Records)+len(got.DeadLetters))
 	for _, rec := range got.Records {
 		t.Telemetry.Metrics().AuditLag(ctx, at.Sub(rec.DateCreatedUTC))
-		out = append(out, rec)
 	}
 	for _, d := range got.DeadLetters {
 		t.Log.ErrorContext(ctx, DeadLetterMessage, "deadLetter", d.ID,
 			"source", d.Source, "reason", d.Reason, "sha256", d.SHA256)
-		out = append(out, d)
 	}
 	t.Telemetry.Metrics().DeadLetters(ctx, len(got.DeadLetters))
 	span.SetAttributes(attribute.Int(audit.AttrDocuments, len(docs)), attribute.Int(audit.AttrRecords, len(got.Records)),
 		attribute.Int(audit.AttrDeadLetters, len(got.DeadLetters)))
 	t.Log.InfoContext(ctx, "audit batch", "documents", len(docs), "records", len(got.Records),
 		"deadLetters", len(got.DeadLetters))
-	azfunc.WriteResponse(w, azfunc.InvokeResponse{
-		Outputs: map[string]any{t.Output: out},
-		Logs: []string{fmt.Sprintf("audited %d documents as %d records and %d dead letters",
-			len(docs), len(got.Records), len(got.DeadLetters))},
-	})
+	return got
 }
 
 func (t *Trigger) fail(w http.ResponseWriter, r *http.Request, err error) {
@@ -118,20 +136,36 @@ func (t *Trigger) fail(w http.ResponseWriter, r *http.Request, err error) {
 
 // writeLinks links a batch's span to the writes it audits: every version
 // document carries the traceparent of the request that wrote it. Only
-// computed when tracing.
+// computed when tracing, and it skims the documents rather than decoding
+// them.
 func writeLinks(tel *telemetry.Telemetry, docs []json.RawMessage) []trace.Link {
 	if !tel.Tracing() {
 		return nil
 	}
 	var links []trace.Link
 	for _, raw := range docs {
-		var v struct {
-			Type        string `json:"type"`
-			TodoID      string `json:"todoId"`
-			Version     int64  `json:"version"`
-			TraceParent string `json:"traceparent"`
+		var typ, todoID, version, parent []byte
+		if jsonfield.Each(raw, func(name, value []byte) bool {
+			switch string(name) {
+			case "type":
+				typ = value
+			case "todoId":
+				todoID = value
+			case "version":
+				version = value
+			case "traceparent":
+				parent = value
+			}
+			return true
+		}) != nil || string(typ) != `"`+todo.TypeVersion+`"` || parent == nil {
+			continue
 		}
-		if json.Unmarshal(raw, &v) != nil || v.Type != todo.TypeVersion || v.TraceParent == "" {
+		var v struct {
+			TodoID      string
+			Version     int64
+			TraceParent string
+		}
+		if json.Unmarshal(todoID, &v.TodoID) != nil || json.Unmarshal(version, &v.Version) != nil || json.Unmarshal(parent, &v.TraceParent) != nil {
 			continue
 		}
 		if sc, ok := telemetry.SpanContextOf(v.TraceParent, ""); ok {

@@ -44,30 +44,70 @@ func main() {
 		bin      = flag.String("handler", "", "handler binary (default: build ./handler)")
 		baseline = flag.String("serve-baseline", "", "internal: serve this file as the bare net/http baseline")
 		listen   = flag.String("listen", "", "internal: baseline listen address")
+		instr    = flag.Int("instructions", 0, "instead: count, under callgrind, the instructions per update of this many updates")
+		profile  = flag.String("callgrind-out", "", "with -instructions: also keep the callgrind dump here, for callgrind_annotate")
 	)
 	flag.Parse()
 	if *baseline != "" {
 		serveBaseline(*baseline, *listen)
 		return
 	}
-	if err := run(*bin, *duration, *clients); err != nil {
+	if err := measure(*bin, *duration, *clients, *instr, *profile); err != nil {
 		fmt.Fprintln(os.Stderr, "loadtest:", err)
 		os.Exit(1)
 	}
 }
 
-func run(bin string, d time.Duration, clients int) error {
+// measure runs the quality bars, or with instructions > 0 the count of
+// instructions per update, in a temporary directory it removes after.
+func measure(bin string, d time.Duration, clients, instructions int, profile string) error {
 	tmp, err := os.MkdirTemp("", "loadtest")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	if bin == "" {
-		bin = filepath.Join(tmp, "handler")
-		if out, err := exec.Command("go", "build", "-o", bin, "./handler").CombinedOutput(); err != nil {
-			return fmt.Errorf("build: %v: %s", err, out)
+	if bin, err = handlerBinary(bin, tmp); err != nil {
+		return err
+	}
+	if instructions > 0 {
+		return countInstructions(bin, tmp, clients, instructions, profile)
+	}
+	return run(bin, tmp, d, clients)
+}
+
+// handlerBinary returns bin, or builds ./handler into tmp when it is "",
+// as make stage builds it (without cgo).
+func handlerBinary(bin, tmp string) (string, error) {
+	if bin != "" {
+		return bin, nil
+	}
+	bin = filepath.Join(tmp, "handler")
+	build := exec.Command("go", "build", "-o", bin, "./handler")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("build: %v: %s", err, out)
+	}
+	return bin, nil
+}
+
+// countInstructions prints the instructions per update of the handler at
+// bin, and keeps the callgrind dump at profile unless it is "".
+func countInstructions(bin, tmp string, clients, updates int, profile string) error {
+	per, dump, err := instructionsPerUpdate(bin, tmp, clients, updates)
+	if err != nil {
+		return err
+	}
+	if profile != "" {
+		if err := os.Rename(dump, profile); err != nil {
+			return err
 		}
 	}
+	fmt.Printf("%-46s %18.0f   (%d updates from %d clients, the audit's catch-up included; valgrind --tool=callgrind)\n",
+		"instructions per update, whole process", per, max(updates/clients, 1)*clients, clients)
+	return nil
+}
+
+func run(bin, tmp string, d time.Duration, clients int) error {
 	fmt.Printf("loadtest: %d clients, %v rounds, GOMAXPROCS of this machine: %d cores\n\n", clients, d, numCPU())
 
 	// Readiness.
@@ -118,6 +158,12 @@ func run(bin string, d time.Duration, clients int) error {
 	var n atomic.Int64
 	upsert := func(c *http.Client, w int) error { return putTodo(c, h.base+"/api/todos/"+ids[w], n.Add(1)) }
 	upserts := load(client, clients, 2*d, upsert)
+	// The embedded store's own rate of the write each upsert makes, from
+	// as many writers, right after: the ceiling the upsert rate is held to.
+	batches, err := storeBatchRate(filepath.Join(tmp, "store"), clients, 2*d)
+	if err != nil {
+		return err
+	}
 
 	// Audit lag at the throughput the bar asks for (2,000 upserts/s from
 	// all clients), and, for information, at saturation.
@@ -152,6 +198,8 @@ func run(bin string, d time.Duration, clients int) error {
 	fmt.Printf("%-46s %18.0f\n", "handler point read (req/s, median)", median(hand))
 	row("point-read throughput vs bare net/http", fmt.Sprintf("%.0f%%", 100*readRatio), ">= 60%", readRatio >= 0.6)
 	row("durable upserts, 32 clients (req/s)", fmt.Sprintf("%.0f", upserts), ">= 2000", upserts >= 2000)
+	fmt.Printf("%-46s %18.0f\n", "embedded store, two-document batches (/s)", batches)
+	row("durable upserts vs the store's batch rate", fmt.Sprintf("%.0f%%", 100*upserts/batches), ">= 50%", upserts >= batches/2)
 	if len(lags) == 0 {
 		return fmt.Errorf("no audit lag samples")
 	}

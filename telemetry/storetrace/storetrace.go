@@ -148,6 +148,18 @@ func (c *container) Query(ctx context.Context, q store.Query) (store.Page, error
 	return page, err
 }
 
+// UpsertAtomically passes a transaction on, in a span of its own when the
+// store beneath can make one (else it makes no span, as nothing happens).
+func (c *container) UpsertAtomically(ctx context.Context, ups []store.Upsert) (bool, error) {
+	if _, ok := c.Container.(store.Atomic); !ok {
+		return false, nil
+	}
+	ctx, done := c.call(ctx, "execute_transaction")
+	ok, err := store.UpsertAtomically(ctx, c.Container, ups)
+	done(err)
+	return ok, err
+}
+
 func (c *container) ChangeFeed(ctx context.Context, continuation string, max int) (store.ChangeBatch, error) {
 	ctx, done := c.call(ctx, "read_change_feed")
 	b, err := c.Container.ChangeFeed(ctx, continuation, max)
