@@ -12,6 +12,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -34,6 +36,7 @@ import (
 	"github.com/todoaudit/todo/store"
 	"github.com/todoaudit/todo/telemetry"
 	"github.com/todoaudit/todo/telemetry/storetrace"
+	"github.com/todoaudit/todo/tlog"
 )
 
 // App is a running handler.
@@ -56,6 +59,7 @@ type App struct {
 	openErr    error         // why it failed; read only after opened is closed
 	store      store.Store   // set by the opening goroutine before opened is closed
 	pump       *pump.Pump
+	integ      *tlog.Integrator // standalone, when the log is on
 	// invocationKey is what a standalone invocation of a payload-mode
 	// function must carry (see httpapi.Config.InvocationKey).
 	invocationKey string
@@ -391,16 +395,25 @@ func (a *App) open(ctx, bg context.Context) error {
 		a.invocationKey = rand.Text()
 	}
 	key := a.invocationKey
+	invocations := map[string]http.Handler{
+		"AuditTrigger": auditTrigger,
+		"Reconcile":    reconcile.Handler(rec, a.log),
+	}
+	tl, integ, err := a.transparencyLog(auditC, leases)
+	if err != nil {
+		return err
+	}
+	if integ != nil {
+		invocations["LogIntegrator"] = tlog.Handler(integ, a.log)
+	}
 	h := httpapi.New(httpapi.Config{
 		Service:      svc,
 		Auth:         a.auth,
 		MaxBodyBytes: a.cfg.MaxBodyBytes,
 		StoreTimeout: a.cfg.StoreTimeout,
 		Health:       a.health.Status,
-		Invocations: map[string]http.Handler{
-			"AuditTrigger": auditTrigger,
-			"Reconcile":    reconcile.Handler(rec, a.log),
-		},
+		Invocations:  invocations,
+		Transparency: tl,
 		MaxPayloadBytes: a.cfg.MaxPayloadBytes,
 		InvocationKey:   key,
 		Log:             a.log,
@@ -432,7 +445,75 @@ func (a *App) open(ctx, bg context.Context) error {
 		a.goBackground(func() { p.Run(bg) })
 		a.goBackground(func() { a.reconcileLoop(bg, rec, sweeper) })
 	}
+	if a.cfg.Mode == config.Standalone && integ != nil {
+		a.integ = integ
+		a.goBackground(func() { a.integrateLoop(bg, integ) })
+	}
 	return nil
+}
+
+// LogIntegrateEvery is how often the standalone handler appends new
+// versions to the transparency log and signs a checkpoint when it grew.
+const LogIntegrateEvery = time.Second
+
+// logKeyFile is the signing key's file in DATA_DIR when LOG_SIGNING_KEY
+// is not set.
+const logKeyFile = "log-signing.key"
+
+// transparencyLog builds the log and its integrator, both nil when the
+// log is off.
+func (a *App) transparencyLog(auditC, leases store.Container) (*tlog.Log, *tlog.Integrator, error) {
+	if !a.cfg.TransparencyLog {
+		return nil, nil, nil
+	}
+	var keys *tlog.Keys
+	var err error
+	if a.cfg.LogSigningKey != "" {
+		keys, err = tlog.NewKeys(a.cfg.LogSigningKey)
+		if err == nil && keys.Signer.Name() != a.cfg.LogOrigin {
+			err = fmt.Errorf("it signs as %q, not as LOG_ORIGIN %q", keys.Signer.Name(), a.cfg.LogOrigin)
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("LOG_SIGNING_KEY: %w", err)
+		}
+	} else {
+		if err := os.MkdirAll(a.cfg.DataDir, 0o700); err != nil {
+			return nil, nil, fmt.Errorf("transparency log key: %w", err)
+		}
+		if keys, err = tlog.LoadOrCreateKeys(filepath.Join(a.cfg.DataDir, logKeyFile), a.cfg.LogOrigin); err != nil {
+			return nil, nil, fmt.Errorf("transparency log key: %w", err)
+		}
+	}
+	anchors := tlog.DirAnchors{Dir: a.cfg.LogAnchorDir}
+	l := &tlog.Log{Leases: leases, Audit: auditC, Keys: keys, Anchors: anchors}
+	in := &tlog.Integrator{Audit: auditC, Leases: leases, Keys: keys, Anchors: anchors, Log: a.log,
+		Report: func(err error) { a.health.Report("transparency log", err) }}
+	return l, in, nil
+}
+
+// integrateLoop runs the log's integrator every LogIntegrateEvery.
+func (a *App) integrateLoop(ctx context.Context, in *tlog.Integrator) {
+	t := time.NewTicker(LogIntegrateEvery)
+	defer t.Stop()
+	for {
+		if _, err := in.Run(ctx); err != nil && ctx.Err() == nil && !errors.Is(err, tlog.ErrRefused) {
+			a.log.Error("transparency log integration failed", "error", err.Error())
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// IntegrateLog runs one pass of the transparency log's integrator now
+// (standalone only), for tests and tools.
+func (a *App) IntegrateLog(ctx context.Context) (tlog.Result, error) {
+	if a.integ == nil {
+		return tlog.Result{}, errors.New("no transparency log integrator in this mode")
+	}
+	return a.integ.Run(ctx)
 }
 
 // finishMoves completes the moves an earlier process left half done, before

@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/auth"
@@ -54,6 +56,10 @@ var (
 	maxPayloadBytes   = Setting{"MAX_PAYLOAD_BYTES", "16777216", "payload-mode invocation (trigger batch) limit in bytes, 1 MiB to 256 MiB"}
 	versionTTL        = Setting{"VERSION_TTL_SECONDS", strconv.Itoa(int(todo.DefaultVersionTTL / time.Second)), "retention of version documents (the audit outbox) in seconds"}
 	auditPump         = Setting{"AUDIT_PUMP", "on", "on or off: the standalone change-feed pump that feeds AuditTrigger"}
+	transparencyLog   = Setting{"TRANSPARENCY_LOG", "on", "on or off: the transparency log of every version, its signed checkpoints and /api/log"}
+	logOrigin         = Setting{"LOG_ORIGIN", "todoaudit.local/log", "the transparency log's origin line and signing key name (no spaces or +)"}
+	logSigningKey     = Setting{"LOG_SIGNING_KEY", "", "the log's Ed25519 signing key (a note signer key PRIVATE+KEY+origin+hash+data); empty: DATA_DIR/log-signing.key, generated at first start"}
+	logAnchorDir      = Setting{"LOG_ANCHOR_DIR", "", "write-once directory every signed checkpoint is anchored in; default DATA_DIR/log-anchors: point it outside the store's reach"}
 	logLevel          = Setting{"LOG_LEVEL", "info", "debug, info, warn or error"}
 	storeOpenTimeout  = Setting{"STORE_OPEN_TIMEOUT", "60s", "how long start-up keeps retrying to open the store before it exits 1 (a duration like 60s, or seconds)"}
 	storeTimeout      = Setting{"STORE_TIMEOUT", "10s", "deadline of every store call, the SDK's own retries included; a request's store work as a whole gets the same"}
@@ -70,7 +76,7 @@ var (
 // infrastructure tests check that Bicep and local.settings.json.example
 // agree with it.
 var Settings = []Setting{
-	customHandlerPort, listenAddr, dataDir, storeKind, cosmosEndpoint, cosmosEndpointAlt, cosmosCredential, cosmosClientID, azureClientID, cosmosConnString, cosmosKey, allowRemoteKey, database, todoContainer, auditContainer, leasesContainer, partitionScheme, syntheticBuckets, authMode, authIssuer, authAudience, singleUserID, adminUsers, maxBodyBytes, maxPayloadBytes, versionTTL, auditPump, logLevel, storeOpenTimeout, storeTimeout, shutdownTimeout, otelEndpoint, otelTracesEndpoint, otelMetricsEndpoint, otelServiceName,
+	customHandlerPort, listenAddr, dataDir, storeKind, cosmosEndpoint, cosmosEndpointAlt, cosmosCredential, cosmosClientID, azureClientID, cosmosConnString, cosmosKey, allowRemoteKey, database, todoContainer, auditContainer, leasesContainer, partitionScheme, syntheticBuckets, authMode, authIssuer, authAudience, singleUserID, adminUsers, maxBodyBytes, maxPayloadBytes, versionTTL, auditPump, transparencyLog, logOrigin, logSigningKey, logAnchorDir, logLevel, storeOpenTimeout, storeTimeout, shutdownTimeout, otelEndpoint, otelTracesEndpoint, otelMetricsEndpoint, otelServiceName,
 }
 
 // Mode says whether the handler runs under the Functions host.
@@ -106,6 +112,13 @@ type Config struct {
 	VersionTTL       time.Duration
 	AuditPump        bool
 	LogLevel         string
+
+	// The transparency log: whether there is one, its origin, its signing
+	// key ("" for the key file in DataDir) and its anchor directory.
+	TransparencyLog bool
+	LogOrigin       string
+	LogSigningKey   string
+	LogAnchorDir    string
 
 	StoreOpenTimeout time.Duration
 	StoreTimeout     time.Duration
@@ -239,6 +252,20 @@ func Load(lookup func(string) (string, bool)) (*Config, error) {
 	case "off":
 	default:
 		return nil, &Error{"AUDIT_PUMP", fmt.Sprintf("%q is not on or off", get(auditPump))}
+	}
+	switch get(transparencyLog) {
+	case "on":
+		c.TransparencyLog = true
+	case "off":
+	default:
+		return nil, &Error{transparencyLog.Name, fmt.Sprintf("%q is not on or off", get(transparencyLog))}
+	}
+	c.LogOrigin, c.LogSigningKey, c.LogAnchorDir = get(logOrigin), get(logSigningKey), get(logAnchorDir)
+	if strings.ContainsAny(c.LogOrigin, "+ \t\n") || !utf8.ValidString(c.LogOrigin) {
+		return nil, &Error{logOrigin.Name, fmt.Sprintf("%q is not a key name: no spaces or +", c.LogOrigin)}
+	}
+	if c.LogAnchorDir == "" {
+		c.LogAnchorDir = filepath.Join(c.DataDir, "log-anchors")
 	}
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":

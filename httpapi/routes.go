@@ -10,7 +10,9 @@ import (
 )
 
 // Route is one HTTP route: the function that serves it, its method, its
-// path template ({id} stands for one path segment, the todo id), what it
+// path template ({id} stands for one path segment, the todo id; a last
+// segment {*path} for one or more segments, which the handler reads from
+// the request's path), what it
 // requires of its caller and its handler. Routes is the one route table: the router serves exactly these,
 // the manifest test checks them against functions/*/function.json and the
 // OpenAPI tests against openapi.json.
@@ -42,6 +44,12 @@ var Routes = []Route{
 	{"TodoHistory", http.MethodGet, "/api/todos/{id}/history", auth.User, (*api).history},
 	{"VerifyHistory", http.MethodGet, "/api/todos/{id}/history/verify", auth.User, (*api).verify},
 	{"RollbackTodo", http.MethodPost, "/api/todos/{id}/rollback", auth.User, (*api).rollback},
+	{"TodoProof", http.MethodGet, "/api/todos/{id}/history/proof", auth.User, (*api).historyProof},
+	{"LogCheckpoint", http.MethodGet, "/api/log/checkpoint", auth.Anyone, (*api).logCheckpoint},
+	{"LogKey", http.MethodGet, "/api/log/key", auth.Anyone, (*api).logKey},
+	{"LogTile", http.MethodGet, "/api/log/tile/" + restSegment, auth.Anyone, (*api).logTile},
+	{"LogConsistency", http.MethodGet, "/api/log/consistency", auth.Anyone, (*api).logConsistency},
+	{"VerifyLog", http.MethodGet, "/api/manage/log/verify", auth.Admin, (*api).verifyLog},
 	{"AdminTodos", http.MethodGet, "/api/manage/todos", auth.Admin, (*api).admin},
 	{"Partitions", http.MethodGet, "/api/manage/partitions", auth.Admin, (*api).partitions},
 	{"DeadLetters", http.MethodGet, "/api/manage/deadletters", auth.Admin, (*api).deadLetters},
@@ -60,7 +68,10 @@ func (rt *Route) allows(method string) bool {
 	return method == rt.Method || (method == http.MethodHead && rt.Method == http.MethodGet)
 }
 
-const idSegment = "{id}"
+const (
+	idSegment   = "{id}"
+	restSegment = "{*path}"
+)
 
 // match reports whether the escaped path p fits the route's template, and
 // returns the (still percent-encoded) {id} segment. It compares segment by
@@ -75,6 +86,8 @@ func (rt *Route) match(p string) (id string, ok bool) {
 		want, tplRest := cut(tpl)
 		got, pRest := cut(p)
 		switch {
+		case want == restSegment:
+			return id, got != ""
 		case want == idSegment:
 			if got == "" {
 				return "", false

@@ -27,6 +27,7 @@ import (
 	"github.com/todoaudit/todo/service"
 	"github.com/todoaudit/todo/store"
 	"github.com/todoaudit/todo/telemetry"
+	"github.com/todoaudit/todo/tlog"
 )
 
 // Config wires the API.
@@ -62,6 +63,9 @@ type Config struct {
 	// Telemetry traces requests and invocations and records their
 	// metrics; nil records nothing.
 	Telemetry *telemetry.Telemetry
+	// Transparency is the transparency log the /api/log routes serve; nil
+	// when there is none.
+	Transparency *tlog.Log
 }
 
 // api holds the handlers' dependencies.

@@ -14,7 +14,7 @@ import (
 	"github.com/todoaudit/todo/store"
 )
 
-// The kinds of problem Audit reports.
+// The kinds of problem AuditStore reports.
 const (
 	// A logged version the store no longer has: a todo deleted with its
 	// records, or one record deleted.
@@ -49,12 +49,12 @@ type AuditReport struct {
 // the log to be a problem rather than pending.
 const DefaultGrace = time.Minute
 
-// Audit walks every leaf of the latest checkpoint against the audit
+// AuditStore walks every leaf of the latest checkpoint against the audit
 // records of the store, and the store's records against the log; records
 // younger than grace that are not logged yet count as pending.
-func (l *Log) Audit(ctx context.Context, audit store.Container, anchors Anchors, grace time.Duration, now time.Time) (AuditReport, error) {
+func (l *Log) AuditStore(ctx context.Context, grace time.Duration, now time.Time) (AuditReport, error) {
 	rep := AuditReport{Problems: []Problem{}}
-	stored, err := storedHashes(ctx, audit)
+	stored, err := storedHashes(ctx, l.Audit)
 	if err != nil {
 		return rep, err
 	}
@@ -66,7 +66,7 @@ func (l *Log) Audit(ctx context.Context, audit store.Container, anchors Anchors,
 	if err != nil {
 		return rep, err
 	}
-	if a, err := anchors.Newest(ctx); err != nil {
+	if a, err := l.Anchors.Newest(ctx); err != nil {
 		return rep, err
 	} else if a != nil {
 		// Both the published tree and the one integrators extend must
@@ -162,7 +162,7 @@ func (l *Log) bundle(ctx context.Context, hr tlog.HashReader, t tlog.Tile) ([][]
 	return leaves, nil
 }
 
-// storedRef is what Audit keeps of one stored record.
+// storedRef is what AuditStore keeps of one stored record.
 type storedRef struct {
 	EntityID string
 	Version  int64

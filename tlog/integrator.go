@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"golang.org/x/mod/sumdb/tlog"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/store"
@@ -335,39 +336,49 @@ func (in *Integrator) build(ctx context.Context, st *state) error {
 	if root != st.Root {
 		return todo.Errorf(todo.Internal, "the log state's root %s is not the root of its leaves (%s)", st.Root, root)
 	}
+	// The documents are independent: written at once, the embedded store
+	// commits them together and Cosmos DB overlaps their round trips.
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(writesAtOnce)
 	for _, t := range tlog.NewTiles(TileHeight, st.PrevSize, st.Size) {
 		data, err := tlog.ReadTileData(t, hr)
 		if err != nil {
 			return err
 		}
-		if err := upsert(ctx, in.Leases, tileID(t), tileDoc{ID: tileID(t), Data: data}); err != nil {
-			return err
-		}
-		if err := in.fail("tile"); err != nil {
-			return err
-		}
+		g.Go(func() error {
+			if err := upsert(gctx, in.Leases, tileID(t), tileDoc{ID: tileID(t), Data: data}); err != nil {
+				return err
+			}
+			return in.fail("tile")
+		})
 	}
-	if err := in.writeBundles(ctx, tr, st); err != nil {
+	if err := in.writeBundles(ctx, g, tr, st); err != nil {
+		_ = g.Wait()
 		return err
 	}
 	for i, leaf := range st.Leaves {
 		l, err := ParseLeaf(leaf)
 		if err != nil {
+			_ = g.Wait()
 			return err
 		}
 		id := indexID(l.EntityKey(), l.Version)
 		d := indexDoc{ID: id, EntityKey: l.EntityKey(), Version: l.Version, Index: st.PrevSize + int64(i), Leaf: leaf}
-		if err := upsert(ctx, in.Leases, id, d); err != nil {
-			return err
-		}
+		g.Go(func() error { return upsert(gctx, in.Leases, id, d) })
+	}
+	if err := g.Wait(); err != nil {
+		return err
 	}
 	in.built = st.etag
 	return nil
 }
 
+// writesAtOnce bounds the log documents one build writes concurrently.
+const writesAtOnce = 32
+
 // writeBundles writes the entry bundles st's leaves fall in, each with the
 // entries before them that the previous tree's bundle holds.
-func (in *Integrator) writeBundles(ctx context.Context, tr *tileReader, st *state) error {
+func (in *Integrator) writeBundles(gctx context.Context, g *errgroup.Group, tr *tileReader, st *state) error {
 	for n := st.PrevSize / tileWidth; n*tileWidth < st.Size; n++ {
 		start := n * tileWidth
 		var entries [][]byte
@@ -390,9 +401,7 @@ func (in *Integrator) writeBundles(ctx context.Context, tr *tileReader, st *stat
 		if err != nil {
 			return err
 		}
-		if err := upsert(ctx, in.Leases, tileID(t), tileDoc{ID: tileID(t), Data: data}); err != nil {
-			return err
-		}
+		g.Go(func() error { return upsert(gctx, in.Leases, tileID(t), tileDoc{ID: tileID(t), Data: data}) })
 	}
 	return nil
 }

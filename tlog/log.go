@@ -15,6 +15,9 @@ import (
 type Log struct {
 	Leases store.Container
 	Keys   *Keys
+	// Audit and Anchors are what Audit walks the log against.
+	Audit   store.Container
+	Anchors Anchors
 }
 
 // Checkpoint returns the latest signed checkpoint, as published, and its

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -88,7 +89,9 @@ func (f *fixture) integrator() *Integrator {
 	return &Integrator{Audit: f.audit, Leases: f.leases, Keys: testKeys, Anchors: f.anchors, Log: quiet}
 }
 
-func (f *fixture) log() *Log { return &Log{Leases: f.leases, Keys: testKeys} }
+func (f *fixture) log() *Log {
+	return &Log{Leases: f.leases, Keys: testKeys, Audit: f.audit, Anchors: f.anchors}
+}
 
 func run(t testing.TB, in *Integrator) Result {
 	t.Helper()
@@ -134,7 +137,7 @@ func checkLog(t *testing.T, f *fixture, recs []todo.AuditRecord) {
 			t.Fatalf("%s: leaf %+v", r.ID, leaf)
 		}
 	}
-	rep, err := l.Audit(ctx, f.audit, f.anchors, 0, time.Now().Add(time.Hour))
+	rep, err := l.AuditStore(ctx, 0, time.Now().Add(time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,14 +265,14 @@ func TestResumeAfterFailure(t *testing.T) {
 		t.Run(step, func(t *testing.T) {
 			f := newFixture(t)
 			in := f.integrator()
-			in.MaxBatch = 300
-			recs := chain(t, "alice", "k", 700)
+			in.MaxBatch = 130
+			recs := chain(t, "alice", "k", 300)
 			put(t, f.audit, recs)
 			failed := errors.New("killed")
-			n := 0
+			var n atomic.Int32
 			in.failAfter = func(s string) error {
 				if s == step {
-					if n++; n == 2 {
+					if n.Add(1) == 2 {
 						return failed
 					}
 				}
@@ -311,7 +314,7 @@ func TestRollbackRefused(t *testing.T) {
 	if !errors.Is(err, ErrRefused) || reported == nil || !strings.Contains(todo.Message(reported), "behind the anchored checkpoint") {
 		t.Fatalf("rolled-back store: %v; reported %v", err, reported)
 	}
-	rep, err := f.log().Audit(context.Background(), f.audit, f.anchors, 0, time.Now())
+	rep, err := f.log().AuditStore(context.Background(), 0, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -347,7 +350,7 @@ func TestAuditFindsTampering(t *testing.T) {
 	put(t, f.audit, []todo.AuditRecord{e})
 	unlogged := chain(t, "bob", "late", 1)
 	put(t, f.audit, unlogged)
-	rep, err := f.log().Audit(ctx, f.audit, f.anchors, 0, time.Now().Add(time.Hour))
+	rep, err := f.log().AuditStore(ctx, 0, time.Now().Add(time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -360,7 +363,7 @@ func TestAuditFindsTampering(t *testing.T) {
 		t.Fatalf("audit: %+v", rep)
 	}
 	// A record just written is pending, not missing.
-	rep, err = f.log().Audit(ctx, f.audit, f.anchors, time.Hour, time.Now())
+	rep, err = f.log().AuditStore(ctx, time.Hour, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
