@@ -158,6 +158,9 @@ func VerifyHistory(records []todo.AuditRecord, bundles []ProofBundle, v note.Ver
 		}
 		proven++
 	}
+	if proven != len(byVersion) {
+		return proven, fmt.Errorf("%d of the proof bundles are of versions the history does not hold", len(byVersion)-proven)
+	}
 	return proven, nil
 }
 
@@ -179,3 +182,30 @@ func TreeFromTiles(c Checkpoint, tr tlog.TileReader) error {
 	return nil
 }
 
+
+// TileFetcher reads tiles by their C2SP path (from a URL or a directory),
+// for checking a checkpoint's tree from outside. What it returns is
+// trusted only once the tree's root checks out.
+type TileFetcher func(path string) ([]byte, error)
+
+// Height is the tiles' height.
+func (f TileFetcher) Height() int { return TileHeight }
+
+// ReadTiles fetches each tile.
+func (f TileFetcher) ReadTiles(tiles []tlog.Tile) ([][]byte, error) {
+	out := make([][]byte, len(tiles))
+	for i, t := range tiles {
+		b, err := f(TilePath(t))
+		if err != nil {
+			return nil, err
+		}
+		if len(b) != t.W*tlog.HashSize {
+			return nil, fmt.Errorf("tile %s holds %d bytes, not %d", TilePath(t), len(b), t.W*tlog.HashSize)
+		}
+		out[i] = b
+	}
+	return out, nil
+}
+
+// SaveTiles keeps nothing.
+func (f TileFetcher) SaveTiles([]tlog.Tile, [][]byte) {}
