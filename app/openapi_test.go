@@ -59,7 +59,7 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 	}
 	s := startApp(t, map[string]string{"ADMIN_USERS": "alice"})
 	id := s.Create("Grocery", "milk")["id"].(string)
-	s.history(id)
+	s.integrate()
 	requests := []struct {
 		method, path, body string
 		headers            []string
@@ -86,6 +86,13 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		{"GET", "/api/health", "", nil, 200},
 		{"GET", "/api/manage/partitions?top=5", "", nil, 200},
 		{"GET", "/api/manage/deadletters?pageSize=5", "", nil, 200},
+		{"GET", "/api/log/checkpoint", "", nil, 200},
+		{"GET", "/api/log/key", "", nil, 200},
+		{"GET", "/api/log/consistency?from=0&to=1", "", nil, 200},
+		{"GET", "/api/log/consistency?from=1", "", nil, 400},
+		{"GET", "/api/todos/" + id + "/history/proof?version=1", "", nil, 200},
+		{"GET", "/api/todos/" + id + "/history/proof?version=99", "", nil, 404},
+		{"GET", "/api/manage/log/verify", "", nil, 200},
 	}
 	for _, rq := range requests {
 		var body any

@@ -120,6 +120,9 @@ func (l *Log) Consistency(ctx context.Context, from, to int64) (tlog.TreeProof, 
 	if from < 0 || from > to || to > c.Size {
 		return nil, todo.Errorf(todo.Invalid, "from and to must satisfy 0 <= from <= to <= %d, the latest checkpoint's size", c.Size)
 	}
+	if from == 0 || from == to {
+		return tlog.TreeProof{}, nil // the empty tree, and a tree itself, need no proof
+	}
 	p, err := tlog.ProveTree(to, from, newTileReader(ctx, l.Leases).hashes(c.Tree()))
 	if err != nil {
 		return nil, todo.Wrap(todo.Internal, err, "the log's tiles give no proof")

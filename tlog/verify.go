@@ -100,6 +100,11 @@ func VerifyConsistency(older, newer []byte, proof []tlog.Hash, v note.Verifier) 
 		return a, b, nil
 	case a.Size > b.Size:
 		return a, b, fmt.Errorf("the older checkpoint (size %d) is larger than the newer (size %d)", a.Size, b.Size)
+	case a.Size == 0:
+		if a.Root != emptyRoot {
+			return a, b, fmt.Errorf("the older checkpoint of the empty tree has root %s", a.Root)
+		}
+		return a, b, nil
 	}
 	if err := tlog.CheckTree(proof, b.Size, b.Root, a.Size, a.Root); err != nil {
 		return a, b, fmt.Errorf("the tree of size %d does not extend the tree of size %d: %w", b.Size, a.Size, err)
