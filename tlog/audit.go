@@ -28,6 +28,8 @@ const (
 	BehindAnchor = "storeBehindAnchor"
 	// An entry bundle that is not what the tree holds.
 	LogDamaged = "logDamaged"
+	// A version logged more than once.
+	DuplicateInLog = "duplicateInLog"
 )
 
 // Problem is one discrepancy between the log and the store.
@@ -100,6 +102,10 @@ func (l *Log) AuditStore(ctx context.Context, grace time.Duration, now time.Time
 				continue
 			}
 			key := leaf.EntityKey() + "\x00" + strconv.FormatInt(leaf.Version, 10)
+			if logged[key] {
+				rep.Problems = append(rep.Problems, Problem{Kind: DuplicateInLog, EntityID: leaf.ID, Version: leaf.Version})
+				continue
+			}
 			logged[key] = true
 			switch s, ok := stored[key]; {
 			case !ok:
