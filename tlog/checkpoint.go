@@ -58,9 +58,9 @@ func OpenCheckpoint(msg []byte, v note.Verifier) (Checkpoint, error) {
 	}
 	n, err := note.Open(msg, note.VerifierList(v))
 	if err != nil {
-		var unknown *note.UnknownVerifierError
-		if errors.As(err, &unknown) {
-			return Checkpoint{}, fmt.Errorf("checkpoint is not signed by %s (signed by %s)", v.Name(), unknown.Name)
+		var unverified *note.UnverifiedNoteError
+		if errors.As(err, &unverified) {
+			return Checkpoint{}, fmt.Errorf("checkpoint is not signed by the key %s+%08x: only by other keys", v.Name(), v.KeyHash())
 		}
 		return Checkpoint{}, fmt.Errorf("checkpoint does not verify: %w", err)
 	}
