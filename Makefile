@@ -59,7 +59,7 @@ fuzz:
 ## bench: Go benchmarks, the load tool (quality bars, side by side in one run)
 ## and the partition analyzer on 1,000,000 generated todos
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./bolt/ ./httpapi/
+	$(GO) test -run '^$$' -bench . -benchmem ./bolt/ ./httpapi/ ./tlog/
 	$(GO) run ./cmd/loadtest
 	$(GO) test -run '^$$' -bench Analyze1M -benchtime 1x -benchmem ./cmd/partition-analyzer/analyze/
 	$(GO) build -o bin/partition-analyzer ./cmd/partition-analyzer
