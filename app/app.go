@@ -407,13 +407,13 @@ func (a *App) open(ctx, bg context.Context) error {
 		invocations["LogIntegrator"] = tlog.Handler(integ, a.log)
 	}
 	h := httpapi.New(httpapi.Config{
-		Service:      svc,
-		Auth:         a.auth,
-		MaxBodyBytes: a.cfg.MaxBodyBytes,
-		StoreTimeout: a.cfg.StoreTimeout,
-		Health:       a.health.Status,
-		Invocations:  invocations,
-		Transparency: tl,
+		Service:         svc,
+		Auth:            a.auth,
+		MaxBodyBytes:    a.cfg.MaxBodyBytes,
+		StoreTimeout:    a.cfg.StoreTimeout,
+		Health:          a.health.Status,
+		Invocations:     invocations,
+		Transparency:    tl,
 		MaxPayloadBytes: a.cfg.MaxPayloadBytes,
 		InvocationKey:   key,
 		Log:             a.log,

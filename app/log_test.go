@@ -2,18 +2,13 @@ package app_test
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/todoaudit/todo/app"
 	"github.com/todoaudit/todo/app/apitest"
-	"github.com/todoaudit/todo/config"
 	"github.com/todoaudit/todo/store"
 	"github.com/todoaudit/todo/tlog"
 )
@@ -50,30 +45,16 @@ type restartable struct {
 
 func startOver(t *testing.T, kv map[string]string) restartable {
 	t.Helper()
-	kv["LISTEN_ADDR"] = "127.0.0.1:0"
-	cfg, err := config.Load(func(k string) (string, bool) { v, ok := kv[k]; return v, ok })
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := app.Start(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var once sync.Once
-	closeApp := func() {
-		once.Do(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			if err := a.Close(ctx); err != nil {
-				t.Errorf("close: %v", err)
-			}
-		})
-	}
-	t.Cleanup(closeApp)
+	a, closeApp := launchClosable(t, kv)
 	if err := a.Wait(); err != nil {
 		t.Fatal(err)
 	}
-	return restartable{&server{Client: &apitest.Client{T: t, Base: "http://" + a.Addr(), User: "alice"}, app: a}, closeApp}
+	s := &server{Client: &apitest.Client{T: t, Base: "http://" + a.Addr(), User: "alice"}, app: a}
+	return restartable{s, func() {
+		if err := closeApp(); err != nil {
+			t.Fatalf("close: %v", err)
+		}
+	}}
 }
 
 func copyFile(t *testing.T, from, to string) {

@@ -70,7 +70,7 @@ func (d DirAnchors) Put(_ context.Context, size int64, note []byte) ([]byte, err
 		return nil, err
 	}
 	path := filepath.Join(d.Dir, anchorName(size))
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o400)
+	err := createFile(path, note, 0o400)
 	if errors.Is(err, os.ErrExist) {
 		existing, rerr := os.ReadFile(path)
 		if rerr != nil {
@@ -78,25 +78,32 @@ func (d DirAnchors) Put(_ context.Context, size int64, note []byte) ([]byte, err
 		}
 		return existing, ErrAnchored
 	}
+	return nil, err
+}
+
+// createFile writes a new file durably: created exclusively (an existing
+// file is never replaced: os.ErrExist), synced, and its name synced in its
+// directory.
+func createFile(path string, b []byte, mode os.FileMode) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if _, err := f.Write(note); err != nil {
+	if _, err := f.Write(b); err != nil {
 		f.Close()
-		return nil, err
+		return err
 	}
 	if err := f.Sync(); err != nil {
 		f.Close()
-		return nil, err
+		return err
 	}
 	if err := f.Close(); err != nil {
-		return nil, err
+		return err
 	}
-	// The new name is durable only once the directory is synced.
-	dir, err := os.Open(d.Dir)
+	dir, err := os.Open(filepath.Dir(path))
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer dir.Close()
-	return nil, dir.Sync()
+	return dir.Sync()
 }

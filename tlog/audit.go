@@ -138,7 +138,6 @@ func (l *Log) AuditStore(ctx context.Context, grace time.Duration, now time.Time
 	return rep, nil
 }
 
-
 // bundle reads an entry bundle and checks each entry against the tree.
 func (l *Log) bundle(ctx context.Context, hr tlog.HashReader, t tlog.Tile) ([][]byte, error) {
 	b, err := newTileReader(ctx, l.Leases).read(t)

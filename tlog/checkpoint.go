@@ -159,19 +159,7 @@ func LoadOrCreateKeys(path, origin string) (*Keys, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := f.WriteString(skey + "\n"); err != nil {
-		f.Close()
-		return nil, err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return nil, err
-	}
-	if err := f.Close(); err != nil {
+	if err := createFile(path, []byte(skey+"\n"), 0o600); err != nil {
 		return nil, err
 	}
 	return NewKeys(skey)

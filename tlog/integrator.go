@@ -63,7 +63,7 @@ type Integrator struct {
 // DefaultMargin bounds how much earlier than its commit a record's _ts can
 // be: the clocks of the store's partitions differ, and a write can be in
 // flight while a pass reads.
-const DefaultMargin = 10 * time.Second
+const DefaultMargin = 3 * time.Second
 
 // DefaultMaxBatch bounds one append, and so the state document.
 const DefaultMaxBatch = 1000

@@ -187,7 +187,6 @@ func TreeFromTiles(c Checkpoint, tr tlog.TileReader) error {
 	return nil
 }
 
-
 // TileFetcher reads tiles by their C2SP path (from a URL or a directory),
 // for checking a checkpoint's tree from outside. What it returns is
 // trusted only once the tree's root checks out.
