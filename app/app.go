@@ -29,6 +29,7 @@ import (
 	"github.com/todoaudit/todo/health"
 	"github.com/todoaudit/todo/httpapi"
 	"github.com/todoaudit/todo/internal/backoff"
+	"github.com/todoaudit/todo/keyvault"
 	"github.com/todoaudit/todo/partition"
 	"github.com/todoaudit/todo/partitionload"
 	"github.com/todoaudit/todo/problem"
@@ -399,7 +400,7 @@ func (a *App) open(ctx, bg context.Context) error {
 		"AuditTrigger": auditTrigger,
 		"Reconcile":    reconcile.Handler(rec, a.log),
 	}
-	tl, integ, err := a.transparencyLog(auditC, leases)
+	tl, integ, err := a.transparencyLog(ctx, auditC, leases)
 	if err != nil {
 		return err
 	}
@@ -462,13 +463,22 @@ const logKeyFile = "log-signing.key"
 
 // transparencyLog builds the log and its integrator, both nil when the
 // log is off.
-func (a *App) transparencyLog(auditC, leases store.Container) (*tlog.Log, *tlog.Integrator, error) {
+func (a *App) transparencyLog(ctx context.Context, auditC, leases store.Container) (*tlog.Log, *tlog.Integrator, error) {
 	if !a.cfg.TransparencyLog {
 		return nil, nil, nil
 	}
 	var keys *tlog.Keys
 	var err error
-	if a.cfg.LogSigningKey != "" {
+	switch {
+	case a.cfg.LogSigningKeyID != "":
+		cred, err := keyvault.NewCredential(a.cfg.CosmosClientID)
+		if err == nil {
+			keys, err = keyvault.Keys(ctx, a.cfg.LogSigningKeyID, a.cfg.LogOrigin, cred, nil)
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("LOG_SIGNING_KEY_ID: %w", err)
+		}
+	case a.cfg.LogSigningKey != "":
 		keys, err = tlog.NewKeys(a.cfg.LogSigningKey)
 		if err == nil && keys.Signer.Name() != a.cfg.LogOrigin {
 			err = fmt.Errorf("it signs as %q, not as LOG_ORIGIN %q", keys.Signer.Name(), a.cfg.LogOrigin)
@@ -476,7 +486,7 @@ func (a *App) transparencyLog(auditC, leases store.Container) (*tlog.Log, *tlog.
 		if err != nil {
 			return nil, nil, fmt.Errorf("LOG_SIGNING_KEY: %w", err)
 		}
-	} else {
+	default:
 		if err := os.MkdirAll(a.cfg.DataDir, 0o700); err != nil {
 			return nil, nil, fmt.Errorf("transparency log key: %w", err)
 		}

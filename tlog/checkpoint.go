@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	fnote "github.com/transparency-dev/formats/note"
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
 )
@@ -165,9 +166,10 @@ func LoadOrCreateKeys(path, origin string) (*Keys, error) {
 	return NewKeys(skey)
 }
 
-// NewVerifier reads a verifier key (name+hash+keydata).
+// NewVerifier reads a verifier key (name+hash+keydata): Ed25519, or ECDSA
+// P-256 (C2SP signature type 0x02, what a Key Vault key signs with).
 func NewVerifier(vkey string) (note.Verifier, error) {
-	v, err := note.NewVerifier(strings.TrimSpace(vkey))
+	v, err := fnote.NewVerifier(strings.TrimSpace(vkey))
 	if err != nil {
 		return nil, fmt.Errorf("not a note verifier key: %w", err)
 	}
