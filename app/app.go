@@ -18,11 +18,15 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
+
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/audit/pump"
 	"github.com/todoaudit/todo/audit/reconcile"
 	"github.com/todoaudit/todo/audit/trigger"
 	"github.com/todoaudit/todo/auth"
+	"github.com/todoaudit/todo/blobanchors"
 	"github.com/todoaudit/todo/bolt"
 	"github.com/todoaudit/todo/config"
 	"github.com/todoaudit/todo/cosmos"
@@ -471,7 +475,7 @@ func (a *App) transparencyLog(ctx context.Context, auditC, leases store.Containe
 	var err error
 	switch {
 	case a.cfg.LogSigningKeyID != "":
-		cred, err := keyvault.NewCredential(a.cfg.CosmosClientID)
+		cred, err := a.azureCredential()
 		if err == nil {
 			keys, err = keyvault.Keys(ctx, a.cfg.LogSigningKeyID, a.cfg.LogOrigin, cred, nil)
 		}
@@ -494,11 +498,30 @@ func (a *App) transparencyLog(ctx context.Context, auditC, leases store.Containe
 			return nil, nil, fmt.Errorf("transparency log key: %w", err)
 		}
 	}
-	anchors := tlog.DirAnchors{Dir: a.cfg.LogAnchorDir}
+	var anchors tlog.Anchors = tlog.DirAnchors{Dir: a.cfg.LogAnchorDir}
+	if a.cfg.LogAnchorURL != "" {
+		cred, err := a.azureCredential()
+		if err == nil {
+			anchors, err = blobanchors.New(a.cfg.LogAnchorURL, cred, nil)
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("LOG_ANCHOR_URL: %w", err)
+		}
+	}
 	l := &tlog.Log{Leases: leases, Audit: auditC, Keys: keys, Anchors: anchors}
 	in := &tlog.Integrator{Audit: auditC, Leases: leases, Keys: keys, Anchors: anchors, Log: a.log,
 		Report: func(err error) { a.health.Report("transparency log", err) }}
 	return l, in, nil
+}
+
+// azureCredential is the identity the log signs and anchors with: the
+// user-assigned managed identity the Cosmos DB settings name, or, without
+// one, azidentity's default chain.
+func (a *App) azureCredential() (azcore.TokenCredential, error) {
+	if id := a.cfg.CosmosClientID; id != "" {
+		return azidentity.NewManagedIdentityCredential(&azidentity.ManagedIdentityCredentialOptions{ID: azidentity.ClientID(id)})
+	}
+	return azidentity.NewDefaultAzureCredential(nil)
 }
 
 // integrateLoop runs the log's integrator every LogIntegrateEvery.

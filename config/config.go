@@ -60,6 +60,7 @@ var (
 	logOrigin         = Setting{"LOG_ORIGIN", "todoaudit.local/log", "the transparency log's origin line and signing key name (no spaces or +)"}
 	logSigningKey     = Setting{"LOG_SIGNING_KEY", "", "the log's Ed25519 signing key (a note signer key PRIVATE+KEY+origin+hash+data); empty: DATA_DIR/log-signing.key, generated at first start"}
 	logSigningKeyID   = Setting{"LOG_SIGNING_KEY_ID", "", "a Key Vault key URL (https://<vault>/keys/<name>[/<version>], EC P-256) the log signs with through the app's identity, instead of LOG_SIGNING_KEY"}
+	logAnchorURL      = Setting{"LOG_ANCHOR_URL", "", "a Blob container URL (https://<account>.blob.core.windows.net/<container>, version-level immutability) every checkpoint is anchored in through the app's identity, instead of LOG_ANCHOR_DIR"}
 	logAnchorDir      = Setting{"LOG_ANCHOR_DIR", "", "write-once directory every signed checkpoint is anchored in; default DATA_DIR/log-anchors: point it outside the store's reach"}
 	logLevel          = Setting{"LOG_LEVEL", "info", "debug, info, warn or error"}
 	storeOpenTimeout  = Setting{"STORE_OPEN_TIMEOUT", "60s", "how long start-up keeps retrying to open the store before it exits 1 (a duration like 60s, or seconds)"}
@@ -77,7 +78,7 @@ var (
 // infrastructure tests check that Bicep and local.settings.json.example
 // agree with it.
 var Settings = []Setting{
-	customHandlerPort, listenAddr, dataDir, storeKind, cosmosEndpoint, cosmosEndpointAlt, cosmosCredential, cosmosClientID, azureClientID, cosmosConnString, cosmosKey, allowRemoteKey, database, todoContainer, auditContainer, leasesContainer, partitionScheme, syntheticBuckets, authMode, authIssuer, authAudience, singleUserID, adminUsers, maxBodyBytes, maxPayloadBytes, versionTTL, auditPump, transparencyLog, logOrigin, logSigningKey, logSigningKeyID, logAnchorDir, logLevel, storeOpenTimeout, storeTimeout, shutdownTimeout, otelEndpoint, otelTracesEndpoint, otelMetricsEndpoint, otelServiceName,
+	customHandlerPort, listenAddr, dataDir, storeKind, cosmosEndpoint, cosmosEndpointAlt, cosmosCredential, cosmosClientID, azureClientID, cosmosConnString, cosmosKey, allowRemoteKey, database, todoContainer, auditContainer, leasesContainer, partitionScheme, syntheticBuckets, authMode, authIssuer, authAudience, singleUserID, adminUsers, maxBodyBytes, maxPayloadBytes, versionTTL, auditPump, transparencyLog, logOrigin, logSigningKey, logSigningKeyID, logAnchorURL, logAnchorDir, logLevel, storeOpenTimeout, storeTimeout, shutdownTimeout, otelEndpoint, otelTracesEndpoint, otelMetricsEndpoint, otelServiceName,
 }
 
 // Mode says whether the handler runs under the Functions host.
@@ -116,11 +117,13 @@ type Config struct {
 
 	// The transparency log: whether there is one, its origin, its signing
 	// key (an Ed25519 key, or a Key Vault key's URL; neither: the key file
-	// in DataDir) and its anchor directory.
+	// in DataDir) and its anchors (a Blob container's URL, else a
+	// directory).
 	TransparencyLog bool
 	LogOrigin       string
 	LogSigningKey   string
 	LogSigningKeyID string
+	LogAnchorURL    string
 	LogAnchorDir    string
 
 	StoreOpenTimeout time.Duration
@@ -270,6 +273,7 @@ func Load(lookup func(string) (string, bool)) (*Config, error) {
 	if strings.ContainsAny(c.LogOrigin, "+ \t\n") || !utf8.ValidString(c.LogOrigin) {
 		return nil, &Error{logOrigin.Name, fmt.Sprintf("%q is not a key name: no spaces or +", c.LogOrigin)}
 	}
+	c.LogAnchorURL = get(logAnchorURL)
 	if c.LogAnchorDir == "" {
 		c.LogAnchorDir = filepath.Join(c.DataDir, "log-anchors")
 	}

@@ -23,7 +23,6 @@ import (
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
-	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 	"github.com/Azure/azure-sdk-for-go/sdk/security/keyvault/azkeys"
 	fnote "github.com/transparency-dev/formats/note"
 
@@ -124,14 +123,4 @@ func (s *Signer) Sign(msg []byte) ([]byte, error) {
 		return nil, fmt.Errorf("Key Vault answered a signature of %d bytes, not 64", len(raw))
 	}
 	return asn1.Marshal(struct{ R, S *big.Int }{new(big.Int).SetBytes(raw[:32]), new(big.Int).SetBytes(raw[32:])})
-}
-
-// NewCredential is the identity the app signs with: the user-assigned
-// managed identity clientID names, or, without one, the default chain (a
-// system-assigned identity in Azure, developer credentials locally).
-func NewCredential(clientID string) (azcore.TokenCredential, error) {
-	if clientID != "" {
-		return azidentity.NewManagedIdentityCredential(&azidentity.ManagedIdentityCredentialOptions{ID: azidentity.ClientID(clientID)})
-	}
-	return azidentity.NewDefaultAzureCredential(nil)
 }
