@@ -64,7 +64,13 @@ func Keys(ctx context.Context, keyURL, origin string, cred azcore.TokenCredentia
 	if k == nil || k.Kty == nil || (*k.Kty != azkeys.KeyTypeEC && *k.Kty != azkeys.KeyTypeECHSM) || k.Crv == nil || *k.Crv != azkeys.CurveNameP256 {
 		return nil, fmt.Errorf("the log signing key %s is not an EC P-256 key", keyURL)
 	}
-	pub := &ecdsa.PublicKey{Curve: elliptic.P256(), X: new(big.Int).SetBytes(k.X), Y: new(big.Int).SetBytes(k.Y)}
+	if len(k.X) != 32 || len(k.Y) != 32 {
+		return nil, fmt.Errorf("the log signing key %s has coordinates of %d and %d bytes, not 32", keyURL, len(k.X), len(k.Y))
+	}
+	pub, err := ecdsa.ParseUncompressedPublicKey(elliptic.P256(), append(append([]byte{4}, k.X...), k.Y...))
+	if err != nil {
+		return nil, fmt.Errorf("the log signing key %s: %w", keyURL, err)
+	}
 	der, err := x509.MarshalPKIXPublicKey(pub)
 	if err != nil {
 		return nil, fmt.Errorf("the log signing key %s: %w", keyURL, err)
@@ -116,11 +122,11 @@ func (s *Signer) Sign(msg []byte) ([]byte, error) {
 	alg := azkeys.SignatureAlgorithmES256
 	resp, err := s.client.Sign(ctx, s.key, s.version, azkeys.SignParameters{Algorithm: &alg, Value: digest[:]}, nil)
 	if err != nil {
-		return nil, fmt.Errorf("Key Vault did not sign: %w", err)
+		return nil, fmt.Errorf("the vault did not sign: %w", err)
 	}
 	raw := resp.Result
 	if len(raw) != 64 {
-		return nil, fmt.Errorf("Key Vault answered a signature of %d bytes, not 64", len(raw))
+		return nil, fmt.Errorf("the vault answered a signature of %d bytes, not 64", len(raw))
 	}
 	return asn1.Marshal(struct{ R, S *big.Int }{new(big.Int).SetBytes(raw[:32]), new(big.Int).SetBytes(raw[32:])})
 }

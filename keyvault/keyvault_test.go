@@ -45,10 +45,10 @@ func (f *fakeVault) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	kid := f.url + "/keys/log/v1"
 	switch {
 	case r.Method == http.MethodGet && (r.URL.Path == "/keys/log/" || r.URL.Path == "/keys/log/v1"):
-		pub := f.key.PublicKey
+		pub, _ := f.key.PublicKey.Bytes() // 0x04, then x and y
 		_ = json.NewEncoder(w).Encode(map[string]any{"key": map[string]any{
 			"kid": kid, "kty": "EC", "crv": "P-256", "key_ops": []string{"sign", "verify"},
-			"x": b64.EncodeToString(pub.X.FillBytes(make([]byte, 32))), "y": b64.EncodeToString(pub.Y.FillBytes(make([]byte, 32))),
+			"x": b64.EncodeToString(pub[1:33]), "y": b64.EncodeToString(pub[33:]),
 		}})
 	case r.Method == http.MethodPost && r.URL.Path == "/keys/log/v1/sign":
 		var in struct{ Alg, Value string }
