@@ -150,7 +150,7 @@ func TestHead(t *testing.T) {
 	id := s.Create("Grocery", "milk")["id"].(string)
 	s.history(id)
 	for _, p := range []string{"/", "/api/health", "/api/todos", "/api/todos/" + id, "/api/todos/" + id + "/history",
-		"/api/manage/todos", "/api/manage/partitions", "/api/todos/Grocery:41500e6e-4e08-495b-9d09-824f03961f4a"} {
+		"/api/manage/todos", "/api/manage/partitions", "/api/openapi.json", "/api/todos/Grocery:41500e6e-4e08-495b-9d09-824f03961f4a"} {
 		get, head := s.Do("GET", p, nil), s.Do("HEAD", p, nil)
 		if head.Status != get.Status || len(head.Body) != 0 {
 			t.Errorf("HEAD %s: %d with %d bytes, GET gave %d", p, head.Status, len(head.Body), get.Status)
@@ -167,5 +167,14 @@ func TestHead(t *testing.T) {
 func TestGoneIDs(t *testing.T) {
 	forEachScheme(t, nil, func(t *testing.T, s *server, scheme string) {
 		apitest.Gone(t, s.Client, scheme)
+	})
+}
+
+// The edge of the API (CORS, OPTIONS, 405, query parameters, unclean
+// paths) is the same under every scheme.
+func TestEdge(t *testing.T) {
+	const origin = "http://127.0.0.1:5173"
+	forEachScheme(t, map[string]string{"CORS_ALLOWED_ORIGINS": origin, "ADMIN_USERS": "alice"}, func(t *testing.T, s *server, _ string) {
+		apitest.Edge(t, s.Client, origin)
 	})
 }

@@ -126,9 +126,15 @@ type Options struct {
 	// Wrap, when set, wraps the opened store (tests record the calls the
 	// handler makes with it).
 	Wrap func(store.Store) store.Store
+	// Listener, when set, is served instead of listening on
+	// cfg.ListenAddr.
+	Listener net.Listener
 	// Telemetry traces and measures the handler; nil records nothing.
 	// The caller shuts it down after Close, which flushes it.
 	Telemetry *telemetry.Telemetry
+	// AuthClock, when set, is the clock the entra mode reads and waits on
+	// (tests move a fake one on instead of waiting).
+	AuthClock auth.Clock
 }
 
 // Start listens at once, so the host's readiness poll of GET / succeeds
@@ -140,15 +146,18 @@ func Start(cfg *config.Config, log *slog.Logger, o *Options) (*App, error) {
 	if o == nil {
 		o = &Options{}
 	}
-	ln, err := net.Listen("tcp", cfg.ListenAddr)
-	if err != nil {
-		return nil, fmt.Errorf("listen on %s: %w", cfg.ListenAddr, err)
+	ln := o.Listener
+	if ln == nil {
+		var err error
+		if ln, err = net.Listen("tcp", cfg.ListenAddr); err != nil {
+			return nil, fmt.Errorf("listen on %s: %w", cfg.ListenAddr, err)
+		}
 	}
 	bgCtx, cancelBg := context.WithCancel(context.Background())
 	openCtx, cancelOpen := context.WithCancel(bgCtx)
 	// Under entra the provider is discovered while the store opens.
 	h := health.New(log)
-	authn, err := auth.New(bgCtx, cfg.Auth, log, func(err error) { h.Report("identity provider", err) })
+	authn, err := auth.New(bgCtx, cfg.Auth, log, &auth.Options{Health: h, Clock: o.AuthClock})
 	if err != nil {
 		cancelOpen()
 		cancelBg()
@@ -424,13 +433,16 @@ func (a *App) open(ctx, bg context.Context) error {
 		Log:             a.log,
 		StoreName:       storeName,
 		Partitions:      hot,
+		Hosted:          a.cfg.Mode != config.Standalone,
 		Telemetry:       tel,
+		CORS:            httpapi.CORS{AllowedOrigins: a.cfg.CORSAllowedOrigins, AllowCredentials: a.cfg.CORSAllowCredentials},
 	})
 	a.health.Opened()
 	a.handler.Store(&h)
 	a.log.Info("handler ready", "mode", string(a.cfg.Mode), "addr", a.Addr(), "store", storeName,
 		"scheme", a.cfg.Scheme, "auth", a.cfg.Auth.Mode)
 
+	// The probe keeps the default priority: it measures what users get.
 	a.goBackground(func() {
 		a.health.Probe(bg, "store", probeEvery, min(probeTimeout, a.cfg.StoreTimeout), st.Ping)
 	})
@@ -447,8 +459,11 @@ func (a *App) open(ctx, bg context.Context) error {
 		a.pump = p
 		p.ReportTo(func(err error) { a.health.Report("audit", err) })
 		a.health.WatchAudit(p.Status)
-		a.goBackground(func() { p.Run(bg) })
-		a.goBackground(func() { a.reconcileLoop(bg, rec, sweeper) })
+		// Background work yields to users: its store calls go at low
+		// priority.
+		low := store.WithLowPriority(bg)
+		a.goBackground(func() { p.Run(low) })
+		a.goBackground(func() { a.reconcileLoop(low, rec, sweeper) })
 	}
 	if a.cfg.Mode == config.Standalone && integ != nil {
 		a.integ = integ
@@ -551,11 +566,12 @@ func (a *App) IntegrateLog(ctx context.Context) (tlog.Result, error) {
 
 // finishMoves completes the moves an earlier process left half done, before
 // the API serves, so that every todo is listed right after a restart. A
-// failing store is retried a few times before start-up gives up.
+// failing store is retried a few times before start-up gives up. It is
+// background work: its store calls go at low priority.
 func (a *App) finishMoves(ctx context.Context, sweeper *service.MoveSweeper) error {
 	retry := backoff.Policy{Base: 100 * time.Millisecond, Max: 2 * time.Second}
 	for attempt := 0; ; attempt++ {
-		mctx, meter := store.WithMeter(ctx)
+		mctx, meter := store.WithMeter(store.WithLowPriority(ctx))
 		n, err := sweeper.Run(mctx)
 		if n > 0 {
 			a.log.Warn("finished interrupted moves", "moves", n, "ru", meter.Cost().Charge)

@@ -1,10 +1,12 @@
 package app_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/todoaudit/todo/app"
 	"github.com/todoaudit/todo/auth"
 	"github.com/todoaudit/todo/auth/authtest"
 )
@@ -46,15 +48,16 @@ func wantRefusal(t *testing.T, s *server, path string, status int, challenge str
 func TestEntraTokens(t *testing.T) {
 	current, next, stranger := authtest.NewKey(t, "k1"), authtest.NewKey(t, "k2"), authtest.NewKey(t, "k9")
 	idp := authtest.Start(t, current)
-	s := startApp(t, map[string]string{"AUTH_ISSUER": idp.Issuer, "AUTH_AUDIENCE": audience})
-	waitForKeys(t, s)
+	s, clock := startEntra(t, idp)
 
 	claims := func(change func(map[string]any)) map[string]any {
 		c := idp.Claims(audience, oid)
 		change(c)
 		return c
 	}
-	now := time.Now()
+	valid := authtest.Sign(t, current, claims(func(map[string]any) {}))
+	header, rest, _ := strings.Cut(valid, ".")
+	now := clock.Now()
 	invalid := map[string]string{
 		"expired":                   authtest.Sign(t, current, claims(func(c map[string]any) { c["exp"] = now.Add(-3 * time.Minute).Unix() })),
 		"not yet valid":             authtest.Sign(t, current, claims(func(c map[string]any) { c["nbf"] = now.Add(3 * time.Minute).Unix() })),
@@ -66,8 +69,16 @@ func TestEntraTokens(t *testing.T) {
 		"alg none":                  authtest.Unsigned(t, claims(func(map[string]any) {})),
 		"HS256 with the public key": authtest.SignHS256WithPublicKey(t, current, claims(func(map[string]any) {})),
 		"no oid":                    authtest.Sign(t, current, claims(func(c map[string]any) { delete(c, "oid") })),
+		"only OID":                  authtest.Sign(t, current, claims(func(c map[string]any) { c["OID"] = c["oid"]; delete(c, "oid") })),
+		"oid twice":                 authtest.SignPayload(t, current, []byte(fmt.Sprintf(`{"iss":%q,"aud":%q,"exp":%d,"oid":%q,"oid":"intruder"}`, idp.Issuer, audience, now.Add(time.Hour).Unix(), oid))),
 		"not a JWT":                 "opaque-token",
+		"JSON serialisation":        authtest.SignJSONSerialization(t, current, claims(func(map[string]any) {})),
+		"a space inside":            header + ". " + rest,
+		"a tab inside":              header + ".\t" + rest,
 	}
+	// The unknown key id fetches the key set at once, the rate limit
+	// having passed since discovery's fetch.
+	clock.Advance(auth.KeyRefreshInterval)
 	for name, token := range invalid {
 		t.Run(name, func(t *testing.T) {
 			for _, path := range []string{userRoute, adminRoute} {
@@ -110,6 +121,20 @@ func TestEntraTokens(t *testing.T) {
 		wantRefusal(t, other, adminRoute, 403, `Bearer error="insufficient_scope"`)
 	})
 
+	t.Run("claim names matched exactly", func(t *testing.T) {
+		// A name that only folds to roles grants nothing.
+		for _, name := range []string{"ROLES", "Roles", "roleſ"} {
+			c := claims(func(c map[string]any) { c[name] = []string{auth.AdminRole} })
+			wantRefusal(t, s.with(bearer(authtest.Sign(t, current, c))), adminRoute, 403, `Bearer error="insufficient_scope"`)
+		}
+		// OID after oid does not name the caller.
+		payload := fmt.Sprintf(`{"iss":%q,"aud":%q,"exp":%d,"oid":%q,"OID":"0f0f0f0f-1111-4222-8333-444455556666"}`, idp.Issuer, audience, clock.Now().Add(time.Hour).Unix(), oid)
+		td := want(t, s.with(bearer(authtest.SignPayload(t, current, []byte(payload)))).Do("POST", userRoute, map[string]any{"category": "Grocery", "title": "eggs"}), 201).JSON(t)
+		if td["userId"] != oid {
+			t.Fatalf("the user is %v, want the token's oid %s", td["userId"], oid)
+		}
+	})
+
 	t.Run("clock skew within two minutes", func(t *testing.T) {
 		for _, c := range []map[string]any{
 			claims(func(c map[string]any) { c["exp"] = now.Add(-time.Minute).Unix() }),
@@ -123,6 +148,7 @@ func TestEntraTokens(t *testing.T) {
 		// The provider starts signing with a key the handler has never
 		// seen: the handler fetches the key set again and accepts it.
 		idp.Publish(current, next)
+		clock.Advance(auth.KeyRefreshInterval)
 		fetches := idp.KeyFetches.Load()
 		admin := s.with(bearer(authtest.Sign(t, next, idp.Claims(audience, oid, auth.AdminRole))))
 		want(t, admin.Do("GET", userRoute, nil), 200)
@@ -133,17 +159,29 @@ func TestEntraTokens(t *testing.T) {
 	})
 }
 
+// startEntra runs the handler under entra against idp, on a fake clock
+// that idp mints its tokens at too, and waits until the provider is
+// discovered.
+func startEntra(t *testing.T, idp *authtest.Provider) (*server, *authtest.Clock) {
+	t.Helper()
+	clock := authtest.NewClock(time.Now())
+	idp.Now = clock.Now
+	s := startAppWith(t, map[string]string{"AUTH_ISSUER": idp.Issuer, "AUTH_AUDIENCE": audience}, &app.Options{AuthClock: clock})
+	waitForKeys(t, s)
+	return s, clock
+}
+
 // waitForKeys waits until the handler has discovered the provider: until
-// then a token gets 503.
+// then a token gets 503, and health is not 200 either.
 func waitForKeys(t *testing.T, s *server) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		r := s.with(bearer("x")).Do("GET", userRoute, nil)
-		if r.Status == 401 {
+		r := s.with(bearer("x.y.z")).Do("GET", userRoute, nil)
+		if r.Status == 401 && s.Do("GET", "/api/health", nil).Status == 200 {
 			return
 		}
-		if r.Status != 503 || time.Now().After(deadline) {
+		if r.Status != 503 && r.Status != 401 || time.Now().After(deadline) {
 			t.Fatalf("while discovering the provider: %d %s", r.Status, r.Body)
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -154,7 +192,7 @@ func waitForKeys(t *testing.T, s *server) {
 // refused: 503 with Retry-After, and still 401 without a token. The
 // handler starts all the same, and its health says what is wrong.
 func TestEntraProviderUnreachable(t *testing.T) {
-	s := startApp(t, map[string]string{"AUTH_ISSUER": "http://127.0.0.1:" + freePort(t), "AUTH_AUDIENCE": audience})
+	s := startApp(t, map[string]string{"AUTH_ISSUER": "http://" + refusingAddr(t), "AUTH_AUDIENCE": audience})
 	r := want(t, s.with(bearer("x.y.z")).Do("GET", userRoute, nil), 503)
 	if r.Header.Get("Retry-After") == "" || r.Header.Get("Content-Type") != "application/problem+json" {
 		t.Fatalf("503 without Retry-After or problem: %v", r.Header)
@@ -171,6 +209,63 @@ func TestEntraProviderUnreachable(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// While the first discovery hangs, health is 503 "starting" and a token
+// gets 503; health is 200 once the provider answers.
+func TestEntraDiscoveryHangs(t *testing.T) {
+	key := authtest.NewKey(t, "k1")
+	idp := authtest.Start(t, key)
+	release := idp.HoldDiscovery()
+	defer release()
+	s := startApp(t, map[string]string{"AUTH_ISSUER": idp.Issuer, "AUTH_AUDIENCE": audience})
+	h := want(t, s.Do("GET", "/api/health", nil), 503).JSON(t)
+	if h["status"] != "starting" || h["store"] != "the identity provider is being discovered" {
+		t.Fatalf("health while discovering: %v", h)
+	}
+	r := want(t, s.with(bearer(authtest.Sign(t, key, idp.Claims(audience, oid)))).Do("GET", userRoute, nil), 503)
+	if r.Header.Get("Retry-After") == "" {
+		t.Fatalf("503 without Retry-After: %v", r.Header)
+	}
+	release()
+	waitForKeys(t, s)
+	want(t, s.Do("GET", "/api/health", nil), 200)
+}
+
+// A key set outage after discovery: tokens of the keys fetched before
+// are never refused, an unknown key id gets 503, health is 503 degraded
+// naming the provider, and 200 again within auth.MaxRetryDelay of the
+// provider's return, without a request needing to ask.
+func TestEntraKeySetOutage(t *testing.T) {
+	current, next := authtest.NewKey(t, "k1"), authtest.NewKey(t, "k2")
+	idp := authtest.Start(t, current)
+	s, clock := startEntra(t, idp)
+	user := func() *server { return s.with(bearer(authtest.Sign(t, current, idp.Claims(audience, oid)))) }
+	want(t, s.Do("GET", "/api/health", nil), 200)
+
+	idp.KeysDown(true)
+	idp.Publish(current, next)
+	clock.Advance(auth.KeyRefreshInterval)
+	started := clock.Started()
+	r := want(t, s.with(bearer(authtest.Sign(t, next, idp.Claims(audience, oid)))).Do("GET", userRoute, nil), 503)
+	if r.Header.Get("Retry-After") == "" {
+		t.Fatalf("503 without Retry-After: %v", r.Header)
+	}
+	// The retry waits on the clock.
+	clock.WaitStarted(t, started+1)
+	h := want(t, s.Do("GET", "/api/health", nil), 503).JSON(t)
+	if h["status"] != "degraded" || !strings.Contains(h["store"].(string), "identity provider") {
+		t.Fatalf("health during the outage: %v", h)
+	}
+	want(t, user().Do("GET", userRoute, nil), 200)
+
+	idp.KeysDown(false)
+	started = clock.Started()
+	clock.Advance(auth.MaxRetryDelay)
+	clock.WaitStarted(t, started+1)
+	want(t, s.Do("GET", "/api/health", nil), 200)
+	want(t, user().Do("GET", userRoute, nil), 200)
+	want(t, s.with(bearer(authtest.Sign(t, next, idp.Claims(audience, oid)))).Do("GET", userRoute, nil), 200)
 }
 
 // Admin routes under every mode: 401 without a user, 403 without the role,

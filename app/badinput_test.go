@@ -2,14 +2,20 @@ package app_test
 
 import (
 	"encoding/json"
+	"fmt"
+	"net/http"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/todoaudit/todo/auth"
+	"github.com/todoaudit/todo/auth/authtest"
 	"github.com/todoaudit/todo/azfunc"
 )
 
-// Every bad input gets a 4xx problem+json answer, stores nothing and leaves
-// the server serving.
+// Every bad input gets a 4xx problem+json answer of a few hundred bytes
+// at most (or, for an unclean path, a 308 to the clean one), stores
+// nothing and leaves the server serving.
 func TestBadInput(t *testing.T) {
 	s := startApp(t, map[string]string{"MAX_BODY_BYTES": "4096", "ADMIN_USERS": "alice"})
 	good := s.Create("Grocery", "milk")
@@ -17,11 +23,7 @@ func TestBadInput(t *testing.T) {
 	const uuid = "41500e6e-4e08-495b-9d09-824f03961f4a"
 	big := `{"category":"Grocery","title":"` + strings.Repeat("x", 5000) + `"}`
 
-	cases := []struct {
-		name, method, path, body string
-		headers                  []string
-		status                   int
-	}{
+	cases := []badInput{
 		{"malformed JSON", "POST", "/api/todos", `{"category":`, nil, 400},
 		{"not an object", "POST", "/api/todos", `["Grocery"]`, nil, 400},
 		{"trailing data", "POST", "/api/todos", `{"category":"a","title":"b"} {}`, nil, 400},
@@ -136,7 +138,26 @@ func TestBadInput(t *testing.T) {
 		{"bad user id", "GET", "/api/todos", ``, []string{"X-User-Id: a/b"}, 400},
 		{"unknown route", "GET", "/api/nothing", ``, nil, 404},
 		{"partitions top out of range", "GET", "/api/manage/partitions?top=0", ``, nil, 400},
-		{"wrong method", "PATCH", "/api/todos/" + id, `{}`, nil, 405},
+		{"wrong method", "POST", "/api/todos/" + id, `{"category":"Grocery","title":"b"}`, nil, 405},
+		{"unknown parameter on a point read", "GET", "/api/todos/" + id + "?owner=bob", ``, nil, 400},
+		{"unknown parameter on create", "POST", "/api/todos?owner=bob", `{"category":"Grocery","title":"b"}`, nil, 400},
+		{"unknown parameter on PUT", "PUT", "/api/todos/" + id + "?owner=bob", `{"category":"Grocery","title":"b"}`, nil, 400},
+		{"unknown parameter on verify", "GET", "/api/todos/" + id + "/history/verify?from=2", ``, nil, 400},
+		{"unknown parameter on rollback", "POST", "/api/todos/" + id + "/rollback?force=1", `{"version":1}`, nil, 400},
+		{"unknown parameter on move", "POST", "/api/todos/" + id + "/move?force=1", `{"category":"Household"}`, nil, 400},
+		{"unknown parameter on partitions", "GET", "/api/manage/partitions?owner=bob", ``, nil, 400},
+		{"unknown parameter on health", "GET", "/api/health?verbose=1", ``, nil, 400},
+		{"unknown parameter on the contract", "GET", "/api/openapi.json?v=3", ``, nil, 400},
+		{"top given twice", "GET", "/api/manage/partitions?top=5&top=6", ``, nil, 400},
+		{"pageSize given twice", "GET", "/api/todos?pageSize=5&pageSize=6", ``, nil, 400},
+		{"function key given twice", "GET", "/api/todos?code=a&code=b", ``, nil, 400},
+		{"malformed query on a point read", "GET", "/api/todos/" + id + "?asOf=%zz", ``, nil, 400},
+		{"parameter named by a 900 KB key", "GET", "/api/todos?" + strings.Repeat("k", 900_000) + "=1", ``, nil, 400},
+		{"900 KB path", "GET", "/api/" + strings.Repeat("p", 900_000), ``, nil, 404},
+		{"unclean create path", "POST", "//api//todos", `{"category":"Grocery","title":"b"}`, nil, 308},
+		{"unclean PUT path", "PUT", "/api/todos/./" + id, `{"category":"Grocery","title":"b"}`, nil, 308},
+		{"unclean rollback path", "POST", "/api/todos/x/../" + id + "/rollback", `{"version":1}`, nil, 308},
+		{"unclean DELETE path", "DELETE", "/api//todos/" + id, ``, nil, 308},
 		{"dead letters filtered by category", "GET", "/api/manage/deadletters?category=Grocery", ``, nil, 400},
 		{"dead letters with a bad continuation", "GET", "/api/manage/deadletters?continuation=x", ``, nil, 400},
 		{"public call of AuditTrigger", "POST", "/AuditTrigger", `{"Data":{"documents":"\"[]\""},"Metadata":{}}`, nil, 404},
@@ -147,6 +168,21 @@ func TestBadInput(t *testing.T) {
 	if len(cases) < 25 {
 		t.Fatalf("only %d bad-input cases", len(cases))
 	}
+	wantRefused(t, s, id, cases)
+}
+
+// badInput is a request the handler must refuse.
+type badInput struct {
+	name, method, path, body string
+	headers                  []string
+	status                   int
+}
+
+// wantRefused sends each case to s and checks that it gets its status with
+// a problem+json body, that nothing s shows changed (every todo, and the
+// history of id), and that s is still healthy.
+func wantRefused(t *testing.T, s *server, id string, cases []badInput) {
+	t.Helper()
 	before := state(t, s, id)
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -156,7 +192,16 @@ func TestBadInput(t *testing.T) {
 			}
 			r := s.Do(tc.method, tc.path, body, tc.headers...)
 			if r.Status != tc.status {
-				t.Fatalf("status %d, want %d: %s", r.Status, tc.status, r.Body)
+				t.Fatalf("status %d, want %d: %.300s", r.Status, tc.status, r.Body)
+			}
+			if tc.status == http.StatusPermanentRedirect {
+				if r.Header.Get("Location") == "" {
+					t.Fatal("308 without Location")
+				}
+				return
+			}
+			if tc.status == http.StatusMethodNotAllowed && r.Header.Get("Allow") == "" {
+				t.Fatal("405 without Allow")
 			}
 			if ct := r.Header.Get("Content-Type"); ct != "application/problem+json" {
 				t.Fatalf("Content-Type %q, want application/problem+json", ct)
@@ -168,12 +213,49 @@ func TestBadInput(t *testing.T) {
 			if p["type"] == "" || p["title"] == "" || p["status"] != float64(tc.status) || p["detail"] == "" {
 				t.Fatalf("problem body %s", r.Body)
 			}
+			if len(r.Body) > 2048 {
+				t.Fatalf("a %d-byte problem answer: %.300s", len(r.Body), r.Body)
+			}
 		})
 	}
 	if after := state(t, s, id); after != before {
 		t.Fatalf("bad input changed what is stored:\nbefore %s\nafter  %s", before, after)
 	}
 	want(t, s.Do("GET", "/api/health", nil), 200)
+}
+
+// Under entra, bearer tokens that are not one compact JWS, and claims
+// whose names only fold to roles or oid, are refused like every other bad
+// input.
+func TestBadBearerTokens(t *testing.T) {
+	key := authtest.NewKey(t, "k1")
+	idp := authtest.Start(t, key)
+	s := startApp(t, map[string]string{"AUTH_ISSUER": idp.Issuer, "AUTH_AUDIENCE": audience})
+	waitForKeys(t, s)
+	admin := s.with(bearer(authtest.Sign(t, key, idp.Claims(audience, oid, auth.AdminRole))))
+	id := admin.Create("Grocery", "milk")["id"].(string)
+
+	sign := func(change func(map[string]any)) string {
+		c := idp.Claims(audience, "0f0f0f0f-1111-4222-8333-444455556666")
+		change(c)
+		return authtest.Sign(t, key, c)
+	}
+	valid := sign(func(map[string]any) {})
+	header, rest, _ := strings.Cut(valid, ".")
+	const body = `{"category":"Grocery","title":"b"}`
+	cases := []badInput{
+		{"bearer token with a space inside", "POST", "/api/todos", body, []string{"Authorization: Bearer " + header + ". " + rest}, 401},
+		{"bearer token with a tab inside", "POST", "/api/todos", body, []string{"Authorization: Bearer " + header + "\t." + rest}, 401},
+		{"bearer token in the JWS JSON serialisation", "POST", "/api/todos", body, []string{"Authorization: Bearer " + authtest.SignJSONSerialization(t, key, idp.Claims(audience, oid))}, 401},
+		{"bearer token of two parts", "POST", "/api/todos", body, []string{"Authorization: Bearer " + header + "." + strings.Split(rest, ".")[0]}, 401},
+		{"bearer token with base64 padding", "POST", "/api/todos", body, []string{"Authorization: Bearer " + header + "=." + rest}, 401},
+		{"OID claim without oid", "POST", "/api/todos", body, []string{"Authorization: Bearer " + sign(func(c map[string]any) { c["OID"] = c["oid"]; delete(c, "oid") })}, 401},
+		{"oid claim twice", "POST", "/api/todos", body, []string{"Authorization: Bearer " + authtest.SignPayload(t, key, []byte(fmt.Sprintf(`{"iss":%q,"aud":%q,"exp":%d,"oid":"a","oid":%q}`, idp.Issuer, audience, time.Now().Add(time.Hour).Unix(), oid)))}, 401},
+		{"ROLES claim on an admin route", "GET", "/api/manage/todos", ``, []string{"Authorization: Bearer " + sign(func(c map[string]any) { c["ROLES"] = []string{auth.AdminRole} })}, 403},
+		{"Roles claim on an admin route", "GET", "/api/manage/todos", ``, []string{"Authorization: Bearer " + sign(func(c map[string]any) { c["Roles"] = []string{auth.AdminRole} })}, 403},
+		{"roleſ claim on an admin route", "GET", "/api/manage/partitions", ``, []string{"Authorization: Bearer " + sign(func(c map[string]any) { c["roleſ"] = []string{auth.AdminRole} })}, 403},
+	}
+	wantRefused(t, admin, id, cases)
 }
 
 // state summarises everything the API shows: every todo of every user and

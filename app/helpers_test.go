@@ -3,6 +3,8 @@ package app_test
 import (
 	"context"
 	"maps"
+	"net"
+	"strconv"
 	"testing"
 
 	"github.com/todoaudit/todo/app"
@@ -22,10 +24,41 @@ func (s *server) As(user string) *server { return &server{Client: s.Client.As(us
 // embedded store with the audit pump, with the given settings on top.
 func startApp(t testing.TB, settings map[string]string) *server {
 	t.Helper()
+	return startAppWith(t, settings, nil)
+}
+
+// startAppWith is startApp with options.
+func startAppWith(t testing.TB, settings map[string]string, o *app.Options) *server {
+	t.Helper()
 	kv := map[string]string{"DATA_DIR": t.TempDir(), "AUDIT_PUMP": "on"}
 	maps.Copy(kv, settings)
-	a := apitest.Start(t, kv, nil)
+	a := apitest.Start(t, kv, o)
 	return &server{Client: &apitest.Client{T: t, Base: "http://" + a.Addr(), User: "alice"}, app: a}
+}
+
+// startHosted runs the handler as under the Functions host: on
+// FUNCTIONS_CUSTOMHANDLER_PORT, whose socket the test binds first and
+// hands over, so no other process can take the port in between.
+func startHosted(t testing.TB, settings map[string]string) *server {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kv := map[string]string{"FUNCTIONS_CUSTOMHANDLER_PORT": strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)}
+	maps.Copy(kv, settings)
+	return startAppWith(t, kv, &app.Options{Listener: ln})
+}
+
+// refusingAddr is a loopback address nothing listens on.
+func refusingAddr(t testing.TB) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
 }
 
 var want = apitest.Want

@@ -1,34 +1,17 @@
 package app_test
 
 import (
-	"net"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/todoaudit/todo/auth"
 	"github.com/todoaudit/todo/auth/authtest"
 )
 
-func freePort(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
-}
-
 // Requests as the Functions host forwards them: the original /api path, the
 // host's headers, the function key in ?code= and x-functions-key, repeated
 // query keys joined with commas, and EasyAuth's principal header.
 func TestHostMode(t *testing.T) {
-	port := freePort(t)
-	s := startApp(t, map[string]string{"FUNCTIONS_CUSTOMHANDLER_PORT": port, "AUTH_MODE": "easyauth", "PARTITION_SCHEME": "category"})
-	if !strings.HasSuffix(s.Base, "127.0.0.1:"+port) {
-		t.Fatalf("under the host the handler listens on %s, want port %s", s.Base, port)
-	}
+	s := startHosted(t, map[string]string{"AUTH_MODE": "easyauth", "PARTITION_SCHEME": "category"})
 	s.User = ""
 	s.Header = map[string]string{
 		"X-Azure-Functions-HostVersion":  "4.1045.200.25556",

@@ -6,14 +6,17 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 
+	"github.com/todoaudit/todo/app/apitest"
 	"github.com/todoaudit/todo/httpapi"
 )
 
@@ -29,17 +32,30 @@ func loadSpec(t *testing.T) *openapi3.T {
 	return doc
 }
 
-// Every served route is documented and every documented route is served.
+// Every served route is documented with the query parameters it takes
+// (besides the function key), and every documented route is served.
 func TestOpenAPIMatchesRouter(t *testing.T) {
 	doc := loadSpec(t)
 	var documented, served []string
 	for path, item := range doc.Paths.Map() {
-		for method := range item.Operations() {
-			documented = append(documented, method+" "+path+" "+fmt.Sprint(item.GetOperation(method).Extensions["x-function"]))
+		for method, op := range item.Operations() {
+			var query []string
+			for _, p := range append(item.Parameters, op.Parameters...) {
+				if p.Value.In == openapi3.ParameterInQuery {
+					query = append(query, p.Value.Name)
+				}
+			}
+			sort.Strings(query)
+			documented = append(documented, method+" "+path+" "+fmt.Sprint(op.Extensions["x-function"])+" "+fmt.Sprint(query))
 		}
 	}
 	for _, r := range httpapi.Routes {
-		served = append(served, r.Method+" "+r.Path+" "+r.Function)
+		var query []string
+		for _, p := range r.Query {
+			query = append(query, p.Name)
+		}
+		sort.Strings(query)
+		served = append(served, r.Method+" "+r.Path+" "+r.Function+" "+fmt.Sprint(query))
 	}
 	sort.Strings(documented)
 	sort.Strings(served)
@@ -51,15 +67,16 @@ func TestOpenAPIMatchesRouter(t *testing.T) {
 // Real answers of the running handler have the status each request must
 // get, and conform to the document.
 func TestResponsesMatchOpenAPI(t *testing.T) {
-	doc := loadSpec(t)
-	doc.Servers = openapi3.Servers{{URL: "http://127.0.0.1"}}
-	router, err := gorillamux.NewRouter(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	router := specRouter(t)
 	s := startApp(t, map[string]string{"ADMIN_USERS": "alice"})
 	id := s.Create("Grocery", "milk")["id"].(string)
 	s.integrate()
+	served := want(t, s.Do("GET", "/api/openapi.json", nil), 200)
+	if file, _ := os.ReadFile("../openapi.json"); !bytes.Equal(served.Body, file) {
+		t.Fatal("GET /api/openapi.json does not serve openapi.json")
+	}
+	specETag := served.Header.Get("ETag")
+	other := s.Create("Grocery", "bread")["id"].(string)
 	requests := []struct {
 		method, path, body string
 		headers            []string
@@ -93,6 +110,18 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		{"GET", "/api/todos/" + id + "/history/proof?version=1", "", nil, 200},
 		{"GET", "/api/todos/" + id + "/history/proof?version=99", "", nil, 404},
 		{"GET", "/api/manage/log/verify", "", nil, 200},
+		{"GET", "/api/manage/deadletters", "", []string{"X-User-Id: bob"}, 403},
+		{"GET", "/api/openapi.json", "", []string{"X-User-Id: "}, 200},
+		{"GET", "/api/openapi.json", "", []string{"If-None-Match: " + specETag}, 304},
+		{"GET", "/api/openapi.json?v=2", "", nil, 400},
+		{"GET", "/api/health?verbose=1", "", nil, 400},
+		{"GET", "/api/manage/partitions?top=5&top=6", "", nil, 400},
+		{"GET", "/api/todos/" + id + "/history/verify?pageSize=1", "", nil, 400},
+		{"POST", "/api/todos", `{"category":"Grocery","title":"x"}`, []string{"Content-Type: text/plain"}, 415},
+		{"POST", "/api/todos/" + other + "/move", `{"category":"Grocery"}`, nil, 409},
+		{"PATCH", "/api/todos", "", nil, 405},
+		{"DELETE", "/api/openapi.json", "", nil, 405},
+		{"PUT", "/api/todos/" + id + "/history", "", nil, 405},
 	}
 	for _, rq := range requests {
 		var body any
@@ -103,20 +132,88 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		if r.Status != rq.status {
 			t.Errorf("%s %s → %d, want %d: %s", rq.method, rq.path, r.Status, rq.status, r.Body)
 		}
-		req, _ := http.NewRequest(rq.method, "http://127.0.0.1"+rq.path, strings.NewReader(rq.body))
-		if rq.body != "" {
-			req.Header.Set("Content-Type", "application/json")
+		conforms(t, router, rq.method, rq.path, rq.body, rq.status, r)
+	}
+}
+
+// specRouter finds the documented operation of a request.
+func specRouter(t *testing.T) routers.Router {
+	t.Helper()
+	doc := loadSpec(t)
+	doc.Servers = openapi3.Servers{{URL: "http://127.0.0.1"}}
+	router, err := gorillamux.NewRouter(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return router
+}
+
+// conforms checks that the answer r to method path (with body), which
+// must have the status want, is one openapi.json documents.
+func conforms(t *testing.T, router routers.Router, method, path, body string, want int, r apitest.Response) {
+	t.Helper()
+	req, _ := http.NewRequest(method, "http://127.0.0.1"+path, strings.NewReader(body))
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	route, params, err := findRoute(router, req, want)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	in := &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route,
+		Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc}}
+	out := &openapi3filter.ResponseValidationInput{RequestValidationInput: in, Status: r.Status, Header: r.Header,
+		Body: io.NopCloser(bytes.NewReader(r.Body)), Options: &openapi3filter.Options{IncludeResponseStatus: true}}
+	if err := openapi3filter.ValidateResponse(context.Background(), out); err != nil {
+		t.Errorf("%s %s → %d does not match openapi.json: %v\n%s", method, path, r.Status, err, r.Body)
+	}
+}
+
+// findRoute finds req's operation. A 405 answers a method the path has no
+// operation for: it is checked against the path's other operations, each
+// of which declares the 405 with Allow.
+func findRoute(router routers.Router, req *http.Request, status int) (*routers.Route, map[string]string, error) {
+	route, params, err := router.FindRoute(req)
+	if err == nil || status != http.StatusMethodNotAllowed {
+		return route, params, err
+	}
+	for _, m := range []string{"GET", "POST", "PUT", "DELETE"} {
+		other := req.Clone(req.Context())
+		other.Method = m
+		if route, params, err := router.FindRoute(other); err == nil {
+			return route, params, nil
 		}
-		route, params, err := router.FindRoute(req)
-		if err != nil {
-			t.Fatalf("%s %s: %v", rq.method, rq.path, err)
+	}
+	return nil, nil, err
+}
+
+// Under the Functions host the partition view says it counts this
+// instance only and names the fleet-wide query the deployment saves;
+// standalone it says the first and omits the second. Both answers conform
+// to the document.
+func TestPartitionViewScope(t *testing.T) {
+	router := specRouter(t)
+	for _, hosted := range []bool{false, true} {
+		var s *server
+		if hosted {
+			s = startHosted(t, map[string]string{"AUTH_MODE": "single", "SINGLE_USER_ID": "alice", "ADMIN_USERS": "alice"})
+		} else {
+			s = startApp(t, map[string]string{"ADMIN_USERS": "alice"})
 		}
-		in := &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route,
-			Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc}}
-		out := &openapi3filter.ResponseValidationInput{RequestValidationInput: in, Status: r.Status, Header: r.Header,
-			Body: io.NopCloser(bytes.NewReader(r.Body)), Options: &openapi3filter.Options{IncludeResponseStatus: true}}
-		if err := openapi3filter.ValidateResponse(context.Background(), out); err != nil {
-			t.Errorf("%s %s → %d does not match openapi.json: %v\n%s", rq.method, rq.path, r.Status, err, r.Body)
+		s.Create("Grocery", "milk")
+		const path = "/api/manage/partitions"
+		r := want(t, s.Do("GET", path, nil), 200)
+		conforms(t, router, "GET", path, "", 200, r)
+		view := r.JSON(t)
+		fleet, _ := view["fleetQuery"].(map[string]any)
+		switch {
+		case view["scope"] != httpapi.ScopeInstance:
+			t.Errorf("hosted %v: scope %v, want %s", hosted, view["scope"], httpapi.ScopeInstance)
+		case hosted && (fleet["name"] != httpapi.FleetQueryName || fleet["table"] != httpapi.FleetQueryTable ||
+			!strings.Contains(fmt.Sprint(fleet["hint"]), httpapi.FleetQueryName)):
+			t.Errorf("under the host: fleetQuery %v, want the saved query %q over %s", view["fleetQuery"], httpapi.FleetQueryName, httpapi.FleetQueryTable)
+		case !hosted && view["fleetQuery"] != nil:
+			t.Errorf("standalone: fleetQuery %v, want none (one process sees all the load)", view["fleetQuery"])
 		}
 	}
 }

@@ -13,7 +13,7 @@ import (
 // MAX_PAYLOAD_BYTES with 413 whether its length is given or it is chunked
 // (as the host sends it).
 func TestPayloadLimits(t *testing.T) {
-	s := startApp(t, map[string]string{"FUNCTIONS_CUSTOMHANDLER_PORT": freePort(t), "AUTH_MODE": "single", "MAX_PAYLOAD_BYTES": "1048576"})
+	s := startHosted(t, map[string]string{"AUTH_MODE": "single", "MAX_PAYLOAD_BYTES": "1048576"})
 	for _, tc := range []struct {
 		name, path, body string
 		status           int

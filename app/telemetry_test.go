@@ -222,3 +222,30 @@ func TestInvocationContinuesTheHostTraceAndFlushes(t *testing.T) {
 		t.Fatalf("invocation span not exported before the answer, or not continuing the host's trace:\n%s", otlptest.Format(rcv.Spans()))
 	}
 }
+
+// A request's log line stays a few hundred bytes however long the values
+// the caller controls: the path, the method, the invocation id header and
+// what an error quotes (a query parameter's name).
+func TestLogLinesBounded(t *testing.T) {
+	logs := &lockedBuffer{}
+	a := apitest.StartLogged(t, map[string]string{"DATA_DIR": t.TempDir()}, nil, telemetry.NewLogger(logs, logs, slog.LevelInfo))
+	c := &apitest.Client{T: t, Base: "http://" + a.Addr(), User: "alice"}
+	huge := strings.Repeat("x", 900_000)
+	want(t, c.Do("GET", "/api/"+huge, nil), 404)
+	want(t, c.Do("GET", "/api/todos?"+huge+"=1", nil), 400)
+	want(t, c.Do("GET", "/api/todos", nil, azfunc.InvocationIDHeader+": "+huge), 200)
+	want(t, c.Do("POST", "/api/todos", `{"category":"Grocery","title":"b","`+huge+`":1}`), 400)
+	requests := 0
+	for _, line := range logs.lines(t) {
+		b, _ := json.Marshal(line)
+		if len(b) > 2048 {
+			t.Errorf("a %d-byte log line: %.300s", len(b), b)
+		}
+		if line["msg"] == "request" {
+			requests++
+		}
+	}
+	if requests != 4 {
+		t.Fatalf("%d request log lines, want 4", requests)
+	}
+}

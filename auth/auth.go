@@ -65,20 +65,33 @@ type Authenticator struct {
 	bearer bool
 }
 
+// Health hears how the entra mode's identity provider is doing, for
+// /api/health; *health.Monitor has these methods.
+type Health interface {
+	// Starting marks source as not started yet, saying what it is doing.
+	Starting(source, cause string)
+	// Report records source's fault (err non-nil) or that it has none.
+	Report(source string, err error)
+}
+
+// Options adjust New; nil means the defaults.
+type Options struct {
+	// Health, when set, hears under entra that the provider is being
+	// discovered, then whether its keys can be fetched.
+	Health Health
+	// Clock replaces the system clock under entra (tests).
+	Clock Clock
+}
+
 // New returns the authenticator of settings s, which Resolve has checked.
 // Under entra it discovers the provider in the background until ctx ends;
-// tokens are refused with 503 until its keys are loaded. report, when not
-// nil, hears whether the provider's keys can be fetched (a non-nil error
-// while they cannot), for the health state.
-func New(ctx context.Context, s Settings, log *slog.Logger, report func(error)) (*Authenticator, error) {
+// tokens are refused with 503 until its keys are loaded.
+func New(ctx context.Context, s Settings, log *slog.Logger, o *Options) (*Authenticator, error) {
 	admins := func(user string) bool { return slices.Contains(s.AdminUsers, user) }
 	switch s.Mode {
 	case Entra:
-		e := newEntra(s.Issuer, s.Audience, log)
-		if report != nil {
-			e.report = report
-		}
-		go e.run(ctx)
+		e := newEntra(s.Issuer, s.Audience, log, o)
+		e.start(ctx)
 		return &Authenticator{identify: e.identify, bearer: true}, nil
 	case EasyAuth:
 		return &Authenticator{identify: identifyPrincipal, bearer: true}, nil

@@ -90,11 +90,13 @@ func FuzzBearer(f *testing.F) {
 		"Bearer " + wrongAudience,
 		"Bearer " + authtest.Unsigned(f, idp.Claims(testAudience, "oid-1")),
 		"Bearer " + authtest.SignHS256WithPublicKey(f, key, idp.Claims(testAudience, "oid-1")),
+		"Bearer " + authtest.SignJSONSerialization(f, key, idp.Claims(testAudience, "oid-1")),
+		"Bearer " + valid[:10] + " " + valid[10:],
 		"Bearer a.b.c", "Bearer", "Basic eA==", "", "bearer  " + valid,
 	} {
 		f.Add(s)
 	}
-	e := newEntra(idp.Issuer, testAudience, quiet)
+	e := newEntra(idp.Issuer, testAudience, quiet, nil)
 	if err := e.discover(f.Context()); err != nil {
 		f.Fatal(err)
 	}

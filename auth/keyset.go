@@ -27,21 +27,30 @@ type keySet struct {
 	url        string
 	client     *http.Client
 	minRefresh time.Duration
+	clock      Clock
 	flight     singleflight.Group
 	// fetched, when set, hears the outcome of every fetch.
 	fetched func(error)
 
-	mu       sync.Mutex
-	keys     map[string]*rsa.PublicKey // by key id; nil until the first fetch succeeds
-	misses   map[string]bool           // key ids the current keys lack
-	fetches  int                       // attempts so far
-	lastTry  time.Time
-	lastErr  error
-	recorded chan struct{} // closed when the first fetch succeeds
+	mu          sync.Mutex
+	keys        map[string]*rsa.PublicKey // by key id; nil until the first fetch succeeds
+	misses      map[string]bool           // key ids the current keys lack
+	fetches     int                       // attempts so far
+	failures    int                       // attempts that failed since the last success
+	lastTry     time.Time
+	lastSuccess time.Time
+	lastErr     error
+	recorded    chan struct{} // closed when the first fetch succeeds
 }
 
-// errUnknownKey is a token signed by a key the provider does not publish.
-var errUnknownKey = errors.New("the token's key is not in the provider's key set")
+var (
+	// errUnknownKey is a token signed by a key the provider does not
+	// publish.
+	errUnknownKey = errors.New("the token's key is not in the provider's key set")
+	// errKeysUnavailable marks a verification that needed a fetch that
+	// failed: the token may be valid, so the answer is 503, not 401.
+	errKeysUnavailable = errors.New("the provider's key set cannot be fetched")
+)
 
 const (
 	// maxKeySetBytes bounds the JWKS document (Entra's is a few kilobytes).
@@ -50,14 +59,15 @@ const (
 	maxMisses = 1024
 )
 
-func newKeySet(url string, client *http.Client, minRefresh time.Duration) *keySet {
-	return &keySet{url: url, client: client, minRefresh: minRefresh, recorded: make(chan struct{})}
+func newKeySet(url string, client *http.Client, minRefresh time.Duration, clock Clock) *keySet {
+	return &keySet{url: url, client: client, minRefresh: minRefresh, clock: clock, recorded: make(chan struct{})}
 }
 
-// VerifySignature implements oidc.KeySet: RS256 only, one signature, a key
-// id that names a key in the set.
-func (k *keySet) VerifySignature(ctx context.Context, token string) ([]byte, error) {
-	jws, err := jose.ParseSigned(token, []jose.SignatureAlgorithm{jose.RS256})
+// verify checks token's signature and returns its payload: the compact
+// serialisation only, RS256 only, one signature, a key id that names a
+// key in the set.
+func (k *keySet) verify(ctx context.Context, token string) ([]byte, error) {
+	jws, err := jose.ParseSignedCompact(token, []jose.SignatureAlgorithm{jose.RS256})
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +90,7 @@ func (k *keySet) VerifySignature(ctx context.Context, token string) ([]byte, err
 // fetch may run.
 func (k *keySet) key(ctx context.Context, kid string) (*rsa.PublicKey, error) {
 	k.mu.Lock()
-	key, missed := k.keys[kid], k.misses[kid] && time.Since(k.lastTry) < k.minRefresh
+	key, missed := k.keys[kid], k.misses[kid] && k.clock.Now().Sub(k.lastTry) < k.minRefresh
 	k.mu.Unlock()
 	switch {
 	case key != nil:
@@ -89,8 +99,7 @@ func (k *keySet) key(ctx context.Context, kid string) (*rsa.PublicKey, error) {
 		return nil, errUnknownKey
 	}
 	if err := k.refresh(ctx); err != nil {
-		markUnavailable(ctx)
-		return nil, err
+		return nil, fmt.Errorf("%w: %w", errKeysUnavailable, err)
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
@@ -113,13 +122,21 @@ func (k *keySet) loaded() bool {
 	}
 }
 
+// state returns how many fetches failed since the last success, when the
+// last fetch began and when the last successful one did.
+func (k *keySet) state() (failures int, lastTry, lastSuccess time.Time) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.failures, k.lastTry, k.lastSuccess
+}
+
 // refresh fetches the set again, no sooner than minRefresh after the last
 // attempt. A caller that waited while another fetch ran takes its result.
 func (k *keySet) refresh(ctx context.Context) error {
 	k.mu.Lock()
-	seen, wait := k.fetches, k.minRefresh-time.Since(k.lastTry)
+	seen, wait := k.fetches, k.minRefresh-k.clock.Now().Sub(k.lastTry)
 	k.mu.Unlock()
-	if wait > 0 && !sleep(ctx, wait) {
+	if wait > 0 && !sleep(ctx, k.clock, wait) {
 		return ctx.Err()
 	}
 	_, err, _ := k.flight.Do("", func() (any, error) {
@@ -129,21 +146,24 @@ func (k *keySet) refresh(ctx context.Context) error {
 			return nil, k.lastErr
 		}
 		k.fetches++
-		k.lastTry = time.Now()
+		k.lastTry = k.clock.Now()
 		k.mu.Unlock()
 
 		keys, err := k.fetch(context.WithoutCancel(ctx))
-		if k.fetched != nil {
-			k.fetched(err)
-		}
 		k.mu.Lock()
-		defer k.mu.Unlock()
 		k.lastErr = err
-		if err == nil {
+		if err != nil {
+			k.failures++
+		} else {
 			if k.keys == nil {
 				close(k.recorded)
 			}
 			k.keys, k.misses = keys, map[string]bool{}
+			k.failures, k.lastSuccess = 0, k.lastTry
+		}
+		k.mu.Unlock()
+		if k.fetched != nil {
+			k.fetched(err)
 		}
 		return nil, err
 	})
@@ -192,19 +212,4 @@ func (k *keySet) fetch(ctx context.Context) (map[string]*rsa.PublicKey, error) {
 		}
 	}
 	return keys, nil
-}
-
-// unavailableKey marks, in a verification's context, that the key set could
-// not be fetched: the token may be valid, so the answer is 503, not 401.
-type unavailableKey struct{}
-
-func withUnavailableMark(ctx context.Context) (context.Context, *bool) {
-	flag := new(bool)
-	return context.WithValue(ctx, unavailableKey{}, flag), flag
-}
-
-func markUnavailable(ctx context.Context) {
-	if flag, ok := ctx.Value(unavailableKey{}).(*bool); ok {
-		*flag = true
-	}
 }

@@ -7,7 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
+	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -31,6 +34,8 @@ type Setting struct {
 var (
 	customHandlerPort = Setting{"FUNCTIONS_CUSTOMHANDLER_PORT", "", "set by the Functions host; its presence means host mode (listen on 127.0.0.1:PORT)"}
 	listenAddr        = Setting{"LISTEN_ADDR", "127.0.0.1:7071", "standalone listen address"}
+	listenFDs         = Setting{"LISTEN_FDS", "", "1: serve the listening socket inherited as file descriptor 3 (systemd socket activation) instead of binding an address"}
+	listenPID         = Setting{"LISTEN_PID", "", "with LISTEN_FDS: the process the socket is for; another process's socket is not taken"}
 	dataDir           = Setting{"DATA_DIR", "./.data", "embedded store directory"}
 	storeKind         = Setting{"STORE", "", "embedded or cosmos; default cosmos when a Cosmos endpoint is set, else embedded"}
 	cosmosEndpoint    = Setting{"CosmosDB__accountEndpoint", "", "Cosmos DB endpoint; the same setting the Cosmos DB trigger reads"}
@@ -66,6 +71,8 @@ var (
 	storeOpenTimeout  = Setting{"STORE_OPEN_TIMEOUT", "60s", "how long start-up keeps retrying to open the store before it exits 1 (a duration like 60s, or seconds)"}
 	storeTimeout      = Setting{"STORE_TIMEOUT", "10s", "deadline of every store call, the SDK's own retries included; a request's store work as a whole gets the same"}
 	shutdownTimeout   = Setting{"SHUTDOWN_TIMEOUT", "20s", "how long SIGTERM waits for in-flight requests"}
+	corsOrigins       = Setting{"CORS_ALLOWED_ORIGINS", "", "comma-separated exact origins (https://app.example.com) whose browser pages may call the API, or * for any; empty: none"}
+	corsCredentials   = Setting{"CORS_ALLOW_CREDENTIALS", "false", "true lets those pages send cookies (an App Service Authentication session); not with CORS_ALLOWED_ORIGINS=*"}
 	// Read by the OpenTelemetry SDK itself; listed so that Bicep and the
 	// local settings example are checked against them.
 	otelEndpoint        = Setting{"OTEL_EXPORTER_OTLP_ENDPOINT", "", "OTLP/HTTP base URL traces and metrics are exported to; unset: nothing is exported"}
@@ -78,7 +85,14 @@ var (
 // infrastructure tests check that Bicep and local.settings.json.example
 // agree with it.
 var Settings = []Setting{
-	customHandlerPort, listenAddr, dataDir, storeKind, cosmosEndpoint, cosmosEndpointAlt, cosmosCredential, cosmosClientID, azureClientID, cosmosConnString, cosmosKey, allowRemoteKey, database, todoContainer, auditContainer, leasesContainer, partitionScheme, syntheticBuckets, authMode, authIssuer, authAudience, singleUserID, adminUsers, maxBodyBytes, maxPayloadBytes, versionTTL, auditPump, transparencyLog, logOrigin, logSigningKey, logSigningKeyID, logAnchorURL, logAnchorDir, logLevel, storeOpenTimeout, storeTimeout, shutdownTimeout, otelEndpoint, otelTracesEndpoint, otelMetricsEndpoint, otelServiceName,
+	customHandlerPort, listenAddr, listenFDs, listenPID, dataDir, storeKind, cosmosEndpoint, cosmosEndpointAlt, cosmosCredential, cosmosClientID, azureClientID, cosmosConnString, cosmosKey, allowRemoteKey, database, todoContainer, auditContainer, leasesContainer, partitionScheme, syntheticBuckets, authMode, authIssuer, authAudience, singleUserID, adminUsers, maxBodyBytes, maxPayloadBytes, versionTTL, auditPump, transparencyLog, logOrigin, logSigningKey, logSigningKeyID, logAnchorURL, logAnchorDir, logLevel, storeOpenTimeout, storeTimeout, shutdownTimeout, corsOrigins, corsCredentials, otelEndpoint, otelTracesEndpoint, otelMetricsEndpoint, otelServiceName,
+}
+
+// SetByLauncher reports whether the named setting is set by whatever
+// starts the process (the Functions host, systemd), never by hand, so
+// that no settings file lists it.
+func SetByLauncher(name string) bool {
+	return name == customHandlerPort.Name || name == listenFDs.Name || name == listenPID.Name
 }
 
 // Mode says whether the handler runs under the Functions host.
@@ -94,8 +108,12 @@ const (
 type Config struct {
 	Mode       Mode
 	ListenAddr string
-	DataDir    string
-	Store      string // "embedded" or "cosmos"
+	// InheritedListener says the socket to serve is file descriptor 3,
+	// bound by whoever started the process (systemd socket activation, or
+	// a test that must know the address before the process runs).
+	InheritedListener bool
+	DataDir           string
+	Store             string // "embedded" or "cosmos"
 
 	CosmosEndpoint   string
 	CosmosCredential string
@@ -129,6 +147,11 @@ type Config struct {
 	StoreOpenTimeout time.Duration
 	StoreTimeout     time.Duration
 	ShutdownTimeout  time.Duration
+
+	// CORSAllowedOrigins are the origins allowed to call from a browser:
+	// exact origins, or the one entry "*".
+	CORSAllowedOrigins   []string
+	CORSAllowCredentials bool
 }
 
 // Error names the setting that made loading fail.
@@ -178,6 +201,15 @@ func Load(lookup func(string) (string, bool)) (*Config, error) {
 		c.ListenAddr = net.JoinHostPort("127.0.0.1", port)
 	} else if _, _, err := net.SplitHostPort(c.ListenAddr); err != nil {
 		return nil, &Error{"LISTEN_ADDR", fmt.Sprintf("%q is not host:port", c.ListenAddr)}
+	}
+
+	switch n := get(listenFDs); n {
+	case "", "0":
+	case "1":
+		pid := get(listenPID)
+		c.InheritedListener = pid == "" || pid == strconv.Itoa(os.Getpid())
+	default:
+		return nil, &Error{"LISTEN_FDS", fmt.Sprintf("%q: only one inherited socket (1) is served", n)}
 	}
 
 	if err := cosmosConnection(c, get); err != nil {
@@ -292,7 +324,50 @@ func Load(lookup func(string) (string, bool)) (*Config, error) {
 			return nil, err
 		}
 	}
+	if err := corsSettings(c, get); err != nil {
+		return nil, err
+	}
 	return c, nil
+}
+
+// corsSettings reads the CORS policy. An origin is compared exactly, as a
+// browser sends it in Origin, so anything else is refused rather than
+// quietly never matching; "*" stands alone and never with credentials,
+// which browsers would refuse.
+func corsSettings(c *Config, get func(Setting) string) error {
+	switch v := get(corsCredentials); v {
+	case "true":
+		c.CORSAllowCredentials = true
+	case "false":
+	default:
+		return &Error{corsCredentials.Name, fmt.Sprintf("%q is not true or false", v)}
+	}
+	for o := range strings.SplitSeq(get(corsOrigins), ",") {
+		if o = strings.TrimSpace(o); o == "" {
+			continue
+		}
+		if o != "*" && !isOrigin(o) {
+			return &Error{corsOrigins.Name, fmt.Sprintf("%q is not an origin: give scheme://host[:port] in lower case, with no path or trailing slash, as a browser sends it", o)}
+		}
+		c.CORSAllowedOrigins = append(c.CORSAllowedOrigins, o)
+	}
+	if slices.Contains(c.CORSAllowedOrigins, "*") {
+		switch {
+		case len(c.CORSAllowedOrigins) > 1:
+			return &Error{corsOrigins.Name, "* allows every origin and cannot be listed with others"}
+		case c.CORSAllowCredentials:
+			return &Error{corsOrigins.Name, "* cannot be combined with CORS_ALLOW_CREDENTIALS=true: list the exact origins allowed to send credentials"}
+		}
+	}
+	return nil
+}
+
+// isOrigin reports whether s is a serialised origin: http or https, a host
+// and an optional port, nothing else.
+func isOrigin(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" &&
+		!strings.ContainsAny(u.Host, "*@") && s == u.Scheme+"://"+u.Host && s == strings.ToLower(s)
 }
 
 // durationSetting reads a Go duration ("10s", "1m30s") or a whole number

@@ -1,6 +1,8 @@
 package config_test
 
 import (
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -30,6 +32,44 @@ func TestDefaults(t *testing.T) {
 	}
 }
 
+// A socket handed over by systemd (or a test) is taken only when it is
+// meant for this process.
+func TestInheritedListener(t *testing.T) {
+	for _, tc := range []struct {
+		kv   map[string]string
+		want bool
+	}{
+		{nil, false},
+		{map[string]string{"LISTEN_FDS": "1"}, true},
+		{map[string]string{"LISTEN_FDS": "1", "LISTEN_PID": strconv.Itoa(os.Getpid())}, true},
+		{map[string]string{"LISTEN_FDS": "1", "LISTEN_PID": "1"}, false},
+		{map[string]string{"LISTEN_FDS": "0"}, false},
+	} {
+		c, err := load(tc.kv)
+		if err != nil || c.InheritedListener != tc.want {
+			t.Errorf("%v: inherited %v, %v; want %v", tc.kv, c != nil && c.InheritedListener, err, tc.want)
+		}
+	}
+}
+
+// CORS is off by default; exact origins and * are read as given.
+func TestCORSOrigins(t *testing.T) {
+	c, _ := load(nil)
+	if len(c.CORSAllowedOrigins) != 0 || c.CORSAllowCredentials {
+		t.Fatalf("default CORS: %v %v", c.CORSAllowedOrigins, c.CORSAllowCredentials)
+	}
+	c, err := load(map[string]string{"CORS_ALLOWED_ORIGINS": " https://app.example.com, http://127.0.0.1:5173 ,", "CORS_ALLOW_CREDENTIALS": "true"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(c.CORSAllowedOrigins, " ") != "https://app.example.com http://127.0.0.1:5173" || !c.CORSAllowCredentials {
+		t.Fatalf("origins %q credentials %v", c.CORSAllowedOrigins, c.CORSAllowCredentials)
+	}
+	if c, err := load(map[string]string{"CORS_ALLOWED_ORIGINS": "*"}); err != nil || strings.Join(c.CORSAllowedOrigins, " ") != "*" {
+		t.Fatalf("*: %v %v", c, err)
+	}
+}
+
 func TestManagedIdentityClientID(t *testing.T) {
 	c, _ := load(map[string]string{"AZURE_CLIENT_ID": "sp"})
 	if c.CosmosClientID != "" {
@@ -47,6 +87,16 @@ var badSettings = []struct {
 }{
 	{map[string]string{"FUNCTIONS_CUSTOMHANDLER_PORT": "http"}, "FUNCTIONS_CUSTOMHANDLER_PORT"},
 	{map[string]string{"LISTEN_ADDR": "7071"}, "LISTEN_ADDR"},
+	{map[string]string{"LISTEN_FDS": "2"}, "LISTEN_FDS"},
+	{map[string]string{"CORS_ALLOWED_ORIGINS": "*", "CORS_ALLOW_CREDENTIALS": "true"}, "CORS_ALLOWED_ORIGINS"},
+	{map[string]string{"CORS_ALLOWED_ORIGINS": "https://a.example, *"}, "CORS_ALLOWED_ORIGINS"},
+	{map[string]string{"CORS_ALLOWED_ORIGINS": "https://app.example.com/"}, "CORS_ALLOWED_ORIGINS"},
+	{map[string]string{"CORS_ALLOWED_ORIGINS": "https://app.example.com/path"}, "CORS_ALLOWED_ORIGINS"},
+	{map[string]string{"CORS_ALLOWED_ORIGINS": "https://*.example.com"}, "CORS_ALLOWED_ORIGINS"},
+	{map[string]string{"CORS_ALLOWED_ORIGINS": "app.example.com"}, "CORS_ALLOWED_ORIGINS"},
+	{map[string]string{"CORS_ALLOWED_ORIGINS": "https://App.example.com"}, "CORS_ALLOWED_ORIGINS"},
+	{map[string]string{"CORS_ALLOWED_ORIGINS": "ftp://app.example.com"}, "CORS_ALLOWED_ORIGINS"},
+	{map[string]string{"CORS_ALLOW_CREDENTIALS": "yes"}, "CORS_ALLOW_CREDENTIALS"},
 	{map[string]string{"STORE": "sql"}, "STORE"},
 	{map[string]string{"STORE": "cosmos"}, "CosmosDB__accountEndpoint"},
 	{map[string]string{"PARTITION_SCHEME": "id"}, "PARTITION_SCHEME"},

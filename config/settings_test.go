@@ -27,8 +27,8 @@ func TestLocalSettingsExample(t *testing.T) {
 	known := map[string]bool{"FUNCTIONS_WORKER_RUNTIME": true, "AzureWebJobsStorage": true}
 	for _, s := range config.Settings {
 		known[s.Name] = true
-		if s.Name == "FUNCTIONS_CUSTOMHANDLER_PORT" {
-			continue // set by the host
+		if config.SetByLauncher(s.Name) {
+			continue
 		}
 		if _, ok := f.Values[s.Name]; !ok {
 			t.Errorf("example lacks %s", s.Name)

@@ -51,12 +51,11 @@ func TestHandlerWithEmulatorConnectionString(t *testing.T) {
 		t.Fatal(err)
 	}
 	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
-	_ = ln.Close()
 	a := apitest.Start(t, map[string]string{
 		"FUNCTIONS_CUSTOMHANDLER_PORT": port,
 		"CosmosDB":                     "AccountEndpoint=" + endpoint + ";AccountKey=" + cosmos.EmulatorKey + ";",
 		"COSMOS_DATABASE":              database, "AUTH_MODE": "single", "SINGLE_USER_ID": "alice",
-	}, &app.Options{Cosmos: func(c *cosmos.Config) {
+	}, &app.Options{Listener: ln, Cosmos: func(c *cosmos.Config) {
 		if c.Endpoint != endpoint || c.Key != cosmos.EmulatorKey {
 			t.Errorf("adapter configured with endpoint %q and a key of %d bytes", c.Endpoint, len(c.Key))
 		}

@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -72,10 +71,9 @@ type Store struct {
 
 var _ store.Store = (*Store)(nil)
 
-// keyPath is a partition key path the adapter supports: one top-level
-// property, so that it can be named in SQL as c.<name>.
-var keyPath = regexp.MustCompile(`^/[A-Za-z_][A-Za-z0-9_]{0,63}$`)
-
+// checkSpec checks that every partition key path is one the adapter
+// supports: one top-level property, so that it can be named in SQL as
+// c.<name>.
 func checkSpec(spec store.ContainerSpec) error {
 	if spec.Name == "" {
 		return errors.New("a container has no name")
@@ -84,7 +82,7 @@ func checkSpec(spec store.ContainerSpec) error {
 		return fmt.Errorf("container %s: %d partition key paths, want 1 to 3", spec.Name, n)
 	}
 	for _, p := range spec.PartitionKeyPaths {
-		if !keyPath.MatchString(p) {
+		if !(strings.HasPrefix(p, "/") && store.IsFieldName(p[1:])) {
 			return fmt.Errorf("container %s: partition key path %q is not a top-level property path like /userId", spec.Name, p)
 		}
 	}
@@ -176,14 +174,16 @@ func checkConfig(cfg Config) error {
 }
 
 // clientOptions copies o and adds the policies that bound every operation
-// by timeout (when positive) and meter every request.
+// by timeout (when positive), send background calls at low priority and
+// meter every request.
 func clientOptions(o *azcosmos.ClientOptions, timeout time.Duration) *azcosmos.ClientOptions {
 	var c azcosmos.ClientOptions
 	if o != nil {
 		c = *o
 	}
+	c.PerCallPolicies = append(slices.Clone(c.PerCallPolicies), priorityPolicy{})
 	if timeout > 0 {
-		c.PerCallPolicies = append(slices.Clone(c.PerCallPolicies), deadlinePolicy(timeout))
+		c.PerCallPolicies = append(c.PerCallPolicies, deadlinePolicy(timeout))
 	}
 	c.PerRetryPolicies = append(slices.Clone(c.PerRetryPolicies), meterPolicy{})
 	return &c

@@ -40,6 +40,12 @@
 // number of HTTP requests, both counted by a pipeline policy so that SDK
 // retries show up too.
 //
+// Calls whose context is marked store.WithLowPriority (reconcile, the move
+// sweeper, the audit pump, exports) send every request with
+// x-ms-cosmos-priority-level: Low, from one per-call policy, so that an
+// account with priority-based execution throttles them before user
+// requests, which carry no header and run at the account default (High).
+//
 // Errors are mapped in one place (mapError) from *azcore.ResponseError to
 // todo.Error kinds: 404 NotFound, 409 Conflict, 412 PreconditionFailed, 413
 // TooLarge, 400 Invalid, 429 Throttled with the x-ms-retry-after-ms hint,

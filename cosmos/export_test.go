@@ -32,3 +32,8 @@ func DropDatabase(endpoint, database string) { dropDatabase(endpoint, database) 
 func Response(r *http.Request, status int, body string, headers ...string) *http.Response {
 	return response(r, status, body, headers...)
 }
+
+// WireProxy returns the endpoint of a proxy to the test server that
+// applies its fixes and makes its batches stop at their first failing
+// operation, for handler processes, which cannot be given a transport.
+func WireProxy(t testing.TB) string { return startProxy(t, wire(t)) }

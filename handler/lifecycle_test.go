@@ -127,7 +127,7 @@ func TestSigtermWhileOpening(t *testing.T) {
 // with its cause, until STORE_OPEN_TIMEOUT; then the process exits 1 with
 // one line on stderr naming the cause.
 func TestStoreOpenTimeoutExits(t *testing.T) {
-	refused := "http://" + freeAddr(t) + "/"
+	refused := "http://" + refusingAddr(t) + "/"
 	p := launchProc(t, "STORE=cosmos", "COSMOS_ENDPOINT="+refused, "COSMOS_KEY="+emulatorKey, "STORE_OPEN_TIMEOUT=3s")
 	code, took := p.exit(t, time.Now())
 	t.Logf("exit %d %v after launch", code, took.Round(time.Millisecond))

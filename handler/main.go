@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -71,7 +72,18 @@ func run(lookup func(string) (string, bool), stdout, stderr io.Writer) int {
 		}
 	}()
 
-	a, err := app.Start(cfg, log, &app.Options{Telemetry: tel})
+	opts := &app.Options{Telemetry: tel}
+	if cfg.InheritedListener {
+		f := os.NewFile(3, "LISTEN_FDS socket")
+		ln, err := net.FileListener(f)
+		f.Close() // the listener holds a duplicate
+		if err != nil {
+			fmt.Fprintln(stderr, "handler: LISTEN_FDS: file descriptor 3 is not a listening socket:", err)
+			return 2
+		}
+		opts.Listener = ln
+	}
+	a, err := app.Start(cfg, log, opts)
 	if err != nil {
 		fmt.Fprintln(stderr, "handler:", err)
 		return 1

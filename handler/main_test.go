@@ -59,7 +59,30 @@ func handlerBinary(t *testing.T) string {
 	return binary
 }
 
-func freeAddr(t *testing.T) string {
+// inherit binds a loopback listener and hands it to cmd as file descriptor
+// 3 (LISTEN_FDS=1), so the address is the process's from the start and no
+// other process can take it between the test choosing it and the handler
+// binding it. It returns the address.
+func inherit(t *testing.T, cmd *exec.Cmd) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	f, err := ln.(*net.TCPListener).File()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	cmd.ExtraFiles = []*os.File{f}
+	cmd.Env = append(cmd.Env, "LISTEN_FDS=1")
+	return ln.Addr().String()
+}
+
+// refusingAddr is a loopback address nothing listens on: connections to
+// it are refused.
+func refusingAddr(t *testing.T) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -127,9 +150,9 @@ func answers200(url string) bool {
 func launchProc(t *testing.T, env ...string) *proc {
 	t.Helper()
 	bin := handlerBinary(t)
-	addr := freeAddr(t)
 	cmd := exec.Command(bin)
-	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "LISTEN_ADDR=" + addr, "LOG_LEVEL=warn"}, env...)
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "LOG_LEVEL=warn"}, env...)
+	addr := inherit(t, cmd)
 	p := &proc{cmd: cmd, addr: addr, stdout: &syncBuffer{}, stderr: &syncBuffer{}}
 	cmd.Stdout, cmd.Stderr = p.stdout, p.stderr
 	if err := cmd.Start(); err != nil {

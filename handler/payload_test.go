@@ -13,15 +13,16 @@ import (
 	"testing"
 )
 
-// startHosted runs the handler as the Functions host runs it (on
-// FUNCTIONS_CUSTOMHANDLER_PORT) and waits until /api/health answers 200.
+// startHosted runs the handler as the Functions host runs it (with
+// FUNCTIONS_CUSTOMHANDLER_PORT, whose socket the test binds and hands
+// over) and waits until /api/health answers 200.
 func startHosted(t *testing.T, env ...string) *proc {
 	t.Helper()
-	addr := freeAddr(t)
-	_, port, _ := net.SplitHostPort(addr)
 	cmd := exec.Command(handlerBinary(t))
-	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "FUNCTIONS_CUSTOMHANDLER_PORT=" + port, "AUTH_MODE=single",
-		"DATA_DIR=" + t.TempDir(), "LOG_LEVEL=warn"}, env...)
+	addr := inherit(t, cmd)
+	_, port, _ := net.SplitHostPort(addr)
+	cmd.Env = append(append(cmd.Env, "PATH="+os.Getenv("PATH"), "FUNCTIONS_CUSTOMHANDLER_PORT="+port, "AUTH_MODE=single",
+		"DATA_DIR="+t.TempDir(), "LOG_LEVEL=warn"), env...)
 	p := &proc{cmd: cmd, addr: addr, stdout: &syncBuffer{}, stderr: &syncBuffer{}}
 	cmd.Stdout, cmd.Stderr = p.stdout, p.stderr
 	if err := cmd.Start(); err != nil {

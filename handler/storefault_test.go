@@ -40,7 +40,8 @@ func goodStoreFile(t *testing.T) []byte {
 func runToExit(t *testing.T, limit time.Duration, env ...string) (int, string, time.Duration) {
 	t.Helper()
 	cmd := exec.Command(handlerBinary(t))
-	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "LISTEN_ADDR=" + freeAddr(t), "LOG_LEVEL=warn"}, env...)
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "LOG_LEVEL=warn"}, env...)
+	inherit(t, cmd)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	start := time.Now()

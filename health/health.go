@@ -1,6 +1,7 @@
 // Package health tracks whether the handler can serve, for /api/health:
-// starting until the store is open, then ok, or degraded while any part
-// of the handler reports a fault. Reading the state never waits for the
+// starting until the store is open and every part that starts in the
+// background has reported once, then ok, or degraded while any part of
+// the handler reports a fault. Reading the state never waits for the
 // store; a background probe and the store layer keep it current.
 package health
 
@@ -20,7 +21,7 @@ type State string
 
 // The states.
 const (
-	Starting State = "starting" // the store is not open yet
+	Starting State = "starting" // the store is not open yet, or a part has not started
 	OK       State = "ok"
 	Degraded State = "degraded" // open, but a part reports a fault
 )
@@ -28,8 +29,9 @@ const (
 // Status is a snapshot of the handler's health.
 type Status struct {
 	State State
-	// Cause names the faults of a degraded handler, in words safe to show
-	// to any caller.
+	// Cause names the faults of a degraded handler, or the parts a
+	// starting one waits for once its store is open, in words safe to
+	// show to any caller.
 	Cause string
 	Audit Audit
 }
@@ -58,10 +60,11 @@ const (
 type Monitor struct {
 	log *slog.Logger
 
-	mu     sync.Mutex
-	open   bool
-	faults map[string]string // source → public cause
-	audit  func() Audit
+	mu       sync.Mutex
+	open     bool
+	faults   map[string]string // source → public cause
+	starting map[string]string // source → what it is doing, until it reports
+	audit    func() Audit
 }
 
 // WatchAudit makes Status report the audit state f returns; until it is
@@ -76,7 +79,7 @@ func (m *Monitor) WatchAudit(f func() Audit) {
 // New returns a monitor in the Starting state. Fault transitions are
 // logged to log: warn when a fault appears, info when it clears.
 func New(log *slog.Logger) *Monitor {
-	return &Monitor{log: log, faults: map[string]string{}}
+	return &Monitor{log: log, faults: map[string]string{}, starting: map[string]string{}}
 }
 
 // Opened leaves the Starting state.
@@ -86,11 +89,22 @@ func (m *Monitor) Opened() {
 	m.mu.Unlock()
 }
 
+// Starting marks source as not started yet (the identity provider while
+// its first discovery runs): Status is Starting, naming cause, until
+// source first reports.
+func (m *Monitor) Starting(source, cause string) {
+	m.mu.Lock()
+	m.starting[source] = cause
+	m.mu.Unlock()
+}
+
 // Report records the outcome of the latest operation of source (the store
 // probe, the embedded store's writes, ...): a non-nil err marks source
 // faulty with err's public message as the cause, nil clears its fault.
+// Either way source has started.
 func (m *Monitor) Report(source string, err error) {
 	m.mu.Lock()
+	delete(m.starting, source)
 	old, had := m.faults[source]
 	if err == nil {
 		delete(m.faults, source)
@@ -118,15 +132,23 @@ func (m *Monitor) Status() Status {
 	if !m.open {
 		return Status{State: Starting, Audit: audit}
 	}
-	if len(m.faults) == 0 {
-		return Status{State: OK, Audit: audit}
+	switch {
+	case len(m.faults) > 0:
+		return Status{State: Degraded, Cause: causes(m.faults), Audit: audit}
+	case len(m.starting) > 0:
+		return Status{State: Starting, Cause: causes(m.starting), Audit: audit}
 	}
-	causes := make([]string, 0, len(m.faults))
-	for _, c := range m.faults {
-		causes = append(causes, c)
+	return Status{State: OK, Audit: audit}
+}
+
+// causes joins the values of bySource in a stable order.
+func causes(bySource map[string]string) string {
+	list := make([]string, 0, len(bySource))
+	for _, c := range bySource {
+		list = append(list, c)
 	}
-	sort.Strings(causes)
-	return Status{State: Degraded, Cause: strings.Join(causes, "; "), Audit: audit}
+	sort.Strings(list)
+	return strings.Join(list, "; ")
 }
 
 // Probe runs check every interval, each run under its own deadline of

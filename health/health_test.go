@@ -46,6 +46,30 @@ func TestStates(t *testing.T) {
 	}
 }
 
+// A part that starts in the background keeps the handler starting, naming
+// it, once the store is open, until its first report; a fault outranks it.
+func TestStartingPart(t *testing.T) {
+	m := newMonitor()
+	m.Starting("identity provider", "the identity provider is being discovered")
+	m.Opened()
+	if st := m.Status(); st.State != Starting || st.Cause != "the identity provider is being discovered" {
+		t.Fatalf("while a part starts: %+v", st)
+	}
+	m.Report("store", todo.Errorf(todo.Unavailable, "the store did not answer"))
+	if st := m.Status(); st.State != Degraded || st.Cause != "the store did not answer" {
+		t.Fatalf("a fault while a part starts: %+v", st)
+	}
+	m.Report("store", nil)
+	m.Report("identity provider", todo.Errorf(todo.Unavailable, "no keys"))
+	if st := m.Status(); st.State != Degraded || st.Cause != "no keys" {
+		t.Fatalf("the part's first report is a fault: %+v", st)
+	}
+	m.Report("identity provider", nil)
+	if st := m.Status(); st.State != OK {
+		t.Fatalf("once the part has started: %+v", st)
+	}
+}
+
 // A probe whose check hangs past its deadline (even one that ignores its
 // context) reports the store degraded, and ok again once the check answers;
 // Status never waits for the check.

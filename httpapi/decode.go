@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/internal/clip"
 	"github.com/todoaudit/todo/internal/strictjson"
 )
 
@@ -66,7 +67,7 @@ func exactNames(names []string, v any) error {
 	known := jsonNames(reflect.TypeOf(v).Elem())
 	for _, n := range names {
 		if !known[n] {
-			return todo.Errorf(todo.Invalid, "unknown field %q (field names are case-sensitive)", n)
+			return todo.Errorf(todo.Invalid, "unknown field %q (field names are case-sensitive)", clip.String(n))
 		}
 	}
 	return nil
@@ -109,7 +110,7 @@ func jsonError(err error) error {
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return todo.Errorf(todo.Invalid, "request body is truncated JSON")
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		return todo.Errorf(todo.Invalid, "unknown field %s", strings.TrimPrefix(err.Error(), "json: unknown field "))
+		return todo.Errorf(todo.Invalid, "unknown field %s", clip.String(strings.TrimPrefix(err.Error(), "json: unknown field ")))
 	}
 	return todo.Errorf(todo.Invalid, "request body is not valid: %s", strings.TrimPrefix(err.Error(), "json: "))
 }

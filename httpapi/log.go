@@ -85,16 +85,11 @@ func (a *api) logTile(ctx context.Context, w http.ResponseWriter, r *http.Reques
 }
 
 // intParams reads the named non-negative integer query parameters, each
-// required and given once; code (the function key) is allowed beside them.
+// required (the router has refused any other, and any given twice).
 func intParams(r *http.Request, names ...string) ([]int64, error) {
 	q, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil {
 		return nil, todo.Errorf(todo.Invalid, "query string is not validly encoded")
-	}
-	for k := range q {
-		if k != "code" && !contains(names, k) {
-			return nil, todo.Errorf(todo.Invalid, "unknown query parameter %q", k)
-		}
 	}
 	out := make([]int64, len(names))
 	for i, name := range names {
@@ -109,15 +104,6 @@ func intParams(r *http.Request, names ...string) ([]int64, error) {
 		out[i] = n
 	}
 	return out, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // consistencyBody is the answer of GET /api/log/consistency.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/todoaudit/todo/azfunc"
 	"github.com/todoaudit/todo/functions"
+	"github.com/todoaudit/todo/internal/clip"
 	"github.com/todoaudit/todo/store"
 	"github.com/todoaudit/todo/telemetry"
 	"github.com/todoaudit/todo/telemetry/storetrace"
@@ -47,16 +48,17 @@ func (a *api) begin(ctx context.Context, w http.ResponseWriter, r *http.Request,
 		}
 		return ctx, trace.SpanFromContext(ctx)
 	}
+	method := clip.String(r.Method)
 	name := function
 	if route != "" {
-		name = r.Method + " " + route
+		name = method + " " + route
 	} else if name == "" {
-		name = r.Method
+		name = method
 	}
 	ctx, span := a.Telemetry.Start(telemetry.Propagator.Extract(ctx, carrier), name,
 		trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(
 			attribute.String(attrFunction, function), attribute.String(attrTrigger, trigger),
-			attribute.String(attrMethod, r.Method)))
+			attribute.String(attrMethod, method)))
 	if route != "" {
 		span.SetAttributes(attribute.String(attrRoute, route))
 	}

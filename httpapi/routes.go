@@ -3,18 +3,22 @@ package httpapi
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"path"
 	"strings"
 
+	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/auth"
+	"github.com/todoaudit/todo/internal/clip"
 )
 
 // Route is one HTTP route: the function that serves it, its method, its
 // path template ({id} stands for one path segment, the todo id; a last
-// segment {*path} for one or more segments, which the handler reads from
-// the request's path), what it
-// requires of its caller and its handler. Routes is the one route table: the router serves exactly these,
-// the manifest test checks them against functions/*/function.json and the
+// segment {path} for one or more segments, which the handler reads from
+// the request's path), what it requires of its caller, its handler and the
+// query parameters it takes. Routes is the one route table: the router
+// serves exactly these, the manifest test checks them against
+// functions/*/function.json and the
 // OpenAPI tests against openapi.json.
 type Route struct {
 	Function string
@@ -22,39 +26,74 @@ type Route struct {
 	Path     string
 	Access   auth.Access
 	serve    handler
+	// Query lists the query parameters the route takes: any other, or one
+	// of these given twice unless it is Repeatable, is refused with 400
+	// before the handler runs.
+	Query []Param
 }
+
+// Param is a query parameter of a route.
+type Param struct {
+	Name       string
+	Repeatable bool
+}
+
+// params are query parameters that may each be given once.
+func params(names ...string) []Param {
+	out := make([]Param, len(names))
+	for i, n := range names {
+		out[i] = Param{Name: n}
+	}
+	return out
+}
+
+// functionKey is the query parameter that carries a function key (the
+// host's authLevel function and admin): every route takes it once.
+const functionKey = "code"
 
 // handler serves one request to a route, with the route's {id} already
-// percent-decoded and validated ("" for routes without one). It writes the
-// response only on success; an error is answered as a problem. ctx is the
-// request's context with its caller, meter, trace and deadline: the
-// handler uses it, not r.Context(), so that a request is not copied to
-// carry it.
+// percent-decoded and validated ("" for routes without one) and its query
+// parameters checked. It writes the response only on success; an error is
+// answered as a problem. ctx is the request's context with its caller,
+// meter, trace and deadline: the handler uses it, not r.Context(), so that
+// a request is not copied to carry it.
 type handler func(a *api, ctx context.Context, w http.ResponseWriter, r *http.Request, id string) error
 
-// Routes lists every API route, tried in this order: the most frequent
-// first.
+// The query parameters of lists and of pages.
+var (
+	pageQuery = params("pageSize", "continuation")
+	listQuery = params("category", "isCompleted", "pageSize", "continuation")
+)
+
+// Routes lists every API route; the router tries them in this order, the
+// most frequent first.
 var Routes = []Route{
-	{"GetTodo", http.MethodGet, "/api/todos/{id}", auth.User, (*api).get},
-	{"ListTodos", http.MethodGet, "/api/todos", auth.User, (*api).list},
-	{"UpsertTodo", http.MethodPost, "/api/todos", auth.User, (*api).create},
-	{"UpsertTodo", http.MethodPut, "/api/todos/{id}", auth.User, (*api).put},
-	{"DeleteTodo", http.MethodDelete, "/api/todos/{id}", auth.User, (*api).delete},
-	{"MoveTodo", http.MethodPost, "/api/todos/{id}/move", auth.User, (*api).move},
-	{"TodoHistory", http.MethodGet, "/api/todos/{id}/history", auth.User, (*api).history},
-	{"VerifyHistory", http.MethodGet, "/api/todos/{id}/history/verify", auth.User, (*api).verify},
-	{"RollbackTodo", http.MethodPost, "/api/todos/{id}/rollback", auth.User, (*api).rollback},
-	{"TodoProof", http.MethodGet, "/api/todos/{id}/history/proof", auth.User, (*api).historyProof},
-	{"LogCheckpoint", http.MethodGet, "/api/log/checkpoint", auth.Anyone, (*api).logCheckpoint},
-	{"LogKey", http.MethodGet, "/api/log/key", auth.Anyone, (*api).logKey},
-	{"LogTile", http.MethodGet, "/api/log/tile/" + restSegment, auth.Anyone, (*api).logTile},
-	{"LogConsistency", http.MethodGet, "/api/log/consistency", auth.Anyone, (*api).logConsistency},
-	{"VerifyLog", http.MethodGet, "/api/manage/log/verify", auth.Admin, (*api).verifyLog},
-	{"AdminTodos", http.MethodGet, "/api/manage/todos", auth.Admin, (*api).admin},
-	{"Partitions", http.MethodGet, "/api/manage/partitions", auth.Admin, (*api).partitions},
-	{"DeadLetters", http.MethodGet, "/api/manage/deadletters", auth.Admin, (*api).deadLetters},
-	{"Health", http.MethodGet, "/api/health", auth.Anyone, (*api).health},
+	{"GetTodo", http.MethodGet, "/api/todos/{id}", auth.User, (*api).get, params("asOf")},
+	{"ListTodos", http.MethodGet, "/api/todos", auth.User, (*api).list, listQuery},
+	{"UpsertTodo", http.MethodPost, "/api/todos", auth.User, (*api).create, nil},
+	{"UpsertTodo", http.MethodPut, "/api/todos/{id}", auth.User, (*api).put, nil},
+	{"DeleteTodo", http.MethodDelete, "/api/todos/{id}", auth.User, (*api).delete, nil},
+	{"MoveTodo", http.MethodPost, "/api/todos/{id}/move", auth.User, (*api).move, nil},
+	{"TodoHistory", http.MethodGet, "/api/todos/{id}/history", auth.User, (*api).history, pageQuery},
+	{"VerifyHistory", http.MethodGet, "/api/todos/{id}/history/verify", auth.User, (*api).verify, nil},
+	{"RollbackTodo", http.MethodPost, "/api/todos/{id}/rollback", auth.User, (*api).rollback, nil},
+	{"TodoProof", http.MethodGet, "/api/todos/{id}/history/proof", auth.User, (*api).historyProof, params("version")},
+	{"LogCheckpoint", http.MethodGet, "/api/log/checkpoint", auth.Anyone, (*api).logCheckpoint, nil},
+	{"LogKey", http.MethodGet, "/api/log/key", auth.Anyone, (*api).logKey, nil},
+	{"LogTile", http.MethodGet, "/api/log/tile/" + restSegment, auth.Anyone, (*api).logTile, nil},
+	{"LogConsistency", http.MethodGet, "/api/log/consistency", auth.Anyone, (*api).logConsistency, params("from", "to")},
+	{"VerifyLog", http.MethodGet, "/api/manage/log/verify", auth.Admin, (*api).verifyLog, nil},
+	{"AdminTodos", http.MethodGet, "/api/manage/todos", auth.Admin, (*api).admin, listQuery},
+	{"Partitions", http.MethodGet, "/api/manage/partitions", auth.Admin, (*api).partitions, params("top", "container")},
+	{"DeadLetters", http.MethodGet, "/api/manage/deadletters", auth.Admin, (*api).deadLetters, pageQuery},
+	{"Health", http.MethodGet, "/api/health", auth.Anyone, (*api).health, nil},
+	{"OpenAPI", http.MethodGet, "/api/openapi.json", auth.Anyone, (*api).openAPI, nil},
 }
+
+// restSegment, as the last segment of a template, stands for one or more
+// segments (the Functions route's catch-all {*path}): the router matches
+// it as {path:.+}.
+const restSegment = "{path}"
 
 // Methods are the methods a route answers: HEAD wherever GET.
 func (rt Route) Methods() []string {
@@ -64,53 +103,37 @@ func (rt Route) Methods() []string {
 	return []string{rt.Method}
 }
 
-func (rt *Route) allows(method string) bool {
-	return method == rt.Method || (method == http.MethodHead && rt.Method == http.MethodGet)
-}
-
-const (
-	idSegment   = "{id}"
-	restSegment = "{*path}"
-)
-
-// match reports whether the escaped path p fits the route's template, and
-// returns the (still percent-encoded) {id} segment. It compares segment by
-// segment, with no regular expression and no allocation.
-func (rt *Route) match(p string) (id string, ok bool) {
-	tpl := rt.Path
-	for tpl != "" {
-		if p == "" || p[0] != '/' {
-			return "", false
-		}
-		tpl, p = tpl[1:], p[1:]
-		want, tplRest := cut(tpl)
-		got, pRest := cut(p)
+// checkQuery refuses a query string that is not validly encoded, names a
+// parameter the route does not take, or gives one twice that may be given
+// once. The Functions host forwards a repeated parameter comma-joined;
+// each route's own validation refuses that value.
+func (rt *Route) checkQuery(raw string) error {
+	q, err := url.ParseQuery(raw)
+	if err != nil {
+		return todo.Errorf(todo.Invalid, "query string is not validly encoded")
+	}
+	for k, vs := range q {
+		p, ok := rt.param(k)
 		switch {
-		case want == restSegment:
-			return id, got != ""
-		case want == idSegment:
-			if got == "" {
-				return "", false
-			}
-			id = got
-		case want != got:
-			return "", false
+		case !ok:
+			return todo.Errorf(todo.Invalid, "unknown query parameter %q", clip.String(k))
+		case len(vs) > 1 && !p.Repeatable:
+			return todo.Errorf(todo.Invalid, "query parameter %s is given more than once", k)
 		}
-		tpl, p = tplRest, pRest
 	}
-	if p != "" {
-		return "", false
-	}
-	return id, true
+	return nil
 }
 
-// cut splits s at its first slash: the segment before it and the rest from
-// the slash on.
-func cut(s string) (segment, rest string) {
-	if i := strings.IndexByte(s, '/'); i >= 0 {
-		return s[:i], s[i:]
+func (rt *Route) param(name string) (Param, bool) {
+	if name == functionKey {
+		return Param{Name: name}, true
 	}
-	return s, ""
+	for _, p := range rt.Query {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Param{}, false
 }
 
 // cleanPath is p without . and .. elements or repeated slashes, keeping a
@@ -127,4 +150,9 @@ func cleanPath(p string) string {
 		np += "/"
 	}
 	return np
+}
+
+// allowHeader is the Allow value of a path whose routes answer methods.
+func allowHeader(methods []string) string {
+	return strings.Join(append(methods, http.MethodOptions), ", ")
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/todoaudit/todo/auth"
 	"github.com/todoaudit/todo/azfunc"
 	"github.com/todoaudit/todo/health"
+	"github.com/todoaudit/todo/internal/clip"
 	"github.com/todoaudit/todo/partitionload"
 	"github.com/todoaudit/todo/problem"
 	"github.com/todoaudit/todo/service"
@@ -60,9 +61,15 @@ type Config struct {
 	// Partitions is the live per-partition load served at
 	// /api/manage/partitions; nil disables it.
 	Partitions *partitionload.Recorder
+	// Hosted is set under the Functions host, where this process is one of
+	// the app's instances: the partition view then names the query that
+	// sees the load of all of them.
+	Hosted bool
 	// Telemetry traces requests and invocations and records their
 	// metrics; nil records nothing.
 	Telemetry *telemetry.Telemetry
+	// CORS is the policy for browsers; the zero value answers no CORS.
+	CORS CORS
 	// Transparency is the transparency log the /api/log routes serve; nil
 	// when there is none.
 	Transparency *tlog.Log
@@ -73,28 +80,43 @@ type api struct {
 	Config
 	// payloadTurns admits maxPayloadsAtOnce invocations at a time.
 	payloadTurns chan struct{}
+	router       *router
 }
 
 // New returns the handler: the API routes, the payload-mode functions at
-// POST /{name}, and GET / for the host's readiness poll.
+// POST /{name}, and GET / for the host's readiness poll, behind the CORS
+// policy when one is configured.
 func New(c Config) http.Handler {
-	return &api{Config: c, payloadTurns: make(chan struct{}, maxPayloadsAtOnce)}
+	a := &api{Config: c, payloadTurns: make(chan struct{}, maxPayloadsAtOnce), router: newRouter(Routes)}
+	return withCORS(a, c.CORS)
 }
 
 // Requests that match no route are answered through these, so that they
 // are logged and answered as problems like any other.
 var (
 	notFound = Route{serve: func(_ *api, _ context.Context, _ http.ResponseWriter, r *http.Request, _ string) error {
-		return todo.Errorf(todo.NotFound, "no route for %s", r.URL.Path)
+		return todo.Errorf(todo.NotFound, "no route for %s", clip.String(r.URL.Path))
 	}}
 	methodNotAllowed = Route{serve: func(_ *api, _ context.Context, _ http.ResponseWriter, r *http.Request, _ string) error {
-		return todo.Errorf(todo.MethodNotAllowed, "%s is not allowed on %s", r.Method, r.URL.Path)
+		return todo.Errorf(todo.MethodNotAllowed, "%s is not allowed on %s", clip.String(r.Method), clip.String(r.URL.Path))
+	}}
+	options = Route{serve: func(_ *api, _ context.Context, w http.ResponseWriter, _ *http.Request, _ string) error {
+		w.WriteHeader(http.StatusNoContent)
+		return nil
 	}}
 )
 
-// ServeHTTP routes a request on its escaped path, so that an id with an
-// encoded slash stays one segment. A path with . or .. elements or
-// repeated slashes is redirected to its clean form.
+// The Allow values of the paths outside the route table.
+var (
+	allowInvocation = []string{http.MethodPost}
+	allowReady      = []string{http.MethodGet + ", " + http.MethodHead}
+)
+
+// ServeHTTP routes a request. A path with . or .. elements or repeated
+// slashes is redirected to its clean form with 308, which keeps the
+// method and body: a 301 or 302 would turn a write into a GET. On a path
+// of the route table, OPTIONS is answered 204 and any method the path does
+// not take 405, both with Allow.
 func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p := r.URL.EscapedPath()
 	if clean := cleanPath(p); clean != p {
@@ -102,37 +124,37 @@ func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			clean += "?" + r.URL.RawQuery
 		}
 		w.Header().Set("Location", clean)
-		w.WriteHeader(http.StatusMovedPermanently)
+		w.WriteHeader(http.StatusPermanentRedirect)
 		return
 	}
-	mismatch := false
-	for i := range Routes {
-		rt := &Routes[i]
-		id, ok := rt.match(p)
-		if !ok {
-			continue
+	if e, id, ok := a.router.match(r); ok {
+		switch {
+		case e.rt != nil:
+			a.serve(w, r, e.rt, id)
+		case r.Method == http.MethodOptions:
+			w.Header()["Allow"] = e.allow
+			a.serve(w, r, &options, "")
+		default:
+			w.Header()["Allow"] = e.allow
+			a.serve(w, r, &methodNotAllowed, "")
 		}
-		if rt.allows(r.Method) {
-			a.serve(w, r, rt, id)
-			return
-		}
-		mismatch = true
+		return
 	}
 	if h, ok := a.Invocations[p[1:]]; ok && a.keyMatches(r) {
 		if r.Method == http.MethodPost {
 			a.invoke(w, r, p[1:], h)
 			return
 		}
-		mismatch = true
+		w.Header()["Allow"] = allowInvocation
+		a.serve(w, r, &methodNotAllowed, "")
+		return
 	}
 	if p == "/" {
 		if r.Method == http.MethodGet || r.Method == http.MethodHead {
 			ready(w)
 			return
 		}
-		mismatch = true
-	}
-	if mismatch {
+		w.Header()["Allow"] = allowReady
 		a.serve(w, r, &methodNotAllowed, "")
 		return
 	}
@@ -225,12 +247,13 @@ type requestState struct {
 
 // call is what identifies a request or invocation of function in logs.
 func call(function string, r *http.Request) telemetry.Call {
-	return telemetry.Call{Function: function, InvocationID: r.Header.Get(azfunc.InvocationIDHeader)}
+	return telemetry.Call{Function: function, InvocationID: clip.String(r.Header.Get(azfunc.InvocationIDHeader))}
 }
 
-// serve runs one request of a route: authentication, the {id}, the store
-// meter behind the cost headers, errors as problems, panic recovery and one
-// log line, which carries the cause of every error.
+// serve runs one request of a route: authentication, its query
+// parameters, the {id}, the store meter behind the cost headers, errors as
+// problems, panic recovery and one log line, which carries the cause of
+// every error.
 func (a *api) serve(w http.ResponseWriter, r *http.Request, rt *Route, rawID string) {
 	start := time.Now()
 	rc := new(requestState)
@@ -253,6 +276,12 @@ func (a *api) serve(w http.ResponseWriter, r *http.Request, rt *Route, rawID str
 		}
 		rc.user.Init(ctx, caller.User)
 		ctx = &rc.user
+	}
+	if r.URL.RawQuery != "" && rt.Function != "" {
+		if err = rt.checkQuery(r.URL.RawQuery); err != nil {
+			problem.Write(sw, err)
+			return
+		}
 	}
 	var id string
 	if rawID != "" {
@@ -277,6 +306,11 @@ func (a *api) serve(w http.ResponseWriter, r *http.Request, rt *Route, rawID str
 	}
 }
 
+// maxLoggedError bounds the error of a log line: long enough for a store's
+// own account of a failure, short enough that no caller's value quoted in
+// it makes the line as long as the request.
+const maxLoggedError = 2048
+
 // finish recovers a panic of the request, ends its span and logs it: an
 // internal error at Error level, any other 5xx at Warn, and the cause of
 // every error. The context's log handler adds the function, the host's
@@ -292,8 +326,8 @@ func (a *api) finish(ctx context.Context, span trace.Span, sw *statusWriter, r *
 	took, cost := time.Since(start), sw.meter.Cost()
 	a.end(ctx, span, function, sw.status, cost, *errp, took)
 	attrs := make([]slog.Attr, 0, 8)
-	attrs = append(attrs, slog.String("method", r.Method),
-		slog.String("path", r.URL.Path), slog.Int("status", sw.status),
+	attrs = append(attrs, slog.String("method", clip.String(r.Method)),
+		slog.String("path", clip.String(r.URL.Path)), slog.Int("status", sw.status),
 		slog.Duration("duration", took))
 	if cost.Touched() {
 		attrs = append(attrs, slog.String("scope", cost.Scope.String()), slog.Float64("ru", cost.Charge))
@@ -301,7 +335,7 @@ func (a *api) finish(ctx context.Context, span trace.Span, sw *statusWriter, r *
 	level := slog.LevelInfo
 	if err := *errp; err != nil {
 		k := todo.KindOf(err)
-		attrs = append(attrs, slog.String("error", err.Error()), slog.String("kind", k.String()))
+		attrs = append(attrs, slog.String("error", clip.To(err.Error(), maxLoggedError)), slog.String("kind", k.String()))
 		switch {
 		case k == todo.Internal:
 			level = slog.LevelError

@@ -2,6 +2,8 @@ package httpapi
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -204,9 +206,6 @@ func asOf(r *http.Request) (time.Time, bool, error) {
 	if !ok {
 		return time.Time{}, false, nil
 	}
-	if len(vs) > 1 {
-		return time.Time{}, false, todo.Errorf(todo.Invalid, "query parameter asOf is given more than once")
-	}
 	at, err := time.Parse(time.RFC3339Nano, vs[0])
 	if err != nil {
 		return time.Time{}, false, todo.Errorf(todo.Invalid, "asOf must be an RFC 3339 time, such as 2026-01-02T15:04:05Z")
@@ -249,25 +248,13 @@ func (a *api) delete(ctx context.Context, w http.ResponseWriter, r *http.Request
 	return err
 }
 
-// listOptions reads the list query string. Unknown parameters are refused
-// (except code, the function key); a repeated parameter is refused too,
-// whether repeated or, as the Functions host forwards it, comma-joined.
+// listOptions reads the list and page parameters of the query string,
+// which the router has checked against the route's parameters.
 func listOptions(r *http.Request) (service.ListOptions, error) {
 	var o service.ListOptions
 	q, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil {
 		return o, todo.Errorf(todo.Invalid, "query string is not validly encoded")
-	}
-	for k, vs := range q {
-		switch k {
-		case "category", "isCompleted", "pageSize", "continuation":
-			if len(vs) > 1 {
-				return o, todo.Errorf(todo.Invalid, "query parameter %s is given more than once", k)
-			}
-		case "code":
-		default:
-			return o, todo.Errorf(todo.Invalid, "unknown query parameter %q", k)
-		}
 	}
 	if vs, ok := q["category"]; ok {
 		c := vs[0]
@@ -354,9 +341,6 @@ func (a *api) history(ctx context.Context, w http.ResponseWriter, r *http.Reques
 	if err != nil {
 		return err
 	}
-	if o.Category != nil || o.IsCompleted != nil {
-		return todo.Errorf(todo.Invalid, "history takes only pageSize and continuation")
-	}
 	p, err := a.Service.History(ctx, id, o.PageSize, o.Continuation)
 	if err != nil {
 		return err
@@ -418,9 +402,6 @@ func (a *api) deadLetters(ctx context.Context, w http.ResponseWriter, r *http.Re
 	o, err := listOptions(r)
 	if err != nil {
 		return err
-	}
-	if o.Category != nil || o.IsCompleted != nil {
-		return todo.Errorf(todo.Invalid, "dead letters take only pageSize and continuation")
 	}
 	p, err := a.Service.DeadLetters(ctx, o.PageSize, o.Continuation)
 	if err != nil {
@@ -495,12 +476,40 @@ func (a *api) health(_ context.Context, w http.ResponseWriter, _ *http.Request, 
 	return nil
 }
 
-// partitionsView is the body of GET /api/manage/partitions.
+// partitionsView is the body of GET /api/manage/partitions. Scope says
+// whose calls it counts: this process's only (ScopeInstance).
 type partitionsView struct {
 	Window     string               `json:"window"`
 	Resolution string               `json:"resolution"`
+	Scope      string               `json:"scope"`
+	FleetQuery *fleetQuery          `json:"fleetQuery,omitempty"`
 	Partitions []partitionload.Stat `json:"partitions"`
 }
+
+// ScopeInstance is the partition view's scope: the calls of the process
+// that answers, which under the Functions host is one instance of many.
+const ScopeInstance = "instance"
+
+// The query the deployment saves in its Log Analytics workspace over Cosmos
+// DB's own per-partition-key RU log, which counts every instance's load
+// (infra/bicep/modules/monitoring.bicep; the infrastructure tests check the
+// names agree).
+const (
+	FleetQueryName  = "Top partition keys by RU, last hour, per 5 minutes"
+	FleetQueryTable = "CDBPartitionKeyRUConsumption"
+)
+
+// fleetQuery points from one instance's view to the fleet-wide one.
+type fleetQuery struct {
+	Name  string `json:"name"`
+	Table string `json:"table"`
+	Hint  string `json:"hint"`
+}
+
+var hostedFleetQuery = &fleetQuery{Name: FleetQueryName, Table: FleetQueryTable,
+	Hint: "This view counts the requests of the instance that answered. For all instances, run the saved query \"" +
+		FleetQueryName + "\" in the deployment's Log Analytics workspace with the time range set to the last hour " +
+		"(queries of this Basic-plan table are charged by the range they scan)."}
 
 // defaultTop is how many partitions the live view lists without ?top.
 const defaultTop = 20
@@ -520,8 +529,37 @@ func (a *api) partitions(_ context.Context, w http.ResponseWriter, r *http.Reque
 		}
 		n = t
 	}
+	top := a.Partitions.Top(n, q.Get("container"))
+	if top == nil {
+		top = []partitionload.Stat{}
+	}
 	w.Header().Set("Cache-Control", "no-store")
-	writeJSON(w, http.StatusOK, partitionsView{Window: a.Partitions.Window().String(),
-		Resolution: a.Partitions.Resolution().String(), Partitions: a.Partitions.Top(n, q.Get("container"))})
+	view := partitionsView{Window: a.Partitions.Window().String(), Resolution: a.Partitions.Resolution().String(),
+		Scope: ScopeInstance, Partitions: top}
+	if a.Hosted {
+		view.FleetQuery = hostedFleetQuery
+	}
+	writeJSON(w, http.StatusOK, view)
+	return nil
+}
+
+// openAPIETag is the entity tag of the served contract: a digest of it,
+// so that it changes exactly when the document does.
+var openAPIETag = func() string {
+	sum := sha256.Sum256(todo.OpenAPI)
+	return `"` + hex.EncodeToString(sum[:8]) + `"`
+}()
+
+// openAPI serves the API's contract, openapi.json, as built into the
+// handler.
+func (a *api) openAPI(_ context.Context, w http.ResponseWriter, r *http.Request, _ string) error {
+	h := w.Header()
+	h.Set("ETag", openAPIETag)
+	h.Set("Cache-Control", "no-cache")
+	if noneMatch(r.Header.Get("If-None-Match"), openAPIETag) {
+		w.WriteHeader(http.StatusNotModified)
+		return nil
+	}
+	writeBytes(w, http.StatusOK, todo.OpenAPI)
 	return nil
 }

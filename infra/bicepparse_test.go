@@ -5,7 +5,7 @@ package infra_test
 // object, array, string, number and boolean literals inside them. Anything
 // else in a value position (function calls, member access, ternaries, for
 // expressions) is kept as its source text, an expr. Syntax is checked by
-// scripts/bicep-lint.mjs; this reader only needs to find the declarations
+// infra/bicep-lint.mjs; this reader only needs to find the declarations
 // and fails loudly on anything it does not understand, so that a change of
 // style shows up as a test failure rather than as a silently skipped check.
 

@@ -26,6 +26,8 @@
 #   AZURE_PRINCIPAL_ID  object id granted Cosmos data access (default: the
 #                       signed-in user; set GRANT_DEPLOYER_DATA_ACCESS=0 to skip)
 #   FUNCTIONS_CUSTOM_RUNTIME_VERSION  Flex runtime version for custom (1.0)
+#   ALERT_EMAIL         e-mail address the alerts go to (none: the action
+#                       group has no receivers; add them in the portal)
 #   ALLOW_UNCONFIGURED_EASYAUTH=1  deploy AUTH_MODE=easyauth without App Service
 #                       Authentication (only if you configure it yourself)
 set -eu
@@ -89,6 +91,11 @@ Prefer AUTH_MODE=entra; or set AUTH_MODE=single, or ALLOW_UNCONFIGURED_EASYAUTH=
 	serverless | autoscale) ;;
 	*) die "COSMOS_CAPACITY_MODE=$COSMOS_CAPACITY_MODE is not serverless or autoscale" ;;
 	esac
+	case "${ALERT_EMAIL:-}" in
+	*[[:space:]]* | *@*@*) die "ALERT_EMAIL=$ALERT_EMAIL is not one e-mail address" ;;
+	'' | ?*@?*.?*) ;;
+	*) die "ALERT_EMAIL=$ALERT_EMAIL is not an e-mail address" ;;
+	esac
 }
 
 az_ready() {
@@ -147,7 +154,9 @@ app)
 	if [ "$(output HOSTING_PLAN)" = premium ]; then
 		# Elastic Premium runs from the package blob it fetches with its
 		# identity: upload with your Entra identity (shared keys are off),
-		# then restart so that the host loads it.
+		# restart so that the host loads the package from the same URL, and
+		# sync triggers, which a package URL deployment must do itself
+		# (Azure Functions: Deployment technologies, Trigger syncing).
 		url=$(output PACKAGE_URL)
 		account=$(output STORAGE_ACCOUNT_NAME)
 		container=$(echo "$url" | sed 's|^https://[^/]*/||; s|/.*||')
@@ -155,6 +164,8 @@ app)
 		az storage blob upload --auth-mode login --account-name "$account" --container-name "$container" \
 			--name "$blob" --file "$zip" --overwrite --output none
 		az functionapp restart --resource-group "$rg" --name "$app"
+		id=$(az functionapp show --resource-group "$rg" --name "$app" --query id --output tsv)
+		az rest --method post --url "$id/syncfunctiontriggers?api-version=2025-03-01" --output none
 	else
 		az functionapp deployment source config-zip --resource-group "$rg" --name "$app" --src "$zip"
 	fi

@@ -7,43 +7,53 @@ import (
 // The hosting plans main.bicep offers, default first.
 var hostingPlans = []string{"flex", "premium"}
 
+// The Cosmos DB capacity modes cosmos.bicep offers, default first.
+var capacityModes = []string{"serverless", "autoscale"}
+
+// choice is one value of each parameter a Bicep file branches on, by
+// parameter name (hostingPlan in functionapp.bicep, capacityMode in
+// cosmos.bicep).
+type choice map[string]string
+
+func hosting(plan string) choice { return choice{"hostingPlan": plan} }
+
 // resolve evaluates the few expression forms the Bicep uses to choose by
-// hosting plan, for one plan: a variable name, `cond ? a : b` on the plan,
-// `union(a, b, ...)` of objects, `v[hostingPlan]`, and objects and arrays
-// of those. Anything else stays as it is.
-func resolve(f *bicepFile, v any, plan string) any {
+// plan, for one choice: a variable name, `cond ? a : b` on a chosen
+// parameter, `union(a, b, ...)` of objects, `v[param]`, and objects and
+// arrays of those. Anything else stays as it is.
+func resolve(f *bicepFile, v any, c choice) any {
 	switch v := v.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(v))
 		for k, x := range v {
-			out[k] = resolve(f, x, plan)
+			out[k] = resolve(f, x, c)
 		}
 		return out
 	case []any:
 		out := make([]any, len(v))
 		for i, x := range v {
-			out[i] = resolve(f, x, plan)
+			out[i] = resolve(f, x, c)
 		}
 		return out
 	case expr:
 		s := string(v)
 		if x, ok := f.Vars[s]; ok {
-			return resolve(f, x, plan)
+			return resolve(f, x, c)
 		}
 		if cond, rest, ok := cutTopLevel(s, '?'); ok {
 			yes, no, ok := cutTopLevel(rest, ':')
-			if t, known := planCondition(f, cond, plan); ok && known {
+			if t, known := planCondition(f, cond, c); ok && known {
 				if t {
-					return resolve(f, mustConvert(yes), plan)
+					return resolve(f, mustConvert(yes), c)
 				}
-				return resolve(f, mustConvert(no), plan)
+				return resolve(f, mustConvert(no), c)
 			}
 			return v
 		}
 		if inner, ok := strings.CutPrefix(s, "union("); ok && strings.HasSuffix(inner, ")") {
 			merged := map[string]any{}
 			for _, arg := range splitTopLevel(strings.TrimSuffix(inner, ")")) {
-				m, ok := resolve(f, mustConvert(arg), plan).(map[string]any)
+				m, ok := resolve(f, mustConvert(arg), c).(map[string]any)
 				if !ok {
 					return v
 				}
@@ -53,30 +63,68 @@ func resolve(f *bicepFile, v any, plan string) any {
 			}
 			return merged
 		}
-		if name, ok := strings.CutSuffix(s, "[hostingPlan]"); ok {
-			if m, ok := resolve(f, expr(name), plan).(map[string]any); ok {
-				return m[plan]
+		for param, value := range c {
+			if name, ok := strings.CutSuffix(s, "["+param+"]"); ok {
+				if m, ok := resolve(f, expr(name), c).(map[string]any); ok {
+					return m[value]
+				}
 			}
 		}
 	}
 	return v
 }
 
-// planCondition evaluates `isFlex`, `!isFlex` or `hostingPlan == 'x'`.
-func planCondition(f *bicepFile, cond, plan string) (value, known bool) {
+// planCondition evaluates `name`, `!cond`, `param == 'x'` and
+// `param != 'x'` for a chosen parameter, through variables.
+func planCondition(f *bicepFile, cond string, c choice) (value, known bool) {
 	cond = strings.TrimSpace(cond)
-	if c, ok := strings.CutPrefix(cond, "!"); ok {
-		v, known := planCondition(f, c, plan)
+	if x, ok := strings.CutPrefix(cond, "!"); ok && !strings.HasPrefix(x, "=") {
+		v, known := planCondition(f, x, c)
 		return !v, known
 	}
 	if x, ok := f.Vars[cond].(expr); ok {
-		return planCondition(f, string(x), plan)
+		return planCondition(f, string(x), c)
 	}
-	if name, ok := strings.CutPrefix(cond, "hostingPlan == "); ok {
-		want, ok := unquote(strings.TrimSpace(name))
-		return want == plan, ok
+	for _, op := range []string{" == ", " != "} {
+		name, lit, ok := strings.Cut(cond, op)
+		if !ok {
+			continue
+		}
+		got, chosen := c[strings.TrimSpace(name)]
+		want, literal := unquote(strings.TrimSpace(lit))
+		if !chosen || !literal {
+			return false, false
+		}
+		return (got == want) == (op == " == "), true
 	}
 	return false, false
+}
+
+// withDefaults replaces every parameter reference in v by the parameter's
+// literal default, where it has one: what the platform receives when the
+// deployment does not set it.
+func withDefaults(f *bicepFile, v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, x := range v {
+			out[k] = withDefaults(f, x)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = withDefaults(f, x)
+		}
+		return out
+	case expr:
+		if p := f.Params[string(v)]; p != nil && p.HasDefault {
+			if _, isExpr := p.Default.(expr); !isExpr {
+				return p.Default
+			}
+		}
+	}
+	return v
 }
 
 func mustConvert(raw string) any {

@@ -16,7 +16,6 @@ var siteWants = []want{
 	{[]string{"properties", "httpsOnly"}, []any{true}},
 	{[]string{"properties", "siteConfig", "minTlsVersion"}, []any{"1.2", "1.3"}},
 	{[]string{"properties", "siteConfig", "scmMinTlsVersion"}, []any{"1.2", "1.3"}},
-	{[]string{"properties", "siteConfig", "ftpsState"}, []any{"Disabled"}},
 	{[]string{"identity", "type"}, []any{"UserAssigned"}},
 	{[]string{"kind"}, []any{"functionapp,linux"}},
 }
@@ -29,6 +28,9 @@ var planWants = map[string][]want{
 	},
 	"premium": {
 		{[]string{"properties", "functionAppConfig"}, []any{nil}},
+		// Flex refuses ftpsState (platformRules); Premium takes it, and it
+		// turns the FTP endpoint off on top of the credential policies.
+		{[]string{"properties", "siteConfig", "ftpsState"}, []any{"Disabled"}},
 	},
 }
 
@@ -37,10 +39,12 @@ var planSKUs = map[string]want{
 	"premium": {[]string{"sku"}, []any{map[string]any{"name": "EP1", "tier": "ElasticPremium"}}},
 }
 
-// instanceBounds are the scale-out limits each plan allows, by parameter.
+// instanceBounds are the scale-out limits each plan allows, by parameter:
+// Flex Consumption 1 to 1000 (Flex Consumption plan hosting,
+// Considerations), Elastic Premium up to 100 here.
 var instanceBounds = map[string][2]int{
-	"maximumInstanceCount":        {40, 1000}, // Flex Consumption
-	"premiumMaximumInstanceCount": {1, 100},   // Elastic Premium
+	"maximumInstanceCount":        {1, 1000},
+	"premiumMaximumInstanceCount": {1, 100},
 }
 
 // checkHosting: the hosting plan parameter reaches the app module from the
@@ -101,7 +105,7 @@ func checkHosting(s sources, plan string) []string {
 	credentials := map[string]bool{}
 	for _, r := range fa.Resources {
 		where := fmt.Sprintf("%s: %s", functionsFile, r.Name)
-		body, _ := resolve(fa, r.Body, plan).(map[string]any)
+		body, _ := resolve(fa, r.Body, hosting(plan)).(map[string]any)
 		switch r.Type {
 		case "Microsoft.Web/serverfarms":
 			w := planSKUs[plan]

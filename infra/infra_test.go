@@ -33,19 +33,28 @@ const (
 	functionsDir  = "functions"
 	azureYAML     = "azure.yaml"
 	hostJSON      = "host.json"
+	deployScript  = "infra/deploy.sh"
 )
 
 // sources is everything the checks read: Bicep files by path relative to
-// infra/bicep, function.json files by function name, and azure.yaml.
+// infra/bicep, function.json files by function name, azure.yaml, host.json
+// and the Azure CLI deploy script.
 type sources struct {
-	Bicep     map[string]string
-	Functions map[string][]byte
-	AzureYAML string
-	HostJSON  string
+	Bicep        map[string]string
+	Functions    map[string][]byte
+	AzureYAML    string
+	HostJSON     string
+	DeployScript string
+}
+
+// text returns the field holding one of the other files, by its path.
+func (s *sources) text(path string) *string {
+	return map[string]*string{azureYAML: &s.AzureYAML, hostJSON: &s.HostJSON, deployScript: &s.DeployScript}[path]
 }
 
 func (s sources) clone() sources {
-	c := sources{Bicep: map[string]string{}, Functions: map[string][]byte{}, AzureYAML: s.AzureYAML, HostJSON: s.HostJSON}
+	c := s
+	c.Bicep, c.Functions = map[string]string{}, map[string][]byte{}
 	for k, v := range s.Bicep {
 		c.Bicep[k] = v
 	}
@@ -84,20 +93,13 @@ func loadSources(root string) (sources, error) {
 		}
 		s.Functions[filepath.Base(filepath.Dir(m))] = b
 	}
-	h, err := os.ReadFile(filepath.Join(root, hostJSON))
-	if err != nil {
-		return s, err
+	for _, path := range []string{azureYAML, hostJSON, deployScript} {
+		b, err := os.ReadFile(filepath.Join(root, path))
+		if err != nil {
+			return s, err
+		}
+		*s.text(path) = string(b)
 	}
-	s.HostJSON = string(h)
-	b, err := os.ReadFile(filepath.Join(root, azureYAML))
-	if err != nil {
-		return s, err
-	}
-	s.AzureYAML = string(b)
-	if b, err = os.ReadFile(filepath.Join(root, hostJSON)); err != nil {
-		return s, err
-	}
-	s.HostJSON = string(b)
 	return s, nil
 }
 
@@ -162,7 +164,7 @@ func appSettings(s sources, plan string, p *problems) (handler, host map[string]
 	if handler == nil {
 		p.add("%s: var appSettings (the handler's settings) is missing or not an object", mainFile)
 	}
-	host, _ = resolve(fa, expr("union(hostSettings, planSettings[hostingPlan])"), plan).(map[string]any)
+	host, _ = resolve(fa, expr("union(hostSettings, planSettings[hostingPlan])"), hosting(plan)).(map[string]any)
 	if host == nil {
 		p.add("%s: vars hostSettings and planSettings.%s (the host's settings) are missing or not objects", functionsFile, plan)
 	}
@@ -210,24 +212,10 @@ var forbiddenSettings = map[string]string{
 	"STORE": "the store follows CosmosDB__accountEndpoint",
 }
 
-// planOnlySettings are settings one hosting plan needs and the other
-// refuses, with the value each plan needs ("" for any non-empty value).
-var planOnlySettings = map[string]map[string]any{
-	"flex": {},
-	"premium": {
-		"FUNCTIONS_WORKER_RUNTIME":                     "custom",
-		"FUNCTIONS_EXTENSION_VERSION":                  "~4",
-		"WEBSITE_RUN_FROM_PACKAGE":                     "",
-		"WEBSITE_RUN_FROM_PACKAGE_BLOB_MI_RESOURCE_ID": expr("identityId"),
-	},
-}
-
-// whyNotFlex says why Flex Consumption refuses a plan-only setting.
-const whyNotFlex = "Flex Consumption takes its runtime and package from functionAppConfig and rejects it"
-
 // checkAppSettings: every required setting is set, the handler's settings
 // are all known to config.Settings, defaults agree with config defaults,
-// identity settings have the right values.
+// identity settings have the right values. What one hosting plan needs or
+// refuses is checkPlatform's (platformRules).
 func checkAppSettings(s sources, plan string, settings []config.Setting) []string {
 	var p problems
 	handler, host := appSettings(s, plan, &p)
@@ -240,9 +228,9 @@ func checkAppSettings(s sources, plan string, settings []config.Setting) []strin
 		known[st.Name] = st
 	}
 	all := map[string]any{}
-	onlyHere := planOnlySettings[plan]
+	onlyHere := planSettings(plan)
 	for k, v := range host {
-		if _, ok := onlyHere[k]; !ok && !strings.HasPrefix(k, "AzureWebJobsStorage__") && !strings.HasPrefix(k, "APPLICATIONINSIGHTS_") {
+		if !onlyHere[k] && !strings.HasPrefix(k, "AzureWebJobsStorage__") && !strings.HasPrefix(k, "APPLICATIONINSIGHTS_") {
 			p.add("%s: hostSettings.%s is not a host setting; handler settings belong in %s appSettings", functionsFile, k, mainFile)
 		}
 		all[k] = v
@@ -269,19 +257,6 @@ func checkAppSettings(s sources, plan string, settings []config.Setting) []strin
 	for k, why := range forbiddenSettings {
 		if _, ok := all[k]; ok {
 			p.add("app setting %s must not be set in Azure: %s", k, why)
-		}
-	}
-	for other, only := range planOnlySettings {
-		for k, want := range only {
-			got, ok := all[k]
-			switch {
-			case other != plan && ok && plan == "flex":
-				p.add("app setting %s must not be set on %s: %s", k, plan, whyNotFlex)
-			case other == plan && !ok:
-				p.add("app setting %s is not set on %s", k, plan)
-			case other == plan && want != "" && got != want:
-				p.add("app setting %s = %v on %s, want %v", k, got, plan, want)
-			}
 		}
 	}
 	for _, k := range []string{"CosmosDB__credential", "AzureWebJobsStorage__credential"} {
@@ -921,6 +896,11 @@ var checks = []struct {
 	{"param file", func(s sources, _ string) []string { return checkParamFile(s) }},
 	{"azure.yaml", func(s sources, _ string) []string { return checkAzureYAML(s) }},
 	{"telemetry", checkTelemetry},
+	{"platform rules", checkPlatform},
+	{"hot partitions", func(s sources, _ string) []string { return checkHotPartitions(s) }},
+	{"priority", func(s sources, _ string) []string { return checkPriority(s) }},
+	{"alerts", func(s sources, _ string) []string { return checkAlerts(s) }},
+	{"deploy script", func(s sources, _ string) []string { return checkDeployScript(s) }},
 }
 
 // runChecks runs every check under every hosting plan.
@@ -990,7 +970,7 @@ func TestEveryBicepFileParses(t *testing.T) {
 // want.
 type mutation struct {
 	name      string
-	file      string // Bicep path, "fn:<Function>" for a function.json, azureYAML or hostJSON
+	file      string // Bicep path, "fn:<Function>" for a function.json, azureYAML, hostJSON or deployScript
 	old, new  string
 	wantMatch string
 }
@@ -1046,7 +1026,7 @@ var mutations = []mutation{
 	{"reconcile without retry", "fn:Reconcile", `"retry"`, `"retries"`, "needs a retry policy"},
 	{"reconcile retries nothing", "fn:Reconcile", `"maxRetryCount": 4`, `"maxRetryCount": 0`, "retries nothing"},
 	{"trigger retry strategy", "fn:AuditTrigger", `"strategy": "exponentialBackoff"`, `"strategy": "linear"`, "not fixedDelay"},
-	{"unbounded flex scale-out", mainFile, "@minValue(40)\n@maxValue(1000)\nparam maximumInstanceCount", "param maximumInstanceCount", "maximumInstanceCount bounds"},
+	{"unbounded flex scale-out", mainFile, "@minValue(1)\n@maxValue(1000)\nparam maximumInstanceCount", "param maximumInstanceCount", "maximumInstanceCount bounds"},
 	{"flex scale-out over 1000", functionsFile, "@maxValue(1000)\nparam maximumInstanceCount", "@maxValue(2000)\nparam maximumInstanceCount", "maximumInstanceCount bounds"},
 	{"SCM TLS", functionsFile, "scmMinTlsVersion: '1.2'", "scmMinTlsVersion: '1.0'", "scmMinTlsVersion"},
 	{"FTP basic credentials", functionsFile, "  name: 'ftp'\n  properties: {\n    allow: false", "  name: 'ftp'\n  properties: {\n    allow: true", "credentials for ftp"},
@@ -1060,7 +1040,7 @@ var mutations = []mutation{
 	{"plan not from the environment", paramFile, "readEnvironmentVariable('HOSTING_PLAN', 'flex')", "'flex'", "HOSTING_PLAN"},
 	{"plan not passed to the app", mainFile, "    hostingPlan: hostingPlan\n", "", "given hostingPlan"},
 	{"premium package without identity", functionsFile, "WEBSITE_RUN_FROM_PACKAGE_BLOB_MI_RESOURCE_ID: identityId", "WEBSITE_RUN_FROM_PACKAGE_BLOB_MI_RESOURCE_ID: ''", "WEBSITE_RUN_FROM_PACKAGE_BLOB_MI_RESOURCE_ID"},
-	{"premium without runtime", functionsFile, "    FUNCTIONS_WORKER_RUNTIME: 'custom'\n", "", "FUNCTIONS_WORKER_RUNTIME is not set on premium"},
+	{"premium without runtime", functionsFile, "    FUNCTIONS_WORKER_RUNTIME: 'custom'\n", "", "premium appSettings FUNCTIONS_WORKER_RUNTIME = <nil>"},
 	{"premium with Azure Files", functionsFile, "    FUNCTIONS_EXTENSION_VERSION: '~4'\n", "    FUNCTIONS_EXTENSION_VERSION: '~4'\n    WEBSITE_CONTENTAZUREFILECONNECTIONSTRING: 'x'\n", "WEBSITE_CONTENTAZUREFILECONNECTIONSTRING"},
 	{"premium given Flex config", functionsFile, "functionAppConfig: isFlex ? flexAppConfig : null", "functionAppConfig: flexAppConfig", "functionAppConfig = map"},
 	{"premium loses TLS", functionsFile, "siteConfig: isFlex ? siteSecurity : union(siteSecurity, premiumSiteConfig)", "siteConfig: isFlex ? siteSecurity : premiumSiteConfig", "minTlsVersion = <nil> under premium"},
@@ -1070,6 +1050,40 @@ var mutations = []mutation{
 	// Telemetry wiring.
 	{"host telemetry mode", hostJSON, `"telemetryMode": "OpenTelemetry"`, `"telemetryMode": "default"`, "telemetryMode"},
 	{"OTLP endpoint not passed on", mainFile, "  OTEL_EXPORTER_OTLP_ENDPOINT: otlpEndpoint\n", "", "OTEL_EXPORTER_OTLP_ENDPOINT"},
+	// Platform rules broken in the source (every rule is also broken in
+	// the deployed state, in TestPlatformRulesCatchEveryBreak).
+	{"ftpsState on Flex", functionsFile, "  http20Enabled: true\n", "  http20Enabled: true\n  ftpsState: 'Disabled'\n", "flex Microsoft.Web/sites properties.siteConfig.ftpsState = Disabled: flex refuses it"},
+	{"scale limit on Flex", functionsFile, "  http20Enabled: true\n", "  http20Enabled: true\n  functionAppScaleLimit: 10\n", "flex Microsoft.Web/sites properties.siteConfig.functionAppScaleLimit"},
+	{"premium keeps FTP", functionsFile, "  ftpsState: 'Disabled'\n", "", "ftpsState = <nil> under premium"},
+	{"throughput on serverless", cosmosFile, "var databaseOptions = capacityMode == 'autoscale' ? autoscaleOptions : {}", "var databaseOptions = autoscaleOptions", "serverless Microsoft.DocumentDB/databaseAccounts/sqlDatabases properties.options.autoscaleSettings"},
+	{"premium without trigger sync", deployScript, "\t\taz rest --method post --url \"$id/syncfunctiontriggers?api-version=2025-03-01\" --output none\n", "", "does not sync triggers"},
+	// Hot partitions: Cosmos DB's partition-key RU log and the saved query.
+	{"no diagnostic setting", cosmosFile, "resource diagnostics 'Microsoft.Insights/diagnosticSettings@2021-05-01-preview'", "resource diagnostics 'Microsoft.Insights/diagnosticSettingz@2021-05-01-preview'", "want one diagnosticSettings resource"},
+	{"diagnostics to AzureDiagnostics", cosmosFile, "    logAnalyticsDestinationType: 'Dedicated'\n", "", "logAnalyticsDestinationType <nil>, want Dedicated"},
+	{"no partition-key RU log", cosmosFile, "category: 'PartitionKeyRUConsumption'", "category: 'DataPlaneRequests'", "log category PartitionKeyRUConsumption is not enabled"},
+	{"no control-plane log", cosmosFile, "category: 'ControlPlaneRequests'", "category: 'QueryRuntimeStatistics'", "log category ControlPlaneRequests is not enabled"},
+	{"logs to no workspace", mainFile, "logAnalyticsWorkspaceId: monitoring.outputs.logAnalyticsId", "logAnalyticsWorkspaceId: ''", "want monitoring.outputs.logAnalyticsId"},
+	{"table on Analytics", "modules/monitoring.bicep", "    plan: 'Basic'\n", "    plan: 'Analytics'\n", "is not on the Basic plan"},
+	{"no saved query", "modules/monitoring.bicep", "workspaces/savedSearches@", "workspaces/savedSearchez@", "no savedSearches resource"},
+	{"saved query renamed", "modules/monitoring.bicep", "displayName: 'Top partition keys by RU, last hour, per 5 minutes'", "displayName: 'Hot partitions'", "no savedSearches resource with displayName"},
+	{"saved query per hour", "modules/monitoring.bicep", "bin(TimeGenerated, 5m)", "bin(TimeGenerated, 1h)", "per 5 minutes"},
+	{"saved query joins", "modules/monitoring.bicep", "| sort by Window desc, RU desc\n", "| join kind=inner (CDBDataPlaneRequests) on PartitionKey\n", "a query of a Basic-plan table cannot"},
+	{"saved query as a function", "modules/monitoring.bicep", "    version: 2\n", "    version: 2\n    functionAlias: 'HotPartitions'\n", "user-defined functions"},
+	// Priority-based execution.
+	{"priority-based execution off", cosmosFile, "    enablePriorityBasedExecution: priorityBasedExecution ? true : null\n", "", "enablePriorityBasedExecution <nil>"},
+	{"default priority low", cosmosFile, "defaultPriorityLevel: priorityBasedExecution ? 'High' : null", "defaultPriorityLevel: priorityBasedExecution ? 'Low' : null", "defaultPriorityLevel Low"},
+	{"priority on serverless", cosmosFile, "enablePriorityBasedExecution: priorityBasedExecution ? true : null", "enablePriorityBasedExecution: true", "serverless Microsoft.DocumentDB/databaseAccounts properties.enablePriorityBasedExecution"},
+	// Alerts.
+	{"no alerts", mainFile, "module alerts 'modules/alerts.bicep'", "module alerts 'modules/alertz.bicep'", "no module modules/alerts.bicep"},
+	{"alert e-mail not from the environment", paramFile, "readEnvironmentVariable('ALERT_EMAIL', '')", "''", "ALERT_EMAIL"},
+	{"receivers without an e-mail", alertsFile, "emailReceivers: empty(alertEmail) ? [] : emailReceivers", "emailReceivers: emailReceivers", "emailReceivers"},
+	{"throttling alert on 503", alertsFile, "                '429'\n", "                '503'\n", "no metric alert on Cosmos DB TotalRequests with StatusCode 429"},
+	{"throttling alert notifies nobody", alertsFile, "        actionGroupId: actionGroup.id\n", "        actionGroupId: ''\n", "does not notify"},
+	{"no function failure alert", alertsFile, "    name: 'function-failures'\n", "    name: 'function-errors'\n", "no function-failures alert"},
+	{"audit lag of another metric", alertsFile, "| where name == 'todoaudit.audit.lag'", "| where name == 'todoaudit.audit.latency'", "audit-lag alert's query does not look for"},
+	{"dead letters counted from five", alertsFile, "    threshold: 0\n", "    threshold: 5\n", "must fire on any dead letter"},
+	{"dead letter message drifts", alertsFile, "contains 'audit dead letter: a document could not be audited'", "contains 'dead letter'", "dead-letters alert's query does not look for"},
+	{"log alerts notify nobody", alertsFile, "        actionGroups: [\n          actionGroup.id\n        ]\n", "        actionGroups: []\n", "no scheduledQueryRules for-expression"},
 }
 
 func TestChecksFailWhenSomethingDrifts(t *testing.T) {
@@ -1081,10 +1095,8 @@ func TestChecksFailWhenSomethingDrifts(t *testing.T) {
 			switch {
 			case strings.HasPrefix(m.file, "fn:"):
 				src = string(s.Functions[strings.TrimPrefix(m.file, "fn:")])
-			case m.file == azureYAML:
-				src = s.AzureYAML
-			case m.file == hostJSON:
-				src = s.HostJSON
+			case s.text(m.file) != nil:
+				src = *s.text(m.file)
 			default:
 				src = s.Bicep[m.file]
 			}
@@ -1095,10 +1107,8 @@ func TestChecksFailWhenSomethingDrifts(t *testing.T) {
 			switch {
 			case strings.HasPrefix(m.file, "fn:"):
 				s.Functions[strings.TrimPrefix(m.file, "fn:")] = []byte(src)
-			case m.file == azureYAML:
-				s.AzureYAML = src
-			case m.file == hostJSON:
-				s.HostJSON = src
+			case s.text(m.file) != nil:
+				*s.text(m.file) = src
 			default:
 				s.Bicep[m.file] = src
 			}

@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// lint runs scripts/bicep-lint.mjs (the `make lint` Bicep check) on paths and
+// lint runs infra/bicep-lint.mjs (the `make lint` Bicep check) on paths and
 // returns its exit code and output. It skips the test when node_modules has
 // not been installed (npm ci), since the grammar comes from there.
 func lint(t *testing.T, paths ...string) (int, string) {
@@ -27,7 +27,7 @@ func lint(t *testing.T, paths ...string) (int, string) {
 	if err != nil {
 		t.Fatalf("node_modules is installed but node is not on PATH: %v", err)
 	}
-	cmd := exec.Command(node, append([]string{filepath.Join(root, "scripts", "bicep-lint.mjs")}, paths...)...)
+	cmd := exec.Command(node, append([]string{filepath.Join(root, "infra", "bicep-lint.mjs")}, paths...)...)
 	cmd.Dir = root
 	out, err := cmd.CombinedOutput()
 	if err != nil {

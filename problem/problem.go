@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/internal/clip"
 )
 
 // statusOf is the one table from error kinds to HTTP statuses. A throttled
@@ -49,12 +50,16 @@ type Problem struct {
 	Detail string `json:"detail"`
 }
 
+// maxDetail bounds a detail, which may quote what the caller sent (a
+// field name, a path): an answer is never as long as its request.
+const maxDetail = 1024
+
 // Of is the problem err stands for. An internal error's detail is a
 // generic sentence, so nothing internal leaks.
 func Of(err error) Problem {
 	k := todo.KindOf(err)
 	status := Status(k)
-	return Problem{Type: "urn:todoaudit:problem:" + k.String(), Title: http.StatusText(status), Status: status, Detail: todo.Message(err)}
+	return Problem{Type: "urn:todoaudit:problem:" + k.String(), Title: http.StatusText(status), Status: status, Detail: clip.To(todo.Message(err), maxDetail)}
 }
 
 // Write answers err as problem+json and returns the status written. The

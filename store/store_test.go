@@ -112,3 +112,24 @@ func ExampleWithMeter() {
 	fmt.Println(c.Scope, c.Charge, c.Requests)
 	// Output: partition 13 2
 }
+
+// The low-priority mark reaches every context derived from the marked one,
+// a meter's included, and no other.
+func TestLowPriority(t *testing.T) {
+	bg := t.Context()
+	low := store.WithLowPriority(bg)
+	metered, _ := store.WithMeter(low)
+	cancelled, cancel := context.WithCancel(metered)
+	defer cancel()
+	for name, ctx := range map[string]context.Context{"marked": low, "metered child": metered, "cancellable child": cancelled} {
+		if !store.IsLowPriority(ctx) {
+			t.Errorf("%s: not low priority", name)
+		}
+	}
+	userMeter, _ := store.WithMeter(bg)
+	for name, ctx := range map[string]context.Context{"unmarked": bg, "unmarked meter": userMeter} {
+		if store.IsLowPriority(ctx) {
+			t.Errorf("%s: low priority", name)
+		}
+	}
+}

@@ -5,6 +5,12 @@
 //
 // Without an endpoint nothing is exported and no span is even started: a
 // nil or disabled *Telemetry is valid everywhere and costs a branch.
+//
+// The OTLP exporters are linked only into a build with the otlp tag (make
+// stage builds the deployable handler so): they are about a third of the
+// binary's packages, and most processes never export. A build without them
+// refuses an endpoint at start-up rather than drop what it was asked to
+// send.
 package telemetry
 
 import (
@@ -13,8 +19,6 @@ import (
 	"strings"
 
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/propagation"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/resource"
@@ -91,7 +95,7 @@ func New(ctx context.Context, lookup func(string) (string, bool)) (*Telemetry, e
 		return nil, err
 	}
 	if tracesURL != "" {
-		exp, err := otlptracehttp.New(ctx, otlptracehttp.WithEndpointURL(tracesURL))
+		exp, err := traceExporter(ctx, tracesURL)
 		if err != nil {
 			return nil, err
 		}
@@ -99,7 +103,7 @@ func New(ctx context.Context, lookup func(string) (string, bool)) (*Telemetry, e
 		t.tracer = t.traces.Tracer(instrumentation)
 	}
 	if metricsURL != "" {
-		exp, err := otlpmetrichttp.New(ctx, otlpmetrichttp.WithEndpointURL(metricsURL))
+		exp, err := metricExporter(ctx, metricsURL)
 		if err != nil {
 			return nil, errors.Join(err, t.Shutdown(ctx))
 		}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -106,5 +107,17 @@ func TestExportAndLogCorrelation(t *testing.T) {
 	}
 	if !found {
 		t.Fatalf("no request count among %v", rcv.Points())
+	}
+}
+
+// A handler built without the exporters refuses an endpoint at start-up,
+// naming the setting, instead of dropping what it was asked to export.
+func TestEndpointNeedsExporters(t *testing.T) {
+	if telemetry.Exports {
+		t.Skip("this build links the OTLP exporters")
+	}
+	_, err := telemetry.New(context.Background(), lookup(map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318"}))
+	if err == nil || !strings.Contains(err.Error(), "OTEL_EXPORTER_OTLP_ENDPOINT") || !strings.Contains(err.Error(), "-tags otlp") {
+		t.Fatalf("New with an endpoint in a build without exporters: %v", err)
 	}
 }

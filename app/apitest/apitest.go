@@ -12,12 +12,15 @@ import (
 	"log/slog"
 	"maps"
 	"net/http"
+	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/todoaudit/todo/app"
 	"github.com/todoaudit/todo/config"
+	"github.com/todoaudit/todo/httpapi"
 )
 
 // Client calls a running handler as one user (dev mode's X-User-Id).
@@ -35,6 +38,10 @@ func (c *Client) As(user string) *Client {
 	d.User = user
 	return &d
 }
+
+// noRedirects answers a redirect as it is, so that a test sees what the
+// server sent rather than what a client made of it.
+var noRedirects = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 
 // Response is a received answer.
 type Response struct {
@@ -92,7 +99,7 @@ func (c *Client) Do(method, path string, body any, headers ...string) Response {
 		k, v, _ := strings.Cut(h, ":")
 		req.Header.Set(strings.TrimSpace(k), strings.TrimSpace(v))
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := noRedirects.Do(req)
 	if err != nil {
 		c.T.Fatal(err)
 	}
@@ -323,5 +330,120 @@ func Proof(t *testing.T, c *Client, scheme string, settle func()) {
 	r := Want(t, c.Do("GET", "/api/todos/"+id+"?asOf="+between.UTC().Format(time.RFC3339Nano), nil), 200)
 	if got := r.JSON(t)["title"]; got != "proof v1" || r.Header.Get("X-Query-Scope") == "" {
 		t.Fatalf("asOf between the versions: %v %s", r.Header, r.Body)
+	}
+}
+
+// Edge covers what the router answers before any handler: CORS for
+// origin (configured as the only CORS_ALLOWED_ORIGINS) and a refused one,
+// OPTIONS and 405 with the path's Allow on every path of the route table,
+// unknown and repeated query parameters refused with 400 on every route,
+// and unclean paths redirected with 308 for writes too; none of it stores
+// anything.
+func Edge(t *testing.T, c *Client, origin string) {
+	td := c.Create("Grocery", "edge")
+	id := td["id"].(string)
+	before := Want(t, c.Do("GET", "/api/todos/"+id, nil), 200)
+	listed := len(c.ListAll("/api/todos"))
+
+	// CORS: an allowed origin reads the answer and the headers it needs; a
+	// refused one gets no CORS headers; both vary on Origin.
+	ok := Want(t, c.Do("GET", "/api/todos/"+id, nil, "Origin: "+origin), 200)
+	exposed := strings.ToLower(ok.Header.Get("Access-Control-Expose-Headers"))
+	if ok.Header.Get("Access-Control-Allow-Origin") != origin || !slices.Contains(ok.Header.Values("Vary"), "Origin") {
+		t.Fatalf("allowed origin: %v", ok.Header)
+	}
+	for _, h := range []string{"etag", "location", "x-request-charge", "x-query-scope", "retry-after"} {
+		if !strings.Contains(exposed, h) {
+			t.Errorf("Access-Control-Expose-Headers %q lacks %s", exposed, h)
+		}
+	}
+	refused := Want(t, c.Do("GET", "/api/todos/"+id, nil, "Origin: https://elsewhere.example"), 200)
+	if refused.Header.Get("Access-Control-Allow-Origin") != "" || !slices.Contains(refused.Header.Values("Vary"), "Origin") {
+		t.Fatalf("refused origin: %v", refused.Header)
+	}
+	// A preflight of a conditional PUT: the allowed origin gets its method
+	// and headers, a refused one nothing; both get the path's Allow.
+	preflight := func(from string) Response {
+		return Want(t, c.Do("OPTIONS", "/api/todos/"+id, nil, "Origin: "+from,
+			"Access-Control-Request-Method: PUT", "Access-Control-Request-Headers: content-type,if-match"), 204)
+	}
+	pf := preflight(origin)
+	if pf.Header.Get("Access-Control-Allow-Origin") != origin || !strings.Contains(pf.Header.Get("Access-Control-Allow-Methods"), "PUT") ||
+		!strings.Contains(strings.ToLower(pf.Header.Get("Access-Control-Allow-Headers")), "if-match") || !strings.Contains(pf.Header.Get("Allow"), "PUT") {
+		t.Fatalf("preflight: %v", pf.Header)
+	}
+	if rf := preflight("https://elsewhere.example"); rf.Header.Get("Access-Control-Allow-Origin") != "" || rf.Header.Get("Access-Control-Allow-Methods") != "" {
+		t.Fatalf("refused preflight: %v", rf.Header)
+	}
+
+	// OPTIONS and 405 on every path, with the methods the table gives it.
+	allow := map[string][]string{}
+	var paths []string
+	for _, rt := range httpapi.Routes {
+		if allow[rt.Path] == nil {
+			paths = append(paths, rt.Path)
+		}
+		allow[rt.Path] = append(allow[rt.Path], rt.Methods()...)
+	}
+	for _, tpl := range paths {
+		p := strings.ReplaceAll(tpl, "{id}", url.PathEscape(id))
+		want := strings.Join(append(allow[tpl], "OPTIONS"), ", ")
+		if o := Want(t, c.Do("OPTIONS", p, nil), 204); o.Header.Get("Allow") != want || len(o.Body) != 0 {
+			t.Errorf("OPTIONS %s: Allow %q, want %q", tpl, o.Header.Get("Allow"), want)
+		}
+		for _, m := range []string{"GET", "POST", "PUT", "DELETE", "PATCH"} {
+			if slices.Contains(allow[tpl], m) {
+				continue
+			}
+			r := c.Do(m, p, map[string]any{"category": "Grocery", "title": "not allowed"})
+			if r.Status != http.StatusMethodNotAllowed || r.Header.Get("Allow") != want || r.Header.Get("Content-Type") != "application/problem+json" {
+				t.Errorf("%s %s: %d Allow %q, want 405 with %q", m, tpl, r.Status, r.Header.Get("Allow"), want)
+			}
+			break
+		}
+	}
+
+	// Every route refuses a parameter it does not take, and one it takes
+	// given twice, before it reads the body or the store.
+	bodies := map[string]any{
+		"POST /api/todos":               map[string]any{"category": "Grocery", "title": "edge query"},
+		"PUT /api/todos/{id}":           map[string]any{"category": "Grocery", "title": "edge query"},
+		"POST /api/todos/{id}/move":     map[string]any{"category": "Household"},
+		"POST /api/todos/{id}/rollback": map[string]any{"version": 1},
+	}
+	for _, rt := range httpapi.Routes {
+		p := strings.ReplaceAll(rt.Path, "{id}", url.PathEscape(id))
+		queries := []string{"bogus=1", "code=a&code=b"}
+		for _, q := range rt.Query {
+			if !q.Repeatable {
+				queries = append(queries, q.Name+"=1&"+q.Name+"=2")
+			}
+		}
+		for _, q := range queries {
+			if r := c.Do(rt.Method, p+"?"+q, bodies[rt.Method+" "+rt.Path]); r.Status != http.StatusBadRequest {
+				t.Errorf("%s %s?%s: %d, want 400: %s", rt.Method, rt.Path, q, r.Status, r.Body)
+			}
+		}
+	}
+
+	// Unclean paths: 308 to the clean one, query kept, for writes too.
+	for _, rq := range []struct {
+		method, path, clean string
+		body                any
+	}{
+		{"POST", "//api//todos", "/api/todos", map[string]any{"category": "Grocery", "title": "unclean"}},
+		{"PUT", "/api/todos/./" + id + "?x=1", "/api/todos/" + id + "?x=1", map[string]any{"category": "Grocery", "title": "unclean"}},
+		{"DELETE", "/api/todos/x/../" + id, "/api/todos/" + id, nil},
+		{"GET", "/api//todos", "/api/todos", nil},
+	} {
+		r := c.Do(rq.method, rq.path, rq.body)
+		if r.Status != http.StatusPermanentRedirect || r.Header.Get("Location") != rq.clean {
+			t.Errorf("%s %s: %d Location %q, want 308 to %s", rq.method, rq.path, r.Status, r.Header.Get("Location"), rq.clean)
+		}
+	}
+
+	after := Want(t, c.Do("GET", "/api/todos/"+id, nil), 200)
+	if after.Header.Get("ETag") != before.Header.Get("ETag") || len(c.ListAll("/api/todos")) != listed {
+		t.Fatalf("refused requests changed what is stored: %s, %d todos listed, %d before", after.Body, len(c.ListAll("/api/todos")), listed)
 	}
 }

@@ -85,8 +85,10 @@ func seenKey(v todo.Version) string {
 // Run examines the version documents written since the previous
 // successful run (every retained one on the first), writes the audit
 // records that are missing, and saves the watermark. Its cost grows with
-// the writes since the previous run, not with the history retained.
+// the writes since the previous run, not with the history retained. It is
+// background work: its store calls go at low priority.
 func (r *Reconciler) Run(ctx context.Context) (Result, error) {
+	ctx = store.WithLowPriority(ctx)
 	var res Result
 	start := r.now()
 	mark, err := r.load(ctx)

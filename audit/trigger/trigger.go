@@ -22,6 +22,11 @@ import (
 	"github.com/todoaudit/todo/telemetry"
 )
 
+// DeadLetterMessage is the message of the error line logged for each dead
+// letter. Under the Functions host it reaches Application Insights as a
+// trace, which the deployment's dead-letter alert counts.
+const DeadLetterMessage = "audit dead letter: a document could not be audited"
+
 // Trigger serves POST /AuditTrigger: the Cosmos DB trigger in payload mode.
 // It answers with the audit records and dead letters as the cosmosDB output
 // binding's value, which the host (or the standalone pump) upserts into the
@@ -90,7 +95,7 @@ func (t *Trigger) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		out = append(out, rec)
 	}
 	for _, d := range got.DeadLetters {
-		t.Log.ErrorContext(ctx, "audit dead letter: a document could not be audited", "deadLetter", d.ID,
+		t.Log.ErrorContext(ctx, DeadLetterMessage, "deadLetter", d.ID,
 			"source", d.Source, "reason", d.Reason, "sha256", d.SHA256)
 		out = append(out, d)
 	}

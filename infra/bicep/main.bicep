@@ -66,6 +66,9 @@ param appServiceAuth bool = true
 @description('Comma-separated user ids allowed on /api/manage under AUTH_MODE=single (ADMIN_USERS). Under entra and easyauth the Todo.Admin app role decides.')
 param adminUsers string = ''
 
+@description('Exact origins (https://app.example.com) whose browser pages may call the API (CORS_ALLOWED_ORIGINS), also set as the function app\'s own CORS, which answers in front of the handler. Empty: none.')
+param corsAllowedOrigins array = []
+
 @description('Retention of version documents, the audit outbox, in seconds (VERSION_TTL_SECONDS).')
 @minValue(60)
 @maxValue(315360000)
@@ -117,8 +120,8 @@ param functionsRuntimeVersion string = '1.0'
 ])
 param instanceMemoryMB int = 2048
 
-@description('Flex Consumption maximum instance count (Flex allows 40 to 1000).')
-@minValue(40)
+@description('Flex Consumption maximum instance count (Flex allows 1 to 1000).')
+@minValue(1)
 @maxValue(1000)
 param maximumInstanceCount int = 100
 
@@ -126,6 +129,21 @@ param maximumInstanceCount int = 100
 @minValue(1)
 @maxValue(100)
 param premiumMaximumInstanceCount int = 20
+
+@description('E-mail address the alerts go to (ALERT_EMAIL). Empty: the action group is created without receivers; add them in the portal.')
+param alertEmail string = ''
+
+@description('Cosmos DB requests throttled (429) in 5 minutes above which the throttling alert fires.')
+@minValue(0)
+param alertThrottledRequestsPer5Min int = 100
+
+@description('Failed function executions (failed invocations and 5xx answers) in 5 minutes above which the alert fires.')
+@minValue(0)
+param alertFailedExecutionsPer5Min int = 5
+
+@description('Audit lag in seconds above which the audit-lag alert fires.')
+@minValue(1)
+param alertAuditLagSeconds int = 300
 
 var resourceToken = toLower(uniqueString(subscription().id, environmentName, location))
 var tags = {
@@ -135,7 +153,7 @@ var tags = {
 var rgName = empty(resourceGroupName) ? 'rg-${environmentName}' : resourceGroupName
 var deploymentContainerName = 'app-package-${resourceToken}'
 
-resource rg 'Microsoft.Resources/resourceGroups@2024-03-01' = {
+resource rg 'Microsoft.Resources/resourceGroups@2025-04-01' = {
   name: rgName
   location: location
   tags: tags
@@ -187,6 +205,23 @@ module cosmos 'modules/cosmos.bicep' = {
     partitionScheme: partitionScheme
     capacityMode: cosmosCapacityMode
     autoscaleMaxThroughput: cosmosAutoscaleMaxThroughput
+    logAnalyticsWorkspaceId: monitoring.outputs.logAnalyticsId
+  }
+}
+
+module alerts 'modules/alerts.bicep' = {
+  name: 'alerts'
+  scope: rg
+  params: {
+    actionGroupName: 'ag-${resourceToken}'
+    alertEmail: alertEmail
+    location: location
+    tags: tags
+    cosmosAccountName: cosmos.outputs.accountName
+    appInsightsName: monitoring.outputs.appInsightsName
+    throttledRequestsPer5Min: alertThrottledRequestsPer5Min
+    failedExecutionsPer5Min: alertFailedExecutionsPer5Min
+    auditLagSeconds: alertAuditLagSeconds
   }
 }
 
@@ -234,6 +269,7 @@ var appSettings = {
   AUTH_ISSUER: empty(authClientId) ? '' : '${environment().authentication.loginEndpoint}${tenant().tenantId}/v2.0'
   AUTH_AUDIENCE: empty(authAudience) ? authClientId : authAudience
   ADMIN_USERS: adminUsers
+  CORS_ALLOWED_ORIGINS: join(corsAllowedOrigins, ',')
   VERSION_TTL_SECONDS: string(versionTtlSeconds)
   LOG_LEVEL: logLevel
   OTEL_EXPORTER_OTLP_ENDPOINT: otlpEndpoint
@@ -267,6 +303,7 @@ module functionApp 'modules/functionapp.bicep' = {
     maximumInstanceCount: maximumInstanceCount
     premiumMaximumInstanceCount: premiumMaximumInstanceCount
     authClientId: appServiceAuth ? authClientId : ''
+    corsAllowedOrigins: corsAllowedOrigins
   }
 }
 
@@ -286,4 +323,7 @@ output COSMOS_DATABASE string = cosmos.outputs.databaseName
 output PARTITION_SCHEME string = partitionScheme
 output STORAGE_ACCOUNT_NAME string = storage.outputs.name
 output APPLICATIONINSIGHTS_NAME string = monitoring.outputs.appInsightsName
+output LOG_ANALYTICS_NAME string = monitoring.outputs.logAnalyticsName
+output HOT_PARTITIONS_QUERY string = monitoring.outputs.hotPartitionsQueryName
+output ACTION_GROUP_NAME string = alerts.outputs.actionGroupName
 output MANAGED_IDENTITY_CLIENT_ID string = identity.outputs.clientId

@@ -11,8 +11,9 @@ import (
 // Export writes every document of a container as JSON Lines, paging
 // through a cross-partition query, and returns how many it wrote. Bodies
 // are written as the store holds them (the embedded store includes _etag
-// and _ts).
+// and _ts). Its store calls go at low priority, behind the users'.
 func Export(ctx context.Context, c store.Container, w io.Writer) (int64, error) {
+	ctx = store.WithLowPriority(ctx)
 	bw := bufio.NewWriterSize(w, 1<<20)
 	var n int64
 	q := store.Query{PageSize: store.MaxPageSize}

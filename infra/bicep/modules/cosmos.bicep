@@ -1,7 +1,9 @@
 // Cosmos DB for NoSQL: account (Microsoft Entra only, TLS 1.2), the database
 // and all three containers. They are created here because a data-plane
 // identity (the app's) cannot create containers: with identity auth the
-// trigger's createLeaseContainerIfNotExists must stay false.
+// trigger's createLeaseContainerIfNotExists must stay false. The account
+// sends the RU each logical partition key consumes, and its control-plane
+// operations, to Log Analytics.
 
 @description('Cosmos DB account name (globally unique, lowercase).')
 param accountName string
@@ -42,6 +44,9 @@ param capacityMode string
 @description('Autoscale maximum RU/s for the database (autoscale mode only).')
 @minValue(1000)
 param autoscaleMaxThroughput int
+
+@description('Resource id of the Log Analytics workspace that receives the account\'s resource logs.')
+param logAnalyticsWorkspaceId string
 
 // Todo container partition key per scheme. Must match partition.Paths in
 // partition/paths.go (infra/infra_test.go checks it). Hierarchical keys use
@@ -102,7 +107,14 @@ var autoscaleOptions = {
 }
 var databaseOptions = capacityMode == 'autoscale' ? autoscaleOptions : {}
 
-resource account 'Microsoft.DocumentDB/databaseAccounts@2024-11-15' = {
+// Priority-based execution: over the account's throughput, Cosmos DB
+// throttles the requests background work sends at Low priority
+// (x-ms-cosmos-priority-level, the cosmos package) before the others, which
+// run at the default, High. Supported on provisioned throughput only, not on
+// serverless accounts (Cosmos DB: Priority-based execution, Limitations).
+var priorityBasedExecution = capacityMode != 'serverless'
+
+resource account 'Microsoft.DocumentDB/databaseAccounts@2026-03-15' = {
   name: accountName
   location: location
   tags: tags
@@ -126,10 +138,38 @@ resource account 'Microsoft.DocumentDB/databaseAccounts@2024-11-15' = {
     publicNetworkAccess: 'Enabled'
     enableAutomaticFailover: false
     enableMultipleWriteLocations: false
+    enablePriorityBasedExecution: priorityBasedExecution ? true : null
+    defaultPriorityLevel: priorityBasedExecution ? 'High' : null
   }
 }
 
-resource database 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases@2024-11-15' = {
+// Resource-specific tables (Dedicated), as the Cosmos DB docs recommend:
+// CDBPartitionKeyRUConsumption (per-second RU of each logical partition
+// key, for point reads and writes, queries and stored procedures, of every
+// instance: the fleet-wide view of hot partitions) and
+// CDBControlPlaneRequests (account, throughput and setting changes, such as
+// priority-based execution switched off). Per-request DataPlaneRequests is
+// left off: it logs every request.
+resource diagnostics 'Microsoft.Insights/diagnosticSettings@2021-05-01-preview' = {
+  name: 'partition-load'
+  scope: account
+  properties: {
+    workspaceId: logAnalyticsWorkspaceId
+    logAnalyticsDestinationType: 'Dedicated'
+    logs: [
+      {
+        category: 'PartitionKeyRUConsumption'
+        enabled: true
+      }
+      {
+        category: 'ControlPlaneRequests'
+        enabled: true
+      }
+    ]
+  }
+}
+
+resource database 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases@2026-03-15' = {
   parent: account
   name: databaseName
   properties: {
@@ -140,7 +180,7 @@ resource database 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases@2024-11-15
   }
 }
 
-resource todoContainer 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers@2024-11-15' = {
+resource todoContainer 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers@2026-03-15' = {
   parent: database
   name: todoContainerName
   properties: {
@@ -188,7 +228,7 @@ resource todoContainer 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/conta
   }
 }
 
-resource auditContainer 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers@2024-11-15' = {
+resource auditContainer 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers@2026-03-15' = {
   parent: database
   name: auditContainerName
   properties: {
@@ -227,7 +267,7 @@ resource auditContainer 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/cont
   }
 }
 
-resource leasesContainer 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers@2024-11-15' = {
+resource leasesContainer 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers@2026-03-15' = {
   parent: database
   name: leasesContainerName
   properties: {

@@ -1,17 +1,22 @@
 // The hosting plan and the function app (custom handler), running as the
 // user-assigned identity, with identity-based host storage and deployment
-// package, HTTPS only, TLS 1.2 for the app and its SCM site, FTPS off, basic
-// publishing credentials off, and optional App Service Authentication
-// (Microsoft Entra ID) in front of the API.
+// package, HTTPS only, TLS 1.2 for the app and its SCM site, FTP off (basic
+// publishing credentials off on both plans), and optional App Service
+// Authentication (Microsoft Entra ID) in front of the API.
 //
-// hostingPlan flex (default): Flex Consumption (FC1). Its stack data lists
-// runtime `custom`, version `1.0`, and instance memory 512, 2048 or 4096 MB,
-// but the Flex Consumption migration guide does not list custom handlers
-// among its languages; if a deployment is refused, use premium.
-// hostingPlan premium: Elastic Premium EP1 on Linux, where custom handlers
-// are documented. The same identity, settings and security posture; the
-// package is a blob the app fetches with its identity (run from package URL),
-// so no Azure Files share and no storage key is needed.
+// hostingPlan flex (default): Flex Consumption (FC1), runtime `custom`
+// version `1.0` (its stack data; the Flex Consumption migration guide lists
+// custom handlers as supported), instance memory 512, 2048 or 4096 MB, 1 to
+// 1000 instances. Flex refuses many site properties and app settings other
+// plans take (Flex Consumption plan deprecations, in the Functions app
+// settings reference): ftpsState among them, so FTP stays off through the
+// publishing-credential policies alone. infra/platform_test.go lists those
+// rules per plan with their sources.
+// hostingPlan premium: Elastic Premium EP1 on Linux. The same identity,
+// settings and security posture, and ftpsState Disabled as well; the package
+// is a blob the app fetches with its identity (run from package URL), so no
+// Azure Files share and no storage key is needed. A package uploaded there
+// needs a restart and a trigger sync (infra/deploy.sh app does both).
 
 @description('Function app name (globally unique).')
 param name string
@@ -71,8 +76,8 @@ param runtimeVersion string = '1.0'
 ])
 param instanceMemoryMB int = 2048
 
-@description('Flex Consumption: maximum number of instances the app scales out to (Flex allows 40 to 1000).')
-@minValue(40)
+@description('Flex Consumption: maximum number of instances the app scales out to (Flex allows 1 to 1000).')
+@minValue(1)
 @maxValue(1000)
 param maximumInstanceCount int = 100
 
@@ -84,12 +89,16 @@ param premiumMaximumInstanceCount int = 20
 @description('Microsoft Entra application (client) id for App Service Authentication. Empty: authentication is not configured by this template.')
 param authClientId string = ''
 
-@description('Paths App Service Authentication lets through without a token (the health probe).')
+@description('Paths App Service Authentication lets through without a token (the health probe and the contract).')
 param authExcludedPaths array = [
   '/api/health'
+  '/api/openapi.json'
 ]
 
-resource storage 'Microsoft.Storage/storageAccounts@2023-05-01' existing = {
+@description('Origins allowed by the platform\'s CORS, which answers browsers in front of the handler.')
+param corsAllowedOrigins array = []
+
+resource storage 'Microsoft.Storage/storageAccounts@2026-04-01' existing = {
   name: storageAccountName
 }
 
@@ -111,7 +120,7 @@ var planSkus = {
   }
 }
 
-resource plan 'Microsoft.Web/serverfarms@2024-04-01' = {
+resource plan 'Microsoft.Web/serverfarms@2025-03-01' = {
   name: planName
   location: location
   tags: tags
@@ -147,22 +156,27 @@ var flexAppConfig = {
 }
 
 // Site configuration for both plans: TLS 1.2 for the app and for its SCM
-// (deployment) site, no FTP.
+// (deployment) site, the browsers' origins, and no ftpsState: Flex Consumption
+// refuses it.
 var siteSecurity = {
   minTlsVersion: '1.2'
   scmMinTlsVersion: '1.2'
-  ftpsState: 'Disabled'
   http20Enabled: true
+  cors: {
+    allowedOrigins: corsAllowedOrigins
+  }
 }
 
-// Elastic Premium keeps one instance warm and bursts up to the plan maximum.
+// Elastic Premium keeps one instance warm and bursts up to the plan maximum,
+// and takes ftpsState, which turns the FTP endpoint itself off.
 var premiumSiteConfig = {
   linuxFxVersion: ''
   minimumElasticInstanceCount: 1
   functionAppScaleLimit: premiumMaximumInstanceCount
+  ftpsState: 'Disabled'
 }
 
-resource site 'Microsoft.Web/sites@2024-04-01' = {
+resource site 'Microsoft.Web/sites@2025-03-01' = {
   name: name
   location: location
   tags: union(tags, { 'azd-service-name': azdServiceName })
@@ -184,7 +198,7 @@ resource site 'Microsoft.Web/sites@2024-04-01' = {
 
 // Basic (user name and password) publishing credentials off for FTP and for
 // the SCM site: deployments authenticate with Microsoft Entra ID only.
-resource ftpCredentials 'Microsoft.Web/sites/basicPublishingCredentialsPolicies@2024-04-01' = {
+resource ftpCredentials 'Microsoft.Web/sites/basicPublishingCredentialsPolicies@2025-03-01' = {
   parent: site
   name: 'ftp'
   properties: {
@@ -192,7 +206,7 @@ resource ftpCredentials 'Microsoft.Web/sites/basicPublishingCredentialsPolicies@
   }
 }
 
-resource scmCredentials 'Microsoft.Web/sites/basicPublishingCredentialsPolicies@2024-04-01' = {
+resource scmCredentials 'Microsoft.Web/sites/basicPublishingCredentialsPolicies@2025-03-01' = {
   parent: site
   name: 'scm'
   properties: {
@@ -226,7 +240,7 @@ var planSettings = {
   }
 }
 
-resource settings 'Microsoft.Web/sites/config@2024-04-01' = {
+resource settings 'Microsoft.Web/sites/config@2025-03-01' = {
   parent: site
   name: 'appsettings'
   properties: union(appSettings, hostSettings, planSettings[hostingPlan])
@@ -238,7 +252,7 @@ resource settings 'Microsoft.Web/sites/config@2024-04-01' = {
 // from incoming requests, so easyauth must not be deployed without it
 // (infra/deploy.sh check refuses it). Under entra the handler verifies the
 // token itself and this is a second guard.
-resource auth 'Microsoft.Web/sites/config@2024-04-01' = if (!empty(authClientId)) {
+resource auth 'Microsoft.Web/sites/config@2025-03-01' = if (!empty(authClientId)) {
   parent: site
   name: 'authsettingsV2'
   properties: {

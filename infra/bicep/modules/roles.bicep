@@ -39,7 +39,7 @@ var storageRoles = [
   storageTableDataContributor
 ]
 
-resource storage 'Microsoft.Storage/storageAccounts@2023-05-01' existing = {
+resource storage 'Microsoft.Storage/storageAccounts@2026-04-01' existing = {
   name: storageAccountName
 }
 
@@ -47,7 +47,7 @@ resource appInsights 'Microsoft.Insights/components@2020-02-02' existing = {
   name: appInsightsName
 }
 
-resource cosmos 'Microsoft.DocumentDB/databaseAccounts@2024-11-15' existing = {
+resource cosmos 'Microsoft.DocumentDB/databaseAccounts@2026-03-15' existing = {
   name: cosmosAccountName
 }
 
@@ -73,7 +73,7 @@ resource metricsPublisher 'Microsoft.Authorization/roleAssignments@2022-04-01' =
   }
 }
 
-resource appCosmosData 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments@2024-11-15' = {
+resource appCosmosData 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments@2026-03-15' = {
   parent: cosmos
   name: guid(cosmos.id, databaseName, appPrincipalId, cosmosDataContributor)
   properties: {
@@ -83,7 +83,7 @@ resource appCosmosData 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments
   }
 }
 
-resource deployerCosmosData 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments@2024-11-15' = if (!empty(deployerPrincipalId)) {
+resource deployerCosmosData 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments@2026-03-15' = if (!empty(deployerPrincipalId)) {
   parent: cosmos
   name: guid(cosmos.id, databaseName, deployerPrincipalId, cosmosDataContributor)
   properties: {
