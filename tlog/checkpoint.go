@@ -160,7 +160,10 @@ func LoadOrCreateKeys(path, origin string) (*Keys, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := createFile(path, []byte(skey+"\n"), 0o600); err != nil {
+	if err := createFile(path, []byte(skey+"\n"), 0o600); errors.Is(err, os.ErrExist) {
+		// Another process sharing the directory made it first.
+		return LoadOrCreateKeys(path, origin)
+	} else if err != nil {
 		return nil, err
 	}
 	return NewKeys(skey)
