@@ -68,7 +68,7 @@ fuzz:
 ## the audit's catch-up included) and the partition analyzer on 1,000,000
 ## generated todos
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./bolt/ ./httpapi/
+	$(GO) test -run '^$$' -bench . -benchmem ./bolt/ ./httpapi/ ./tlog/
 	$(GO) run ./cmd/loadtest
 	$(GO) run ./cmd/loadtest -instructions 3200
 	$(GO) test -run '^$$' -bench Analyze1M -benchtime 1x -benchmem ./cmd/partition-analyzer/analyze/

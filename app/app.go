@@ -11,21 +11,28 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/audit/pump"
 	"github.com/todoaudit/todo/audit/reconcile"
 	"github.com/todoaudit/todo/audit/trigger"
 	"github.com/todoaudit/todo/auth"
+	"github.com/todoaudit/todo/blobanchors"
 	"github.com/todoaudit/todo/bolt"
 	"github.com/todoaudit/todo/config"
 	"github.com/todoaudit/todo/cosmos"
 	"github.com/todoaudit/todo/health"
 	"github.com/todoaudit/todo/httpapi"
 	"github.com/todoaudit/todo/internal/backoff"
+	"github.com/todoaudit/todo/keyvault"
 	"github.com/todoaudit/todo/partition"
 	"github.com/todoaudit/todo/partitionload"
 	"github.com/todoaudit/todo/problem"
@@ -33,6 +40,7 @@ import (
 	"github.com/todoaudit/todo/store"
 	"github.com/todoaudit/todo/telemetry"
 	"github.com/todoaudit/todo/telemetry/storetrace"
+	"github.com/todoaudit/todo/tlog"
 )
 
 // App is a running handler.
@@ -55,6 +63,7 @@ type App struct {
 	openErr    error         // why it failed; read only after opened is closed
 	store      store.Store   // set by the opening goroutine before opened is closed
 	pump       *pump.Pump
+	integ      *tlog.Integrator // standalone, when the log is on
 	reconciler *reconcile.Reconciler
 	bg         sync.WaitGroup
 	serving    chan struct{} // closed when the server has stopped
@@ -407,6 +416,13 @@ func (a *App) open(ctx, bg context.Context) error {
 			"Reconcile":    reconcile.Handler(rec, a.log),
 		}
 	}
+	tl, integ, err := a.transparencyLog(ctx, auditC, leases)
+	if err != nil {
+		return err
+	}
+	if integ != nil && invocations != nil {
+		invocations["LogIntegrator"] = tlog.Handler(integ, a.log)
+	}
 	h := httpapi.New(httpapi.Config{
 		Service:         svc,
 		Auth:            a.auth,
@@ -414,6 +430,7 @@ func (a *App) open(ctx, bg context.Context) error {
 		StoreTimeout:    a.cfg.StoreTimeout,
 		Health:          a.health.Status,
 		Invocations:     invocations,
+		Transparency:    tl,
 		MaxPayloadBytes: a.cfg.MaxPayloadBytes,
 		Log:             a.log,
 		StoreName:       storeName,
@@ -449,7 +466,103 @@ func (a *App) open(ctx, bg context.Context) error {
 		a.goBackground(func() { p.Run(low) })
 		a.goBackground(func() { a.reconcileLoop(low, rec, sweeper) })
 	}
+	if a.cfg.Mode == config.Standalone && integ != nil {
+		a.integ = integ
+		a.goBackground(func() { a.integrateLoop(bg, integ) })
+	}
 	return nil
+}
+
+// LogIntegrateEvery is how often the standalone handler appends new
+// versions to the transparency log and signs a checkpoint when it grew.
+const LogIntegrateEvery = time.Second
+
+// logKeyFile is the signing key's file in DATA_DIR when LOG_SIGNING_KEY
+// is not set.
+const logKeyFile = "log-signing.key"
+
+// transparencyLog builds the log and its integrator, both nil when the
+// log is off.
+func (a *App) transparencyLog(ctx context.Context, auditC, leases store.Container) (*tlog.Log, *tlog.Integrator, error) {
+	if !a.cfg.TransparencyLog {
+		return nil, nil, nil
+	}
+	var keys *tlog.Keys
+	var err error
+	switch {
+	case a.cfg.LogSigningKeyID != "":
+		cred, err := a.azureCredential()
+		if err == nil {
+			keys, err = keyvault.Keys(ctx, a.cfg.LogSigningKeyID, a.cfg.LogOrigin, cred, nil)
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("LOG_SIGNING_KEY_ID: %w", err)
+		}
+	case a.cfg.LogSigningKey != "":
+		keys, err = tlog.NewKeys(a.cfg.LogSigningKey)
+		if err == nil && keys.Signer.Name() != a.cfg.LogOrigin {
+			err = fmt.Errorf("it signs as %q, not as LOG_ORIGIN %q", keys.Signer.Name(), a.cfg.LogOrigin)
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("LOG_SIGNING_KEY: %w", err)
+		}
+	default:
+		if err := os.MkdirAll(a.cfg.DataDir, 0o700); err != nil {
+			return nil, nil, fmt.Errorf("transparency log key: %w", err)
+		}
+		if keys, err = tlog.LoadOrCreateKeys(filepath.Join(a.cfg.DataDir, logKeyFile), a.cfg.LogOrigin); err != nil {
+			return nil, nil, fmt.Errorf("transparency log key: %w", err)
+		}
+	}
+	var anchors tlog.Anchors = tlog.DirAnchors{Dir: a.cfg.LogAnchorDir}
+	if a.cfg.LogAnchorURL != "" {
+		cred, err := a.azureCredential()
+		if err == nil {
+			anchors, err = blobanchors.New(a.cfg.LogAnchorURL, cred, nil)
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("LOG_ANCHOR_URL: %w", err)
+		}
+	}
+	l := &tlog.Log{Leases: leases, Audit: auditC, Keys: keys, Anchors: anchors}
+	in := &tlog.Integrator{Audit: auditC, Leases: leases, Keys: keys, Anchors: anchors, Log: a.log,
+		Report: func(err error) { a.health.Report("transparency log", err) }}
+	return l, in, nil
+}
+
+// azureCredential is the identity the log signs and anchors with: the
+// user-assigned managed identity the Cosmos DB settings name, or, without
+// one, azidentity's default chain.
+func (a *App) azureCredential() (azcore.TokenCredential, error) {
+	if id := a.cfg.CosmosClientID; id != "" {
+		return azidentity.NewManagedIdentityCredential(&azidentity.ManagedIdentityCredentialOptions{ID: azidentity.ClientID(id)})
+	}
+	return azidentity.NewDefaultAzureCredential(nil)
+}
+
+// integrateLoop runs the log's integrator every LogIntegrateEvery.
+func (a *App) integrateLoop(ctx context.Context, in *tlog.Integrator) {
+	t := time.NewTicker(LogIntegrateEvery)
+	defer t.Stop()
+	for {
+		if _, err := in.Run(ctx); err != nil && ctx.Err() == nil && !errors.Is(err, tlog.ErrRefused) {
+			a.log.Error("transparency log integration failed", "error", err.Error())
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// IntegrateLog runs one pass of the transparency log's integrator now
+// (standalone only), for tests and tools.
+func (a *App) IntegrateLog(ctx context.Context) (tlog.Result, error) {
+	if a.integ == nil {
+		return tlog.Result{}, errors.New("no transparency log integrator in this mode")
+	}
+	return a.integ.Run(ctx)
 }
 
 // finishMoves completes the moves an earlier process left half done, before

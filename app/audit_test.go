@@ -139,8 +139,9 @@ func TestAsOfAndVerify(t *testing.T) {
 		}
 		want(t, s.Do("GET", "/api/todos/"+id+"?asOf=yesterday", nil), 400)
 
+		s.integrate()
 		v := want(t, s.Do("GET", "/api/todos/"+id+"/history/verify", nil), 200)
-		if string(v.Body) != `{"verified":true,"versions":3}`+"\n" || v.Header.Get("X-Query-Scope") == "" {
+		if string(v.Body) != `{"verified":true,"versions":3,"logged":3,"pending":0}`+"\n" || v.Header.Get("X-Query-Scope") == "" {
 			t.Fatalf("verify: %s %v", v.Body, v.Header)
 		}
 		want(t, s.As("mallory").Do("GET", "/api/todos/"+id+"/history/verify", nil), 404)

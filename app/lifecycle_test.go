@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,6 +19,16 @@ import (
 // launch starts the handler in-process without waiting for its store.
 func launch(t *testing.T, kv map[string]string) *app.App {
 	t.Helper()
+	a, _ := launchClosable(t, kv)
+	return a
+}
+
+// launchClosable is launch that also returns a function closing the
+// handler, for a test that starts it again over the same data. It closes
+// once, whether the test calls it or the test ends, and returns Close's
+// error.
+func launchClosable(t *testing.T, kv map[string]string) (*app.App, func() error) {
+	t.Helper()
 	kv["LISTEN_ADDR"] = "127.0.0.1:0"
 	cfg, err := config.Load(func(k string) (string, bool) { v, ok := kv[k]; return v, ok })
 	if err != nil {
@@ -27,12 +38,13 @@ func launch(t *testing.T, kv map[string]string) *app.App {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
+	closeApp := sync.OnceValue(func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		_ = a.Close(ctx)
+		return a.Close(ctx)
 	})
-	return a
+	t.Cleanup(func() { _ = closeApp() })
+	return a, closeApp
 }
 
 // holdStore opens the embedded store in dir, as another process would,

@@ -70,7 +70,7 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 	router := specRouter(t)
 	s := startApp(t, map[string]string{"ADMIN_USERS": "alice"})
 	id := s.Create("Grocery", "milk")["id"].(string)
-	s.history(id)
+	s.integrate()
 	served := want(t, s.Do("GET", "/api/openapi.json", nil), 200)
 	if file, _ := os.ReadFile("../openapi.json"); !bytes.Equal(served.Body, file) {
 		t.Fatal("GET /api/openapi.json does not serve openapi.json")
@@ -117,6 +117,13 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		{"GET", "/api/health", "", nil, 200},
 		{"GET", "/api/manage/partitions?top=5", "", nil, 200},
 		{"GET", "/api/manage/deadletters?pageSize=5", "", nil, 200},
+		{"GET", "/api/log/checkpoint", "", nil, 200},
+		{"GET", "/api/log/key", "", nil, 200},
+		{"GET", "/api/log/consistency?from=0&to=1", "", nil, 200},
+		{"GET", "/api/log/consistency?from=1", "", nil, 400},
+		{"GET", "/api/todos/" + id + "/history/proof?version=1", "", nil, 200},
+		{"GET", "/api/todos/" + id + "/history/proof?version=99", "", nil, 404},
+		{"GET", "/api/manage/log/verify", "", nil, 200},
 		{"GET", "/api/manage/deadletters", "", []string{"X-User-Id: bob"}, 403},
 		{"GET", "/api/openapi.json", "", []string{"X-User-Id: "}, 200},
 		{"GET", "/api/openapi.json", "", []string{"If-None-Match: " + specETag}, 304},

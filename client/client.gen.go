@@ -155,6 +155,36 @@ func (e HealthStatus) Valid() bool {
 	}
 }
 
+// Defines values for LogVerificationProblemsKind.
+const (
+	DuplicateInLog    LogVerificationProblemsKind = "duplicateInLog"
+	HashDiffers       LogVerificationProblemsKind = "hashDiffers"
+	LogDamaged        LogVerificationProblemsKind = "logDamaged"
+	MissingFromLog    LogVerificationProblemsKind = "missingFromLog"
+	MissingFromStore  LogVerificationProblemsKind = "missingFromStore"
+	StoreBehindAnchor LogVerificationProblemsKind = "storeBehindAnchor"
+)
+
+// Valid indicates whether the value is a known member of the LogVerificationProblemsKind enum.
+func (e LogVerificationProblemsKind) Valid() bool {
+	switch e {
+	case DuplicateInLog:
+		return true
+	case HashDiffers:
+		return true
+	case LogDamaged:
+		return true
+	case MissingFromLog:
+		return true
+	case MissingFromStore:
+		return true
+	case StoreBehindAnchor:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for PartitionLoadScope.
 const (
 	Instance PartitionLoadScope = "instance"
@@ -445,6 +475,47 @@ type HistoryPage struct {
 	Items        []AuditRecord `json:"items"`
 }
 
+// LogConsistency defines model for LogConsistency.
+type LogConsistency struct {
+	From  int      `json:"from"`
+	Proof [][]byte `json:"proof"`
+	To    int      `json:"to"`
+}
+
+// LogProof defines model for LogProof.
+type LogProof struct {
+	// Checkpoint The signed checkpoint the proof is for, exactly as GET /api/log/checkpoint served it
+	Checkpoint string `json:"checkpoint"`
+
+	// Index The leaf's index in the log
+	Index int `json:"index"`
+
+	// Leaf The leaf's bytes, base64: text naming the entity type, owner, todo id, version, chain hash and prevHash (lowercase hex) and time
+	Leaf []byte `json:"leaf"`
+
+	// Proof The RFC 6962 inclusion proof, base64 SHA-256 hashes
+	Proof [][]byte `json:"proof"`
+}
+
+// LogVerification defines model for LogVerification.
+type LogVerification struct {
+	// Entries The leaves of the latest checkpoint walked
+	Entries int `json:"entries"`
+
+	// Pending Stored versions not logged yet, written within the last minute
+	Pending  int `json:"pending"`
+	Problems []struct {
+		// EntityId The todo id; empty for problems of the whole log
+		EntityId string                      `json:"entityId"`
+		Kind     LogVerificationProblemsKind `json:"kind"`
+		Version  int                         `json:"version"`
+	} `json:"problems"`
+	Verified bool `json:"verified"`
+}
+
+// LogVerificationProblemsKind defines model for LogVerification.Problems.Kind.
+type LogVerificationProblemsKind string
+
 // MoveInput defines model for MoveInput.
 type MoveInput struct {
 	// Category Safe as it is inside an id, a URL path segment and a query string: Unicode letters, combining marks and decimal digits, the characters - _ . ~, and single spaces between words; at most 200 bytes of UTF-8. Refused: every other character, among them % / \ ? # : , & = + and control, format (zero-width, bidi override), variation-selector and other invisible characters.
@@ -547,7 +618,13 @@ type TodoPatch struct {
 // Verification defines model for Verification.
 type Verification struct {
 	// BrokenAt The first version whose stored content or chain link does not match (when not verified)
-	BrokenAt *int    `json:"brokenAt,omitempty"`
+	BrokenAt *int `json:"brokenAt,omitempty"`
+
+	// Logged How many versions are in the transparency log's latest checkpoint with the hash checked (when there is a log)
+	Logged *int `json:"logged,omitempty"`
+
+	// Pending How many versions are not in the latest checkpoint yet (not an error)
+	Pending  *int    `json:"pending,omitempty"`
 	Reason   *string `json:"reason,omitempty"`
 	Verified bool    `json:"verified"`
 
@@ -607,6 +684,15 @@ type TagParam = []string
 
 // MethodNotAllowed defines model for MethodNotAllowed.
 type MethodNotAllowed = Problem
+
+// LogConsistencyParams defines parameters for LogConsistency.
+type LogConsistencyParams struct {
+	// From The older tree size
+	From int `form:"from" json:"from"`
+
+	// To The newer tree size
+	To int `form:"to" json:"to"`
+}
 
 // DeadLettersParams defines parameters for DeadLetters.
 type DeadLettersParams struct {
@@ -741,6 +827,12 @@ type TodoHistoryParams struct {
 	Continuation *Continuation `form:"continuation,omitempty" json:"continuation,omitempty"`
 }
 
+// TodoProofParams defines parameters for TodoProof.
+type TodoProofParams struct {
+	// Version The version to prove
+	Version int `form:"version" json:"version"`
+}
+
 // MoveTodoParams defines parameters for MoveTodo.
 type MoveTodoParams struct {
 	// IfMatch * or one ETag; 412 when the todo has changed
@@ -853,12 +945,37 @@ type ClientInterface interface {
 	// Corresponds with GET /api/health (the `Health` operationId).
 	Health(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// LogCheckpoint The latest signed checkpoint of the transparency log: a C2SP tlog-checkpoint signed note, exactly as signed
+	//
+	// Corresponds with GET /api/log/checkpoint (the `LogCheckpoint` operationId).
+	LogCheckpoint(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// LogConsistency The RFC 6962 consistency proof between two tree sizes, both at most the latest checkpoint's
+	//
+	// Corresponds with GET /api/log/consistency (the `LogConsistency` operationId).
+	LogConsistency(ctx context.Context, params *LogConsistencyParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// LogKey The key checkpoints are signed with, in the signed-note verifier key format (name+hash+keydata)
+	//
+	// Corresponds with GET /api/log/key (the `LogKey` operationId).
+	LogKey(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// LogTile A tile or entry bundle of the transparency log (C2SP tlog-tiles); full tiles are immutable and cached for a year, partial ones briefly
+	//
+	// Corresponds with GET /api/log/tile/{path} (the `LogTile` operationId).
+	LogTile(ctx context.Context, path string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// DeadLetters Change-feed documents the audit could not record, newest first (authLevel admin: the master key)
 	//
 	// A document of the todo container that is not a valid todo or version document (written by another tool, say) becomes a dead letter in the audit container instead of failing its whole batch: its raw body, the reason, the time and the source container. One single-partition query.
 	//
 	// Corresponds with GET /api/manage/deadletters (the `DeadLetters` operationId).
 	DeadLetters(ctx context.Context, params *DeadLettersParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// VerifyLog Walk the whole transparency log against the store: logged versions the store lost, stored versions the log lacks, hashes that differ, a store behind the anchored checkpoint (the Todo.Admin role; authLevel admin)
+	//
+	// Corresponds with GET /api/manage/log/verify (the `VerifyLog` operationId).
+	VerifyLog(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// Partitions Live view of the instance that answers: request count and RU per logical partition over the recent window, hottest first (the Todo.Admin role; authLevel admin)
 	//
@@ -937,6 +1054,11 @@ type ClientInterface interface {
 	// Corresponds with GET /api/todos/{id}/history (the `TodoHistory` operationId).
 	TodoHistory(ctx context.Context, id Id, params *TodoHistoryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// TodoProof The RFC 6962 inclusion proof of one version's leaf in the transparency log's latest signed checkpoint (the todo's owner only)
+	//
+	// Corresponds with GET /api/todos/{id}/history/proof (the `TodoProof` operationId).
+	TodoProof(ctx context.Context, id Id, params *TodoProofParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// VerifyHistory Recompute the todo's hash chain from its audit records
 	//
 	// Corresponds with GET /api/todos/{id}/history/verify (the `VerifyHistory` operationId).
@@ -986,6 +1108,66 @@ func (c *Client) Health(ctx context.Context, reqEditors ...RequestEditorFn) (*ht
 	return c.Client.Do(req)
 }
 
+// LogCheckpoint The latest signed checkpoint of the transparency log: a C2SP tlog-checkpoint signed note, exactly as signed
+//
+// Corresponds with GET /api/log/checkpoint (the `LogCheckpoint` operationId).
+func (c *Client) LogCheckpoint(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewLogCheckpointRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// LogConsistency The RFC 6962 consistency proof between two tree sizes, both at most the latest checkpoint's
+//
+// Corresponds with GET /api/log/consistency (the `LogConsistency` operationId).
+func (c *Client) LogConsistency(ctx context.Context, params *LogConsistencyParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewLogConsistencyRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// LogKey The key checkpoints are signed with, in the signed-note verifier key format (name+hash+keydata)
+//
+// Corresponds with GET /api/log/key (the `LogKey` operationId).
+func (c *Client) LogKey(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewLogKeyRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// LogTile A tile or entry bundle of the transparency log (C2SP tlog-tiles); full tiles are immutable and cached for a year, partial ones briefly
+//
+// Corresponds with GET /api/log/tile/{path} (the `LogTile` operationId).
+func (c *Client) LogTile(ctx context.Context, path string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewLogTileRequest(c.Server, path)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // DeadLetters Change-feed documents the audit could not record, newest first (authLevel admin: the master key)
 //
 // A document of the todo container that is not a valid todo or version document (written by another tool, say) becomes a dead letter in the audit container instead of failing its whole batch: its raw body, the reason, the time and the source container. One single-partition query.
@@ -993,6 +1175,21 @@ func (c *Client) Health(ctx context.Context, reqEditors ...RequestEditorFn) (*ht
 // Corresponds with GET /api/manage/deadletters (the `DeadLetters` operationId).
 func (c *Client) DeadLetters(ctx context.Context, params *DeadLettersParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewDeadLettersRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// VerifyLog Walk the whole transparency log against the store: logged versions the store lost, stored versions the log lacks, hashes that differ, a store behind the anchored checkpoint (the Todo.Admin role; authLevel admin)
+//
+// Corresponds with GET /api/manage/log/verify (the `VerifyLog` operationId).
+func (c *Client) VerifyLog(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewVerifyLogRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -1210,6 +1407,21 @@ func (c *Client) TodoHistory(ctx context.Context, id Id, params *TodoHistoryPara
 	return c.Client.Do(req)
 }
 
+// TodoProof The RFC 6962 inclusion proof of one version's leaf in the transparency log's latest signed checkpoint (the todo's owner only)
+//
+// Corresponds with GET /api/todos/{id}/history/proof (the `TodoProof` operationId).
+func (c *Client) TodoProof(ctx context.Context, id Id, params *TodoProofParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTodoProofRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // VerifyHistory Recompute the todo's hash chain from its audit records
 //
 // Corresponds with GET /api/todos/{id}/history/verify (the `VerifyHistory` operationId).
@@ -1320,6 +1532,152 @@ func NewHealthRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewLogCheckpointRequest constructs an http.Request for the LogCheckpoint method
+func NewLogCheckpointRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/log/checkpoint")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewLogConsistencyRequest constructs an http.Request for the LogConsistency method
+func NewLogConsistencyRequest(server string, params *LogConsistencyParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/log/consistency")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from", params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "to", params.To, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewLogKeyRequest constructs an http.Request for the LogKey method
+func NewLogKeyRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/log/key")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewLogTileRequest constructs an http.Request for the LogTile method
+func NewLogTileRequest(server string, path string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "path", path, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/log/tile/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewDeadLettersRequest constructs an http.Request for the DeadLetters method
 func NewDeadLettersRequest(server string, params *DeadLettersParams) (*http.Request, error) {
 	var err error
@@ -1376,6 +1734,33 @@ func NewDeadLettersRequest(server string, params *DeadLettersParams) (*http.Requ
 			rawQueryFragments = append(rawQueryFragments, encoded)
 		}
 		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewVerifyLogRequest constructs an http.Request for the VerifyLog method
+func NewVerifyLogRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/manage/log/verify")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
@@ -2206,6 +2591,63 @@ func NewTodoHistoryRequest(server string, id Id, params *TodoHistoryParams) (*ht
 	return req, nil
 }
 
+// NewTodoProofRequest constructs an http.Request for the TodoProof method
+func NewTodoProofRequest(server string, id Id, params *TodoProofParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/todos/%s/history/proof", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "version", params.Version, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewVerifyHistoryRequest constructs an http.Request for the VerifyHistory method
 func NewVerifyHistoryRequest(server string, id Id) (*http.Request, error) {
 	var err error
@@ -2437,6 +2879,34 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/health (the `Health` operationId).
 	HealthWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*HealthResponse, error)
 
+	// LogCheckpointWithResponse The latest signed checkpoint of the transparency log: a C2SP tlog-checkpoint signed note, exactly as signed
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/log/checkpoint (the `LogCheckpoint` operationId).
+	LogCheckpointWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*LogCheckpointResponse, error)
+
+	// LogConsistencyWithResponse The RFC 6962 consistency proof between two tree sizes, both at most the latest checkpoint's
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/log/consistency (the `LogConsistency` operationId).
+	LogConsistencyWithResponse(ctx context.Context, params *LogConsistencyParams, reqEditors ...RequestEditorFn) (*LogConsistencyResponse, error)
+
+	// LogKeyWithResponse The key checkpoints are signed with, in the signed-note verifier key format (name+hash+keydata)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/log/key (the `LogKey` operationId).
+	LogKeyWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*LogKeyResponse, error)
+
+	// LogTileWithResponse A tile or entry bundle of the transparency log (C2SP tlog-tiles); full tiles are immutable and cached for a year, partial ones briefly
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/log/tile/{path} (the `LogTile` operationId).
+	LogTileWithResponse(ctx context.Context, path string, reqEditors ...RequestEditorFn) (*LogTileResponse, error)
+
 	// DeadLettersWithResponse Change-feed documents the audit could not record, newest first (authLevel admin: the master key)
 	//
 	// A document of the todo container that is not a valid todo or version document (written by another tool, say) becomes a dead letter in the audit container instead of failing its whole batch: its raw body, the reason, the time and the source container. One single-partition query.
@@ -2445,6 +2915,13 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /api/manage/deadletters (the `DeadLetters` operationId).
 	DeadLettersWithResponse(ctx context.Context, params *DeadLettersParams, reqEditors ...RequestEditorFn) (*DeadLettersResponse, error)
+
+	// VerifyLogWithResponse Walk the whole transparency log against the store: logged versions the store lost, stored versions the log lacks, hashes that differ, a store behind the anchored checkpoint (the Todo.Admin role; authLevel admin)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/manage/log/verify (the `VerifyLog` operationId).
+	VerifyLogWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*VerifyLogResponse, error)
 
 	// PartitionsWithResponse Live view of the instance that answers: request count and RU per logical partition over the recent window, hottest first (the Todo.Admin role; authLevel admin)
 	//
@@ -2536,6 +3013,13 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /api/todos/{id}/history (the `TodoHistory` operationId).
 	TodoHistoryWithResponse(ctx context.Context, id Id, params *TodoHistoryParams, reqEditors ...RequestEditorFn) (*TodoHistoryResponse, error)
+
+	// TodoProofWithResponse The RFC 6962 inclusion proof of one version's leaf in the transparency log's latest signed checkpoint (the todo's owner only)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/todos/{id}/history/proof (the `TodoProof` operationId).
+	TodoProofWithResponse(ctx context.Context, id Id, params *TodoProofParams, reqEditors ...RequestEditorFn) (*TodoProofResponse, error)
 
 	// VerifyHistoryWithResponse Recompute the todo's hash chain from its audit records
 	//
@@ -2642,6 +3126,219 @@ func (r HealthResponse) ContentType() string {
 	return ""
 }
 
+type LogCheckpointResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r LogCheckpointResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r LogCheckpointResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r LogCheckpointResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r LogCheckpointResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r LogCheckpointResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r LogCheckpointResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type LogConsistencyResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *LogConsistency
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r LogConsistencyResponse) GetJSON200() *LogConsistency {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r LogConsistencyResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r LogConsistencyResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r LogConsistencyResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r LogConsistencyResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r LogConsistencyResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r LogConsistencyResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r LogConsistencyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type LogKeyResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r LogKeyResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetBody returns the raw response body bytes
+func (r LogKeyResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r LogKeyResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r LogKeyResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r LogKeyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// LogTileResponse200Headers the declared response headers of an HTTP 200 response for LogTile
+type LogTileResponse200Headers struct {
+	CacheControl *string
+}
+
+type LogTileResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *LogTileResponse200Headers
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r LogTileResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r LogTileResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r LogTileResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r LogTileResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r LogTileResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r LogTileResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r LogTileResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // DeadLettersResponse200Headers the declared response headers of an HTTP 200 response for DeadLetters
 type DeadLettersResponse200Headers struct {
 	XQueryScope    *string
@@ -2734,6 +3431,97 @@ func (r DeadLettersResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r DeadLettersResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// VerifyLogResponse200Headers the declared response headers of an HTTP 200 response for VerifyLog
+type VerifyLogResponse200Headers struct {
+	XQueryScope    *string
+	XRequestCharge *string
+}
+
+// VerifyLogResponse401Headers the declared response headers of an HTTP 401 response for VerifyLog
+type VerifyLogResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+// VerifyLogResponse403Headers the declared response headers of an HTTP 403 response for VerifyLog
+type VerifyLogResponse403Headers struct {
+	WWWAuthenticate *string
+}
+
+type VerifyLogResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *LogVerification
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *VerifyLogResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *VerifyLogResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *VerifyLogResponse403Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r VerifyLogResponse) GetJSON200() *LogVerification {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r VerifyLogResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r VerifyLogResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r VerifyLogResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r VerifyLogResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r VerifyLogResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r VerifyLogResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r VerifyLogResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r VerifyLogResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -3824,6 +4612,90 @@ func (r TodoHistoryResponse) ContentType() string {
 	return ""
 }
 
+// TodoProofResponse200Headers the declared response headers of an HTTP 200 response for TodoProof
+type TodoProofResponse200Headers struct {
+	XQueryScope    *string
+	XRequestCharge *string
+}
+
+// TodoProofResponse401Headers the declared response headers of an HTTP 401 response for TodoProof
+type TodoProofResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+type TodoProofResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *LogProof
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *TodoProofResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *TodoProofResponse401Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r TodoProofResponse) GetJSON200() *LogProof {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r TodoProofResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r TodoProofResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r TodoProofResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r TodoProofResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r TodoProofResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r TodoProofResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r TodoProofResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r TodoProofResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // VerifyHistoryResponse200Headers the declared response headers of an HTTP 200 response for VerifyHistory
 type VerifyHistoryResponse200Headers struct {
 	XQueryScope    *string
@@ -4219,6 +5091,58 @@ func (c *ClientWithResponses) HealthWithResponse(ctx context.Context, reqEditors
 	return ParseHealthResponse(rsp)
 }
 
+// LogCheckpointWithResponse The latest signed checkpoint of the transparency log: a C2SP tlog-checkpoint signed note, exactly as signed
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/log/checkpoint (the `LogCheckpoint` operationId).
+func (c *ClientWithResponses) LogCheckpointWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*LogCheckpointResponse, error) {
+	rsp, err := c.LogCheckpoint(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseLogCheckpointResponse(rsp)
+}
+
+// LogConsistencyWithResponse The RFC 6962 consistency proof between two tree sizes, both at most the latest checkpoint's
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/log/consistency (the `LogConsistency` operationId).
+func (c *ClientWithResponses) LogConsistencyWithResponse(ctx context.Context, params *LogConsistencyParams, reqEditors ...RequestEditorFn) (*LogConsistencyResponse, error) {
+	rsp, err := c.LogConsistency(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseLogConsistencyResponse(rsp)
+}
+
+// LogKeyWithResponse The key checkpoints are signed with, in the signed-note verifier key format (name+hash+keydata)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/log/key (the `LogKey` operationId).
+func (c *ClientWithResponses) LogKeyWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*LogKeyResponse, error) {
+	rsp, err := c.LogKey(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseLogKeyResponse(rsp)
+}
+
+// LogTileWithResponse A tile or entry bundle of the transparency log (C2SP tlog-tiles); full tiles are immutable and cached for a year, partial ones briefly
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/log/tile/{path} (the `LogTile` operationId).
+func (c *ClientWithResponses) LogTileWithResponse(ctx context.Context, path string, reqEditors ...RequestEditorFn) (*LogTileResponse, error) {
+	rsp, err := c.LogTile(ctx, path, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseLogTileResponse(rsp)
+}
+
 // DeadLettersWithResponse Change-feed documents the audit could not record, newest first (authLevel admin: the master key)
 //
 // A document of the todo container that is not a valid todo or version document (written by another tool, say) becomes a dead letter in the audit container instead of failing its whole batch: its raw body, the reason, the time and the source container. One single-partition query.
@@ -4232,6 +5156,19 @@ func (c *ClientWithResponses) DeadLettersWithResponse(ctx context.Context, param
 		return nil, err
 	}
 	return ParseDeadLettersResponse(rsp)
+}
+
+// VerifyLogWithResponse Walk the whole transparency log against the store: logged versions the store lost, stored versions the log lacks, hashes that differ, a store behind the anchored checkpoint (the Todo.Admin role; authLevel admin)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/manage/log/verify (the `VerifyLog` operationId).
+func (c *ClientWithResponses) VerifyLogWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*VerifyLogResponse, error) {
+	rsp, err := c.VerifyLog(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseVerifyLogResponse(rsp)
 }
 
 // PartitionsWithResponse Live view of the instance that answers: request count and RU per logical partition over the recent window, hottest first (the Todo.Admin role; authLevel admin)
@@ -4403,6 +5340,19 @@ func (c *ClientWithResponses) TodoHistoryWithResponse(ctx context.Context, id Id
 	return ParseTodoHistoryResponse(rsp)
 }
 
+// TodoProofWithResponse The RFC 6962 inclusion proof of one version's leaf in the transparency log's latest signed checkpoint (the todo's owner only)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/todos/{id}/history/proof (the `TodoProof` operationId).
+func (c *ClientWithResponses) TodoProofWithResponse(ctx context.Context, id Id, params *TodoProofParams, reqEditors ...RequestEditorFn) (*TodoProofResponse, error) {
+	rsp, err := c.TodoProof(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseTodoProofResponse(rsp)
+}
+
 // VerifyHistoryWithResponse Recompute the todo's hash chain from its audit records
 //
 // Returns a wrapper object for the known response body format(s).
@@ -4528,6 +5478,165 @@ func ParseHealthResponse(rsp *http.Response) (*HealthResponse, error) {
 	return response, nil
 }
 
+// ParseLogCheckpointResponse parses an HTTP response from a LogCheckpointWithResponse call
+func ParseLogCheckpointResponse(rsp *http.Response) (*LogCheckpointResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &LogCheckpointResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseLogConsistencyResponse parses an HTTP response from a LogConsistencyWithResponse call
+func ParseLogConsistencyResponse(rsp *http.Response) (*LogConsistencyResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &LogConsistencyResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest LogConsistency
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseLogKeyResponse parses an HTTP response from a LogKeyWithResponse call
+func ParseLogKeyResponse(rsp *http.Response) (*LogKeyResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &LogKeyResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseLogTileResponse parses an HTTP response from a LogTileWithResponse call
+func ParseLogTileResponse(rsp *http.Response) (*LogTileResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &LogTileResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers LogTileResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		response.Headers200 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseDeadLettersResponse parses an HTTP response from a DeadLettersWithResponse call
 func ParseDeadLettersResponse(rsp *http.Response) (*DeadLettersResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -4624,6 +5733,100 @@ func ParseDeadLettersResponse(rsp *http.Response) (*DeadLettersResponse, error) 
 			headers.Allow = &value
 		}
 		response.Headers405 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseVerifyLogResponse parses an HTTP response from a VerifyLogWithResponse call
+func ParseVerifyLogResponse(rsp *http.Response) (*VerifyLogResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &VerifyLogResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest LogVerification
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers VerifyLogResponse200Headers
+		if values := rsp.Header.Values("X-Query-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Query-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XQueryScope = &value
+		}
+		if values := rsp.Header.Values("X-Request-Charge"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Charge", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestCharge = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers VerifyLogResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers VerifyLogResponse403Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers403 = &headers
 	}
 
 	return response, nil
@@ -5798,6 +7001,90 @@ func ParseTodoHistoryResponse(rsp *http.Response) (*TodoHistoryResponse, error) 
 			headers.Allow = &value
 		}
 		response.Headers405 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseTodoProofResponse parses an HTTP response from a TodoProofWithResponse call
+func ParseTodoProofResponse(rsp *http.Response) (*TodoProofResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &TodoProofResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest LogProof
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers TodoProofResponse200Headers
+		if values := rsp.Header.Values("X-Query-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Query-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XQueryScope = &value
+		}
+		if values := rsp.Header.Values("X-Request-Charge"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Charge", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestCharge = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers TodoProofResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
 	}
 
 	return response, nil

@@ -9,10 +9,12 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/auth"
@@ -59,6 +61,12 @@ var (
 	maxPayloadBytes   = Setting{"MAX_PAYLOAD_BYTES", "16777216", "payload-mode invocation (trigger batch) limit in bytes, 1 MiB to 256 MiB; under the host at least the largest AuditTrigger batch (docs/audit-pipeline.md)"}
 	versionTTL        = Setting{"VERSION_TTL_SECONDS", strconv.Itoa(int(todo.DefaultVersionTTL / time.Second)), "retention of version documents (the audit outbox) in seconds"}
 	auditPump         = Setting{"AUDIT_PUMP", "on", "on or off: the standalone change-feed pump that feeds AuditTrigger"}
+	transparencyLog   = Setting{"TRANSPARENCY_LOG", "on", "on or off: the transparency log of every version, its signed checkpoints and /api/log"}
+	logOrigin         = Setting{"LOG_ORIGIN", "todoaudit.local/log", "the transparency log's origin line and signing key name (no spaces or +)"}
+	logSigningKey     = Setting{"LOG_SIGNING_KEY", "", "the log's Ed25519 signing key (a note signer key PRIVATE+KEY+origin+hash+data); empty: DATA_DIR/log-signing.key, generated at first start"}
+	logSigningKeyID   = Setting{"LOG_SIGNING_KEY_ID", "", "a Key Vault key URL (https://<vault>/keys/<name>[/<version>], EC P-256) the log signs with through the app's identity, instead of LOG_SIGNING_KEY"}
+	logAnchorURL      = Setting{"LOG_ANCHOR_URL", "", "a Blob container URL (https://<account>.blob.core.windows.net/<container>, version-level immutability) every checkpoint is anchored in through the app's identity, instead of LOG_ANCHOR_DIR"}
+	logAnchorDir      = Setting{"LOG_ANCHOR_DIR", "", "write-once directory every signed checkpoint is anchored in; default DATA_DIR/log-anchors: point it outside the store's reach"}
 	logLevel          = Setting{"LOG_LEVEL", "info", "debug, info, warn or error"}
 	storeOpenTimeout  = Setting{"STORE_OPEN_TIMEOUT", "60s", "how long start-up keeps retrying to open the store before it exits 1 (a duration like 60s, or seconds)"}
 	storeTimeout      = Setting{"STORE_TIMEOUT", "10s", "deadline of every store call, the SDK's own retries included; a request's store work as a whole gets the same"}
@@ -77,7 +85,7 @@ var (
 // infrastructure tests check that Bicep and local.settings.json.example
 // agree with it.
 var Settings = []Setting{
-	customHandlerPort, listenAddr, listenFDs, listenPID, dataDir, storeKind, cosmosEndpoint, cosmosEndpointAlt, cosmosCredential, cosmosClientID, azureClientID, cosmosConnString, cosmosKey, allowRemoteKey, database, todoContainer, auditContainer, leasesContainer, partitionScheme, syntheticBuckets, authMode, authIssuer, authAudience, singleUserID, adminUsers, maxBodyBytes, maxPayloadBytes, versionTTL, auditPump, logLevel, storeOpenTimeout, storeTimeout, shutdownTimeout, corsOrigins, corsCredentials, otelEndpoint, otelTracesEndpoint, otelMetricsEndpoint, otelServiceName,
+	customHandlerPort, listenAddr, listenFDs, listenPID, dataDir, storeKind, cosmosEndpoint, cosmosEndpointAlt, cosmosCredential, cosmosClientID, azureClientID, cosmosConnString, cosmosKey, allowRemoteKey, database, todoContainer, auditContainer, leasesContainer, partitionScheme, syntheticBuckets, authMode, authIssuer, authAudience, singleUserID, adminUsers, maxBodyBytes, maxPayloadBytes, versionTTL, auditPump, transparencyLog, logOrigin, logSigningKey, logSigningKeyID, logAnchorURL, logAnchorDir, logLevel, storeOpenTimeout, storeTimeout, shutdownTimeout, corsOrigins, corsCredentials, otelEndpoint, otelTracesEndpoint, otelMetricsEndpoint, otelServiceName,
 }
 
 // SetByLauncher reports whether the named setting is set by whatever
@@ -124,6 +132,17 @@ type Config struct {
 	VersionTTL       time.Duration
 	AuditPump        bool
 	LogLevel         string
+
+	// The transparency log: whether there is one, its origin, its signing
+	// key (an Ed25519 key, or a Key Vault key's URL; neither: the key file
+	// in DataDir) and its anchors (a Blob container's URL, else a
+	// directory).
+	TransparencyLog bool
+	LogOrigin       string
+	LogSigningKey   string
+	LogSigningKeyID string
+	LogAnchorURL    string
+	LogAnchorDir    string
 
 	StoreOpenTimeout time.Duration
 	StoreTimeout     time.Duration
@@ -271,6 +290,24 @@ func Load(lookup func(string) (string, bool)) (*Config, error) {
 	case "off":
 	default:
 		return nil, &Error{"AUDIT_PUMP", fmt.Sprintf("%q is not on or off", get(auditPump))}
+	}
+	switch get(transparencyLog) {
+	case "on":
+		c.TransparencyLog = true
+	case "off":
+	default:
+		return nil, &Error{transparencyLog.Name, fmt.Sprintf("%q is not on or off", get(transparencyLog))}
+	}
+	c.LogOrigin, c.LogSigningKey, c.LogSigningKeyID, c.LogAnchorDir = get(logOrigin), get(logSigningKey), get(logSigningKeyID), get(logAnchorDir)
+	if c.LogSigningKey != "" && c.LogSigningKeyID != "" {
+		return nil, &Error{logSigningKeyID.Name, "set LOG_SIGNING_KEY or LOG_SIGNING_KEY_ID, not both"}
+	}
+	if strings.ContainsAny(c.LogOrigin, "+ \t\n") || !utf8.ValidString(c.LogOrigin) {
+		return nil, &Error{logOrigin.Name, fmt.Sprintf("%q is not a key name: no spaces or +", c.LogOrigin)}
+	}
+	c.LogAnchorURL = get(logAnchorURL)
+	if c.LogAnchorDir == "" {
+		c.LogAnchorDir = filepath.Join(c.DataDir, "log-anchors")
 	}
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":

@@ -83,8 +83,11 @@ func runInstances(t *testing.T, bin, endpoint, scheme string) {
 	audit, _ := st.Container(t.Context(), specs[1].Name)
 
 	insts := make([]*instance, instanceCount)
+	// One data directory: the first instance makes the log's signing key
+	// there, the others sign with it.
+	dataDir := t.TempDir()
 	for i := range insts {
-		insts[i] = startInstance(t, bin, "STORE=cosmos", "COSMOS_ENDPOINT="+endpoint, "COSMOS_KEY="+cosmos.EmulatorKey,
+		insts[i] = startInstance(t, bin, "DATA_DIR="+dataDir, "STORE=cosmos", "COSMOS_ENDPOINT="+endpoint, "COSMOS_KEY="+cosmos.EmulatorKey,
 			"COSMOS_DATABASE="+database, "PARTITION_SCHEME="+scheme, "SYNTHETIC_BUCKETS="+strconv.Itoa(buckets),
 			"AUTH_MODE=easyauth", "STORE_TIMEOUT=5s", "LOG_LEVEL=error")
 	}

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 
 	"github.com/gorilla/mux"
@@ -28,8 +29,9 @@ type endpoint struct {
 
 // newRouter registers every route with its methods, then for each path a
 // route without a method, so that any other method on it finds the path's
-// Allow value. Each template's one variable is the plain {id}: no regular
-// expression of ours runs per request.
+// Allow value. Each template's one variable is the plain {id}, or a last
+// {path} of one or more segments (the log's tiles): no regular expression
+// of ours runs per request but that one's.
 func newRouter(routes []Route) *router {
 	m := mux.NewRouter().UseEncodedPath().SkipClean(true)
 	rr := &router{mux: m, endpoints: map[*mux.Route]endpoint{}}
@@ -37,16 +39,25 @@ func newRouter(routes []Route) *router {
 	methods := map[string][]string{}
 	for i := range routes {
 		rt := &routes[i]
-		rr.add(m.Path(rt.Path).Methods(rt.Methods()...), endpoint{rt: rt})
+		rr.add(m.Path(muxPath(rt.Path)).Methods(rt.Methods()...), endpoint{rt: rt})
 		if _, ok := methods[rt.Path]; !ok {
 			paths = append(paths, rt.Path)
 		}
 		methods[rt.Path] = append(methods[rt.Path], rt.Methods()...)
 	}
 	for _, p := range paths {
-		rr.add(m.Path(p), endpoint{allow: []string{allowHeader(methods[p])}})
+		rr.add(m.Path(muxPath(p)), endpoint{allow: []string{allowHeader(methods[p])}})
 	}
 	return rr
+}
+
+// muxPath is a route template as mux spells it: a last {path} as
+// {path:.+}.
+func muxPath(template string) string {
+	if t, ok := strings.CutSuffix(template, "/"+restSegment); ok {
+		return t + "/{path:.+}"
+	}
+	return template
 }
 
 func (rr *router) add(r *mux.Route, e endpoint) {

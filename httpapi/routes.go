@@ -13,10 +13,12 @@ import (
 )
 
 // Route is one HTTP route: the function that serves it, its method, its
-// path template ({id} stands for one path segment, the todo id), what it
-// requires of its caller, its handler and the query parameters it takes.
-// Routes is the one route table: the router serves exactly these, the
-// manifest test checks them against functions/*/function.json and the
+// path template ({id} stands for one path segment, the todo id; a last
+// segment {path} for one or more segments, which the handler reads from
+// the request's path), what it requires of its caller, its handler and the
+// query parameters it takes. Routes is the one route table: the router
+// serves exactly these, the manifest test checks them against
+// functions/*/function.json and the
 // OpenAPI tests against openapi.json.
 type Route struct {
 	Function string
@@ -77,12 +79,23 @@ var Routes = []Route{
 	{"TodoHistory", http.MethodGet, "/api/todos/{id}/history", auth.User, (*api).history, pageQuery},
 	{"VerifyHistory", http.MethodGet, "/api/todos/{id}/history/verify", auth.User, (*api).verify, nil},
 	{"RollbackTodo", http.MethodPost, "/api/todos/{id}/rollback", auth.User, (*api).rollback, nil},
+	{"TodoProof", http.MethodGet, "/api/todos/{id}/history/proof", auth.User, (*api).historyProof, params("version")},
+	{"LogCheckpoint", http.MethodGet, "/api/log/checkpoint", auth.Anyone, (*api).logCheckpoint, nil},
+	{"LogKey", http.MethodGet, "/api/log/key", auth.Anyone, (*api).logKey, nil},
+	{"LogTile", http.MethodGet, "/api/log/tile/" + restSegment, auth.Anyone, (*api).logTile, nil},
+	{"LogConsistency", http.MethodGet, "/api/log/consistency", auth.Anyone, (*api).logConsistency, params("from", "to")},
+	{"VerifyLog", http.MethodGet, "/api/manage/log/verify", auth.Admin, (*api).verifyLog, nil},
 	{"AdminTodos", http.MethodGet, "/api/manage/todos", auth.Admin, (*api).admin, listQuery},
 	{"Partitions", http.MethodGet, "/api/manage/partitions", auth.Admin, (*api).partitions, params("top", "container")},
 	{"DeadLetters", http.MethodGet, "/api/manage/deadletters", auth.Admin, (*api).deadLetters, pageQuery},
 	{"Health", http.MethodGet, "/api/health", auth.Anyone, (*api).health, nil},
 	{"OpenAPI", http.MethodGet, "/api/openapi.json", auth.Anyone, (*api).openAPI, nil},
 }
+
+// restSegment, as the last segment of a template, stands for one or more
+// segments (the Functions route's catch-all {*path}): the router matches
+// it as {path:.+}.
+const restSegment = "{path}"
 
 // Methods are the methods a route answers: HEAD wherever GET.
 func (rt Route) Methods() []string {

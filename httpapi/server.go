@@ -27,6 +27,7 @@ import (
 	"github.com/todoaudit/todo/service"
 	"github.com/todoaudit/todo/store"
 	"github.com/todoaudit/todo/telemetry"
+	"github.com/todoaudit/todo/tlog"
 )
 
 // Config wires the API.
@@ -64,6 +65,9 @@ type Config struct {
 	Telemetry *telemetry.Telemetry
 	// CORS is the policy for browsers; the zero value answers no CORS.
 	CORS CORS
+	// Transparency is the transparency log the /api/log routes serve; nil
+	// when there is none.
+	Transparency *tlog.Log
 }
 
 // api holds the handlers' dependencies.

@@ -405,6 +405,10 @@ type verification struct {
 	Versions *int   `json:"versions,omitempty"`
 	BrokenAt int64  `json:"brokenAt,omitempty"`
 	Reason   string `json:"reason,omitempty"`
+	// Logged and Pending count the versions in the transparency log's
+	// latest checkpoint and those not integrated yet, when there is a log.
+	Logged  *int `json:"logged,omitempty"`
+	Pending *int `json:"pending,omitempty"`
 }
 
 func (a *api) verify(ctx context.Context, w http.ResponseWriter, r *http.Request, id string) error {
@@ -415,6 +419,17 @@ func (a *api) verify(ctx context.Context, w http.ResponseWriter, r *http.Request
 	body := verification{Verified: v.Verified, BrokenAt: v.BrokenAt, Reason: v.Reason}
 	if v.Verified {
 		body.Versions = &v.Versions
+	}
+	if v.Verified && a.Transparency != nil {
+		l, err := a.logged(ctx, id)
+		if err != nil {
+			return err
+		}
+		body.Logged, body.Pending = &l.Logged, &l.Pending
+		if l.Differs != 0 {
+			body.Verified, body.Versions = false, nil
+			body.BrokenAt, body.Reason = l.Differs, "version "+strconv.FormatInt(l.Differs, 10)+" is not the version the transparency log holds"
+		}
 	}
 	writeJSON(w, http.StatusOK, body)
 	return nil

@@ -194,8 +194,9 @@ func checkHostJSON(s sources) []string {
 			continue
 		}
 		trig := doc.Bindings[0]
-		// An optional last parameter ({id?}) matches with and without it.
-		full := "/" + prefix + "/" + strings.ReplaceAll(trig.Route, "?}", "}")
+		// An optional last parameter ({id?}) matches with and without it; a
+		// catch-all ({*path}) is the route table's last {path}.
+		full := "/" + prefix + "/" + strings.ReplaceAll(strings.ReplaceAll(trig.Route, "?}", "}"), "{*", "{")
 		paths := []string{full}
 		if i := strings.LastIndex(trig.Route, "/{"); i >= 0 && strings.HasSuffix(trig.Route, "?}") {
 			paths = append(paths, "/"+prefix+"/"+trig.Route[:i])

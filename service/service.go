@@ -106,6 +106,10 @@ type Result struct {
 
 func (s *Service) stamp() time.Time { return s.now().UTC().Truncate(time.Millisecond) }
 
+// Caller returns the authenticated user of ctx, refusing a context
+// without one, for the routes beside the service that act for the caller.
+func Caller(ctx context.Context) (string, error) { return caller(ctx) }
+
 // caller returns the authenticated user, refusing a context without one.
 func caller(ctx context.Context) (string, error) {
 	u := userFrom(ctx)

@@ -224,7 +224,9 @@ func Start(t testing.TB, settings map[string]string, o *app.Options) *app.App {
 // StartLogged is Start with the handler's logs going to log.
 func StartLogged(t testing.TB, settings map[string]string, o *app.Options, log *slog.Logger) *app.App {
 	t.Helper()
-	kv := map[string]string{"LISTEN_ADDR": "127.0.0.1:0", "LOG_LEVEL": "error"}
+	// The data directory holds the log's signing key and anchors under
+	// every store.
+	kv := map[string]string{"LISTEN_ADDR": "127.0.0.1:0", "LOG_LEVEL": "error", "DATA_DIR": t.TempDir()}
 	maps.Copy(kv, settings)
 	cfg, err := config.Load(func(k string) (string, bool) { v, ok := kv[k]; return v, ok })
 	if err != nil {

@@ -12,6 +12,9 @@
 //   - audit lag: from a create's acknowledgement to its version appearing in
 //     the todo's history (through the change-feed pump), sampled during the
 //     upsert load;
+//   - transparency log delay: from a create's acknowledgement to its
+//     version's proof being served under a signed checkpoint, sampled
+//     under 200 upserts/s;
 //   - history paging: a point read's p99 alone and beside 8 clients paging
 //     through a 5,000-version history, and how many whole walks they make.
 //
@@ -167,8 +170,11 @@ func run(bin, tmp string, d time.Duration, clients int) error {
 
 	// Audit lag at the throughput the bar asks for (2,000 upserts/s from
 	// all clients), and, for information, at saturation.
-	lags := withProbe(client, h.base, func() { paced(client, clients, 2*d, 2000, upsert) })
-	satLags := withProbe(client, h.base, func() { load(client, clients, 2*d, upsert) })
+	lags := withProbe(client, h.base, inHistory, func() { paced(client, clients, 2*d, 2000, upsert) })
+	satLags := withProbe(client, h.base, inHistory, func() { load(client, clients, 2*d, upsert) })
+	// From a write to its version in a signed checkpoint of the
+	// transparency log, under 200 writes/s.
+	logDelays := withProbe(client, h.base, inLog, func() { paced(client, clients, 4*d, 200, upsert) })
 
 	// Point reads beside clients paging through a long history.
 	alone, beside, walks, err := historyInterference(client, h.base, id, d)
@@ -209,6 +215,9 @@ func run(bin, tmp string, d time.Duration, clients int) error {
 	row("upsert-to-audit lag p99 at 2,000 upserts/s", p99.String(), "<= 250ms", p99 <= 250*time.Millisecond)
 	if len(satLags) > 0 {
 		fmt.Printf("%-46s %18s   (p99 %v, %d samples)\n", "upsert-to-audit lag p50 at saturation", percentile(satLags, 50), percentile(satLags, 99), len(satLags))
+	}
+	if len(logDelays) > 0 {
+		fmt.Printf("%-46s %18s   (p99 %v, %d samples)\n", "write-to-signed-checkpoint p50 at 200 writes/s", percentile(logDelays, 50), percentile(logDelays, 99), len(logDelays))
 	}
 	fmt.Printf("%-46s %18s   (%v alone)\n", "point read p99 beside 8 history walks", percentile(beside, 99), percentile(alone, 99))
 	fmt.Printf("%-46s %18d   (%d versions, 20 a page)\n", "whole-history walks in that time", walks, historyVersions)
@@ -542,13 +551,13 @@ func percentile(xs []time.Duration, p int) time.Duration {
 
 // withProbe runs work while probing the audit lag, once the audit has
 // caught up with earlier phases.
-func withProbe(c *http.Client, base string, work func()) []time.Duration {
+func withProbe(c *http.Client, base string, arrived func(c *http.Client, base, id string) bool, work func()) []time.Duration {
 	settle, cancelSettle := context.WithTimeout(context.Background(), time.Minute)
-	probeOnce(settle, c, base)
+	probeOnce(settle, c, base, arrived)
 	cancelSettle()
 	ctx, cancel := context.WithCancel(context.Background())
 	lagc := make(chan []time.Duration)
-	go func() { lagc <- probeLag(ctx, c, base) }()
+	go func() { lagc <- probeLag(ctx, c, base, arrived) }()
 	work()
 	cancel()
 	return <-lagc
@@ -574,36 +583,55 @@ func paced(c *http.Client, n int, d time.Duration, rate float64, fn func(c *http
 	wg.Wait()
 }
 
-// probeLag creates a todo, then polls its history until version 1 is
+// probeLag creates a todo, then polls until arrived says version 1 is
 // there, over and over until ctx ends.
-func probeLag(ctx context.Context, c *http.Client, base string) []time.Duration {
+func probeLag(ctx context.Context, c *http.Client, base string, arrived func(c *http.Client, base, id string) bool) []time.Duration {
 	var lags []time.Duration
 	for ctx.Err() == nil {
-		if lag, ok := probeOnce(ctx, c, base); ok {
+		if lag, ok := probeOnce(ctx, c, base, arrived); ok {
 			lags = append(lags, lag)
 		}
 	}
 	return lags
 }
 
-// probeOnce creates a todo and waits until its history shows version 1.
-func probeOnce(ctx context.Context, c *http.Client, base string) (time.Duration, bool) {
+// probeOnce creates a todo and waits until arrived says version 1 is
+// there.
+func probeOnce(ctx context.Context, c *http.Client, base string, arrived func(c *http.Client, base, id string) bool) (time.Duration, bool) {
 	id, _, _, err := seed(c, base)
 	if err != nil {
 		return 0, false
 	}
 	acked := time.Now()
 	for ctx.Err() == nil {
-		resp, err := c.Get(base + "/api/todos/" + id + "/history")
-		if err == nil {
-			var h struct{ Items []json.RawMessage }
-			_ = json.NewDecoder(resp.Body).Decode(&h)
-			resp.Body.Close()
-			if len(h.Items) > 0 {
-				return time.Since(acked), true
-			}
+		if arrived(c, base, id) {
+			return time.Since(acked), true
 		}
 		time.Sleep(time.Millisecond)
 	}
 	return 0, false
+}
+
+// inHistory reports whether the todo's history shows a version.
+func inHistory(c *http.Client, base, id string) bool {
+	resp, err := c.Get(base + "/api/todos/" + id + "/history")
+	if err != nil {
+		return false
+	}
+	defer resp.Body.Close()
+	var h struct{ Items []json.RawMessage }
+	_ = json.NewDecoder(resp.Body).Decode(&h)
+	return len(h.Items) > 0
+}
+
+// inLog reports whether the todo's version 1 is in the transparency log's
+// latest signed checkpoint: its proof is served.
+func inLog(c *http.Client, base, id string) bool {
+	resp, err := c.Get(base + "/api/todos/" + id + "/history/proof?version=1")
+	if err != nil {
+		return false
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, resp.Body)
+	return resp.StatusCode == http.StatusOK
 }

@@ -238,6 +238,18 @@ module roles 'modules/roles.bicep' = {
   }
 }
 
+module transparency 'modules/transparency.bicep' = {
+  name: 'transparency'
+  scope: rg
+  params: {
+    vaultName: 'kv-${resourceToken}'
+    storageName: 'stlog${resourceToken}'
+    location: location
+    tags: tags
+    appPrincipalId: identity.outputs.principalId
+  }
+}
+
 // Every setting the handler reads in Azure (names from config/config.go;
 // infra/infra_test.go checks both ways). The Cosmos DB trigger and output
 // binding use the same CosmosDB__* section (function.json connection
@@ -261,6 +273,8 @@ var appSettings = {
   VERSION_TTL_SECONDS: string(versionTtlSeconds)
   LOG_LEVEL: logLevel
   OTEL_EXPORTER_OTLP_ENDPOINT: otlpEndpoint
+  LOG_SIGNING_KEY_ID: transparency.outputs.signingUrl
+  LOG_ANCHOR_URL: transparency.outputs.anchorsUrl
 }
 
 // The app starts only after its role assignments exist: the host reads

@@ -1,0 +1,145 @@
+package apitest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/store"
+	"github.com/todoaudit/todo/tlog"
+)
+
+// TransparencyLog runs the transparency log's cases through the API: the
+// key and checkpoint served to anyone, every version's inclusion proof to
+// its owner only, verified offline with the key alone, a whole history
+// verified offline, consistency between two checkpoints, the tiles giving
+// the checkpoint's tree, history/verify counting logged versions, and the
+// admin's audit of the log: clean while honest, then naming a todo whose
+// records were deleted and a record whose hash was edited in the store.
+// settle must bring the audit history up to date and run the integrator;
+// c must be an admin.
+func TransparencyLog(t *testing.T, c *Client, auditC store.Container, settle func()) {
+	anyone := c.As("")
+	v, err := tlog.NewVerifier(string(Want(t, anyone.Do("GET", "/api/log/key", nil), 200).Body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := c.Create("Work", "kept")["id"].(string)
+	Want(t, c.Do("PUT", "/api/todos/"+kept, map[string]any{"category": "Work", "title": "kept v2"}), 200)
+	gone := c.Create("Work", "gone")["id"].(string)
+	edited := c.Create("Work", "edited")["id"].(string)
+	settle()
+	first := Want(t, anyone.Do("GET", "/api/log/checkpoint", nil), 200)
+	if ct := first.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/plain") {
+		t.Fatalf("checkpoint Content-Type %q", ct)
+	}
+	cp, err := tlog.OpenCheckpoint(first.Body, v)
+	if err != nil || cp.Size < 4 {
+		t.Fatalf("checkpoint %s: %v", first.Body, err)
+	}
+
+	var bundles []tlog.ProofBundle
+	for version := 1; version <= 2; version++ {
+		r := Want(t, c.Do("GET", fmt.Sprintf("/api/todos/%s/history/proof?version=%d", kept, version), nil), 200)
+		b, err := tlog.ParseProofBundle(r.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, leaf, err := b.Verify(v); err != nil || leaf.ID != kept || leaf.Version != int64(version) || leaf.Owner != c.User {
+			t.Fatalf("proof of version %d: %+v %v", version, leaf, err)
+		}
+		bundles = append(bundles, b)
+	}
+	Want(t, c.As("mallory").Do("GET", "/api/todos/"+kept+"/history/proof?version=1", nil), 404)
+	Want(t, c.Do("GET", "/api/todos/"+kept+"/history/proof?version=3", nil), 404)
+	Want(t, c.Do("GET", "/api/todos/"+kept+"/history/proof?version=x", nil), 400)
+	var h struct{ Items []todo.AuditRecord }
+	if err := json.Unmarshal(Want(t, c.Do("GET", "/api/todos/"+kept+"/history", nil), 200).Body, &h); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := tlog.VerifyHistory(h.Items, bundles, v); err != nil || n != 2 {
+		t.Fatalf("history verified offline: %d, %v", n, err)
+	}
+	if got := Want(t, c.Do("GET", "/api/todos/"+kept+"/history/verify", nil), 200).JSON(t); got["verified"] != true || got["logged"] != 2.0 || got["pending"] != 0.0 {
+		t.Fatalf("verify: %v", got)
+	}
+
+	// The tiles give the checkpoint's tree, to anyone.
+	fetch := tlog.TileFetcher(func(p string) ([]byte, error) {
+		r := anyone.Do("GET", "/api/log/"+p, nil)
+		if r.Status != 200 {
+			return nil, fmt.Errorf("GET %s: %d", p, r.Status)
+		}
+		if cc := r.Header.Get("Cache-Control"); !strings.HasPrefix(cc, "public") {
+			return nil, fmt.Errorf("GET %s: Cache-Control %q", p, cc)
+		}
+		return r.Body, nil
+	})
+	if err := tlog.TreeFromTiles(cp, fetch); err != nil {
+		t.Fatal(err)
+	}
+	Want(t, anyone.Do("GET", "/api/log/tile/0/x1", nil), 400)
+	Want(t, anyone.Do("GET", "/api/log/tile/5/999", nil), 404)
+
+	// A later checkpoint extends the first.
+	c.Create("Work", "later")
+	settle()
+	second := Want(t, anyone.Do("GET", "/api/log/checkpoint", nil), 200).Body
+	later, err := tlog.OpenCheckpoint(second, v)
+	if err != nil || later.Size <= cp.Size {
+		t.Fatalf("second checkpoint %s: %v", second, err)
+	}
+	q := url.Values{"from": {fmt.Sprint(cp.Size)}, "to": {fmt.Sprint(later.Size)}}
+	proof, err := tlog.ParseConsistencyProof(Want(t, anyone.Do("GET", "/api/log/consistency?"+q.Encode(), nil), 200).Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := tlog.VerifyConsistency(first.Body, second, proof.Proof, v); err != nil {
+		t.Fatal(err)
+	}
+	Want(t, anyone.Do("GET", "/api/log/consistency?from=2&to=1", nil), 400)
+
+	if got := Want(t, c.Do("GET", "/api/manage/log/verify", nil), 200).JSON(t); got["verified"] != true {
+		t.Fatalf("audit of an honest log: %v", got)
+	}
+	Want(t, c.As("mallory").Do("GET", "/api/manage/log/verify", nil), 403)
+
+	// Tampering with the store, as someone with write access to it would.
+	ctx := context.Background()
+	if err := auditC.Delete(ctx, store.PartitionKey{todo.EntityKey(c.User, gone)}, todo.AuditID(gone, 1), nil); err != nil {
+		t.Fatal(err)
+	}
+	pk := store.PartitionKey{todo.EntityKey(c.User, edited)}
+	it, err := auditC.Read(ctx, pk, todo.AuditID(edited, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec map[string]any
+	if err := json.Unmarshal(it.Body, &rec); err != nil {
+		t.Fatal(err)
+	}
+	rec["hash"] = strings.Repeat("0", 64)
+	body, _ := json.Marshal(rec)
+	if _, err := auditC.Upsert(ctx, pk, body, nil); err != nil {
+		t.Fatal(err)
+	}
+	got := Want(t, c.Do("GET", "/api/manage/log/verify", nil), 200).JSON(t)
+	if got["verified"] != false || !hasProblem(got, "missingFromStore", gone, 1) || !hasProblem(got, "hashDiffers", edited, 1) {
+		t.Fatalf("audit after tampering: %v", got)
+	}
+}
+
+// hasProblem reports whether a log audit answer names the problem.
+func hasProblem(audit map[string]any, kind, id string, version float64) bool {
+	list, _ := audit["problems"].([]any)
+	for _, p := range list {
+		if m, ok := p.(map[string]any); ok && m["kind"] == kind && m["entityId"] == id && m["version"] == version {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,291 @@
+// Command tlog-verify checks what the handler's transparency log publishes,
+// offline, with nothing but the log's public key: a checkpoint's signature
+// (and, given its tiles, its tree), a version's inclusion proof, the
+// consistency of a checkpoint saved earlier with a newer one, and a whole
+// history answer. Inputs are files, or http(s) URLs fetched with the
+// headers given. It exits 0 when everything verifies, 1 when something
+// does not, and 2 on a usage error.
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"golang.org/x/mod/sumdb/note"
+
+	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/internal/strictjson"
+	"github.com/todoaudit/todo/tlog"
+)
+
+const usage = `usage: tlog-verify -key KEY [-header 'Name: value']... COMMAND ARGS
+
+KEY is the log's verifier key (name+hash+keydata, as GET /api/log/key
+answers) or @FILE holding it. ARGS are files or http(s) URLs.
+
+  checkpoint CHECKPOINT [TILES]
+      verify the checkpoint's signature; with TILES (a directory or the
+      base URL of /api/log, holding tile/...), also recompute its tree
+  proof BUNDLE
+      verify an inclusion proof bundle (GET /api/todos/{id}/history/proof)
+  consistency OLDER NEWER [PROOF]
+      verify that NEWER extends OLDER: the same root at the same size, or
+      PROOF (GET /api/log/consistency?from=m&to=n) proving it
+  history HISTORY [BUNDLE...]
+      verify a history answer (GET /api/todos/{id}/history, every page
+      concatenated or one page): each version's chain link, and with its
+      bundle, its inclusion in the log
+`
+
+// maxInput bounds what is read of one input.
+const maxInput = 64 << 20
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+type headers []string
+
+func (h *headers) String() string     { return strings.Join(*h, ", ") }
+func (h *headers) Set(v string) error { *h = append(*h, v); return nil }
+
+// verifier holds what every command needs: the key and how to read inputs.
+type verifier struct {
+	v       note.Verifier
+	headers headers
+	client  *http.Client
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("tlog-verify", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, usage) }
+	key := fs.String("key", "", "the log's verifier key, or @FILE")
+	vr := &verifier{client: &http.Client{Timeout: 30 * time.Second}}
+	fs.Var(&vr.headers, "header", "a header sent with every http(s) request, 'Name: value'")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	rest := fs.Args()
+	if *key == "" || len(rest) == 0 {
+		fs.Usage()
+		return 2
+	}
+	k := *key
+	if name, ok := strings.CutPrefix(k, "@"); ok {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			fmt.Fprintln(stderr, "tlog-verify:", err)
+			return 2
+		}
+		k = string(b)
+	}
+	v, err := tlog.NewVerifier(k)
+	if err != nil {
+		fmt.Fprintln(stderr, "tlog-verify:", err)
+		return 2
+	}
+	vr.v = v
+	cmd, args := rest[0], rest[1:]
+	var out string
+	switch {
+	case cmd == "checkpoint" && (len(args) == 1 || len(args) == 2):
+		out, err = vr.checkpoint(args)
+	case cmd == "proof" && len(args) == 1:
+		out, err = vr.proof(args[0])
+	case cmd == "consistency" && (len(args) == 2 || len(args) == 3):
+		out, err = vr.consistency(args)
+	case cmd == "history" && len(args) >= 1:
+		out, err = vr.history(args[0], args[1:])
+	default:
+		fs.Usage()
+		return 2
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "tlog-verify: FAILED:", err)
+		return 1
+	}
+	fmt.Fprintln(stdout, out)
+	return 0
+}
+
+func isURL(s string) bool { return strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://") }
+
+// read reads a file or fetches a URL.
+func (vr *verifier) read(src string) ([]byte, error) {
+	if !isURL(src) {
+		f, err := os.Open(src)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		return readAll(f, src)
+	}
+	req, err := http.NewRequest(http.MethodGet, src, nil)
+	if err != nil {
+		return nil, err
+	}
+	for _, h := range vr.headers {
+		name, value, ok := strings.Cut(h, ":")
+		if !ok {
+			return nil, fmt.Errorf("header %q is not Name: value", h)
+		}
+		req.Header.Add(strings.TrimSpace(name), strings.TrimSpace(value))
+	}
+	resp, err := vr.client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: %s", src, resp.Status)
+	}
+	return readAll(resp.Body, src)
+}
+
+func readAll(r io.Reader, src string) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, maxInput+1))
+	if err == nil && len(b) > maxInput {
+		err = fmt.Errorf("%s is larger than %d bytes", src, maxInput)
+	}
+	return b, err
+}
+
+func (vr *verifier) checkpoint(args []string) (string, error) {
+	msg, err := vr.read(args[0])
+	if err != nil {
+		return "", err
+	}
+	c, err := tlog.OpenCheckpoint(msg, vr.v)
+	if err != nil {
+		return "", err
+	}
+	if len(args) == 1 {
+		return "checkpoint verified: " + c.String(), nil
+	}
+	base := args[1]
+	fetch := tlog.TileFetcher(func(p string) ([]byte, error) {
+		if isURL(base) {
+			u, err := url.JoinPath(base, p)
+			if err != nil {
+				return nil, err
+			}
+			return vr.read(u)
+		}
+		return vr.read(filepath.Join(base, filepath.FromSlash(p)))
+	})
+	if err := tlog.TreeFromTiles(c, fetch); err != nil {
+		return "", err
+	}
+	return "checkpoint and its tiles verified: " + c.String(), nil
+}
+
+func (vr *verifier) bundle(src string) (tlog.ProofBundle, error) {
+	b, err := vr.read(src)
+	if err != nil {
+		return tlog.ProofBundle{}, err
+	}
+	p, err := tlog.ParseProofBundle(b)
+	if err != nil {
+		return p, fmt.Errorf("%s: %w", src, err)
+	}
+	return p, nil
+}
+
+func (vr *verifier) proof(src string) (string, error) {
+	p, err := vr.bundle(src)
+	if err != nil {
+		return "", err
+	}
+	c, leaf, err := p.Verify(vr.v)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("included: version %d of %s %q of %q (hash %s) is leaf %d of %s",
+		leaf.Version, leaf.EntityType, leaf.ID, leaf.Owner, leaf.Hash, p.Index, c), nil
+}
+
+func (vr *verifier) consistency(args []string) (string, error) {
+	older, err := vr.read(args[0])
+	if err != nil {
+		return "", err
+	}
+	newer, err := vr.read(args[1])
+	if err != nil {
+		return "", err
+	}
+	var proof tlog.ConsistencyProof
+	if len(args) == 3 {
+		b, err := vr.read(args[2])
+		if err != nil {
+			return "", err
+		}
+		if proof, err = tlog.ParseConsistencyProof(b); err != nil {
+			return "", err
+		}
+	}
+	a, b, err := tlog.VerifyConsistency(older, newer, proof.Proof, vr.v)
+	if err != nil {
+		return "", err
+	}
+	if a.Size != b.Size && (proof.From != a.Size || proof.To != b.Size) {
+		return "", fmt.Errorf("the proof is from %d to %d, the checkpoints are of sizes %d and %d", proof.From, proof.To, a.Size, b.Size)
+	}
+	return fmt.Sprintf("consistent: %s extends %s", b, a), nil
+}
+
+// historyAnswer is a history page: the records are what is checked; the
+// other members of the answer are allowed and ignored.
+type historyAnswer struct {
+	Items []todo.AuditRecord `json:"items"`
+}
+
+func (vr *verifier) history(src string, bundleSrcs []string) (string, error) {
+	b, err := vr.read(src)
+	if err != nil {
+		return "", err
+	}
+	var records []todo.AuditRecord
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	for {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			return "", fmt.Errorf("%s is not a history answer: %w", src, err)
+		}
+		// Member names given twice, or bytes that are not UTF-8, would
+		// let what is checked differ from what another reader sees.
+		if _, err := strictjson.Check(raw); err != nil {
+			return "", fmt.Errorf("%s is not strict JSON: %w", src, err)
+		}
+		var page historyAnswer
+		if err := json.Unmarshal(raw, &page); err != nil {
+			return "", fmt.Errorf("%s is not a history answer: %w", src, err)
+		}
+		records = append(records, page.Items...)
+	}
+	if len(records) == 0 {
+		return "", fmt.Errorf("%s holds no version", src)
+	}
+	var bundles []tlog.ProofBundle
+	for _, s := range bundleSrcs {
+		p, err := vr.bundle(s)
+		if err != nil {
+			return "", err
+		}
+		bundles = append(bundles, p)
+	}
+	n, err := tlog.VerifyHistory(records, bundles, vr.v)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("history verified: %d versions chained, %d of them proven in the log", len(records), n), nil
+}

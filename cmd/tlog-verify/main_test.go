@@ -1,0 +1,165 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/mod/sumdb/note"
+	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/todoaudit/todo/app/apitest"
+	tl "github.com/todoaudit/todo/tlog"
+)
+
+// published is what a running handler published, saved to files as a user
+// would keep them.
+type published struct {
+	dir, base, key string
+	skey           string // the log's signing key, to forge a fork with
+	old, cur       string // two checkpoints, the older first
+	proof, history string
+	bundles        []string
+}
+
+func (p *published) save(t *testing.T, name string, b []byte) string {
+	t.Helper()
+	path := filepath.Join(p.dir, name)
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func publish(t *testing.T) *published {
+	skey, _, err := note.GenerateKey(nil, "todoaudit.local/log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := apitest.Start(t, map[string]string{"AUDIT_PUMP": "on", "LOG_SIGNING_KEY": skey}, nil)
+	c := &apitest.Client{T: t, Base: "http://" + a.Addr(), User: "alice"}
+	settle := func() {
+		if err := a.DrainAudit(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := a.IntegrateLog(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := &published{dir: t.TempDir(), base: c.Base + "/api/log", skey: skey}
+	p.key = string(apitest.Want(t, c.Do("GET", "/api/log/key", nil), 200).Body)
+	id := c.Create("Work", "v1")["id"].(string)
+	settle()
+	p.old = p.save(t, "old.checkpoint", apitest.Want(t, c.Do("GET", "/api/log/checkpoint", nil), 200).Body)
+	apitest.Want(t, c.Do("PUT", "/api/todos/"+id, map[string]any{"category": "Work", "title": "v2"}), 200)
+	c.Create("Work", "other")
+	settle()
+	p.cur = p.save(t, "cur.checkpoint", apitest.Want(t, c.Do("GET", "/api/log/checkpoint", nil), 200).Body)
+	for v := 1; v <= 2; v++ {
+		b := apitest.Want(t, c.Do("GET", fmt.Sprintf("/api/todos/%s/history/proof?version=%d", id, v), nil), 200).Body
+		p.bundles = append(p.bundles, p.save(t, fmt.Sprintf("v%d.proof", v), b))
+	}
+	p.proof = p.save(t, "consistency.json", apitest.Want(t, c.Do("GET", "/api/log/consistency?from=1&to=3", nil), 200).Body)
+	p.history = p.save(t, "history.json", apitest.Want(t, c.Do("GET", "/api/todos/"+id+"/history", nil), 200).Body)
+	return p
+}
+
+func verify(args ...string) (int, string) {
+	var out, errOut bytes.Buffer
+	code := run(args, &out, &errOut)
+	return code, out.String() + errOut.String()
+}
+
+func TestVerifier(t *testing.T) {
+	p := publish(t)
+	key := "-key=" + p.key
+	keyFile := "-key=@" + p.save(t, "log.key", []byte(p.key))
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"checkpoint", []string{key, "checkpoint", p.cur}},
+		{"checkpoint from a URL with its tiles", []string{keyFile, "checkpoint", p.base + "/checkpoint", p.base}},
+		{"proof", []string{key, "proof", p.bundles[0]}},
+		{"consistency", []string{key, "consistency", p.old, p.cur, p.proof}},
+		{"consistency fetched", []string{key, "consistency", p.old, p.cur, p.base + "/consistency?from=1&to=3"}},
+		{"a checkpoint with itself", []string{key, "consistency", p.cur, p.cur}},
+		{"history", []string{key, "history", p.history, p.bundles[0], p.bundles[1]}},
+	} {
+		if code, out := verify(c.args...); code != 0 {
+			t.Errorf("%s: exit %d: %s", c.name, code, out)
+		}
+	}
+
+	// Another key's checkpoint, even under the log's name.
+	other, _, _ := note.GenerateKey(nil, "todoaudit.local/log")
+	signer, _ := note.NewSigner(other)
+	cp, _ := os.ReadFile(p.cur)
+	text, _, _ := strings.Cut(string(cp), "\n\n")
+	forged, _ := note.Sign(&note.Note{Text: text + "\n"}, signer)
+	// The log's own key, signing a different tree of the same size.
+	logSigner, _ := note.NewSigner(p.skey)
+	c, _ := tl.ParseCheckpoint(text + "\n")
+	c.Root = tlog.RecordHash([]byte("another tree"))
+	fork, _ := c.Sign(logSigner)
+	tampered := bytes.Replace(cp, []byte("\n3\n"), []byte("\n4\n"), 1)
+	bundle, _ := os.ReadFile(p.bundles[0])
+	pb, err := tl.ParseProofBundle(bundle)
+	if err != nil || len(pb.Proof) == 0 {
+		t.Fatalf("bundle %s: %v", bundle, err)
+	}
+	pb.Proof[0][0] ^= 1
+	badProof, _ := json.Marshal(pb)
+	history, _ := os.ReadFile(p.history)
+	tiles := filepath.Join(p.dir, "tiles")
+	copyTiles(t, p.base, tiles)
+	tile := filepath.Join(tiles, "tile", "0", "000.p", "3")
+	b, _ := os.ReadFile(tile)
+	b[0] ^= 1
+	_ = os.WriteFile(tile, b, 0o600)
+	for _, c := range []struct {
+		name, want string
+		args       []string
+	}{
+		{"a checkpoint signed by another key", "not signed by", []string{key, "checkpoint", p.save(t, "forged", forged)}},
+		{"a checkpoint edited", "does not verify", []string{key, "checkpoint", p.save(t, "tampered", tampered)}},
+		{"a fork", "forked", []string{key, "consistency", p.cur, p.save(t, "fork", fork)}},
+		{"a consistency proof for another tree", "does not extend", []string{key, "consistency", p.old, p.save(t, "fork2", fork), p.proof}},
+		{"a tampered proof", "is not at index", []string{key, "proof", p.save(t, "bad.proof", badProof)}},
+		{"a history edited", "does not match its hash", []string{key, "history", p.save(t, "edited", bytes.Replace(history, []byte(`"title":"v2"`), []byte(`"title":"v3"`), 1))}},
+		{"a tampered tile", "tiles", []string{key, "checkpoint", p.cur, tiles}},
+	} {
+		code, out := verify(c.args...)
+		if code != 1 || !strings.Contains(out, c.want) {
+			t.Errorf("%s: exit %d, want 1 naming %q: %s", c.name, code, c.want, out)
+		}
+	}
+	if code, _ := verify("checkpoint", p.cur); code != 2 {
+		t.Errorf("no key: exit %d, want 2", code)
+	}
+}
+
+// copyTiles saves the tiles of the tree of size 3 under dir.
+func copyTiles(t *testing.T, base, dir string) {
+	t.Helper()
+	vr := &verifier{client: http.DefaultClient}
+	for _, p := range []string{"tile/0/000.p/3", "tile/entries/000.p/3"} {
+		b, err := vr.read(base + "/" + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

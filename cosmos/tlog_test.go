@@ -1,0 +1,93 @@
+package cosmos_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"golang.org/x/mod/sumdb/note"
+
+	"github.com/todoaudit/todo/app"
+	"github.com/todoaudit/todo/app/apitest"
+	"github.com/todoaudit/todo/cosmos"
+	"github.com/todoaudit/todo/store"
+)
+
+// The transparency log on the Cosmos DB adapter over the wire: the API
+// suite's log cases, with reconcile and the log's integrator run as their
+// timers would; then two handlers integrating into
+// the same database at once build one tree that the log's audit finds
+// complete.
+func TestTransparencyLogOnCosmos(t *testing.T) {
+	endpoint := cosmos.WireEndpoint(t)
+	database := cosmos.UniqueDatabase()
+	t.Cleanup(func() { cosmos.DropDatabase(endpoint, database) })
+	skey, _, err := note.GenerateKey(nil, "todoaudit.local/log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	settings := map[string]string{
+		"STORE": "cosmos", "COSMOS_ENDPOINT": endpoint, "COSMOS_KEY": cosmos.EmulatorKey,
+		"COSMOS_DATABASE": database, "PARTITION_SCHEME": "category", "AUDIT_PUMP": "off",
+		"ADMIN_USERS": "alice", "LOG_SIGNING_KEY": skey, "LOG_ANCHOR_DIR": t.TempDir(),
+	}
+	var stores []store.Store
+	var mu sync.Mutex
+	opts := &app.Options{
+		Cosmos: func(c *cosmos.Config) { c.ClientOptions = cosmos.WireClientOptions() },
+		Wrap: func(s store.Store) store.Store {
+			mu.Lock()
+			stores = append(stores, s)
+			mu.Unlock()
+			return s
+		},
+	}
+	a := apitest.Start(t, settings, opts)
+	c := &apitest.Client{T: t, Base: "http://" + a.Addr(), User: "alice"}
+	reconcile := func(a *app.App) {
+		t.Helper()
+		if _, err := a.Reconcile(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	integrate := func(a *app.App) {
+		if _, err := a.IntegrateLog(t.Context()); err != nil {
+			t.Error(err)
+		}
+	}
+	settle := func() {
+		reconcile(a)
+		integrate(a)
+	}
+	auditC, err := stores[0].Container(context.Background(), "audit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	apitest.TransparencyLog(t, c, auditC, settle)
+
+	// A second handler on the same database, the same key and anchors.
+	b := apitest.Start(t, settings, opts)
+	cb := &apitest.Client{T: t, Base: "http://" + b.Addr(), User: "bob"}
+	for range 30 {
+		cb.Create("Work", "from bob")
+	}
+	reconcile(b)
+	var wg sync.WaitGroup
+	for _, h := range []*app.App{a, b} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 3 {
+				integrate(h)
+			}
+		}()
+	}
+	wg.Wait()
+	got := apitest.Want(t, c.Do("GET", "/api/manage/log/verify", nil), 200).JSON(t)
+	problems, _ := got["problems"].([]any)
+	// The two problems of the tampering above, and nothing else: no
+	// version of bob's is missing from the log or logged twice.
+	if len(problems) != 2 || got["pending"] != 0.0 {
+		t.Fatalf("audit after two integrators: %v", got)
+	}
+}

@@ -1,0 +1,211 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/service"
+	"github.com/todoaudit/todo/tlog"
+)
+
+// The transparency log's routes: the checkpoint, key, tiles and
+// consistency proofs are public (they hold hashes and identifiers only);
+// the proof of a version needs the todo's owner, the audit of the whole log
+// an admin.
+
+// transparency is the log, or NotFound when the handler runs without one.
+func (a *api) transparency() (*tlog.Log, error) {
+	if a.Transparency == nil {
+		return nil, todo.Errorf(todo.NotFound, "the transparency log is not enabled")
+	}
+	return a.Transparency, nil
+}
+
+func writeText(w http.ResponseWriter, cache string, b []byte) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Cache-Control", cache)
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(b)
+}
+
+func (a *api) logCheckpoint(ctx context.Context, w http.ResponseWriter, _ *http.Request, _ string) error {
+	l, err := a.transparency()
+	if err != nil {
+		return err
+	}
+	msg, _, err := l.Checkpoint(ctx)
+	if err == nil {
+		writeText(w, "no-cache", msg)
+	}
+	return err
+}
+
+func (a *api) logKey(_ context.Context, w http.ResponseWriter, _ *http.Request, _ string) error {
+	l, err := a.transparency()
+	if err == nil {
+		writeText(w, "public, max-age=300", []byte(l.Keys.VerifierKey+"\n"))
+	}
+	return err
+}
+
+// tileRoute is the prefix of tile paths; what follows is the C2SP path
+// after its "tile/".
+const tileRoute = "/api/log/tile/"
+
+// Full tiles never change; a partial one is replaced by a wider one as the
+// log grows, so caches keep it briefly.
+const (
+	fullTileCache    = "public, max-age=31536000, immutable"
+	partialTileCache = "public, max-age=10"
+)
+
+func (a *api) logTile(ctx context.Context, w http.ResponseWriter, r *http.Request, _ string) error {
+	l, err := a.transparency()
+	if err != nil {
+		return err
+	}
+	b, t, err := l.Tile(ctx, "tile/"+strings.TrimPrefix(r.URL.EscapedPath(), tileRoute))
+	if err != nil {
+		return err
+	}
+	cache := partialTileCache
+	if t.W == 1<<tlog.TileHeight {
+		cache = fullTileCache
+	}
+	w.Header().Set("Content-Type", "application/octet-stream")
+	w.Header().Set("Cache-Control", cache)
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(b)
+	return nil
+}
+
+// intParams reads the named non-negative integer query parameters, each
+// required (the router has refused any other, and any given twice).
+func intParams(r *http.Request, names ...string) ([]int64, error) {
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return nil, todo.Errorf(todo.Invalid, "query string is not validly encoded")
+	}
+	out := make([]int64, len(names))
+	for i, name := range names {
+		vs := q[name]
+		if len(vs) != 1 {
+			return nil, todo.Errorf(todo.Invalid, "query parameter %s is required, once", name)
+		}
+		n, err := strconv.ParseInt(vs[0], 10, 64)
+		if err != nil || n < 0 {
+			return nil, todo.Errorf(todo.Invalid, "%s must be a whole number of at least 0", name)
+		}
+		out[i] = n
+	}
+	return out, nil
+}
+
+// consistencyBody is the answer of GET /api/log/consistency.
+type consistencyBody struct {
+	From  int64    `json:"from"`
+	To    int64    `json:"to"`
+	Proof []string `json:"proof"`
+}
+
+func (a *api) logConsistency(ctx context.Context, w http.ResponseWriter, r *http.Request, _ string) error {
+	l, err := a.transparency()
+	if err != nil {
+		return err
+	}
+	n, err := intParams(r, "from", "to")
+	if err != nil {
+		return err
+	}
+	p, err := l.Consistency(ctx, n[0], n[1])
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Cache-Control", fullTileCache)
+	writeJSON(w, http.StatusOK, consistencyBody{From: n[0], To: n[1], Proof: hashStrings(p)})
+	return nil
+}
+
+func hashStrings[H interface{ String() string }](hs []H) []string {
+	out := make([]string, len(hs))
+	for i, h := range hs {
+		out[i] = h.String()
+	}
+	return out
+}
+
+// proofBody is the answer of GET /api/todos/{id}/history/proof.
+type proofBody struct {
+	Checkpoint string   `json:"checkpoint"`
+	Index      int64    `json:"index"`
+	Leaf       []byte   `json:"leaf"`
+	Proof      []string `json:"proof"`
+}
+
+func (a *api) historyProof(ctx context.Context, w http.ResponseWriter, r *http.Request, id string) error {
+	l, err := a.transparency()
+	if err != nil {
+		return err
+	}
+	n, err := intParams(r, "version")
+	if err != nil {
+		return err
+	}
+	user, err := service.Caller(ctx)
+	if err != nil {
+		return err
+	}
+	p, err := l.Prove(ctx, todo.EntityKey(user, id), n[0])
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	writeJSON(w, http.StatusOK, proofBody{Checkpoint: string(p.Checkpoint), Index: p.Index, Leaf: p.Leaf, Proof: hashStrings(p.Proof)})
+	return nil
+}
+
+// logged compares a verified history with the log: how many of its
+// versions are in the latest checkpoint, how many are not yet, and the
+// first version logged with another hash.
+func (a *api) logged(ctx context.Context, id string) (tlog.Logged, error) {
+	user, err := service.Caller(ctx)
+	if err != nil {
+		return tlog.Logged{}, err
+	}
+	var versions []tlog.VersionHash
+	for cont := ""; ; {
+		p, err := a.Service.History(ctx, id, service.MaxPageSize, cont)
+		if err != nil {
+			return tlog.Logged{}, err
+		}
+		for _, r := range p.Items {
+			versions = append(versions, tlog.VersionHash{Version: r.Version, Hash: r.Hash})
+		}
+		if cont = p.Continuation; cont == "" {
+			break
+		}
+	}
+	return a.Transparency.Check(ctx, todo.EntityKey(user, id), versions)
+}
+
+// logGrace is how old an audit record must be before the audit of the log
+// counts its absence from the log as a problem rather than pending.
+const logGrace = time.Minute
+
+func (a *api) verifyLog(ctx context.Context, w http.ResponseWriter, _ *http.Request, _ string) error {
+	l, err := a.transparency()
+	if err != nil {
+		return err
+	}
+	rep, err := l.AuditStore(ctx, logGrace, time.Now())
+	if err == nil {
+		w.Header().Set("Cache-Control", "no-store")
+		writeJSON(w, http.StatusOK, rep)
+	}
+	return err
+}

@@ -1,0 +1,524 @@
+package tlog
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"golang.org/x/mod/sumdb/tlog"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/store"
+)
+
+// Integrator appends the audit records not yet in the log, one leaf per
+// version, and publishes a signed, anchored checkpoint of the new tree.
+//
+// An append commits the new state document (size, root and the appended
+// leaves) with If-Match on the one it read: of two integrators at once, one
+// commits and the other gets PreconditionFailed and appends nothing. Only
+// then are the tiles, entry bundles and index documents of the append
+// written, and they are derived from the committed state alone, so every
+// integrator that writes them writes the same bytes; the next pass of any
+// integrator writes them again before it appends. So an integrator killed
+// at any point leaves no gap (the state names every leaf its tiles need)
+// and no duplicate (a version whose index document exists is not appended
+// again).
+type Integrator struct {
+	Audit  store.Container
+	Leases store.Container
+	Keys   *Keys
+	// Anchors receive every checkpoint before it is published.
+	Anchors Anchors
+	Log     *slog.Logger
+	// Report, when set, gets nil after each pass that found the log
+	// consistent with its newest anchor, and the refusal otherwise.
+	Report func(error)
+	// Margin is DefaultMargin when zero: how much earlier than the last
+	// record read a record's _ts may be and still be found.
+	Margin time.Duration
+	// MaxBatch is DefaultMaxBatch when zero: the leaves of one append.
+	MaxBatch int
+	// Now is the clock, time.Now when nil.
+	Now func() time.Time
+
+	mu sync.Mutex
+	// seen holds the versions known to be logged that the next pass may
+	// read again (their _ts is past the watermark), so that it need not
+	// look them up.
+	seen map[string]int64
+	// built is the ETag of the state whose tiles this process wrote.
+	built string
+	// failAfter, in tests, fails the named step of an append.
+	failAfter func(step string) error
+}
+
+// DefaultMargin bounds how much earlier than its commit a record's _ts can
+// be: the clocks of the store's partitions differ, and a write can be in
+// flight while a pass reads.
+const DefaultMargin = 3 * time.Second
+
+// DefaultMaxBatch bounds one append, and so the state document.
+const DefaultMaxBatch = 1000
+
+// Result says what a pass did.
+type Result struct {
+	Appended  int   // leaves appended
+	Size      int64 // the tree size after the pass
+	Published bool  // a new checkpoint was signed and anchored
+}
+
+// ErrRefused marks a pass that found the log inconsistent with its newest
+// anchored checkpoint and so signed nothing.
+var ErrRefused = errors.New("the transparency log is not consistent with its newest anchored checkpoint")
+
+// Run is one pass: it writes the tiles of the latest append if this process
+// has not, checks the log against the newest anchor, appends what the audit
+// container holds beyond the log, and publishes a checkpoint of the result.
+func (in *Integrator) Run(ctx context.Context) (Result, error) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	var res Result
+	st, err := loadState(ctx, in.Leases)
+	if err != nil {
+		return res, err
+	}
+	if err := in.build(ctx, st); err != nil {
+		return res, err
+	}
+	if err := in.checkAnchored(ctx, st); err != nil {
+		return res, err
+	}
+	start := in.now()
+	for {
+		batch, since, more, err := in.pending(ctx, st, start)
+		if err != nil {
+			return res, err
+		}
+		if len(batch) == 0 {
+			break
+		}
+		next, err := in.append(ctx, st, batch, since)
+		if todo.IsKind(err, todo.PreconditionFailed) || todo.IsKind(err, todo.Conflict) {
+			// Another integrator appended first; the next pass goes on
+			// from its tree.
+			in.reset()
+			res.Size = st.Size
+			return res, nil
+		}
+		if err != nil {
+			return res, err
+		}
+		res.Appended += len(batch)
+		st = next
+		if err := in.build(ctx, st); err != nil {
+			return res, err
+		}
+		if !more {
+			break
+		}
+	}
+	res.Size = st.Size
+	res.Published, err = in.publish(ctx, st)
+	return res, err
+}
+
+func (in *Integrator) now() time.Time {
+	if in.Now != nil {
+		return in.Now()
+	}
+	return time.Now()
+}
+
+func (in *Integrator) reset() {
+	in.seen, in.built = nil, ""
+}
+
+func (in *Integrator) fail(step string) error {
+	if in.failAfter != nil {
+		return in.failAfter(step)
+	}
+	return nil
+}
+
+// candidate is an audit record to append.
+type candidate struct {
+	leaf Leaf
+	ts   int64
+	key  string
+}
+
+// storedRecord is an audit record with its _ts.
+type storedRecord struct {
+	todo.AuditRecord
+	TS int64 `json:"_ts"`
+}
+
+// pending reads the audit records from the watermark on that are not in
+// the log, oldest first, at most MaxBatch of them; more says there are
+// others. since is the watermark once they are appended.
+func (in *Integrator) pending(ctx context.Context, st *state, start time.Time) (batch []candidate, since int64, more bool, err error) {
+	q := store.Query{PageSize: store.MaxPageSize}
+	if st.Since > 0 {
+		q.Filters = []store.Filter{{Field: "_ts", Op: store.Ge, Value: st.Since}}
+	}
+	if in.seen == nil {
+		in.seen = map[string]int64{}
+	}
+	newest := st.Since - 1
+	byKey := map[string]bool{}
+	for {
+		page, err := in.Audit.Query(ctx, q)
+		if err != nil {
+			return nil, 0, false, err
+		}
+		for _, it := range page.Items {
+			var r storedRecord
+			if json.Unmarshal(it.Body, &r) != nil || r.EntityType == "" || r.Hash == "" {
+				continue // a dead letter, or not an audit record
+			}
+			newest = max(newest, r.TS)
+			leaf, err := LeafOf(&r.AuditRecord)
+			if err != nil {
+				in.Log.Warn("audit record not logged: it has no valid leaf", "record", r.ID, "error", err.Error())
+				continue
+			}
+			key := indexID(r.EntityKey, r.Version)
+			if _, ok := in.seen[key]; ok || byKey[key] {
+				continue
+			}
+			var d indexDoc
+			if _, err := read(ctx, in.Leases, key, &d); err == nil {
+				in.seen[key] = r.TS
+				continue
+			} else if !todo.IsKind(err, todo.NotFound) {
+				return nil, 0, false, err
+			}
+			byKey[key] = true
+			batch = append(batch, candidate{leaf: leaf, ts: r.TS, key: key})
+		}
+		if page.Continuation == "" {
+			break
+		}
+		q.Continuation = page.Continuation
+	}
+	slices.SortFunc(batch, func(a, b candidate) int {
+		return cmp.Or(cmp.Compare(a.ts, b.ts), cmp.Compare(a.leaf.EntityKey(), b.leaf.EntityKey()), cmp.Compare(a.leaf.Version, b.leaf.Version))
+	})
+	since = max(st.Since, min(newest+1, start.Add(-in.margin()).Unix()))
+	if n := in.maxBatch(); len(batch) > n {
+		since = min(since, batch[n].ts)
+		batch, more = batch[:n], true
+	}
+	for k, ts := range in.seen {
+		if ts < since {
+			delete(in.seen, k)
+		}
+	}
+	return batch, since, more, nil
+}
+
+func (in *Integrator) margin() time.Duration {
+	if in.Margin > 0 {
+		return in.Margin
+	}
+	return DefaultMargin
+}
+
+func (in *Integrator) maxBatch() int {
+	if in.MaxBatch > 0 {
+		return in.MaxBatch
+	}
+	return DefaultMaxBatch
+}
+
+// append commits the state that extends st by batch.
+func (in *Integrator) append(ctx context.Context, st *state, batch []candidate, since int64) (*state, error) {
+	next := &state{ID: stateID, PrevSize: st.Size, PrevRoot: st.Root, Size: st.Size + int64(len(batch)), Since: since}
+	for _, c := range batch {
+		next.Leaves = append(next.Leaves, c.leaf.Encode())
+	}
+	_, root, err := extend(newTileReader(ctx, in.Leases), next)
+	if err != nil {
+		return nil, err
+	}
+	next.Root = root
+	if err := in.fail("hash"); err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(next)
+	if err != nil {
+		return nil, err
+	}
+	var it store.Item
+	if st.etag == "" {
+		it, err = in.Leases.Create(ctx, store.PartitionKey{stateID}, b)
+	} else {
+		it, err = in.Leases.Replace(ctx, store.PartitionKey{stateID}, b, &store.WriteOptions{IfMatch: st.etag})
+	}
+	if err != nil {
+		return nil, err
+	}
+	next.etag = it.ETag
+	for _, c := range batch {
+		in.seen[c.key] = c.ts
+	}
+	return next, in.fail("state")
+}
+
+// extend computes the stored hashes of st's leaves on the tree they were
+// appended to, and the root they give.
+func extend(r *tileReader, st *state) (tlog.HashReader, tlog.Hash, error) {
+	if st.PrevSize+int64(len(st.Leaves)) != st.Size {
+		return nil, tlog.Hash{}, fmt.Errorf("log state of size %d holds %d leaves appended to size %d", st.Size, len(st.Leaves), st.PrevSize)
+	}
+	base := r.hashes(tlog.Tree{N: st.PrevSize, Hash: st.PrevRoot})
+	baseCount := tlog.StoredHashCount(st.PrevSize)
+	var added []tlog.Hash // the stored hashes from baseCount on
+	hr := tlog.HashReaderFunc(func(indexes []int64) ([]tlog.Hash, error) {
+		out := make([]tlog.Hash, len(indexes))
+		var old []int64
+		for i, x := range indexes {
+			switch {
+			case x < baseCount:
+				old = append(old, x)
+			case x-baseCount < int64(len(added)):
+				out[i] = added[x-baseCount]
+			default:
+				return nil, fmt.Errorf("stored hash %d is beyond the tree", x)
+			}
+		}
+		if len(old) == 0 {
+			return out, nil
+		}
+		hs, err := base.ReadHashes(old)
+		if err != nil {
+			return nil, err
+		}
+		j := 0
+		for i, x := range indexes {
+			if x < baseCount {
+				out[i] = hs[j]
+				j++
+			}
+		}
+		return out, nil
+	})
+	for i, leaf := range st.Leaves {
+		hs, err := tlog.StoredHashes(st.PrevSize+int64(i), leaf, hr)
+		if err != nil {
+			return nil, tlog.Hash{}, err
+		}
+		added = append(added, hs...)
+	}
+	root, err := tlog.TreeHash(st.Size, hr)
+	return hr, root, err
+}
+
+// build writes the tiles, entry bundles and index documents of st's latest
+// append, unless this process has already.
+func (in *Integrator) build(ctx context.Context, st *state) error {
+	if st.etag == "" || st.etag == in.built {
+		return nil
+	}
+	tr := newTileReader(ctx, in.Leases)
+	hr, root, err := extend(tr, st)
+	if err != nil {
+		return err
+	}
+	if root != st.Root {
+		return todo.Errorf(todo.Internal, "the log state's root %s is not the root of its leaves (%s)", st.Root, root)
+	}
+	// The documents are independent: written at once, the embedded store
+	// commits them together and Cosmos DB overlaps their round trips.
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(writesAtOnce)
+	for _, t := range tlog.NewTiles(TileHeight, st.PrevSize, st.Size) {
+		data, err := tlog.ReadTileData(t, hr)
+		if err != nil {
+			return err
+		}
+		g.Go(func() error {
+			if err := upsert(gctx, in.Leases, tileID(t), tileDoc{ID: tileID(t), Data: data}); err != nil {
+				return err
+			}
+			return in.fail("tile")
+		})
+	}
+	if err := in.writeBundles(ctx, g, tr, st); err != nil {
+		_ = g.Wait()
+		return err
+	}
+	for i, leaf := range st.Leaves {
+		l, err := ParseLeaf(leaf)
+		if err != nil {
+			_ = g.Wait()
+			return err
+		}
+		id := indexID(l.EntityKey(), l.Version)
+		d := indexDoc{ID: id, EntityKey: l.EntityKey(), Version: l.Version, Index: st.PrevSize + int64(i), Leaf: leaf}
+		g.Go(func() error { return upsert(gctx, in.Leases, id, d) })
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	in.built = st.etag
+	return nil
+}
+
+// writesAtOnce bounds the log documents one build writes concurrently.
+const writesAtOnce = 32
+
+// writeBundles writes the entry bundles st's leaves fall in, each with the
+// entries before them that the previous tree's bundle holds.
+func (in *Integrator) writeBundles(gctx context.Context, g *errgroup.Group, tr *tileReader, st *state) error {
+	for n := st.PrevSize / tileWidth; n*tileWidth < st.Size; n++ {
+		start := n * tileWidth
+		var entries [][]byte
+		if start < st.PrevSize {
+			b, err := tr.read(tlog.Tile{H: TileHeight, L: -1, N: n, W: int(st.PrevSize - start)})
+			if err != nil {
+				return err
+			}
+			if entries, err = ParseBundle(b); err != nil {
+				return err
+			}
+			if int64(len(entries)) != st.PrevSize-start {
+				return todo.Errorf(todo.Internal, "entry bundle %d holds %d entries, not %d", n, len(entries), st.PrevSize-start)
+			}
+		}
+		from, to := max(start, st.PrevSize)-st.PrevSize, min(st.Size, start+tileWidth)-st.PrevSize
+		entries = append(entries, st.Leaves[from:to]...)
+		t := tlog.Tile{H: TileHeight, L: -1, N: n, W: len(entries)}
+		data, err := EncodeBundle(entries)
+		if err != nil {
+			return err
+		}
+		g.Go(func() error { return upsert(gctx, in.Leases, tileID(t), tileDoc{ID: tileID(t), Data: data}) })
+	}
+	return nil
+}
+
+// checkAnchored refuses a log that is not consistent with the newest
+// anchored checkpoint: one behind it (a rollback), or with another root at
+// its size or a tree it does not extend (a rewrite).
+func (in *Integrator) checkAnchored(ctx context.Context, st *state) error {
+	anchored, err := in.newestAnchor(ctx)
+	if err == nil && anchored != nil {
+		err = consistent(newTileReader(ctx, in.Leases), st.tree(), *anchored)
+	}
+	if err != nil {
+		return in.refuse(st, anchored, err)
+	}
+	in.report(nil)
+	return nil
+}
+
+func (in *Integrator) newestAnchor(ctx context.Context) (*Checkpoint, error) {
+	b, err := in.Anchors.Newest(ctx)
+	if err != nil || b == nil {
+		return nil, err
+	}
+	c, err := OpenCheckpoint(b, in.Keys.Verifier)
+	if err != nil {
+		return nil, fmt.Errorf("the newest anchored checkpoint: %w", err)
+	}
+	return &c, nil
+}
+
+// consistent checks that the tree t, read through r, extends the
+// checkpoint c.
+func consistent(r *tileReader, t tlog.Tree, c Checkpoint) error {
+	switch {
+	case c.Size > t.N:
+		return fmt.Errorf("the store's log (size %d) is behind the anchored checkpoint (size %d)", t.N, c.Size)
+	case c.Size == t.N:
+		if c.Root != t.Hash {
+			return fmt.Errorf("the store's log of size %d has root %s, the anchored checkpoint %s", t.N, t.Hash, c.Root)
+		}
+		return nil
+	}
+	proof, err := tlog.ProveTree(t.N, c.Size, r.hashes(t))
+	if err == nil {
+		err = tlog.CheckTree(proof, t.N, t.Hash, c.Size, c.Root)
+	}
+	if err != nil {
+		return fmt.Errorf("the store's log does not extend the anchored checkpoint: %w", err)
+	}
+	return nil
+}
+
+// refuse logs and reports a log that must not be signed.
+func (in *Integrator) refuse(st *state, anchored *Checkpoint, cause error) error {
+	stored := Checkpoint{Origin: in.Keys.Signer.Name(), Size: st.Size, Root: st.Root}
+	args := []any{"store", stored.String(), "error", cause.Error()}
+	if anchored != nil {
+		args = append(args, "anchored", anchored.String())
+	}
+	in.Log.Error("transparency log: signing nothing until an operator acts", args...)
+	err := todo.Wrap(todo.Unavailable, errors.Join(ErrRefused, cause), "transparency log: "+cause.Error()+"; signing stopped until an operator acts")
+	in.report(err)
+	return err
+}
+
+func (in *Integrator) report(err error) {
+	if in.Report != nil {
+		in.Report(err)
+	}
+}
+
+// publish signs a checkpoint of st, anchors it and makes it the latest,
+// unless the latest is of st's size already.
+func (in *Integrator) publish(ctx context.Context, st *state) (bool, error) {
+	if st.Size == 0 {
+		return false, nil
+	}
+	var cur checkpointDoc
+	etag, err := read(ctx, in.Leases, checkpointID, &cur)
+	if err != nil && !todo.IsKind(err, todo.NotFound) {
+		return false, err
+	}
+	if cur.Size >= st.Size {
+		return false, nil
+	}
+	if err := in.checkAnchored(ctx, st); err != nil {
+		return false, err
+	}
+	c := Checkpoint{Origin: in.Keys.Signer.Name(), Size: st.Size, Root: st.Root}
+	msg, err := c.Sign(in.Keys.Signer)
+	if err != nil {
+		return false, err
+	}
+	existing, err := in.Anchors.Put(ctx, st.Size, msg)
+	if errors.Is(err, ErrAnchored) && len(existing) > 0 {
+		// Anchored by another integrator, or by this one before a crash.
+		a, oerr := OpenCheckpoint(existing, in.Keys.Verifier)
+		if oerr != nil || !sameTree(a, c) {
+			return false, in.refuse(st, &a, fmt.Errorf("another checkpoint of size %d is anchored already", st.Size))
+		}
+		msg, err = existing, nil
+	}
+	if err != nil && !errors.Is(err, ErrAnchored) {
+		return false, err
+	}
+	b, err := json.Marshal(checkpointDoc{ID: checkpointID, Size: st.Size, Note: string(msg)})
+	if err != nil {
+		return false, err
+	}
+	if etag == "" {
+		_, err = in.Leases.Create(ctx, store.PartitionKey{checkpointID}, b)
+	} else {
+		_, err = in.Leases.Replace(ctx, store.PartitionKey{checkpointID}, b, &store.WriteOptions{IfMatch: etag})
+	}
+	if todo.IsKind(err, todo.PreconditionFailed) || todo.IsKind(err, todo.Conflict) {
+		return false, nil // another integrator published meanwhile
+	}
+	return err == nil, err
+}

@@ -1,0 +1,160 @@
+package tlog
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/store"
+)
+
+// The log's documents live in the leases container (partitioned by id),
+// one logical partition each:
+//
+//   - tlog-state: the tree (size and root) and the leaves of its latest
+//     append, with the tree they extended, so that the tiles of the tree
+//     can always be rebuilt from what was committed (see Integrator);
+//   - tlog-tile-<path>: one C2SP tile or entry bundle, its path with "/"
+//     spelt "_" (ids cannot hold a slash);
+//   - tlog-leaf-<digest>: where one version's leaf is, for its proof;
+//   - tlog-checkpoint: the latest signed checkpoint.
+const (
+	stateID      = "tlog-state"
+	checkpointID = "tlog-checkpoint"
+)
+
+// state is the tlog-state document.
+type state struct {
+	ID   string    `json:"id"`
+	Size int64     `json:"size"`
+	Root tlog.Hash `json:"root"`
+	// PrevSize and PrevRoot are the tree Leaves were appended to.
+	PrevSize int64     `json:"prevSize"`
+	PrevRoot tlog.Hash `json:"prevRoot"`
+	Leaves   [][]byte  `json:"leaves"`
+	// Since is the audit watermark: the next pass reads the records with
+	// a _ts from it on.
+	Since int64  `json:"since"`
+	etag  string `json:"-"`
+}
+
+func (s *state) tree() tlog.Tree { return tlog.Tree{N: s.Size, Hash: s.Root} }
+
+type tileDoc struct {
+	ID   string `json:"id"`
+	Data []byte `json:"data"`
+}
+
+// indexDoc locates one version's leaf.
+type indexDoc struct {
+	ID        string `json:"id"`
+	EntityKey string `json:"entityKey"`
+	Version   int64  `json:"version"`
+	Index     int64  `json:"index"`
+	Leaf      []byte `json:"leaf"`
+}
+
+type checkpointDoc struct {
+	ID   string `json:"id"`
+	Size int64  `json:"size"`
+	Note string `json:"note"`
+}
+
+func tileID(t tlog.Tile) string { return "tlog-tile-" + strings.ReplaceAll(TilePath(t), "/", "_") }
+
+// indexID is the id of a version's index document: a digest of the entity
+// key, which holds slashes, and the version.
+func indexID(entityKey string, version int64) string {
+	sum := sha256.Sum256([]byte(entityKey))
+	return "tlog-leaf-" + hex.EncodeToString(sum[:20]) + "-v" + strconv.FormatInt(version, 10)
+}
+
+func read[T any](ctx context.Context, c store.Container, id string, v *T) (string, error) {
+	it, err := c.Read(ctx, store.PartitionKey{id}, id)
+	if err != nil {
+		return "", err
+	}
+	if err := json.Unmarshal(it.Body, v); err != nil {
+		return "", todo.Wrap(todo.Internal, err, "log document "+id+" does not decode")
+	}
+	return it.ETag, nil
+}
+
+func upsert(ctx context.Context, c store.Container, id string, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = c.Upsert(ctx, store.PartitionKey{id}, b, nil)
+	return err
+}
+
+// loadState reads the log state; the empty tree before the first append.
+func loadState(ctx context.Context, c store.Container) (*state, error) {
+	st := &state{ID: stateID}
+	etag, err := read(ctx, c, stateID, st)
+	if todo.IsKind(err, todo.NotFound) {
+		return &state{ID: stateID, Root: emptyRoot}, nil
+	}
+	st.etag = etag
+	return st, err
+}
+
+// emptyRoot is the RFC 6962 hash of the empty tree: SHA-256 of nothing.
+var emptyRoot = tlog.Hash(sha256.Sum256(nil))
+
+// tileReader reads tiles from the store for the sumdb hash readers, which
+// take no context: it lives for one call. Tiles read are kept, since the
+// readers ask for the same ones again.
+type tileReader struct {
+	ctx   context.Context
+	c     store.Container
+	cache map[tlog.Tile][]byte
+}
+
+func newTileReader(ctx context.Context, c store.Container) *tileReader {
+	return &tileReader{ctx: ctx, c: c, cache: map[tlog.Tile][]byte{}}
+}
+
+func (r *tileReader) Height() int { return TileHeight }
+
+func (r *tileReader) ReadTiles(tiles []tlog.Tile) ([][]byte, error) {
+	out := make([][]byte, len(tiles))
+	for i, t := range tiles {
+		if b, ok := r.cache[t]; ok {
+			out[i] = b
+			continue
+		}
+		b, err := r.read(t)
+		if err != nil {
+			return nil, err
+		}
+		if len(b) != t.W*tlog.HashSize {
+			return nil, fmt.Errorf("tile %s holds %d bytes, not %d", TilePath(t), len(b), t.W*tlog.HashSize)
+		}
+		r.cache[t] = b
+		out[i] = b
+	}
+	return out, nil
+}
+
+func (r *tileReader) SaveTiles([]tlog.Tile, [][]byte) {}
+
+func (r *tileReader) read(t tlog.Tile) ([]byte, error) {
+	var d tileDoc
+	if _, err := read(r.ctx, r.c, tileID(t), &d); err != nil {
+		return nil, err
+	}
+	return d.Data, nil
+}
+
+// hashes is a hash reader over the tree t, every tile it reads checked
+// against t's root.
+func (r *tileReader) hashes(t tlog.Tree) tlog.HashReader { return tlog.TileHashReader(t, r) }

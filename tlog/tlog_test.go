@@ -1,0 +1,391 @@
+package tlog
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"golang.org/x/mod/sumdb/note"
+	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/audit"
+	"github.com/todoaudit/todo/bolt/bolttest"
+	"github.com/todoaudit/todo/partition"
+	"github.com/todoaudit/todo/store"
+)
+
+// testKeys are one signing key for the tests of this package.
+var testKeys = func() *Keys {
+	skey, _, err := note.GenerateKey(nil, "todo.test/log")
+	if err != nil {
+		panic(err)
+	}
+	k, err := NewKeys(skey)
+	if err != nil {
+		panic(err)
+	}
+	return k
+}()
+
+// chain returns the audit records of n versions of one todo of owner.
+func chain(t testing.TB, owner, id string, n int) []todo.AuditRecord {
+	t.Helper()
+	at := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	td := todo.Todo{ID: id, Type: todo.TypeTodo, UserID: owner, Fields: todo.Fields{Category: "Work"}, CreatedAt: at}
+	var out []todo.AuditRecord
+	for v := 1; v <= n; v++ {
+		td.Version, td.Title = int64(v), fmt.Sprintf("title %d", v)
+		td.LastOperation, td.UpdatedBy, td.UpdatedAt = todo.OpUpdate, owner, at.Add(time.Duration(v)*time.Second)
+		if v == 1 {
+			td.LastOperation = todo.OpCreate
+		}
+		c := td.Seal()
+		rec, err := todo.NewAuditRecord(todo.NewVersion(td, c, 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, rec)
+	}
+	return out
+}
+
+func put(t testing.TB, c store.Container, recs []todo.AuditRecord) {
+	t.Helper()
+	if err := (audit.Outcome{Records: recs}).Write(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+}
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+type fixture struct {
+	audit, leases store.Container
+	anchors       DirAnchors
+}
+
+func newFixture(t testing.TB) *fixture {
+	cs := bolttest.Open(t, partition.Hierarchical, nil)
+	return &fixture{audit: cs.Audit, leases: cs.Leases, anchors: DirAnchors{Dir: t.TempDir()}}
+}
+
+func (f *fixture) integrator() *Integrator {
+	return &Integrator{Audit: f.audit, Leases: f.leases, Keys: testKeys, Anchors: f.anchors, Log: quiet}
+}
+
+func (f *fixture) log() *Log {
+	return &Log{Leases: f.leases, Keys: testKeys, Audit: f.audit, Anchors: f.anchors}
+}
+
+func run(t testing.TB, in *Integrator) Result {
+	t.Helper()
+	res, err := in.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// checkLog checks the published log holds each of recs exactly once, every
+// leaf proven under the checkpoint and no leaf besides.
+func checkLog(t *testing.T, f *fixture, recs []todo.AuditRecord) {
+	t.Helper()
+	ctx := context.Background()
+	l := f.log()
+	msg, c, err := l.Checkpoint(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Size != int64(len(recs)) {
+		t.Fatalf("checkpoint size %d, want %d", c.Size, len(recs))
+	}
+	if err := TreeFromTiles(c, newTileReader(ctx, f.leases)); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[int64]bool{}
+	for _, r := range recs {
+		p, err := l.Prove(ctx, r.EntityKey, r.Version)
+		if err != nil {
+			t.Fatalf("%s: %v", r.ID, err)
+		}
+		if seen[p.Index] {
+			t.Fatalf("%s shares index %d", r.ID, p.Index)
+		}
+		seen[p.Index] = true
+		b := ProofBundle{Checkpoint: string(msg), Index: p.Index, Leaf: p.Leaf, Proof: p.Proof}
+		_, leaf, err := b.Verify(testKeys.Verifier)
+		if err != nil {
+			t.Fatalf("%s: %v", r.ID, err)
+		}
+		if leaf.Hash != r.Hash || leaf.ID != r.EntityID || leaf.Version != r.Version {
+			t.Fatalf("%s: leaf %+v", r.ID, leaf)
+		}
+	}
+	rep, err := l.AuditStore(ctx, 0, time.Now().Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Verified || rep.Entries != int64(len(recs)) {
+		t.Fatalf("audit of an honest log: %+v", rep)
+	}
+}
+
+// Every version is appended once, whatever the batches, across tile and
+// bundle boundaries, and each is proven in the published checkpoint.
+func TestIntegrate(t *testing.T) {
+	f := newFixture(t)
+	in := f.integrator()
+	in.MaxBatch = 100
+	var all []todo.AuditRecord
+	for i := range 3 {
+		recs := chain(t, "alice", fmt.Sprintf("t%d", i), 120)
+		put(t, f.audit, recs)
+		all = append(all, recs...)
+	}
+	res := run(t, in)
+	if res.Appended != 360 || res.Size != 360 || !res.Published {
+		t.Fatalf("first pass: %+v", res)
+	}
+	// Redelivered records and a pass with nothing new append nothing.
+	put(t, f.audit, all[:50])
+	if res := run(t, in); res.Appended != 0 || res.Published {
+		t.Fatalf("idle pass: %+v", res)
+	}
+	// A fresh integrator (a restart) finds them logged in the store.
+	if res := run(t, f.integrator()); res.Appended != 0 {
+		t.Fatalf("restarted pass: %+v", res)
+	}
+	more := chain(t, "bob", "t0", 5)
+	put(t, f.audit, more)
+	if res := run(t, in); res.Appended != 5 || res.Size != 365 {
+		t.Fatalf("second pass: %+v", res)
+	}
+	checkLog(t, f, append(all, more...))
+}
+
+// Consistency proofs from every earlier checkpoint verify offline.
+func TestConsistency(t *testing.T) {
+	f := newFixture(t)
+	in := f.integrator()
+	ctx := context.Background()
+	var notes [][]byte
+	for i := range 4 {
+		put(t, f.audit, chain(t, "alice", fmt.Sprintf("c%d", i), 1+i*90))
+		run(t, in)
+		msg, _, err := f.log().Checkpoint(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		notes = append(notes, msg)
+	}
+	for i := range notes {
+		a, _ := OpenCheckpoint(notes[i], testKeys.Verifier)
+		b, _ := OpenCheckpoint(notes[len(notes)-1], testKeys.Verifier)
+		p, err := f.log().Consistency(ctx, a.Size, b.Size)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := VerifyConsistency(notes[i], notes[len(notes)-1], p, testKeys.Verifier); err != nil {
+			t.Fatalf("from %d: %v", a.Size, err)
+		}
+		if len(p) > 0 {
+			p[0][0] ^= 1
+			if _, _, err := VerifyConsistency(notes[i], notes[len(notes)-1], p, testKeys.Verifier); err == nil {
+				t.Fatalf("from %d: a tampered proof verifies", a.Size)
+			}
+		}
+	}
+	if _, err := f.log().Consistency(ctx, 5, 1); !todo.IsKind(err, todo.Invalid) {
+		t.Fatalf("from > to: %v", err)
+	}
+}
+
+// Two integrators at once produce one tree: every version once, and the
+// checkpoint proves them all.
+func TestConcurrentIntegrators(t *testing.T) {
+	f := newFixture(t)
+	var all []todo.AuditRecord
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	errs := make(chan error, 2)
+	for range 2 {
+		in := f.integrator()
+		in.MaxBatch = 7
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				if _, err := in.Run(context.Background()); err != nil {
+					errs <- err
+					return
+				}
+				select {
+				case <-stop:
+					return
+				default:
+				}
+			}
+		}()
+	}
+	for i := range 20 {
+		recs := chain(t, "alice", fmt.Sprintf("x%d", i), 10)
+		put(t, f.audit, recs)
+		all = append(all, recs...)
+	}
+	close(stop)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	run(t, f.integrator())
+	checkLog(t, f, all)
+}
+
+// An integrator that fails at any step of an append (as if killed there)
+// leaves a log that the next pass completes with no gap and no duplicate.
+func TestResumeAfterFailure(t *testing.T) {
+	for _, step := range []string{"hash", "state", "tile"} {
+		t.Run(step, func(t *testing.T) {
+			f := newFixture(t)
+			in := f.integrator()
+			in.MaxBatch = 130
+			recs := chain(t, "alice", "k", 300)
+			put(t, f.audit, recs)
+			failed := errors.New("killed")
+			var n atomic.Int32
+			in.failAfter = func(s string) error {
+				if s == step {
+					if n.Add(1) == 2 {
+						return failed
+					}
+				}
+				return nil
+			}
+			if _, err := in.Run(context.Background()); !errors.Is(err, failed) {
+				t.Fatalf("pass with a failure: %v", err)
+			}
+			// A new process: nothing kept in memory.
+			run(t, f.integrator())
+			checkLog(t, f, recs)
+		})
+	}
+}
+
+// A store rolled back to an older copy, while the anchors are kept, is
+// refused: nothing is signed, the refusal is reported, and the audit
+// reports the store behind the anchor.
+func TestRollbackRefused(t *testing.T) {
+	f := newFixture(t)
+	in := f.integrator()
+	put(t, f.audit, chain(t, "alice", "r", 3))
+	run(t, in)
+	st, err := loadState(context.Background(), f.leases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	put(t, f.audit, chain(t, "alice", "r", 6))
+	run(t, in)
+	// Roll the log state back to the copy read after the first pass.
+	b, _ := json.Marshal(st)
+	if _, err := f.leases.Upsert(context.Background(), store.PartitionKey{stateID}, b, nil); err != nil {
+		t.Fatal(err)
+	}
+	var reported error
+	in2 := f.integrator()
+	in2.Report = func(err error) { reported = err }
+	_, err = in2.Run(context.Background())
+	if !errors.Is(err, ErrRefused) || reported == nil || !strings.Contains(todo.Message(reported), "behind the anchored checkpoint") {
+		t.Fatalf("rolled-back store: %v; reported %v", err, reported)
+	}
+	rep, err := f.log().AuditStore(context.Background(), 0, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Verified || !hasProblem(rep, BehindAnchor, "", 0) {
+		t.Fatalf("audit: %+v", rep)
+	}
+}
+
+func hasProblem(rep AuditReport, kind, id string, version int64) bool {
+	for _, p := range rep.Problems {
+		if p.Kind == kind && p.EntityID == id && p.Version == version {
+			return true
+		}
+	}
+	return false
+}
+
+// The audit reports a deleted todo's versions, an edited record's hash and
+// a record that never reached the log.
+func TestAuditFindsTampering(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	gone, edited := chain(t, "alice", "gone", 2), chain(t, "alice", "edited", 2)
+	put(t, f.audit, append(gone, edited...))
+	run(t, f.integrator())
+	for _, r := range gone {
+		if err := f.audit.Delete(ctx, store.PartitionKey{r.EntityKey}, r.ID, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e := edited[1]
+	e.Hash = strings.Repeat("0", 64)
+	put(t, f.audit, []todo.AuditRecord{e})
+	unlogged := chain(t, "bob", "late", 1)
+	put(t, f.audit, unlogged)
+	rep, err := f.log().AuditStore(ctx, 0, time.Now().Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []Problem{{MissingFromStore, "gone", 1}, {MissingFromStore, "gone", 2}, {HashDiffers, "edited", 2}, {MissingFromLog, "late", 1}} {
+		if !hasProblem(rep, want.Kind, want.EntityID, want.Version) {
+			t.Errorf("no %+v in %+v", want, rep)
+		}
+	}
+	if rep.Verified || len(rep.Problems) != 4 {
+		t.Fatalf("audit: %+v", rep)
+	}
+	// A record just written is pending, not missing.
+	rep, err = f.log().AuditStore(ctx, time.Hour, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Pending != 1 || hasProblem(rep, MissingFromLog, "late", 1) {
+		t.Fatalf("pending: %+v", rep)
+	}
+}
+
+// A tile edited in the store fails the tree check and every proof through
+// it.
+func TestTamperedTileRefused(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	recs := chain(t, "alice", "tt", 5)
+	put(t, f.audit, recs)
+	run(t, f.integrator())
+	tile := tlog.Tile{H: TileHeight, L: 0, N: 0, W: 5}
+	var d tileDoc
+	if _, err := read(ctx, f.leases, tileID(tile), &d); err != nil {
+		t.Fatal(err)
+	}
+	d.Data[40] ^= 1
+	if err := upsert(ctx, f.leases, tileID(tile), d); err != nil {
+		t.Fatal(err)
+	}
+	_, c, _ := f.log().Checkpoint(ctx)
+	if err := TreeFromTiles(c, newTileReader(ctx, f.leases)); err == nil {
+		t.Fatal("a tampered tile gives the checkpoint's tree")
+	}
+	if _, err := f.log().Prove(ctx, recs[0].EntityKey, 1); err == nil {
+		t.Fatal("a proof through a tampered tile was served")
+	}
+}
