@@ -83,6 +83,9 @@ var ErrRefused = errors.New("the transparency log is not consistent with its new
 // has not, checks the log against the newest anchor, appends what the audit
 // container holds beyond the log, and publishes a checkpoint of the result.
 func (in *Integrator) Run(ctx context.Context) (Result, error) {
+	// Background work: its store calls go at low priority, so that user
+	// requests win when the account is busy.
+	ctx = store.WithLowPriority(ctx)
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	var res Result
