@@ -70,9 +70,8 @@ func TestBackgroundRequestsAtLowPriority(t *testing.T) {
 		rec.next = c.ClientOptions.Transport
 		c.ClientOptions.Transport = rec
 	}
-	// No pump and no log integrator: every background pass below is started
-	// by the test, so the
-	// phases do not overlap.
+	// No pump and no log integrator: every background pass below is
+	// started by the test, so the phases do not overlap.
 	a := apitest.Start(t, map[string]string{
 		"STORE": "cosmos", "COSMOS_ENDPOINT": endpoint, "COSMOS_KEY": cosmos.EmulatorKey,
 		"COSMOS_DATABASE": database, "PARTITION_SCHEME": "category", "AUDIT_PUMP": "off", "TRANSPARENCY_LOG": "off",
