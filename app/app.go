@@ -285,6 +285,9 @@ func (a *App) openRetrying(ctx context.Context, specs []store.ContainerSpec) (st
 			return st, nil
 		case ctx.Err() != nil:
 			return nil, errClosed
+		case errors.Is(err, store.ErrPartitionKeyChanged):
+			return nil, fmt.Errorf("PARTITION_SCHEME=%s does not match the partition keys the containers were created with; "+
+				"set the scheme they were created with, or use new containers: %w", a.cfg.Scheme, err)
 		case store.IsPermanent(err):
 			return nil, err
 		}

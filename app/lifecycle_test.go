@@ -3,6 +3,7 @@ package app_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -14,6 +15,8 @@ import (
 	"github.com/todoaudit/todo/app"
 	"github.com/todoaudit/todo/bolt"
 	"github.com/todoaudit/todo/config"
+	"github.com/todoaudit/todo/partition"
+	"github.com/todoaudit/todo/store"
 )
 
 // launch starts the handler in-process without waiting for its store.
@@ -168,5 +171,34 @@ func TestStoreOpenTimeout(t *testing.T) {
 	}
 	if d := time.Since(start); d < 2*time.Second || d > 6*time.Second {
 		t.Fatalf("gave up after %v, want about 3s", d)
+	}
+}
+
+// A partition scheme that differs from the one the store was created with
+// stops start-up at once, naming the setting: no retry can fix it.
+func TestChangedSchemeStopsStartUpAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	cfg, err := config.Load(func(string) (string, bool) { return "", false })
+	if err != nil {
+		t.Fatal(err)
+	}
+	specs, err := partition.Containers(partition.Hierarchical, partition.ContainerNames{
+		Todos: cfg.TodoContainer, Audit: cfg.AuditContainer, Leases: cfg.LeasesContainer})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := bolt.Open(dir, specs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = s.Close()
+	start := time.Now()
+	a := launch(t, map[string]string{"DATA_DIR": dir, "PARTITION_SCHEME": "category", "STORE_OPEN_TIMEOUT": "60s"})
+	err = a.Wait()
+	if err == nil || !strings.Contains(err.Error(), "PARTITION_SCHEME=category") || !errors.Is(err, store.ErrPartitionKeyChanged) {
+		t.Fatalf("Wait: %v", err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("gave up after %v, want at once", d)
 	}
 }

@@ -113,7 +113,8 @@ func (s *Store) ensure(specs []store.ContainerSpec) error {
 					return fmt.Errorf("embedded store: container %s: %w", spec.Name, err)
 				}
 				if !slices.Equal(have.PartitionKeyPaths, spec.PartitionKeyPaths) {
-					return fmt.Errorf("embedded store: container %s has partition key %v, not %v; a partition key cannot change (use a new DATA_DIR)", spec.Name, have.PartitionKeyPaths, spec.PartitionKeyPaths)
+					return store.Permanent(fmt.Errorf("embedded store: container %s has partition key %v, not %v (%w); a partition key cannot change (use a new DATA_DIR)",
+						spec.Name, have.PartitionKeyPaths, spec.PartitionKeyPaths, store.ErrPartitionKeyChanged))
 				}
 			}
 			b, err := json.Marshal(spec)

@@ -363,7 +363,7 @@ func (s *Store) provision(ctx context.Context, specs []store.ContainerSpec) erro
 // different in one error.
 func (s *Store) verify(ctx context.Context, specs []store.ContainerSpec) error {
 	var problems []string
-	dbChecked := false
+	dbChecked, keyChanged := false, false
 	for _, spec := range specs {
 		c, err := s.open(ctx, spec.Name)
 		if err != nil {
@@ -384,6 +384,7 @@ func (s *Store) verify(ctx context.Context, specs []store.ContainerSpec) error {
 			continue
 		}
 		if !slices.Equal(c.spec.PartitionKeyPaths, spec.PartitionKeyPaths) {
+			keyChanged = true
 			problems = append(problems, fmt.Sprintf("container %s has partition key %s, want %s (a partition key cannot change: recreate the container)",
 				spec.Name, strings.Join(c.spec.PartitionKeyPaths, ","), strings.Join(spec.PartitionKeyPaths, ",")))
 		}
@@ -392,7 +393,11 @@ func (s *Store) verify(ctx context.Context, specs []store.ContainerSpec) error {
 		}
 	}
 	if len(problems) > 0 {
-		return store.Permanent(fmt.Errorf("cosmos: database %s: %s", s.database, strings.Join(problems, "; ")))
+		err := fmt.Errorf("cosmos: database %s: %s", s.database, strings.Join(problems, "; "))
+		if keyChanged {
+			err = fmt.Errorf("%w (%w)", err, store.ErrPartitionKeyChanged)
+		}
+		return store.Permanent(err)
 	}
 	return nil
 }

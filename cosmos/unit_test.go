@@ -618,7 +618,8 @@ func TestOpenEntraVerifies(t *testing.T) {
 	f.addContainer("leases", "/id")
 	_, err = open(f)
 	if err == nil || !strings.Contains(err.Error(), "container todos has partition key /userId, want /userId,/category") ||
-		!strings.Contains(err.Error(), "container audit does not exist") || strings.Contains(err.Error(), "leases") {
+		!strings.Contains(err.Error(), "container audit does not exist") || strings.Contains(err.Error(), "leases") ||
+		!errors.Is(err, store.ErrPartitionKeyChanged) || !store.IsPermanent(err) {
 		t.Errorf("wrong containers: %v", err)
 	}
 

@@ -2,6 +2,7 @@ package cosmos
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -149,7 +150,8 @@ func TestOpenExisting(t *testing.T) {
 	_ = again.Close()
 	moved := store.ContainerSpec{Name: "tree", PartitionKeyPaths: []string{"/tenant"}}
 	_, err = Open(t.Context(), Config{Endpoint: endpoint, Key: emulatorKey, Database: s.database, Containers: []store.ContainerSpec{moved}, ClientOptions: fastRetries(serverFixes{next: http.DefaultClient})})
-	if err == nil || !strings.Contains(err.Error(), "container tree has partition key /tenant,/user, want /tenant") {
+	if err == nil || !strings.Contains(err.Error(), "container tree has partition key /tenant,/user, want /tenant") ||
+		!errors.Is(err, store.ErrPartitionKeyChanged) || !store.IsPermanent(err) {
 		t.Fatalf("Open with other key paths = %v", err)
 	}
 	if _, err := s.Container(t.Context(), "nope"); !todo.IsKind(err, todo.NotFound) {

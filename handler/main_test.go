@@ -392,6 +392,39 @@ func TestConfigErrors(t *testing.T) {
 	}
 }
 
+// A store created under one partition scheme stops a start-up under another
+// at once, with exit code 1 and one line naming the setting: no retry can
+// fix it, so STORE_OPEN_TIMEOUT is not waited out.
+func TestChangedSchemeExitsAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	p := startProc(t, "DATA_DIR="+dir, "PARTITION_SCHEME=hierarchical")
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.cmd.Wait(); err != nil {
+		t.Fatalf("exit after SIGTERM: %v; stderr %s", err, p.stderr)
+	}
+	cmd := exec.Command(handlerBinary(t))
+	cmd.Env = []string{"DATA_DIR=" + dir, "PARTITION_SCHEME=category", "STORE_OPEN_TIMEOUT=60s", "LISTEN_ADDR=" + freeAddr(t)}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	start := time.Now()
+	err := cmd.Run()
+	took := time.Since(start)
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+		t.Fatalf("%v, want exit code 1; stderr %s", err, stderr.String())
+	}
+	if took > 2*time.Second {
+		t.Fatalf("exited after %v, want at once", took)
+	}
+	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+	if len(lines) != 1 || !strings.Contains(lines[0], "PARTITION_SCHEME=category") {
+		t.Fatalf("stderr %q, want one line naming PARTITION_SCHEME", stderr.String())
+	}
+	t.Logf("exited after %v: %s", took.Round(time.Millisecond), lines[0])
+}
+
 // The README's curl examples run verbatim against the handler started as
 // make run starts it (only the port differs), and give the statuses the
 // README says they give.

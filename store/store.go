@@ -277,6 +277,12 @@ type ChangeBatch struct {
 	Continuation string
 }
 
+// ErrPartitionKeyChanged is wrapped by the error of a store's Open when an
+// existing container's partition key paths differ from the ones asked for:
+// the partition scheme changed since the containers were created. It is
+// permanent.
+var ErrPartitionKeyChanged = errors.New("a container's partition key differs from the one it was created with")
+
 // permanentError marks an error no retry can fix.
 type permanentError struct{ error }
 
