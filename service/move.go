@@ -70,7 +70,8 @@ func (s *Service) Move(ctx context.Context, id, category, ifMatch string) (Resul
 	}
 	marked, err := s.readModifyWriteFrom(ctx, id, ifMatch, first, nil, mark)
 	if err != nil {
-		return Result{}, err
+		// A retried move finds the id moved away already.
+		return Result{}, s.movedAway(ctx, user, id, err)
 	}
 	return s.finishMove(ctx, user, marked.Todo, marked.ETag)
 }

@@ -99,8 +99,8 @@ func TestInterruptedMoveResumes(t *testing.T) {
 			if got.Category != "Household" || got.MovedFrom != id || got.Title != "paint" {
 				t.Fatalf("%s/%s: moved todo %+v", scheme, resume, got)
 			}
-			// Moving the old id again finds nothing.
-			if _, err := svc.Move(ctx, id, "Household", ""); !todo.IsKind(err, todo.NotFound) {
+			// Moving the old id again names the new one, as a PUT would.
+			if _, err := svc.Move(ctx, id, "Household", ""); !todo.IsKind(err, todo.Conflict) || todo.MovedTo(err) != got.ID {
 				t.Fatalf("%s/%s: move of a finished move: %v", scheme, resume, err)
 			}
 		}

@@ -163,6 +163,9 @@ func (s *Service) load(ctx context.Context, id string) (repo.Doc[todo.Todo], err
 		return repo.Doc[todo.Todo]{}, err
 	}
 	d, _, err := s.todos.Get(ctx, id)
+	if todo.IsKind(err, todo.NotFound) {
+		return d, notFound(id) // in the API's words, not the store's
+	}
 	if err != nil {
 		return d, err
 	}

@@ -273,7 +273,17 @@ func (s *Service) Delete(ctx context.Context, id, ifMatch string) error {
 		_, err := s.write(ctx, &t, store.BatchDelete, d.ETag)
 		return Result{}, err
 	})
-	if !todo.IsKind(err, todo.NotFound) || ifMatch != "" {
+	if ifMatch != "" {
+		return err
+	}
+	return s.movedAway(ctx, user, id, err)
+}
+
+// movedAway turns err, a NotFound for the caller's todo id, into the
+// Conflict naming the todo's new id when it was moved away, as every change
+// addressed to the old id answers. Other errors stay as they are.
+func (s *Service) movedAway(ctx context.Context, user, id string, err error) error {
+	if !todo.IsKind(err, todo.NotFound) {
 		return err
 	}
 	if to := todo.MovedTo(err); to != "" {

@@ -251,8 +251,8 @@ func StartLogged(t testing.TB, settings map[string]string, o *app.Options, log *
 
 // Gone covers ids whose todo is gone. A deleted id comes back only with
 // If-None-Match: * (which never overwrites) or a rollback; an id whose todo
-// was moved away refuses unconditional PUT, DELETE and rollback with 409
-// and its new id in Location, and the todo stays listed once.
+// was moved away refuses unconditional PUT, DELETE, rollback and a retried
+// move with 409 and its new id in Location, and the todo stays listed once.
 func Gone(t *testing.T, c *Client, scheme string) {
 	body := map[string]any{"category": "Grocery", "title": "gone " + c.User}
 	id := Want(t, c.Do("POST", "/api/todos", body), 201).JSON(t)["id"].(string)
@@ -276,6 +276,8 @@ func Gone(t *testing.T, c *Client, scheme string) {
 		{"PUT", "/api/todos/" + id, body},
 		{"DELETE", "/api/todos/" + id, nil},
 		{"POST", "/api/todos/" + id + "/rollback", map[string]any{"version": 1}},
+		{"POST", "/api/todos/" + id + "/move", map[string]any{"category": "Household"}}, // the move, retried
+		{"POST", "/api/todos/" + id + "/move", map[string]any{"category": "Work"}},
 	} {
 		r := Want(t, c.Do(rq.method, rq.path, rq.body), 409)
 		if r.Header.Get("Location") != "/api/todos/"+newID || r.Header.Get("Content-Type") != "application/problem+json" {
