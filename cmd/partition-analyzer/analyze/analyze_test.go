@@ -163,8 +163,11 @@ func TestRecommendationChanges(t *testing.T) {
 	}
 }
 
-// The in-memory sequence simulation assigns the same buckets as the
-// synthetic scheme's real sequence documents in the embedded store.
+// The in-memory sequence simulation assigns the buckets the synthetic
+// scheme's real sequence documents in the embedded store do, within one
+// todo a bucket: the real counter hands out each block of numbers from a
+// random place in it, so a user's todos fill the buckets in turn from a
+// random first one.
 func TestSyntheticSimulationMatchesScheme(t *testing.T) {
 	const buckets = 4
 	paths, _ := partition.Paths(partition.Synthetic)
@@ -208,7 +211,7 @@ func TestSyntheticSimulationMatchesScheme(t *testing.T) {
 		t.Fatalf("simulated %d buckets, scheme used %d: %v vs %v", len(got), len(want), got, want)
 	}
 	for k, n := range want {
-		if got[k] != n {
+		if d := got[k] - n; d < -1 || d > 1 {
 			t.Errorf("bucket %s: simulated %d todos, scheme %d", k, got[k], n)
 		}
 	}
