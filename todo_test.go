@@ -101,3 +101,18 @@ func ExampleNewAuditRecord() {
 	// create alice 2026-11-30T07:34:32Z
 	// chain 2 title salted: true
 }
+
+func TestTitlesWithNothingVisibleAreRefused(t *testing.T) {
+	for _, title := range []string{"\u3000", "\u200b", "\u3000\u200b", " \u00a0\u2060\ufeff", "\u200e\u200f\u202e", "\u180e", "\ufe0f", "\u115f"} {
+		f := todo.Fields{Category: "Home", Title: title}
+		if err := f.Validate(); !todo.IsKind(err, todo.Invalid) {
+			t.Errorf("title %+q: %v", title, err)
+		}
+	}
+	for _, title := range []string{"a\u200b", "\u3000x", "٭"} {
+		f := todo.Fields{Category: "Home", Title: title}
+		if err := f.Validate(); err != nil {
+			t.Errorf("title %+q: %v", title, err)
+		}
+	}
+}

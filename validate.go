@@ -121,8 +121,8 @@ func ValidateDueDate(d time.Time) error {
 
 func checkText(what, s string, maxBytes int, required bool) error {
 	switch {
-	case required && strings.TrimSpace(s) == "":
-		return Errorf(Invalid, "%s is required", what)
+	case required && !visible(s):
+		return Errorf(Invalid, "%s is required: it has no visible characters", what)
 	case len(s) > maxBytes:
 		return Errorf(Invalid, "%s is longer than %d bytes", what, maxBytes)
 	case !utf8.ValidString(s):
@@ -134,6 +134,20 @@ func checkText(what, s string, maxBytes int, required bool) error {
 		}
 	}
 	return nil
+}
+
+// visible reports whether s has a character that shows: one that is not a
+// space of any width (U+3000 included), a format character (zero-width
+// space, joiners, bidi marks) or another default-ignorable character, so
+// that a title of nothing but those counts as empty.
+func visible(s string) bool {
+	for _, r := range s {
+		if !unicode.IsSpace(r) && !unicode.In(r, unicode.Zs, unicode.Cf, unicode.Cc,
+			unicode.Variation_Selector, unicode.Other_Default_Ignorable_Code_Point) {
+			return true
+		}
+	}
+	return false
 }
 
 // ValidateSearch checks a text searched for in titles: what a title may

@@ -405,7 +405,8 @@ func TestChangedSchemeExitsAtOnce(t *testing.T) {
 		t.Fatalf("exit after SIGTERM: %v; stderr %s", err, p.stderr)
 	}
 	cmd := exec.Command(handlerBinary(t))
-	cmd.Env = []string{"DATA_DIR=" + dir, "PARTITION_SCHEME=category", "STORE_OPEN_TIMEOUT=60s", "LISTEN_ADDR=" + freeAddr(t)}
+	cmd.Env = []string{"DATA_DIR=" + dir, "PARTITION_SCHEME=category", "STORE_OPEN_TIMEOUT=60s"}
+	inherit(t, cmd)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	start := time.Now()
