@@ -102,6 +102,20 @@ func ExampleNewAuditRecord() {
 	// chain 2 title salted: true
 }
 
+func TestParseTimeIsStrict(t *testing.T) {
+	for _, s := range []string{"2026-01-02T15:04:05Z", "2026-01-02T15:04:05.5+23:59", "2026-01-02T15:04:05-00:00"} {
+		if _, err := todo.ParseTime(s); err != nil {
+			t.Errorf("%s: %v", s, err)
+		}
+	}
+	for _, s := range []string{"2026-01-02T15:04:05+24:00", "2026-01-02T15:04:05-24:00", "2026-01-02T15:04:05+05:60",
+		"2026-01-02T5:04:05Z", "2026-01-02T15:04:05,5Z", "2026-01-02T15:04:05", "2026-01-02", ""} {
+		if _, err := todo.ParseTime(s); err == nil {
+			t.Errorf("%s was accepted", s)
+		}
+	}
+}
+
 func TestTitlesWithNothingVisibleAreRefused(t *testing.T) {
 	for _, title := range []string{"\u3000", "\u200b", "\u3000\u200b", " \u00a0\u2060\ufeff", "\u200e\u200f\u202e", "\u180e", "\ufe0f", "\u115f"} {
 		f := todo.Fields{Category: "Home", Title: title}

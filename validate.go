@@ -1,6 +1,8 @@
 package todo
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 	"time"
 	"unicode"
@@ -106,6 +108,30 @@ func (f *Fields) Validate() error {
 		return ValidateDueDate(*f.DueDate)
 	}
 	return nil
+}
+
+// ParseTime reads an RFC 3339 time strictly. Go's parser takes the offset
+// "+24:00", one-digit hours and a comma before fractions of a second, which
+// RFC 3339 does not allow: they are refused here.
+func ParseTime(s string) (time.Time, error) {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return t, err
+	}
+	switch {
+	case s[len("2006-01-02T15")] != ':':
+		return t, errors.New("the hour must have two digits")
+	case s[len("2006-01-02T15:04:05")] == ',':
+		return t, errors.New("fractions of a second follow a period")
+	}
+	if zone := s[len(s)-1]; zone != 'Z' {
+		// time.Parse has checked the shape "±hh:mm".
+		off := s[len(s)-len("07:00"):]
+		if off[:2] > "23" || off[3:] > "59" {
+			return t, fmt.Errorf("the offset %s is out of range", s[len(s)-len("+07:00"):])
+		}
+	}
+	return t, nil
 }
 
 // ValidateDueDate checks that a due date's year, as given and in UTC, is

@@ -185,7 +185,7 @@ func asOf(r *http.Request) (time.Time, bool, error) {
 	if !ok {
 		return time.Time{}, false, nil
 	}
-	at, err := time.Parse(time.RFC3339Nano, vs[0])
+	at, err := todo.ParseTime(vs[0])
 	if err != nil {
 		return time.Time{}, false, todo.Errorf(todo.Invalid, "asOf must be an RFC 3339 time, such as 2026-01-02T15:04:05Z")
 	}
