@@ -255,3 +255,48 @@ func TestLogLinesBounded(t *testing.T) {
 		t.Fatalf("%d request log lines, want 4", requests)
 	}
 }
+
+// Without an OTLP endpoint every log line of a request still carries a
+// trace and span id: the caller's trace with a span id of the handler's
+// own when it sent a traceparent, new ones otherwise, answered in the
+// response's traceparent.
+func TestLogLinesCarryTraceIDsWithoutExport(t *testing.T) {
+	logs := &lockedBuffer{}
+	a := apitest.StartLogged(t, map[string]string{"DATA_DIR": t.TempDir(), "AUDIT_PUMP": "on"}, nil,
+		telemetry.NewLogger(logs, logs, slog.LevelInfo))
+	s := &server{Client: &apitest.Client{T: t, Base: "http://" + a.Addr(), User: "alice"}, app: a}
+	const traceID, caller = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
+	created := want(t, s.Do("POST", "/api/todos", map[string]any{"category": "Grocery", "title": "traced"},
+		"traceparent: 00-"+traceID+"-"+caller+"-01"), 201)
+	tp := strings.Split(created.Header.Get("traceparent"), "-")
+	if len(tp) != 4 || tp[1] != traceID || tp[2] == caller || len(tp[2]) != 16 {
+		t.Fatalf("response traceparent %q does not continue trace %s with a span of its own", created.Header.Get("traceparent"), traceID)
+	}
+	want(t, s.Do("GET", "/api/todos/"+created.JSON(t)["id"].(string), nil), 200)
+	want(t, s.Do("GET", "/api/todos?owner=bob", nil), 400)
+	want(t, s.Do("GET", "/api/nothing", nil), 404)
+	if err := a.DrainAudit(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	requests, traces := 0, map[string]bool{}
+	for _, l := range logs.lines(t) {
+		if l["function"] == nil {
+			continue // not logged in a request
+		}
+		trace, span := l["trace_id"], l["span_id"]
+		if tr, ok := trace.(string); !ok || len(tr) != 32 || len(span.(string)) != 16 {
+			t.Fatalf("log line of a request without trace and span ids: %v", l)
+		}
+		if l["msg"] == "request" {
+			requests++
+			traces[trace.(string)] = true
+		}
+		if l["method"] == "POST" && l["path"] == "/api/todos" && (trace != traceID || span != tp[2]) {
+			t.Fatalf("the create's log line %v is not in trace %s span %s", l, traceID, tp[2])
+		}
+	}
+	// The four requests above, each in a trace of its own.
+	if requests != 4 || len(traces) != requests {
+		t.Fatalf("%d request lines in %d traces", requests, len(traces))
+	}
+}

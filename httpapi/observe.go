@@ -38,14 +38,17 @@ const flushTimeout = 5 * time.Second
 // traceparent (the caller's, or the Functions host's
 // own: its HTTP client sends the invocation's trace context with every
 // request it forwards or invokes), and answers with the span's traceparent.
-// When not tracing, a caller's traceparent still joins the log lines to the
-// caller's trace.
+// When not tracing, the request still gets trace and span ids of its own
+// for its log lines (in the caller's trace when it sent a traceparent),
+// and answers with them.
 func (a *api) begin(ctx context.Context, w http.ResponseWriter, r *http.Request, function, route, trigger string) (context.Context, trace.Span) {
 	carrier := propagation.HeaderCarrier(r.Header)
 	if !a.Telemetry.Tracing() {
 		if r.Header.Get("Traceparent") != "" {
 			ctx = telemetry.Propagator.Extract(ctx, carrier)
 		}
+		ctx = telemetry.LocalSpan(ctx)
+		telemetry.Propagator.Inject(ctx, propagation.HeaderCarrier(w.Header()))
 		return ctx, trace.SpanFromContext(ctx)
 	}
 	method := clip.String(r.Method)

@@ -15,7 +15,9 @@ package telemetry
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
+	"math/rand/v2"
 	"strings"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -129,6 +131,23 @@ func (t *Telemetry) Start(ctx context.Context, name string, opts ...trace.SpanSt
 		return ctx, trace.SpanFromContext(ctx)
 	}
 	return t.tracer.Start(ctx, name, opts...)
+}
+
+// LocalSpan returns ctx with a span context of its own that nothing records:
+// new random ids (a child span id in the trace of the span context already
+// in ctx, the caller's traceparent, or a new trace), so that the log lines
+// of a request carry a trace and span id when spans are not exported.
+func LocalSpan(ctx context.Context) context.Context {
+	parent := trace.SpanContextFromContext(ctx)
+	cfg := trace.SpanContextConfig{TraceID: parent.TraceID(), TraceFlags: parent.TraceFlags(), TraceState: parent.TraceState()}
+	for !cfg.TraceID.IsValid() {
+		binary.BigEndian.PutUint64(cfg.TraceID[:8], rand.Uint64())
+		binary.BigEndian.PutUint64(cfg.TraceID[8:], rand.Uint64())
+	}
+	for !cfg.SpanID.IsValid() {
+		binary.BigEndian.PutUint64(cfg.SpanID[:], rand.Uint64())
+	}
+	return trace.ContextWithSpanContext(ctx, trace.NewSpanContext(cfg))
 }
 
 // Propagator reads and writes W3C traceparent and tracestate.
