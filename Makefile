@@ -63,11 +63,13 @@ fuzz:
 	    echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg; \
 	  done; done
 
-## bench: Go benchmarks, the load tool (quality bars, side by side in one run)
-## and the partition analyzer on 1,000,000 generated todos
+## bench: Go benchmarks, the load tool (quality bars, side by side in one run),
+## instructions per request under valgrind's callgrind (needs valgrind) and
+## the partition analyzer on 1,000,000 generated todos
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./bolt/ ./httpapi/
 	$(GO) run ./cmd/loadtest
+	$(GO) run ./cmd/loadtest -instructions
 	$(GO) test -run '^$$' -bench Analyze1M -benchtime 1x -benchmem ./cmd/partition-analyzer/analyze/
 	$(GO) build -o bin/partition-analyzer ./cmd/partition-analyzer
 	bin/partition-analyzer --generate --todos 1000000 --users 100000 --stats > /dev/null
