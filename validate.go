@@ -35,6 +35,9 @@ func ValidateSegment(what, s string, maxBytes int) error {
 	case strings.TrimSpace(s) != s:
 		return Errorf(Invalid, "%s has leading or trailing spaces", what)
 	}
+	if plainASCII(s) {
+		return nil
+	}
 	for _, r := range s {
 		switch {
 		case r == '/' || r == '\\' || r == '?' || r == '#':
@@ -44,6 +47,18 @@ func ValidateSegment(what, s string, maxBytes int) error {
 		}
 	}
 	return nil
+}
+
+// plainASCII reports whether s is printable ASCII without / \\ ? #: the
+// common case, which ValidateSegment checks without decoding runes.
+func plainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c < 0x20 || c >= 0x7f, c == '/', c == '\\', c == '?', c == '#':
+			return false
+		}
+	}
+	return true
 }
 
 // ValidateID checks a whole item id against the Cosmos id rules.

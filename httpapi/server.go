@@ -23,6 +23,7 @@ import (
 	"github.com/todoaudit/todo/azfunc"
 	"github.com/todoaudit/todo/health"
 	"github.com/todoaudit/todo/internal/clip"
+	"github.com/todoaudit/todo/internal/header"
 	"github.com/todoaudit/todo/partitionload"
 	"github.com/todoaudit/todo/problem"
 	"github.com/todoaudit/todo/service"
@@ -123,7 +124,7 @@ func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusPermanentRedirect)
 		return
 	}
-	if e, id, ok := a.router.match(r); ok {
+	if e, id, ok := a.router.match(r, p); ok {
 		switch {
 		case e.rt != nil:
 			a.serve(w, r, e.rt, id)
@@ -243,7 +244,7 @@ type requestState struct {
 
 // call is what identifies a request or invocation of function in logs.
 func call(function string, r *http.Request) telemetry.Call {
-	return telemetry.Call{Function: function, InvocationID: clip.String(r.Header.Get(azfunc.InvocationIDHeader))}
+	return telemetry.Call{Function: function, InvocationID: clip.String(header.Get(r.Header, azfunc.InvocationIDHeader))}
 }
 
 // serve runs one request of a route: authentication, its query
