@@ -48,6 +48,7 @@ func main() {
 		clients  = flag.Int("clients", 32, "concurrent clients")
 		bin      = flag.String("handler", "", "handler binary (default: build ./handler)")
 		baseline = flag.String("serve-baseline", "", "internal: serve the answers in this directory as the bare net/http baseline")
+		bytesOf  = flag.Int("store-bytes", 0, "create this many todos on the embedded store and print where the file's bytes go, instead of the wall-clock rounds")
 		counts   = flag.Bool("instructions", false, "count instructions per request under valgrind's callgrind instead of the wall-clock rounds")
 		listen   = flag.String("listen", "", "internal: baseline listen address")
 	)
@@ -56,13 +57,13 @@ func main() {
 		serveBaseline(*baseline, *listen)
 		return
 	}
-	if err := run(*bin, *duration, *clients, *counts); err != nil {
+	if err := run(*bin, *duration, *clients, *counts, *bytesOf); err != nil {
 		fmt.Fprintln(os.Stderr, "loadtest:", err)
 		os.Exit(1)
 	}
 }
 
-func run(bin string, d time.Duration, clients int, counts bool) error {
+func run(bin string, d time.Duration, clients int, counts bool, todos int) error {
 	tmp, err := os.MkdirTemp("", "loadtest")
 	if err != nil {
 		return err
@@ -76,6 +77,9 @@ func run(bin string, d time.Duration, clients int, counts bool) error {
 	}
 	if counts {
 		return instructions(bin, tmp)
+	}
+	if todos > 0 {
+		return storeBytes(bin, tmp, todos)
 	}
 	fmt.Printf("loadtest: %d clients, %v rounds, GOMAXPROCS of this machine: %d cores\n\n", clients, d, numCPU())
 
