@@ -83,6 +83,8 @@ func ValidateCategory(c string) error {
 		case r == ' ' && prev == ' ':
 			return Errorf(Invalid, "category may not contain two spaces in a row")
 		case r == ' ', r == '-', r == '_', r == '.', r == '~':
+		case 'a' <= r && r <= 'z', 'A' <= r && r <= 'Z', '0' <= r && r <= '9':
+			// ASCII letters and digits, without the Unicode tables.
 		case unicode.In(r, unicode.Variation_Selector, unicode.Other_Default_Ignorable_Code_Point):
 			return Errorf(Invalid, "category may not contain invisible characters (%U)", r)
 		case unicode.In(r, unicode.L, unicode.Nd, unicode.Mn, unicode.Mc):
