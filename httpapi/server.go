@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -372,9 +373,12 @@ func setCost(h http.Header, c store.Cost, v *[2]string) {
 // that a forbidden character sent encoded (%2F, %3F, %23, %5C) reaches
 // validation and gets a 400 rather than a routing 404.
 func decodeID(raw string) (string, error) {
-	id, err := url.PathUnescape(raw)
-	if err != nil {
-		return "", todo.Errorf(todo.Invalid, "id is not validly percent-encoded")
+	id := raw
+	if strings.IndexByte(raw, '%') >= 0 {
+		var err error
+		if id, err = url.PathUnescape(raw); err != nil {
+			return "", todo.Errorf(todo.Invalid, "id is not validly percent-encoded")
+		}
 	}
 	if err := todo.ValidateID(id); err != nil {
 		return "", err
