@@ -85,12 +85,13 @@ func run(bin string, d time.Duration, clients int, counts bool, todos int) error
 
 	// Readiness.
 	var listening, ready []time.Duration
+	var rss []float64
 	for i := range 5 {
-		l, r, err := readiness(bin, filepath.Join(tmp, fmt.Sprint("ready", i)))
+		l, r, kb, err := readiness(bin, filepath.Join(tmp, fmt.Sprint("ready", i)))
 		if err != nil {
 			return err
 		}
-		listening, ready = append(listening, l), append(ready, r)
+		listening, ready, rss = append(listening, l), append(ready, r), append(rss, float64(kb))
 	}
 
 	h, err := startHandler(bin, filepath.Join(tmp, "data"))
@@ -164,6 +165,7 @@ func run(bin string, d time.Duration, clients int, counts bool, todos int) error
 	}
 	startRow("answers GET / after start (median / max of 5)", listening, 100*time.Millisecond)
 	startRow("/api/health 200 after start (median / max)", ready, 200*time.Millisecond)
+	fmt.Printf("%-46s %15.1f MiB\n", "idle RSS 2 s after /api/health 200 (median)", median(rss)/1024)
 	fmt.Printf("%-46s %18.0f\n", "bare net/http, same JSON (req/s, median)", median(base))
 	fmt.Printf("%-46s %18.0f\n", "handler point read (req/s, median)", median(hand))
 	row("point-read throughput vs bare net/http", fmt.Sprintf("%.0f%%", 100*readRatio), ">= 60%", readRatio >= 0.6)
@@ -415,18 +417,19 @@ func waitFor(url string, limit time.Duration) error {
 
 // readiness starts the handler and times, from the process start, the
 // first answer to GET / (it listens) and the first 200 from /api/health
-// (it serves the API).
-func readiness(bin, dir string) (listening, ready time.Duration, err error) {
+// (it serves the API); then it reads the process's resident memory (kB)
+// after 2 s idle.
+func readiness(bin, dir string) (listening, ready time.Duration, rssKB int, err error) {
 	addr, err := freeAddr()
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	cmd := exec.Command(bin)
 	cmd.Env = append(os.Environ(), "LISTEN_ADDR="+addr, "DATA_DIR="+dir)
 	c := &http.Client{Timeout: time.Second}
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	defer (&proc{cmd: cmd}).stop()
 	for time.Since(start) < 10*time.Second {
@@ -438,18 +441,21 @@ func readiness(bin, dir string) (listening, ready time.Duration, err error) {
 		time.Sleep(200 * time.Microsecond)
 	}
 	if listening == 0 {
-		return 0, 0, fmt.Errorf("handler not listening after 10s")
+		return 0, 0, 0, fmt.Errorf("handler not listening after 10s")
 	}
 	for time.Since(start) < 10*time.Second {
 		if resp, err := c.Get("http://" + addr + "/api/health"); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return listening, time.Since(start), nil
+				ready = time.Since(start)
+				time.Sleep(2 * time.Second)
+				rssKB, err = residentKB(cmd.Process.Pid)
+				return listening, ready, rssKB, err
 			}
 		}
 		time.Sleep(200 * time.Microsecond)
 	}
-	return 0, 0, fmt.Errorf("/api/health not 200 after 10s")
+	return 0, 0, 0, fmt.Errorf("/api/health not 200 after 10s")
 }
 
 func seed(c *http.Client, base string) (id string, body []byte, etag string, err error) {
