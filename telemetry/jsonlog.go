@@ -8,7 +8,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
-	"unicode/utf8"
+
+	"github.com/todoaudit/todo/internal/jsonstr"
 )
 
 // jsonHandler writes exactly the lines slog.JSONHandler writes, but
@@ -138,52 +139,5 @@ func appendJSONFloat(b []byte, f float64) []byte {
 	return b
 }
 
-const hexDigits = "0123456789abcdef"
-
-// appendJSONString quotes s as slog's JSON handler does (encoding/json
-// without HTML escaping): invalid UTF-8 becomes U+FFFD, and U+2028 and
-// U+2029 are escaped.
-func appendJSONString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '\\', '"':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
+// appendJSONString quotes s as slog's JSON handler does.
+func appendJSONString(b []byte, s string) []byte { return jsonstr.Append(b, s, jsonstr.Slog) }
