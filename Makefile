@@ -64,13 +64,12 @@ fuzz:
 	  done; done
 
 ## bench: Go benchmarks, the load tool (quality bars, side by side in one run),
-## the instructions per update under callgrind (3,200 updates from 32 clients,
-## the audit's catch-up included) and the partition analyzer on 1,000,000
-## generated todos
+## instructions per request under valgrind's callgrind (needs valgrind) and
+## the partition analyzer on 1,000,000 generated todos
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./bolt/ ./httpapi/ ./tlog/
 	$(GO) run ./cmd/loadtest
-	$(GO) run ./cmd/loadtest -instructions 3200
+	$(GO) run ./cmd/loadtest -instructions
 	$(GO) test -run '^$$' -bench Analyze1M -benchtime 1x -benchmem ./cmd/partition-analyzer/analyze/
 	$(GO) build -o bin/partition-analyzer ./cmd/partition-analyzer
 	bin/partition-analyzer --generate --todos 1000000 --users 100000 --stats > /dev/null

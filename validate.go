@@ -37,6 +37,9 @@ func ValidateSegment(what, s string, maxBytes int) error {
 	case strings.TrimSpace(s) != s:
 		return Errorf(Invalid, "%s has leading or trailing spaces", what)
 	}
+	if plainASCII(s) {
+		return nil
+	}
 	for _, r := range s {
 		switch {
 		case r == '/' || r == '\\' || r == '?' || r == '#':
@@ -46,6 +49,18 @@ func ValidateSegment(what, s string, maxBytes int) error {
 		}
 	}
 	return nil
+}
+
+// plainASCII reports whether s is printable ASCII without / \\ ? #: the
+// common case, which ValidateSegment checks without decoding runes.
+func plainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c < 0x20 || c >= 0x7f, c == '/', c == '\\', c == '?', c == '#':
+			return false
+		}
+	}
+	return true
 }
 
 // ValidateID checks a whole item id against the Cosmos id rules.
@@ -70,6 +85,8 @@ func ValidateCategory(c string) error {
 		case r == ' ' && prev == ' ':
 			return Errorf(Invalid, "category may not contain two spaces in a row")
 		case r == ' ', r == '-', r == '_', r == '.', r == '~':
+		case 'a' <= r && r <= 'z', 'A' <= r && r <= 'Z', '0' <= r && r <= '9':
+			// ASCII letters and digits, without the Unicode tables.
 		case unicode.In(r, unicode.Variation_Selector, unicode.Other_Default_Ignorable_Code_Point):
 			return Errorf(Invalid, "category may not contain invisible characters (%U)", r)
 		case unicode.In(r, unicode.L, unicode.Nd, unicode.Mn, unicode.Mc):

@@ -254,6 +254,8 @@ func (a *App) openStore(ctx context.Context, specs []store.ContainerSpec) (store
 			ClientID: a.cfg.CosmosClientID, Database: a.cfg.Database, Containers: specs,
 			Timeout:        a.cfg.StoreTimeout,
 			TracerProvider: a.opts.Telemetry.TracerProvider(),
+			// The probe point-reads the smallest container.
+			ProbeContainer: a.cfg.LeasesContainer,
 		}
 		if a.opts.Cosmos != nil {
 			a.opts.Cosmos(&c)

@@ -14,6 +14,7 @@ import (
 	"slices"
 
 	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/internal/header"
 )
 
 // AdminRole is the app role that opens the /api/manage routes under entra
@@ -101,7 +102,7 @@ func New(ctx context.Context, s Settings, log *slog.Logger, o *Options) (*Authen
 		}}, nil
 	case Dev:
 		return &Authenticator{identify: func(r *http.Request, need Access) (Caller, error) {
-			user := r.Header.Get(DevUserHeader)
+			user := header.Get(r.Header, DevUserHeader)
 			if user == "" {
 				if need == Admin {
 					return Caller{}, missing("name the caller in the %s header", DevUserHeader)

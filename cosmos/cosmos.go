@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
@@ -54,6 +55,9 @@ type Config struct {
 	Timeout time.Duration
 	// TracerProvider, when set, receives a span for every SDK operation.
 	TracerProvider trace.TracerProvider
+	// ProbeContainer is the container Ping point-reads; empty means the
+	// first of Containers.
+	ProbeContainer string
 
 	// credential replaces the azidentity credential, for tests.
 	credential azcore.TokenCredential
@@ -65,9 +69,24 @@ type Store struct {
 	db       *azcosmos.DatabaseClient
 	database string
 
+	// probe is the container Ping point-reads, "" when there is none.
+	probe string
+	// answered is when the service last answered a request (UnixNano).
+	answered *atomic.Int64
+
 	mu         sync.Mutex
 	containers map[string]*container
 }
+
+// pingFresh is how recent an answer from the service must be for Ping to
+// trust it instead of sending its own read: an instance serving traffic
+// sends no probe at all, an idle one at most one read every pingFresh.
+const pingFresh = 30 * time.Second
+
+// probeID is the id Ping reads; no document has it, so the read is a
+// 404, which proves the account serves data requests as well as a found
+// document would.
+const probeID = "health-probe"
 
 var _ store.Store = (*Store)(nil)
 
@@ -101,7 +120,8 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 			return nil, err
 		}
 	}
-	opts := clientOptions(cfg.ClientOptions, cfg.Timeout)
+	answered := new(atomic.Int64)
+	opts := clientOptions(cfg.ClientOptions, cfg.Timeout, answered)
 	if cfg.TracerProvider != nil {
 		opts.TracingProvider = tracingProvider(cfg.TracerProvider)
 	}
@@ -114,7 +134,10 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		client.Close()
 		return nil, store.Permanent(fmt.Errorf("cosmos: %w", err))
 	}
-	s := &Store{client: client, db: db, database: cfg.Database, containers: map[string]*container{}}
+	s := &Store{client: client, db: db, database: cfg.Database, probe: cfg.ProbeContainer, answered: answered, containers: map[string]*container{}}
+	if s.probe == "" && len(cfg.Containers) > 0 {
+		s.probe = cfg.Containers[0].Name
+	}
 	if cfg.Key != "" {
 		err = s.provision(ctx, cfg.Containers)
 	} else {
@@ -174,9 +197,9 @@ func checkConfig(cfg Config) error {
 }
 
 // clientOptions copies o and adds the policies that bound every operation
-// by timeout (when positive), send background calls at low priority and
-// meter every request.
-func clientOptions(o *azcosmos.ClientOptions, timeout time.Duration) *azcosmos.ClientOptions {
+// by timeout (when positive), send background calls at low priority, meter
+// every request and note in answered when the service last answered.
+func clientOptions(o *azcosmos.ClientOptions, timeout time.Duration, answered *atomic.Int64) *azcosmos.ClientOptions {
 	var c azcosmos.ClientOptions
 	if o != nil {
 		c = *o
@@ -185,8 +208,29 @@ func clientOptions(o *azcosmos.ClientOptions, timeout time.Duration) *azcosmos.C
 	if timeout > 0 {
 		c.PerCallPolicies = append(c.PerCallPolicies, deadlinePolicy(timeout))
 	}
-	c.PerRetryPolicies = append(slices.Clone(c.PerRetryPolicies), meterPolicy{})
+	c.PerRetryPolicies = append(slices.Clone(c.PerRetryPolicies), meterPolicy{}, answerPolicy{answered})
 	return &c
+}
+
+// answerPolicy notes the time of every answer that shows the account
+// serving requests: a success, or a refusal about the document itself (not
+// found, conflict, precondition failed). A transport error, a server error
+// or an authorization failure forgets the last one, so that the next Ping
+// asks for itself; throttling changes nothing.
+type answerPolicy struct{ last *atomic.Int64 }
+
+func (a answerPolicy) Do(req *policy.Request) (*http.Response, error) {
+	resp, err := req.Next()
+	switch {
+	case err != nil:
+		a.last.Store(0)
+	case resp.StatusCode < 400, resp.StatusCode == http.StatusNotFound,
+		resp.StatusCode == http.StatusConflict, resp.StatusCode == http.StatusPreconditionFailed:
+		a.last.Store(time.Now().UnixNano())
+	case resp.StatusCode != http.StatusTooManyRequests:
+		a.last.Store(0)
+	}
+	return resp, err
 }
 
 // deadlinePolicy bounds one operation, retries included: it runs once per
@@ -448,10 +492,32 @@ func (s *Store) Container(ctx context.Context, name string) (store.Container, er
 	return c, nil
 }
 
-// Ping reads the database, for health checks.
+// Ping checks, for health checks, that the account serves data requests.
+// When the service answered some request within pingFresh it sends
+// nothing; otherwise it point-reads probeID in the probe container, where
+// not found is a healthy answer. It never reads the database or container
+// metadata: Cosmos DB throttles those requests apart from data requests,
+// and a probe from every instance would spend that budget.
 func (s *Store) Ping(ctx context.Context) error {
-	_, err := s.db.Read(ctx, nil)
-	return mapError(err, "database "+s.database)
+	if time.Since(time.Unix(0, s.answered.Load())) < pingFresh {
+		return nil
+	}
+	if s.probe == "" {
+		return errors.New("cosmos: no container to probe")
+	}
+	c, err := s.open(ctx, s.probe)
+	if err != nil {
+		return mapError(err, "container "+s.probe)
+	}
+	key := make(store.PartitionKey, len(c.spec.PartitionKeyPaths))
+	for i := range key {
+		key[i] = probeID
+	}
+	_, err = c.cc.ReadItem(ctx, partitionKey(key), probeID, nil)
+	if statusOf(err) == http.StatusNotFound {
+		return nil
+	}
+	return mapError(err, "container "+s.probe)
 }
 
 // Close releases the client.

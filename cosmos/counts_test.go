@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 
+	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/store"
 )
 
@@ -116,5 +118,79 @@ func TestCounts(t *testing.T) {
 	checkCounts(t, s, rec)
 	if got := fmt.Sprint(rec.since(0)[:1]); !strings.Contains(got, "GET /") {
 		t.Errorf("first request %s, want the account read", got)
+	}
+}
+
+// checkPing checks the health probe on s, whose probe container is tree:
+// once no answer is fresh it is one data-plane point read (a miss is
+// healthy), never a database or container metadata request, and while an
+// answer is fresh, its own or another call's, it sends nothing.
+func checkPing(t *testing.T, s *Store, rec *recorder) {
+	t.Helper()
+	ctx := t.Context()
+	probe := func(want int) []recorded {
+		t.Helper()
+		n := rec.count()
+		if err := s.Ping(ctx); err != nil {
+			t.Fatalf("Ping: %v", err)
+		}
+		got := rec.since(n)
+		if len(got) != want {
+			t.Fatalf("Ping sent %d requests (%v), want %d", len(got), got, want)
+		}
+		return got
+	}
+	s.answered.Store(0)
+	for _, r := range probe(1) {
+		if r.Method != http.MethodGet || !strings.HasSuffix(r.Path, "/colls/tree/docs/"+probeID) || isMetadata(r) {
+			t.Errorf("Ping sent %s, want a point read of %s in tree", r, probeID)
+		}
+	}
+	probe(0)
+	s.answered.Store(0)
+	flat, err := s.Container(ctx, "flat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := flat.Read(ctx, store.PartitionKey{"p1"}, "missing"); !todo.IsKind(err, todo.NotFound) {
+		t.Fatalf("read of a missing document: %v", err)
+	}
+	probe(0)
+}
+
+func TestPingCounts(t *testing.T) {
+	f := newFake(t, "db")
+	var failing atomic.Bool
+	f.docs = func(r *http.Request, _ []byte) *http.Response {
+		if failing.Load() {
+			return response(r, http.StatusServiceUnavailable, `{"code":"ServiceUnavailable","message":"down"}`)
+		}
+		return response(r, http.StatusNotFound, `{"code":"NotFound","message":"Entity with the specified id does not exist in the system."}`)
+	}
+	rec := &recorder{next: f}
+	for _, spec := range []store.ContainerSpec{flatSpec, treeSpec} {
+		f.addContainer(spec.Name, spec.PartitionKeyPaths...)
+	}
+	s, err := Open(t.Context(), Config{Endpoint: fakeEndpoint(t), Key: emulatorKey, Database: f.database,
+		Containers: []store.ContainerSpec{flatSpec, treeSpec}, ProbeContainer: "tree", ClientOptions: fastRetries(rec)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	checkPing(t, s, rec)
+
+	// A failed request makes the next Ping ask for itself, and it reports
+	// what it got.
+	failing.Store(true)
+	flat, _ := s.Container(t.Context(), "flat")
+	if _, err := flat.Read(t.Context(), store.PartitionKey{"p1"}, "a"); err == nil {
+		t.Fatal("read while the account fails: no error")
+	}
+	n := rec.count()
+	if err := s.Ping(t.Context()); !todo.IsKind(err, todo.Unavailable) {
+		t.Errorf("Ping while the account fails = %v, want Unavailable", err)
+	}
+	if rec.count() == n {
+		t.Error("Ping after a failed request sent nothing")
 	}
 }

@@ -167,3 +167,11 @@ func TestWireCounts(t *testing.T) {
 	s := openWire(t, []store.ContainerSpec{flatSpec, treeSpec}, rec)
 	checkCounts(t, s, rec)
 }
+
+// TestWirePing proves the health probe's budget against the server.
+func TestWirePing(t *testing.T) {
+	rec := &recorder{}
+	s := openWire(t, []store.ContainerSpec{flatSpec, treeSpec}, rec)
+	s.probe = "tree"
+	checkPing(t, s, rec)
+}

@@ -5,10 +5,10 @@ import (
 	"reflect"
 	"strconv"
 	"time"
-	"unicode/utf8"
 	"unsafe"
 
 	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/internal/jsonstr"
 )
 
 // appendTodo appends the API view of t as JSON: every property of
@@ -165,58 +165,5 @@ func appendTime(b []byte, t time.Time) []byte {
 	return append(b, '"')
 }
 
-const hexDigits = "0123456789abcdef"
-
-// appendString appends s as a JSON string, escaped as encoding/json does
-// (including <, >, & and U+2028/U+2029; invalid UTF-8 becomes U+FFFD).
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
+// appendString appends s as a JSON string, escaped as encoding/json does.
+func appendString(b []byte, s string) []byte { return jsonstr.Append(b, s, jsonstr.JSON) }

@@ -13,6 +13,7 @@ import (
 	"github.com/todoaudit/todo/azfunc"
 	"github.com/todoaudit/todo/functions"
 	"github.com/todoaudit/todo/internal/clip"
+	"github.com/todoaudit/todo/internal/header"
 	"github.com/todoaudit/todo/store"
 	"github.com/todoaudit/todo/telemetry"
 	"github.com/todoaudit/todo/telemetry/storetrace"
@@ -44,7 +45,7 @@ const flushTimeout = 5 * time.Second
 func (a *api) begin(ctx context.Context, w http.ResponseWriter, r *http.Request, function, route, trigger string) (context.Context, trace.Span) {
 	carrier := propagation.HeaderCarrier(r.Header)
 	if !a.Telemetry.Tracing() {
-		if r.Header.Get("Traceparent") != "" {
+		if header.Get(r.Header, "Traceparent") != "" {
 			ctx = telemetry.Propagator.Extract(ctx, carrier)
 		}
 		ctx = telemetry.LocalSpan(ctx)
@@ -65,7 +66,7 @@ func (a *api) begin(ctx context.Context, w http.ResponseWriter, r *http.Request,
 	if route != "" {
 		span.SetAttributes(attribute.String(attrRoute, route))
 	}
-	if id := r.Header.Get(azfunc.InvocationIDHeader); id != "" {
+	if id := header.Get(r.Header, azfunc.InvocationIDHeader); id != "" {
 		span.SetAttributes(attribute.String(attrInvocationID, id))
 	}
 	telemetry.Propagator.Inject(ctx, propagation.HeaderCarrier(w.Header()))

@@ -147,6 +147,11 @@ func cleanPath(p string) string {
 	if p[0] != '/' {
 		p = "/" + p
 	}
+	// Only repeated slashes and elements starting with a dot are cleaned
+	// away: a path with neither is clean as it is.
+	if !strings.Contains(p, "//") && !strings.Contains(p, "/.") {
+		return p
+	}
 	np := path.Clean(p)
 	if p[len(p)-1] == '/' && np != "/" {
 		np += "/"

@@ -38,7 +38,7 @@ func TestRouterMatch(t *testing.T) {
 		{"GET", "/api", "", "", false, ""},
 	} {
 		r := httptest.NewRequest(tc.method, tc.path, nil)
-		e, id, ok := rr.match(r)
+		e, id, ok := rr.match(r, r.URL.EscapedPath())
 		fn := ""
 		if e.rt != nil {
 			fn = e.rt.Function
@@ -58,7 +58,7 @@ func TestRouteTable(t *testing.T) {
 		if rt.serve == nil || rt.Function == "" {
 			t.Errorf("%s %s has no handler or function", rt.Method, rt.Path)
 		}
-		if e, _, ok := rr.match(httptest.NewRequest(rt.Method, rt.Path, nil)); !ok || e.rt != &Routes[i] {
+		if e, _, ok := rr.match(httptest.NewRequest(rt.Method, rt.Path, nil), rt.Path); !ok || e.rt != &Routes[i] {
 			t.Errorf("%s %s is not routed to its own route", rt.Method, rt.Path)
 		}
 		key := rt.Method + " " + rt.Path
@@ -107,10 +107,26 @@ func TestCheckQuery(t *testing.T) {
 func BenchmarkRouterMatch(b *testing.B) {
 	rr := newRouter(Routes)
 	r := httptest.NewRequest(http.MethodGet, "/api/todos/Grocery:41500e6e-4e08-495b-9d09-824f03961f4a", nil)
+	p := r.URL.EscapedPath()
 	b.ReportAllocs()
 	for b.Loop() {
-		if e, _, ok := rr.match(r); !ok || e.rt == nil {
+		if e, _, ok := rr.match(r, p); !ok || e.rt == nil {
 			b.Fatal("no route")
 		}
+	}
+}
+
+// A template whose variable is not a whole {id} segment is refused when
+// the router is built, not matched wrongly later.
+func TestRouterRefusesOtherVariables(t *testing.T) {
+	for _, path := range []string{"/api/todos/{id:[0-9]+}", "/api/todos/x{id}", "/api/{name}"} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: no panic", path)
+				}
+			}()
+			newRouter([]Route{{Function: "F", Method: http.MethodGet, Path: path}})
+		}()
 	}
 }

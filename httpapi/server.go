@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -22,6 +23,7 @@ import (
 	"github.com/todoaudit/todo/azfunc"
 	"github.com/todoaudit/todo/health"
 	"github.com/todoaudit/todo/internal/clip"
+	"github.com/todoaudit/todo/internal/header"
 	"github.com/todoaudit/todo/partitionload"
 	"github.com/todoaudit/todo/problem"
 	"github.com/todoaudit/todo/service"
@@ -122,7 +124,7 @@ func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusPermanentRedirect)
 		return
 	}
-	if e, id, ok := a.router.match(r); ok {
+	if e, id, ok := a.router.match(r, p); ok {
 		switch {
 		case e.rt != nil:
 			a.serve(w, r, e.rt, id)
@@ -236,7 +238,7 @@ type requestState struct {
 
 // call is what identifies a request or invocation of function in logs.
 func call(function string, r *http.Request) telemetry.Call {
-	return telemetry.Call{Function: function, InvocationID: clip.String(r.Header.Get(azfunc.InvocationIDHeader))}
+	return telemetry.Call{Function: function, InvocationID: clip.String(header.Get(r.Header, azfunc.InvocationIDHeader))}
 }
 
 // serve runs one request of a route: authentication, its query
@@ -364,9 +366,12 @@ func setCost(h http.Header, c store.Cost, v *[2]string) {
 // that a forbidden character sent encoded (%2F, %3F, %23, %5C) reaches
 // validation and gets a 400 rather than a routing 404.
 func decodeID(raw string) (string, error) {
-	id, err := url.PathUnescape(raw)
-	if err != nil {
-		return "", todo.Errorf(todo.Invalid, "id is not validly percent-encoded")
+	id := raw
+	if strings.IndexByte(raw, '%') >= 0 {
+		var err error
+		if id, err = url.PathUnescape(raw); err != nil {
+			return "", todo.Errorf(todo.Invalid, "id is not validly percent-encoded")
+		}
 	}
 	if err := todo.ValidateID(id); err != nil {
 		return "", err

@@ -14,6 +14,7 @@ import (
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/health"
+	"github.com/todoaudit/todo/internal/header"
 	"github.com/todoaudit/todo/partitionload"
 	"github.com/todoaudit/todo/problem"
 	"github.com/todoaudit/todo/service"
@@ -72,7 +73,7 @@ func writeBytes(w http.ResponseWriter, status int, b []byte) {
 
 // ifMatch parses an If-Match header: "" (absent), "*", or one strong ETag.
 func ifMatch(r *http.Request) (string, error) {
-	v := strings.TrimSpace(r.Header.Get("If-Match"))
+	v := strings.TrimSpace(header.Get(r.Header, "If-Match"))
 	if v == "" || v == "*" {
 		return v, nil
 	}
@@ -85,7 +86,7 @@ func ifMatch(r *http.Request) (string, error) {
 // createOnly reads a PUT's If-None-Match: only "*" (create, never update)
 // means something there, and it contradicts an If-Match.
 func createOnly(r *http.Request, match string) (bool, error) {
-	v := strings.TrimSpace(r.Header.Get("If-None-Match"))
+	v := strings.TrimSpace(header.Get(r.Header, "If-None-Match"))
 	switch {
 	case v == "":
 		return false, nil
@@ -162,7 +163,7 @@ func (a *api) get(ctx context.Context, w http.ResponseWriter, r *http.Request, i
 	if err != nil {
 		return err
 	}
-	if noneMatch(r.Header.Get("If-None-Match"), httpETag(res.ETag)) {
+	if noneMatch(header.Get(r.Header, "If-None-Match"), httpETag(res.ETag)) {
 		w.Header().Set("ETag", httpETag(res.ETag))
 		w.WriteHeader(http.StatusNotModified)
 		return nil
@@ -611,7 +612,7 @@ func (a *api) openAPI(_ context.Context, w http.ResponseWriter, r *http.Request,
 	h := w.Header()
 	h.Set("ETag", openAPIETag)
 	h.Set("Cache-Control", "no-cache")
-	if noneMatch(r.Header.Get("If-None-Match"), openAPIETag) {
+	if noneMatch(header.Get(r.Header, "If-None-Match"), openAPIETag) {
 		w.WriteHeader(http.StatusNotModified)
 		return nil
 	}

@@ -72,7 +72,7 @@ func (h *LogHandler) WithGroup(name string) slog.Handler {
 // and invocation id.
 func NewLogger(stdout, stderr io.Writer, level slog.Level) *slog.Logger {
 	o := &slog.HandlerOptions{Level: level}
-	return slog.New(NewLogHandler(&splitHandler{out: slog.NewJSONHandler(stdout, o), err: slog.NewJSONHandler(stderr, o)}))
+	return slog.New(NewLogHandler(&splitHandler{out: newJSONHandler(stdout, o), err: newJSONHandler(stderr, o)}))
 }
 
 // ParseLevel reads a LOG_LEVEL value.

@@ -2,9 +2,10 @@ package main
 
 import (
 	"bufio"
-	"context"
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -12,206 +13,318 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
-
-	"github.com/todoaudit/todo/bolt"
-	"github.com/todoaudit/todo/partition"
-	"github.com/todoaudit/todo/store"
 )
 
-// instructionsPerUpdate runs the handler under callgrind and counts the
-// instructions the whole process executes per update: updates PUTs from
-// clients concurrent clients, and the audit pump's catch-up after them
-// (until a write after the last one is in its history). The count does not
-// move with the machine's load, as wall-clock figures do. Start-up and a
-// warm-up are left out: the counters are zeroed after them. It also
-// returns the path of the callgrind dump.
-func instructionsPerUpdate(bin, dir string, clients, updates int) (float64, string, error) {
-	addr, err := freeAddr()
-	if err != nil {
-		return 0, "", err
-	}
-	out := filepath.Join(dir, "callgrind.out")
-	cmd := exec.Command("valgrind", "--tool=callgrind", "--callgrind-out-file="+out, bin)
-	// Callgrind aborts on the signals of Go's asynchronous preemption.
-	cmd.Env = append(os.Environ(), "GODEBUG=asyncpreemptoff=1", "LISTEN_ADDR="+addr, "DATA_DIR="+filepath.Join(dir, "data"), "AUTH_MODE=dev", "LOG_LEVEL=warn")
-	if err := cmd.Start(); err != nil {
-		return 0, "", fmt.Errorf("valgrind: %w", err)
-	}
-	p := &proc{cmd: cmd, base: "http://" + addr}
-	defer p.stop()
-	if err := waitFor(p.base+"/api/health", 2*time.Minute); err != nil {
-		return 0, "", err
-	}
-	c := newClient(clients)
-	c.Timeout = time.Minute
-	ids := make([]string, clients)
-	for i := range ids {
-		if ids[i], _, _, err = seed(c, p.base); err != nil {
-			return 0, "", err
-		}
-	}
-	var n atomic.Int64
-	round := func(perClient int) error {
-		var wg sync.WaitGroup
-		errs := make(chan error, clients)
-		for w := range clients {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for range perClient {
-					if err := putTodo(c, p.base+"/api/todos/"+ids[w], n.Add(1)); err != nil {
-						errs <- err
-						return
-					}
-				}
-			}()
-		}
-		wg.Wait()
-		close(errs)
-		return <-errs
-	}
-	if err := round(4); err != nil {
-		return 0, "", err
-	}
-	if err := audited(c, p.base); err != nil {
-		return 0, "", err
-	}
-	if err := callgrindControl("--zero", cmd.Process.Pid); err != nil {
-		return 0, "", err
-	}
-	perClient := max(updates/clients, 1)
-	if err := round(perClient); err != nil {
-		return 0, "", err
-	}
-	if err := audited(c, p.base); err != nil {
-		return 0, "", err
-	}
-	if err := callgrindControl("--dump", cmd.Process.Pid); err != nil {
-		return 0, "", err
-	}
-	ir, dump, err := dumpedInstructions(out)
-	if err != nil {
-		return 0, "", err
-	}
-	return float64(ir) / float64(perClient*clients), dump, nil
+// An instruction count is what a request costs in a way that does not move
+// with the machine's load: the server process runs under valgrind's
+// callgrind, its counters are zeroed once it serves and a workload's setup
+// is done, the workload's requests are sent over keep-alive loopback
+// connections, and the counters are dumped. Every thread of the process is
+// counted (the audit pump's catch-up included: a write workload ends only
+// once /api/health reports no audit lag). An idle window of the same
+// length, measured the same way, is subtracted, so what remains is per
+// request.
+
+// workload is one kind of request, sent n times from clients connections.
+type workload struct {
+	name    string
+	clients int
+	n       int
+	// send sends request i of worker w to base.
+	send func(c *http.Client, base string, w, i int) error
+	// write: wait for the audit to catch up before the counters are read.
+	write bool
 }
 
-func callgrindControl(arg string, pid int) error {
-	if out, err := exec.Command("callgrind_control", arg, strconv.Itoa(pid)).CombinedOutput(); err != nil {
+// instructionRow is one workload's count per request on both servers.
+type instructionRow struct {
+	name           string
+	handler, bare  float64
+	handlerWallSec float64
+}
+
+// instructions measures the handler binary and the bare net/http server
+// under callgrind and prints instructions per request for each workload.
+func instructions(bin, tmp string) error {
+	if _, err := exec.LookPath("valgrind"); err != nil {
+		return fmt.Errorf("instruction counts need valgrind (apt-get install -y valgrind)")
+	}
+	// The handler, seeded outside any measured window.
+	h, err := startCounted(bin, tmp, "handler", []string{"DATA_DIR=" + filepath.Join(tmp, "counted"), "AUTH_MODE=dev"}, "/api/health")
+	if err != nil {
+		return err
+	}
+	defer h.stop()
+	c := newClient(32)
+	id, body, _, err := seed(c, h.base)
+	if err != nil {
+		return err
+	}
+	ids := make([]string, 32)
+	for i := range ids {
+		if ids[i], _, _, err = seed(c, h.base); err != nil {
+			return err
+		}
+	}
+	listURL := "/api/todos?pageSize=20"
+	listBody, err := fetchBody(c, h.base+listURL)
+	if err != nil {
+		return err
+	}
+	putBody, err := sendPut(c, h.base+"/api/todos/"+id, 1)
+	if err != nil {
+		return err
+	}
+	postBody, err := sendPost(c, h.base)
+	if err != nil {
+		return err
+	}
+
+	var version [32]int64
+	var mu sync.Mutex
+	put := func(c *http.Client, base string, w, _ int) error {
+		mu.Lock()
+		version[w]++
+		n := version[w]
+		mu.Unlock()
+		_, err := sendPut(c, base+"/api/todos/"+ids[w], n)
+		return err
+	}
+	works := []workload{
+		{name: "point read (GET /api/todos/{id}), 1 client", clients: 1, n: 2000, send: func(c *http.Client, base string, _, _ int) error {
+			return get(c, base+"/api/todos/"+id)
+		}},
+		{name: "list page (GET /api/todos, 20 todos)", clients: 1, n: 500, send: func(c *http.Client, base string, _, _ int) error {
+			return get(c, base+listURL)
+		}},
+		{name: "create (POST /api/todos), 1 client", clients: 1, n: 300, write: true, send: func(c *http.Client, base string, _, _ int) error {
+			_, err := sendPost(c, base)
+			return err
+		}},
+		{name: "update (PUT /api/todos/{id}), 1 client", clients: 1, n: 300, write: true, send: put},
+		{name: "update (PUT /api/todos/{id}), 32 clients", clients: 32, n: 640, write: true, send: put},
+	}
+
+	// The bare server answers each request with the bytes the handler
+	// gave the same request.
+	bareDir := filepath.Join(tmp, "bare")
+	if err := os.MkdirAll(bareDir, 0o700); err != nil {
+		return err
+	}
+	for name, b := range map[string][]byte{"GET-item": body, "GET-list": listBody, "PUT-item": putBody, "POST-list": postBody} {
+		if err := os.WriteFile(filepath.Join(bareDir, name), b, 0o600); err != nil {
+			return err
+		}
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+
+	rows := make([]instructionRow, len(works))
+	for i, wk := range works {
+		rows[i].name = wk.name
+		if rows[i].handler, rows[i].handlerWallSec, err = h.count(c, wk); err != nil {
+			return fmt.Errorf("handler, %s: %w", wk.name, err)
+		}
+	}
+	h.stop()
+	b, err := startCounted(self, tmp, "bare", nil, "/", "-serve-baseline", bareDir, "-listen")
+	if err != nil {
+		return err
+	}
+	defer b.stop()
+	for i, wk := range works {
+		wk.write = false
+		if rows[i].bare, _, err = b.count(c, wk); err != nil {
+			return fmt.Errorf("bare server, %s: %w", wk.name, err)
+		}
+	}
+	b.stop()
+
+	fmt.Printf("\ninstructions per request (valgrind --tool=callgrind, whole process, idle subtracted)\n")
+	fmt.Printf("%-46s %12s %12s %8s\n", "request", "handler", "bare", "ratio")
+	for _, r := range rows {
+		fmt.Printf("%-46s %12.0f %12.0f %7.2fx\n", r.name, r.handler, r.bare, r.handler/r.bare)
+	}
+	return nil
+}
+
+// counted is a server process running under callgrind.
+type counted struct {
+	proc
+	out  string // the callgrind output file prefix
+	dump int    // dumps taken so far
+}
+
+// startCounted starts bin under callgrind with env, listening on a free
+// address given as LISTEN_ADDR or, when args is non-empty, as the value of
+// the last flag in args; it waits until ready answers 200.
+func startCounted(bin, tmp, name string, env []string, ready string, args ...string) (*counted, error) {
+	addr, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	out := filepath.Join(tmp, "callgrind."+name)
+	vargs := []string{"--tool=callgrind", "--callgrind-out-file=" + out, "--dump-line=no", bin}
+	if len(args) > 0 {
+		vargs = append(vargs, append(args, addr)...)
+	}
+	cmd := exec.Command("valgrind", vargs...)
+	// Callgrind cannot follow the signals of Go's asynchronous preemption.
+	cmd.Env = append(append(os.Environ(), "LISTEN_ADDR="+addr, "GODEBUG=asyncpreemptoff=1"), env...)
+	cmd.Stderr = &bytes.Buffer{}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	p := &counted{proc: proc{cmd: cmd, base: "http://" + addr}, out: out}
+	if err := waitFor(p.base+ready, 2*time.Minute); err != nil {
+		p.stop()
+		return nil, fmt.Errorf("%s under valgrind: %w: %s", name, err, cmd.Stderr)
+	}
+	return p, nil
+}
+
+// count returns wk's instructions per request and the window's length.
+func (p *counted) count(c *http.Client, wk workload) (float64, float64, error) {
+	if err := p.control("--zero"); err != nil {
+		return 0, 0, err
+	}
+	start := time.Now()
+	if err := sendAll(c, p.base, wk); err != nil {
+		return 0, 0, err
+	}
+	if wk.write {
+		if err := waitAudit(c, p.base); err != nil {
+			return 0, 0, err
+		}
+	}
+	window := time.Since(start)
+	busy, err := p.read()
+	if err != nil {
+		return 0, 0, err
+	}
+	if err := p.control("--zero"); err != nil {
+		return 0, 0, err
+	}
+	time.Sleep(window)
+	idle, err := p.read()
+	if err != nil {
+		return 0, 0, err
+	}
+	return float64(busy-idle) / float64(wk.n), window.Seconds(), nil
+}
+
+// control sends one callgrind_control command to the process.
+func (p *counted) control(arg string) error {
+	out, err := exec.Command("callgrind_control", arg, strconv.Itoa(p.cmd.Process.Pid)).CombinedOutput()
+	if err != nil {
 		return fmt.Errorf("callgrind_control %s: %v: %s", arg, err, out)
 	}
 	return nil
 }
 
-// audited waits until everything written so far is audited: it creates a
-// probe todo and waits, polling once a second, until the probe's create is
-// in its history. The pump audits the change feed in commit order, so by
-// then every earlier write is audited too.
-func audited(c *http.Client, base string) error {
-	id, _, _, err := seed(c, base)
+// read dumps the counters and returns the instructions since they were
+// last zeroed.
+func (p *counted) read() (int64, error) {
+	if err := p.control("--dump"); err != nil {
+		return 0, err
+	}
+	p.dump++
+	file := fmt.Sprintf("%s.%d", p.out, p.dump)
+	f, err := os.Open(file)
 	if err != nil {
-		return err
-	}
-	deadline := time.Now().Add(5 * time.Minute)
-	for time.Now().Before(deadline) {
-		resp, err := c.Get(base + "/api/todos/" + id + "/history")
-		if err != nil {
-			return err
-		}
-		var page struct {
-			Items []json.RawMessage `json:"items"`
-		}
-		err = json.NewDecoder(resp.Body).Decode(&page)
-		resp.Body.Close()
-		if err != nil {
-			return err
-		}
-		if len(page.Items) > 0 {
-			return nil
-		}
-		time.Sleep(time.Second)
-	}
-	return fmt.Errorf("the audit did not catch up within 5 minutes")
-}
-
-// dumpedInstructions reads the instruction total of the last callgrind
-// dump written next to out (callgrind names dumps out.N), and its path.
-func dumpedInstructions(out string) (int64, string, error) {
-	matches, err := filepath.Glob(out + "*")
-	if err != nil || len(matches) == 0 {
-		return 0, "", fmt.Errorf("no callgrind dump at %s", out)
-	}
-	var last string
-	for _, m := range matches {
-		if m != out {
-			last = m
-		}
-	}
-	if last == "" {
-		return 0, "", fmt.Errorf("no callgrind dump after %s", out)
-	}
-	f, err := os.Open(last)
-	if err != nil {
-		return 0, "", err
+		return 0, err
 	}
 	defer f.Close()
+	defer os.Remove(file)
+	var total int64
+	found := false
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "summary:"); ok {
-			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-			return n, last, err
+		// One "totals:" line per thread's part of the dump.
+		if v, ok := strings.CutPrefix(sc.Text(), "totals: "); ok {
+			n, err := strconv.ParseInt(strings.Fields(v)[0], 10, 64)
+			if err != nil {
+				return 0, err
+			}
+			total += n
+			found = true
 		}
 	}
-	return 0, "", fmt.Errorf("%s has no summary line", last)
+	if !found {
+		return 0, fmt.Errorf("%s: no totals line", file)
+	}
+	return total, sc.Err()
 }
 
-// storeBatchRate is the embedded store's own rate of the write every
-// update makes, a two-document batch (a todo and its version document),
-// fsynced, from writers concurrent writers for d: the ceiling an update
-// rate is compared with.
-func storeBatchRate(dir string, writers int, d time.Duration) (float64, error) {
-	specs, err := partition.Containers(partition.Hierarchical, partition.DefaultContainerNames)
-	if err != nil {
-		return 0, err
-	}
-	st, err := bolt.Open(dir, specs, nil)
-	if err != nil {
-		return 0, err
-	}
-	defer st.Close()
-	ctx := context.Background()
-	todos, err := st.Container(ctx, specs[0].Name)
-	if err != nil {
-		return 0, err
-	}
-	doc := func(id string) []byte {
-		return fmt.Appendf(nil, `{"id":%q,"type":"todo","userId":"alice","category":"Grocery","title":"Get more milk","isCompleted":false,"version":1}`, id)
-	}
-	var n, done atomic.Int64
-	var failed atomic.Value
-	stop := time.Now().Add(d)
-	start := time.Now()
+// sendAll sends wk's n requests from its clients, each worker its share.
+func sendAll(c *http.Client, base string, wk workload) error {
+	errs := make(chan error, wk.clients)
 	var wg sync.WaitGroup
-	for range writers {
+	for w := range wk.clients {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for time.Now().Before(stop) {
-				id := "Grocery:w" + strconv.FormatInt(n.Add(1), 10)
-				ops := []store.Op{{Kind: store.BatchUpsert, Doc: doc(id)}, {Kind: store.BatchUpsert, Doc: doc(id + ":v1")}}
-				if _, err := todos.Batch(ctx, store.PartitionKey{"alice", "Grocery"}, ops); err != nil {
-					failed.Store(err)
+			for i := w; i < wk.n; i += wk.clients {
+				if err := wk.send(c, base, w, i); err != nil {
+					errs <- err
 					return
 				}
-				done.Add(1)
 			}
 		}()
 	}
 	wg.Wait()
-	if err, ok := failed.Load().(error); ok {
-		return 0, err
+	close(errs)
+	return <-errs
+}
+
+// waitAudit waits until /api/health reports no audit lag.
+func waitAudit(c *http.Client, base string) error {
+	deadline := time.Now().Add(2 * time.Minute)
+	for time.Now().Before(deadline) {
+		resp, err := c.Get(base + "/api/health")
+		if err != nil {
+			return err
+		}
+		var h struct {
+			Audit struct{ LagSeconds *float64 }
+		}
+		err = json.NewDecoder(resp.Body).Decode(&h)
+		resp.Body.Close()
+		if err != nil {
+			return err
+		}
+		if h.Audit.LagSeconds != nil && *h.Audit.LagSeconds == 0 {
+			return nil
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
-	return float64(done.Load()) / time.Since(start).Seconds(), nil
+	return fmt.Errorf("audit lag not 0 after 2 minutes")
+}
+
+func fetchBody(c *http.Client, url string) ([]byte, error) {
+	resp, err := c.Get(url)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: %d", url, resp.StatusCode)
+	}
+	return io.ReadAll(resp.Body)
+}
+
+func sendPost(c *http.Client, base string) ([]byte, error) {
+	resp, err := c.Post(base+"/api/todos", "application/json", strings.NewReader(`{"category":"Grocery","title":"Get more milk","tags":["dairy"]}`))
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusCreated && resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("POST: %d", resp.StatusCode)
+	}
+	return b, err
 }

@@ -12,11 +12,13 @@
 //   - audit lag: from a create's acknowledgement to its version appearing in
 //     the todo's history (through the change-feed pump), sampled during the
 //     upsert load;
-//   - transparency log delay: from a create's acknowledgement to its
-//     version's proof being served under a signed checkpoint, sampled
-//     under 200 upserts/s;
 //   - history paging: a point read's p99 alone and beside 8 clients paging
 //     through a 5,000-version history, and how many whole walks they make.
+//
+// With -instructions it instead counts, under valgrind's callgrind, the
+// instructions per request of the handler and of the bare server for a
+// point read, a list page, a create and updates from 1 and 32 clients:
+// figures that do not move with the machine's load.
 //
 // It only talks to servers it starts on 127.0.0.1, and every phase is
 // bounded in time. Run it with make bench.
@@ -45,82 +47,53 @@ func main() {
 		duration = flag.Duration("duration", 3*time.Second, "length of each measured round")
 		clients  = flag.Int("clients", 32, "concurrent clients")
 		bin      = flag.String("handler", "", "handler binary (default: build ./handler)")
-		baseline = flag.String("serve-baseline", "", "internal: serve this file as the bare net/http baseline")
+		baseline = flag.String("serve-baseline", "", "internal: serve the answers in this directory as the bare net/http baseline")
+		bytesOf  = flag.Int("store-bytes", 0, "create this many todos on the embedded store and print where the file's bytes go, instead of the wall-clock rounds")
+		counts   = flag.Bool("instructions", false, "count instructions per request under valgrind's callgrind instead of the wall-clock rounds")
 		listen   = flag.String("listen", "", "internal: baseline listen address")
-		instr    = flag.Int("instructions", 0, "instead: count, under callgrind, the instructions per update of this many updates")
-		profile  = flag.String("callgrind-out", "", "with -instructions: also keep the callgrind dump here, for callgrind_annotate")
 	)
 	flag.Parse()
 	if *baseline != "" {
 		serveBaseline(*baseline, *listen)
 		return
 	}
-	if err := measure(*bin, *duration, *clients, *instr, *profile); err != nil {
+	if err := run(*bin, *duration, *clients, *counts, *bytesOf); err != nil {
 		fmt.Fprintln(os.Stderr, "loadtest:", err)
 		os.Exit(1)
 	}
 }
 
-// measure runs the quality bars, or with instructions > 0 the count of
-// instructions per update, in a temporary directory it removes after.
-func measure(bin string, d time.Duration, clients, instructions int, profile string) error {
+func run(bin string, d time.Duration, clients int, counts bool, todos int) error {
 	tmp, err := os.MkdirTemp("", "loadtest")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	if bin, err = handlerBinary(bin, tmp); err != nil {
-		return err
-	}
-	if instructions > 0 {
-		return countInstructions(bin, tmp, clients, instructions, profile)
-	}
-	return run(bin, tmp, d, clients)
-}
-
-// handlerBinary returns bin, or builds ./handler into tmp when it is "",
-// as make stage builds it (without cgo).
-func handlerBinary(bin, tmp string) (string, error) {
-	if bin != "" {
-		return bin, nil
-	}
-	bin = filepath.Join(tmp, "handler")
-	build := exec.Command("go", "build", "-o", bin, "./handler")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("build: %v: %s", err, out)
-	}
-	return bin, nil
-}
-
-// countInstructions prints the instructions per update of the handler at
-// bin, and keeps the callgrind dump at profile unless it is "".
-func countInstructions(bin, tmp string, clients, updates int, profile string) error {
-	per, dump, err := instructionsPerUpdate(bin, tmp, clients, updates)
-	if err != nil {
-		return err
-	}
-	if profile != "" {
-		if err := os.Rename(dump, profile); err != nil {
-			return err
+	if bin == "" {
+		bin = filepath.Join(tmp, "handler")
+		build := exec.Command("go", "build", "-o", bin, "./handler")
+		build.Env = append(os.Environ(), "CGO_ENABLED=0") // as make stage builds it; callgrind needs it
+		if out, err := build.CombinedOutput(); err != nil {
+			return fmt.Errorf("build: %v: %s", err, out)
 		}
 	}
-	fmt.Printf("%-46s %18.0f   (%d updates from %d clients, the audit's catch-up included; valgrind --tool=callgrind)\n",
-		"instructions per update, whole process", per, max(updates/clients, 1)*clients, clients)
-	return nil
-}
-
-func run(bin, tmp string, d time.Duration, clients int) error {
+	if counts {
+		return instructions(bin, tmp)
+	}
+	if todos > 0 {
+		return storeBytes(bin, tmp, todos)
+	}
 	fmt.Printf("loadtest: %d clients, %v rounds, GOMAXPROCS of this machine: %d cores\n\n", clients, d, numCPU())
 
 	// Readiness.
 	var listening, ready []time.Duration
+	var rss []float64
 	for i := range 5 {
-		l, r, err := readiness(bin, filepath.Join(tmp, fmt.Sprint("ready", i)))
+		l, r, kb, err := readiness(bin, filepath.Join(tmp, fmt.Sprint("ready", i)))
 		if err != nil {
 			return err
 		}
-		listening, ready = append(listening, l), append(ready, r)
+		listening, ready, rss = append(listening, l), append(ready, r), append(rss, float64(kb))
 	}
 
 	h, err := startHandler(bin, filepath.Join(tmp, "data"))
@@ -133,11 +106,14 @@ func run(bin, tmp string, d time.Duration, clients int) error {
 	if err != nil {
 		return err
 	}
-	bodyFile := filepath.Join(tmp, "body.json")
-	if err := os.WriteFile(bodyFile, body, 0o600); err != nil {
+	bodyDir := filepath.Join(tmp, "answers")
+	if err := os.MkdirAll(bodyDir, 0o700); err != nil {
 		return err
 	}
-	b, err := startBaseline(bodyFile, etag)
+	if err := os.WriteFile(filepath.Join(bodyDir, "GET-item"), body, 0o600); err != nil {
+		return err
+	}
+	b, err := startBaseline(bodyDir, etag)
 	if err != nil {
 		return err
 	}
@@ -170,11 +146,8 @@ func run(bin, tmp string, d time.Duration, clients int) error {
 
 	// Audit lag at the throughput the bar asks for (2,000 upserts/s from
 	// all clients), and, for information, at saturation.
-	lags := withProbe(client, h.base, inHistory, func() { paced(client, clients, 2*d, 2000, upsert) })
-	satLags := withProbe(client, h.base, inHistory, func() { load(client, clients, 2*d, upsert) })
-	// From a write to its version in a signed checkpoint of the
-	// transparency log, under 200 writes/s.
-	logDelays := withProbe(client, h.base, inLog, func() { paced(client, clients, 4*d, 200, upsert) })
+	lags := withProbe(client, h.base, func() { paced(client, clients, 2*d, 2000, upsert) })
+	satLags := withProbe(client, h.base, func() { load(client, clients, 2*d, upsert) })
 
 	// Point reads beside clients paging through a long history.
 	alone, beside, walks, err := historyInterference(client, h.base, id, d)
@@ -200,6 +173,7 @@ func run(bin, tmp string, d time.Duration, clients int) error {
 	}
 	startRow("answers GET / after start (median / max of 5)", listening, 100*time.Millisecond)
 	startRow("/api/health 200 after start (median / max)", ready, 200*time.Millisecond)
+	fmt.Printf("%-46s %15.1f MiB\n", "idle RSS 2 s after /api/health 200 (median)", median(rss)/1024)
 	fmt.Printf("%-46s %18.0f\n", "bare net/http, same JSON (req/s, median)", median(base))
 	fmt.Printf("%-46s %18.0f\n", "handler point read (req/s, median)", median(hand))
 	row("point-read throughput vs bare net/http", fmt.Sprintf("%.0f%%", 100*readRatio), ">= 60%", readRatio >= 0.6)
@@ -215,9 +189,6 @@ func run(bin, tmp string, d time.Duration, clients int) error {
 	row("upsert-to-audit lag p99 at 2,000 upserts/s", p99.String(), "<= 250ms", p99 <= 250*time.Millisecond)
 	if len(satLags) > 0 {
 		fmt.Printf("%-46s %18s   (p99 %v, %d samples)\n", "upsert-to-audit lag p50 at saturation", percentile(satLags, 50), percentile(satLags, 99), len(satLags))
-	}
-	if len(logDelays) > 0 {
-		fmt.Printf("%-46s %18s   (p99 %v, %d samples)\n", "write-to-signed-checkpoint p50 at 200 writes/s", percentile(logDelays, 50), percentile(logDelays, 99), len(logDelays))
 	}
 	fmt.Printf("%-46s %18s   (%v alone)\n", "point read p99 beside 8 history walks", percentile(beside, 99), percentile(alone, 99))
 	fmt.Printf("%-46s %18d   (%d versions, 20 a page)\n", "whole-history walks in that time", walks, historyVersions)
@@ -394,17 +365,41 @@ func startBaseline(body, etag string) (*proc, error) {
 }
 
 // serveBaseline is the bare net/http server: the same JSON bytes and
-// headers a point read returns, with no routing, store or logging.
-func serveBaseline(file, addr string) {
-	body, err := os.ReadFile(file)
+// headers the handler answered, with no routing, store or logging. dir
+// holds one answer per kind of request, named by method and by whether
+// the path is the collection ("list") or one todo ("item"); GET-item
+// answers any request of a kind dir has no file for.
+func serveBaseline(dir, addr string) {
+	answers := map[string][]byte{}
+	entries, err := os.ReadDir(dir)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		answers[e.Name()] = b
+	}
 	etag := os.Getenv("BASELINE_ETAG")
-	srv := &http.Server{Addr: addr, Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	srv := &http.Server{Addr: addr, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		kind := "item"
+		if r.URL.Path == "/api/todos" {
+			kind = "list"
+		}
+		body, ok := answers[r.Method+"-"+kind]
+		if !ok {
+			body = answers["GET-item"]
+		}
+		_, _ = io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("ETag", etag)
+		if r.Method == http.MethodPost {
+			w.WriteHeader(http.StatusCreated)
+		}
 		_, _ = w.Write(body)
 	})}
 	go func() {
@@ -432,18 +427,19 @@ func waitFor(url string, limit time.Duration) error {
 
 // readiness starts the handler and times, from the process start, the
 // first answer to GET / (it listens) and the first 200 from /api/health
-// (it serves the API).
-func readiness(bin, dir string) (listening, ready time.Duration, err error) {
+// (it serves the API); then it reads the process's resident memory (kB)
+// after 2 s idle.
+func readiness(bin, dir string) (listening, ready time.Duration, rssKB int, err error) {
 	addr, err := freeAddr()
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	cmd := exec.Command(bin)
 	cmd.Env = append(os.Environ(), "LISTEN_ADDR="+addr, "DATA_DIR="+dir)
 	c := &http.Client{Timeout: time.Second}
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	defer (&proc{cmd: cmd}).stop()
 	for time.Since(start) < 10*time.Second {
@@ -455,29 +451,31 @@ func readiness(bin, dir string) (listening, ready time.Duration, err error) {
 		time.Sleep(200 * time.Microsecond)
 	}
 	if listening == 0 {
-		return 0, 0, fmt.Errorf("handler not listening after 10s")
+		return 0, 0, 0, fmt.Errorf("handler not listening after 10s")
 	}
 	for time.Since(start) < 10*time.Second {
 		if resp, err := c.Get("http://" + addr + "/api/health"); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return listening, time.Since(start), nil
+				ready = time.Since(start)
+				time.Sleep(2 * time.Second)
+				rssKB, err = residentKB(cmd.Process.Pid)
+				return listening, ready, rssKB, err
 			}
 		}
 		time.Sleep(200 * time.Microsecond)
 	}
-	return 0, 0, fmt.Errorf("/api/health not 200 after 10s")
+	return 0, 0, 0, fmt.Errorf("/api/health not 200 after 10s")
 }
 
 func seed(c *http.Client, base string) (id string, body []byte, etag string, err error) {
-	resp, err := c.Post(base+"/api/todos", "application/json", bytes.NewReader([]byte(`{"category":"Grocery","title":"Get more milk","tags":["dairy"]}`)))
+	created, err := sendPost(c, base)
 	if err != nil {
 		return "", nil, "", err
 	}
-	defer resp.Body.Close()
 	var td struct{ ID string }
-	if err := json.NewDecoder(resp.Body).Decode(&td); err != nil || resp.StatusCode != 201 {
-		return "", nil, "", fmt.Errorf("seed: %d %v", resp.StatusCode, err)
+	if err := json.Unmarshal(created, &td); err != nil {
+		return "", nil, "", fmt.Errorf("seed: %v", err)
 	}
 	r, err := c.Get(base + "/api/todos/" + td.ID)
 	if err != nil {
@@ -502,18 +500,25 @@ func get(c *http.Client, url string) error {
 }
 
 func putTodo(c *http.Client, url string, n int64) error {
+	_, err := sendPut(c, url, n)
+	return err
+}
+
+// sendPut replaces the todo at url with version n's title and returns the
+// answer's body.
+func sendPut(c *http.Client, url string, n int64) ([]byte, error) {
 	req, _ := http.NewRequest(http.MethodPut, url, bytes.NewReader(fmt.Appendf(nil, `{"category":"Grocery","title":"update %d"}`, n)))
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := c.Do(req)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	_, _ = io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
 	if resp.StatusCode != 200 {
-		return fmt.Errorf("PUT %s: %d", url, resp.StatusCode)
+		return nil, fmt.Errorf("PUT %s: %d", url, resp.StatusCode)
 	}
-	return nil
+	return b, err
 }
 
 // load runs fn from n workers for d and returns completed calls per second.
@@ -551,13 +556,13 @@ func percentile(xs []time.Duration, p int) time.Duration {
 
 // withProbe runs work while probing the audit lag, once the audit has
 // caught up with earlier phases.
-func withProbe(c *http.Client, base string, arrived func(c *http.Client, base, id string) bool, work func()) []time.Duration {
+func withProbe(c *http.Client, base string, work func()) []time.Duration {
 	settle, cancelSettle := context.WithTimeout(context.Background(), time.Minute)
-	probeOnce(settle, c, base, arrived)
+	probeOnce(settle, c, base)
 	cancelSettle()
 	ctx, cancel := context.WithCancel(context.Background())
 	lagc := make(chan []time.Duration)
-	go func() { lagc <- probeLag(ctx, c, base, arrived) }()
+	go func() { lagc <- probeLag(ctx, c, base) }()
 	work()
 	cancel()
 	return <-lagc
@@ -583,55 +588,36 @@ func paced(c *http.Client, n int, d time.Duration, rate float64, fn func(c *http
 	wg.Wait()
 }
 
-// probeLag creates a todo, then polls until arrived says version 1 is
+// probeLag creates a todo, then polls its history until version 1 is
 // there, over and over until ctx ends.
-func probeLag(ctx context.Context, c *http.Client, base string, arrived func(c *http.Client, base, id string) bool) []time.Duration {
+func probeLag(ctx context.Context, c *http.Client, base string) []time.Duration {
 	var lags []time.Duration
 	for ctx.Err() == nil {
-		if lag, ok := probeOnce(ctx, c, base, arrived); ok {
+		if lag, ok := probeOnce(ctx, c, base); ok {
 			lags = append(lags, lag)
 		}
 	}
 	return lags
 }
 
-// probeOnce creates a todo and waits until arrived says version 1 is
-// there.
-func probeOnce(ctx context.Context, c *http.Client, base string, arrived func(c *http.Client, base, id string) bool) (time.Duration, bool) {
+// probeOnce creates a todo and waits until its history shows version 1.
+func probeOnce(ctx context.Context, c *http.Client, base string) (time.Duration, bool) {
 	id, _, _, err := seed(c, base)
 	if err != nil {
 		return 0, false
 	}
 	acked := time.Now()
 	for ctx.Err() == nil {
-		if arrived(c, base, id) {
-			return time.Since(acked), true
+		resp, err := c.Get(base + "/api/todos/" + id + "/history")
+		if err == nil {
+			var h struct{ Items []json.RawMessage }
+			_ = json.NewDecoder(resp.Body).Decode(&h)
+			resp.Body.Close()
+			if len(h.Items) > 0 {
+				return time.Since(acked), true
+			}
 		}
 		time.Sleep(time.Millisecond)
 	}
 	return 0, false
-}
-
-// inHistory reports whether the todo's history shows a version.
-func inHistory(c *http.Client, base, id string) bool {
-	resp, err := c.Get(base + "/api/todos/" + id + "/history")
-	if err != nil {
-		return false
-	}
-	defer resp.Body.Close()
-	var h struct{ Items []json.RawMessage }
-	_ = json.NewDecoder(resp.Body).Decode(&h)
-	return len(h.Items) > 0
-}
-
-// inLog reports whether the todo's version 1 is in the transparency log's
-// latest signed checkpoint: its proof is served.
-func inLog(c *http.Client, base, id string) bool {
-	resp, err := c.Get(base + "/api/todos/" + id + "/history/proof?version=1")
-	if err != nil {
-		return false
-	}
-	defer resp.Body.Close()
-	_, _ = io.Copy(io.Discard, resp.Body)
-	return resp.StatusCode == http.StatusOK
 }

@@ -1,0 +1,159 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+
+	"go.etcd.io/bbolt"
+)
+
+// storeBytes creates n todos through the handler on the embedded store
+// (the audit on), waits until the audit has caught up, stops the handler
+// and prints where the file's bytes go: key and value bytes per bucket
+// path (container, then its inner buckets), and the pages bbolt holds
+// free or part-filled.
+func storeBytes(bin, tmp string, n int) error {
+	dir := filepath.Join(tmp, "bytes")
+	h, err := startHandler(bin, dir)
+	if err != nil {
+		return err
+	}
+	defer h.stop()
+	c := newClient(32)
+	var made atomic.Int64
+	errs := make(chan error, 32)
+	for range 32 {
+		go func() {
+			for made.Add(1) <= int64(n) {
+				if _, err := sendPost(c, h.base); err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 32 {
+		if e := <-errs; e != nil && err == nil {
+			err = e
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if err := waitAudit(c, h.base); err != nil {
+		return err
+	}
+	h.stop()
+
+	file, err := onlyFile(dir)
+	if err != nil {
+		return err
+	}
+	fi, err := os.Stat(file)
+	if err != nil {
+		return err
+	}
+	db, err := bbolt.Open(file, 0o600, &bbolt.Options{ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	sizes := map[string]*bucketBytes{}
+	err = db.View(func(tx *bbolt.Tx) error {
+		return tx.ForEach(func(name []byte, b *bbolt.Bucket) error {
+			walkBucket(sizes, string(name), b)
+			return nil
+		})
+	})
+	if err != nil {
+		return err
+	}
+	var pages bbolt.BucketStats
+	_ = db.View(func(tx *bbolt.Tx) error {
+		_ = tx.ForEach(func(_ []byte, b *bbolt.Bucket) error {
+			pages.Add(b.Stats())
+			return nil
+		})
+		return nil
+	})
+	stats := db.Stats()
+	fmt.Printf("embedded store after %d todos created, audit caught up: file %d bytes, %.0f bytes a todo\n", n, fi.Size(), float64(fi.Size())/float64(n))
+	fmt.Printf("%-40s %10s %12s %12s %10s\n", "bucket", "keys", "key bytes", "value bytes", "per todo")
+	names := make([]string, 0, len(sizes))
+	for k := range sizes {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	var total int64
+	for _, k := range names {
+		s := sizes[k]
+		total += s.keys + s.values
+		fmt.Printf("%-40s %10d %12d %12d %10.0f\n", k, s.n, s.keys, s.values, float64(s.keys+s.values)/float64(n))
+	}
+	pageSize := int64(db.Info().PageSize)
+	inuse := int64(pages.BranchInuse + pages.LeafInuse)
+	alloc := int64(pages.BranchAlloc + pages.LeafAlloc)
+	free := int64(stats.FreePageN+stats.PendingPageN) * pageSize
+	fmt.Printf("%-40s %36d %10.0f\n", "keys and values, all buckets", total, float64(total)/float64(n))
+	fmt.Printf("%-40s %36d %10.0f\n", "page bytes in use (with page headers)", inuse, float64(inuse)/float64(n))
+	fmt.Printf("%-40s %36d %10.0f\n", "page bytes allocated to buckets", alloc, float64(alloc)/float64(n))
+	fmt.Printf("%-40s %36d %10.0f\n", "free and pending pages", free, float64(free)/float64(n))
+	fmt.Printf("%-40s %36d %10.0f\n", "file not in any bucket or free list", fi.Size()-alloc-free, float64(fi.Size()-alloc-free)/float64(n))
+	return nil
+}
+
+// bucketBytes is the count and the key and value bytes of one bucket path.
+type bucketBytes struct{ n, keys, values int64 }
+
+// walkBucket adds b's keys and values under path, and its inner buckets
+// under path/name.
+func walkBucket(sizes map[string]*bucketBytes, path string, b *bbolt.Bucket) {
+	s := sizes[path]
+	if s == nil {
+		s = &bucketBytes{}
+		sizes[path] = s
+	}
+	_ = b.ForEach(func(k, v []byte) error {
+		if v == nil {
+			if inner := b.Bucket(k); inner != nil {
+				walkBucket(sizes, path+"/"+printable(k), inner)
+				return nil
+			}
+		}
+		s.n++
+		s.keys += int64(len(k))
+		s.values += int64(len(v))
+		return nil
+	})
+}
+
+// printable names a bucket whose name may hold bytes that are not text.
+func printable(k []byte) string {
+	if strings.ToValidUTF8(string(k), "") == string(k) && !strings.ContainsFunc(string(k), func(r rune) bool { return r < 0x20 }) {
+		return string(k)
+	}
+	return fmt.Sprintf("%x", k)
+}
+
+// onlyFile returns the one regular file in dir (the store's database).
+func onlyFile(dir string) (string, error) {
+	var files []string
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() && !strings.HasSuffix(p, ".lock") {
+			files = append(files, p)
+		}
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	if len(files) != 1 {
+		return "", fmt.Errorf("%s holds %d files (%v), want the one database", dir, len(files), files)
+	}
+	return files[0], nil
+}

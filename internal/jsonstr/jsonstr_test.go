@@ -1,0 +1,52 @@
+package jsonstr
+
+import (
+	"bytes"
+	"encoding/json"
+	"log/slog"
+	"strings"
+	"testing"
+)
+
+// slogString is how log/slog's JSON handler writes s as a value.
+func slogString(t testing.TB, s string) string {
+	var buf bytes.Buffer
+	slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+		if a.Key != "v" {
+			return slog.Attr{}
+		}
+		return a
+	}})).Info("", "v", s)
+	line := strings.TrimSuffix(buf.String(), "\n")
+	v, ok := strings.CutPrefix(line, `{"v":`)
+	if !ok {
+		t.Fatalf("slog wrote %s", line)
+	}
+	return strings.TrimSuffix(v, "}")
+}
+
+func check(t *testing.T, s string) {
+	t.Helper()
+	want, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := Append(nil, s, JSON); string(got) != string(want) {
+		t.Errorf("JSON %q: %s, encoding/json %s", s, got, want)
+	}
+	if got, want := string(Append(nil, s, Slog)), slogString(t, s); got != want {
+		t.Errorf("Slog %q: %s, slog %s", s, got, want)
+	}
+}
+
+func TestAppend(t *testing.T) {
+	for _, s := range []string{"", "plain", `" \ / `, "\n\r\t\b\f\x00\x1f\x7f", "<a href='x'>&</a>",
+		"caf\u00e9 \U0001F600", "bad \xff\xfe utf-8", "\u2028\u2029", "\xed\xa0\x80"} {
+		check(t, s)
+	}
+}
+
+func FuzzAppend(f *testing.F) {
+	f.Add("a<b>&\u2028\xff")
+	f.Fuzz(check)
+}
