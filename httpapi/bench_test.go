@@ -14,10 +14,10 @@ import (
 	"github.com/todoaudit/todo/bolt"
 	"github.com/todoaudit/todo/httpapi"
 	"github.com/todoaudit/todo/partition"
-	"github.com/todoaudit/todo/partitionload"
 	"github.com/todoaudit/todo/service"
 	"github.com/todoaudit/todo/store"
 	"github.com/todoaudit/todo/telemetry"
+	"github.com/todoaudit/todo/telemetry/partitionload"
 )
 
 func newAPI(b *testing.B) (http.Handler, string) {

@@ -24,11 +24,11 @@ import (
 	"github.com/todoaudit/todo/health"
 	"github.com/todoaudit/todo/internal/clip"
 	"github.com/todoaudit/todo/internal/header"
-	"github.com/todoaudit/todo/partitionload"
 	"github.com/todoaudit/todo/problem"
 	"github.com/todoaudit/todo/service"
 	"github.com/todoaudit/todo/store"
 	"github.com/todoaudit/todo/telemetry"
+	"github.com/todoaudit/todo/telemetry/partitionload"
 	"github.com/todoaudit/todo/tlog"
 )
 

@@ -15,9 +15,9 @@ import (
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/health"
 	"github.com/todoaudit/todo/internal/header"
-	"github.com/todoaudit/todo/partitionload"
 	"github.com/todoaudit/todo/problem"
 	"github.com/todoaudit/todo/service"
+	"github.com/todoaudit/todo/telemetry/partitionload"
 )
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
