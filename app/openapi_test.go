@@ -105,6 +105,8 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		{"GET", "/api/todos/" + id + "/history", "", nil, 200},
 		{"POST", "/api/todos/" + id + "/rollback", `{"version":1}`, nil, 200},
 		{"GET", "/api/todos/" + id + "/history/verify", "", nil, 200},
+		{"GET", "/api/todos/" + id + "/history/diff?from=1&to=3", "", nil, 200},
+		{"GET", "/api/todos/" + id + "/history/diff?from=1", "", nil, 400},
 		{"GET", "/api/todos/" + id + "?asOf=2000-01-01T00:00:00Z", "", nil, 404},
 		{"GET", "/api/todos/" + id + "?asOf=2100-01-01T00:00:00Z", "", nil, 200},
 		{"PUT", "/api/todos/" + id, `{"category":"Grocery","title":"x"}`, []string{"If-None-Match: *"}, 412},

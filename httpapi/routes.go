@@ -41,6 +41,7 @@ var Routes = []Route{
 	{"MoveTodo", http.MethodPost, "/api/todos/{id}/move", auth.User, (*api).move},
 	{"TodoHistory", http.MethodGet, "/api/todos/{id}/history", auth.User, (*api).history},
 	{"VerifyHistory", http.MethodGet, "/api/todos/{id}/history/verify", auth.User, (*api).verify},
+	{"HistoryDiff", http.MethodGet, "/api/todos/{id}/history/diff", auth.User, (*api).diff},
 	{"RollbackTodo", http.MethodPost, "/api/todos/{id}/rollback", auth.User, (*api).rollback},
 	{"AdminTodos", http.MethodGet, "/api/manage/todos", auth.Admin, (*api).admin},
 	{"Partitions", http.MethodGet, "/api/manage/partitions", auth.Admin, (*api).partitions},

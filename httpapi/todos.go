@@ -344,9 +344,9 @@ func (a *api) admin(ctx context.Context, w http.ResponseWriter, r *http.Request,
 
 // historyPage is the body of history answers.
 type historyPage struct {
-	Items        []todo.AuditRecord `json:"items"`
-	Continuation *string            `json:"continuation"`
-	Complete     bool               `json:"complete"`
+	Items        []service.HistoryItem `json:"items"`
+	Continuation *string               `json:"continuation"`
+	Complete     bool                  `json:"complete"`
 }
 
 func (a *api) history(ctx context.Context, w http.ResponseWriter, r *http.Request, id string) error {
@@ -363,7 +363,7 @@ func (a *api) history(ctx context.Context, w http.ResponseWriter, r *http.Reques
 	}
 	body := historyPage{Items: p.Items, Complete: p.Complete}
 	if body.Items == nil {
-		body.Items = []todo.AuditRecord{}
+		body.Items = []service.HistoryItem{}
 	}
 	if p.Continuation != "" {
 		body.Continuation = &p.Continuation

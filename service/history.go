@@ -13,7 +13,7 @@ import (
 
 // HistoryPage is one page of a todo's audit history, oldest first.
 type HistoryPage struct {
-	Items        []todo.AuditRecord
+	Items        []HistoryItem
 	Continuation string
 	// Complete is false when a version is missing: a gap between versions,
 	// or (on the last page) history that ends before the todo's latest
@@ -62,11 +62,14 @@ func (s *Service) History(ctx context.Context, id string, pageSize int, continua
 		return page, err
 	}
 	for _, d := range p.Items {
-		page.Items = append(page.Items, d.Value)
+		page.Items = append(page.Items, HistoryItem{AuditRecord: d.Value})
 		if d.Value.Version != prev+1 {
 			page.Complete = false
 		}
 		prev = d.Value.Version
+	}
+	if err := s.addChanges(ctx, user, id, page.Items); err != nil {
+		return page, err
 	}
 	if p.Continuation != "" {
 		page.Continuation = strconv.FormatInt(prev, 10) + "." + p.Continuation
