@@ -186,6 +186,13 @@ type AuditRecord struct {
 	// Hash covers PrevHash and this record's audited content.
 	PrevHash string `json:"prevHash"`
 	Hash     string `json:"hash"`
+	// Owner, Category and At are set on activity entries only (see
+	// ActivityEntries), for the queries by owner, category and time: At is
+	// DateCreatedUTC in a fixed width (TimeKey), which sorts as the time
+	// does. The owner of an audit record is in its EntityKey.
+	Owner    string `json:"owner,omitempty"`
+	Category string `json:"category,omitempty"`
+	At       string `json:"at,omitempty"`
 }
 
 // EntityKey is the audit partition key of one user's todo. Neither part may

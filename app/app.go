@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/audit/backfill"
 	"github.com/todoaudit/todo/audit/pump"
 	"github.com/todoaudit/todo/audit/reconcile"
 	"github.com/todoaudit/todo/audit/trigger"
@@ -390,6 +391,14 @@ func (a *App) open(ctx, bg context.Context) error {
 		return err
 	}
 	rec := &reconcile.Reconciler{Todos: todos, Audit: auditC, Leases: leases, Log: a.log, FinishMove: svc.FinishVersionMove}
+	views := &backfill.Backfill{Audit: auditC, Leases: leases}
+	rec.After = append(rec.After, func(ctx context.Context) (string, error) {
+		res, err := views.Step(ctx)
+		if res.Done && res.Records == 0 {
+			return "", err // finished before this run
+		}
+		return res.String(), err
+	})
 	// Standalone, the invocation endpoints share the public address, so
 	// they answer only the handler's own pump, which holds this key; under
 	// the host, only the host reaches the loopback port.

@@ -118,6 +118,11 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		{"GET", "/api/health", "", nil, 200},
 		{"GET", "/api/manage/partitions?top=5", "", nil, 200},
 		{"GET", "/api/manage/deadletters?pageSize=5", "", nil, 200},
+		{"GET", "/api/activity?pageSize=2&operation=update", "", nil, 200},
+		{"GET", "/api/activity?actor=bob", "", nil, 400},
+		{"GET", "/api/manage/audit?actor=alice&since=2026-01-01T00:00:00Z", "", nil, 200},
+		{"GET", "/api/manage/audit?actor=alice", "", []string{"X-User-Id: bob"}, 403},
+		{"GET", "/api/manage/audit", "", nil, 400},
 	}
 	for _, rq := range requests {
 		var body any

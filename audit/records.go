@@ -22,7 +22,8 @@ type Outcome struct {
 }
 
 // Records turns one change-feed batch from the source container into audit
-// records. Version documents (the outbox) give one record each; a todo
+// records, each followed by its activity entries (todo.ActivityEntries),
+// which the output writes beside it. Version documents (the outbox) give one record each; a todo
 // document gives the record of the version it stands for, unless the batch
 // holds that version's document too, so a todo written by another tool is
 // still audited. Record ids are deterministic in entity and version, and
@@ -61,6 +62,7 @@ func Records(docs []json.RawMessage, source string, now time.Time) Outcome {
 		}
 		seen[key] = true
 		out.Records = append(out.Records, rec)
+		out.Records = append(out.Records, todo.ActivityEntries(rec, c.v.Category)...)
 	}
 	return out
 }

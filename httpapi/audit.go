@@ -5,8 +5,10 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"time"
 
 	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/service"
 )
 
 // queryOf reads a query string that may hold only the given parameters
@@ -67,6 +69,110 @@ func (a *api) diff(ctx context.Context, w http.ResponseWriter, r *http.Request, 
 	d, err := a.Service.Diff(ctx, id, from, to)
 	if err == nil {
 		writeJSON(w, http.StatusOK, d)
+	}
+	return err
+}
+
+// activityFilter reads the filters of an activity query; admin says
+// whether actor, owner and entityId may be given.
+func activityFilter(r *http.Request, admin bool) (service.ActivityFilter, error) {
+	names := []string{"since", "until", "operation", "category", "pageSize", "continuation"}
+	if admin {
+		names = append(names, "actor", "owner", "entityId")
+	}
+	var f service.ActivityFilter
+	q, err := queryOf(r, names...)
+	if err != nil {
+		return f, err
+	}
+	for name, t := range map[string]*time.Time{"since": &f.Since, "until": &f.Until} {
+		if v, ok := q[name]; ok {
+			if *t, err = time.Parse(time.RFC3339Nano, v); err != nil {
+				return f, todo.Errorf(todo.Invalid, "%s must be an RFC 3339 time, such as 2026-01-02T15:04:05Z", name)
+			}
+		}
+	}
+	if v, ok := q["operation"]; ok {
+		if f.Operation = todo.Operation(v); !f.Operation.Valid() {
+			return f, todo.Errorf(todo.Invalid, "operation must be one of create, update, delete, rollback, move")
+		}
+	}
+	if v, ok := q["category"]; ok {
+		if err := todo.ValidateCategory(v); err != nil {
+			return f, err
+		}
+		f.Category = v
+	}
+	if v, ok := q["entityId"]; ok {
+		if err := todo.ValidateID(v); err != nil {
+			return f, err
+		}
+		f.EntityID = v
+	}
+	for name, u := range map[string]*string{"actor": &f.Actor, "owner": &f.Owner} {
+		if v, ok := q[name]; ok {
+			if err := todo.ValidateUserID(v); err != nil {
+				return f, err
+			}
+			*u = v
+		}
+	}
+	if v, ok := q["pageSize"]; ok {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > service.MaxPageSize {
+			return f, todo.Errorf(todo.Invalid, "pageSize must be a whole number from 1 to %d", service.MaxPageSize)
+		}
+		f.PageSize = n
+	}
+	if v, ok := q["continuation"]; ok {
+		if v == "" {
+			return f, todo.Errorf(todo.Invalid, "continuation is empty")
+		}
+		f.Continuation = v
+	}
+	return f, nil
+}
+
+// activityPage is the body of activity answers.
+type activityPage struct {
+	Items        []todo.AuditRecord `json:"items"`
+	Continuation *string            `json:"continuation"`
+}
+
+func writeActivity(w http.ResponseWriter, p service.ActivityPage) {
+	body := activityPage{Items: p.Items}
+	if body.Items == nil {
+		body.Items = []todo.AuditRecord{}
+	}
+	if p.Continuation != "" {
+		body.Continuation = &p.Continuation
+	}
+	writeJSON(w, http.StatusOK, body)
+}
+
+// activity serves GET /api/activity: the caller's own audit records.
+func (a *api) activity(ctx context.Context, w http.ResponseWriter, r *http.Request, _ string) error {
+	f, err := activityFilter(r, false)
+	if err != nil {
+		return err
+	}
+	p, err := a.Service.MyActivity(ctx, f)
+	if err == nil {
+		writeActivity(w, p)
+	}
+	return err
+}
+
+// auditActivity serves GET /api/manage/audit: any user's, for
+// administrators.
+func (a *api) auditActivity(ctx context.Context, w http.ResponseWriter, r *http.Request, _ string) error {
+	f, err := activityFilter(r, true)
+	if err != nil {
+		return err
+	}
+	p, err := a.Service.AuditActivity(ctx, f)
+	if err == nil {
+		writeActivity(w, p)
 	}
 	return err
 }

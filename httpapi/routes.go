@@ -45,6 +45,8 @@ var Routes = []Route{
 	{"RollbackTodo", http.MethodPost, "/api/todos/{id}/rollback", auth.User, (*api).rollback},
 	{"AdminTodos", http.MethodGet, "/api/manage/todos", auth.Admin, (*api).admin},
 	{"Partitions", http.MethodGet, "/api/manage/partitions", auth.Admin, (*api).partitions},
+	{"Activity", http.MethodGet, "/api/activity", auth.User, (*api).activity},
+	{"AuditActivity", http.MethodGet, "/api/manage/audit", auth.Admin, (*api).auditActivity},
 	{"DeadLetters", http.MethodGet, "/api/manage/deadletters", auth.Admin, (*api).deadLetters},
 	{"Health", http.MethodGet, "/api/health", auth.Anyone, (*api).health},
 }
