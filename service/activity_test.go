@@ -159,7 +159,9 @@ func TestAuditActivityByActor(t *testing.T) {
 	svc, _, all := activityEnv(t)
 	ctx := service.WithUser(context.Background(), "admin")
 	since, until := time.Date(2026, 12, 5, 0, 0, 0, 0, time.UTC), time.Date(2027, 1, 10, 0, 0, 0, 0, time.UTC)
-	in := func(r todo.AuditRecord) bool { return !r.DateCreatedUTC.Before(since) && r.DateCreatedUTC.Before(until) }
+	in := func(r todo.AuditRecord) bool {
+		return !r.DateCreatedUTC.Before(since) && r.DateCreatedUTC.Before(until)
+	}
 	for _, f := range []service.ActivityFilter{
 		{Actor: "alice"},
 		{Owner: "carol"},
