@@ -20,6 +20,7 @@ import (
 	"github.com/todoaudit/todo/audit/backfill"
 	"github.com/todoaudit/todo/audit/pump"
 	"github.com/todoaudit/todo/audit/reconcile"
+	"github.com/todoaudit/todo/audit/retention"
 	"github.com/todoaudit/todo/audit/trigger"
 	"github.com/todoaudit/todo/auth"
 	"github.com/todoaudit/todo/bolt"
@@ -399,6 +400,13 @@ func (a *App) open(ctx, bg context.Context) error {
 		}
 		return res.String(), err
 	})
+	if a.cfg.AuditRetention > 0 {
+		purger := &retention.Purger{Audit: auditC, Leases: leases, Retention: a.cfg.AuditRetention}
+		rec.After = append(rec.After, func(ctx context.Context) (string, error) {
+			res, err := purger.Step(ctx)
+			return res.String(), err
+		})
+	}
 	// Standalone, the invocation endpoints share the public address, so
 	// they answer only the handler's own pump, which holds this key; under
 	// the host, only the host reaches the loopback port.

@@ -151,6 +151,16 @@ func TestBadInput(t *testing.T) {
 		{"admin audit with a bad entityId", "GET", "/api/manage/audit?owner=alice&entityId=a%5Cb", ``, nil, 400},
 		{"admin audit with until twice", "GET", "/api/manage/audit?actor=alice&until=2026-01-01T00:00:00Z&until=2026-02-01T00:00:00Z", ``, nil, 400},
 		{"admin audit by a user", "GET", "/api/manage/audit?actor=alice", ``, []string{"X-User-Id: bob"}, 403},
+		{"hold without a reason", "POST", "/api/manage/holds", `{"userId":"bob"}`, nil, 400},
+		{"hold with a blank reason", "POST", "/api/manage/holds", `{"userId":"bob","reason":"  "}`, nil, 400},
+		{"hold of a user and a todo", "POST", "/api/manage/holds", `{"userId":"bob","todoId":"` + id + `","reason":"x"}`, nil, 400},
+		{"hold of nobody", "POST", "/api/manage/holds", `{"reason":"x"}`, nil, 400},
+		{"hold of a bad user id", "POST", "/api/manage/holds", `{"userId":"a/b","reason":"x"}`, nil, 400},
+		{"hold with an unknown field", "POST", "/api/manage/holds", `{"userId":"bob","reason":"x","until":"2027"}`, nil, 400},
+		{"hold by a user", "POST", "/api/manage/holds", `{"userId":"bob","reason":"x"}`, []string{"X-User-Id: bob"}, 403},
+		{"release of an unknown hold", "DELETE", "/api/manage/holds/hold-` + uuid + `", ``, nil, 404},
+		{"release of a todo id", "DELETE", "/api/manage/holds/" + id, ``, nil, 404},
+		{"holds with a parameter", "GET", "/api/manage/holds?userId=bob", ``, nil, 400},
 		{"history with a filter", "GET", "/api/todos/" + id + "/history?category=x", ``, nil, 400},
 		{"bad user id", "GET", "/api/todos", ``, []string{"X-User-Id: a/b"}, 400},
 		{"unknown route", "GET", "/api/nothing", ``, nil, 404},
@@ -195,12 +205,13 @@ func TestBadInput(t *testing.T) {
 	want(t, s.Do("GET", "/api/health", nil), 200)
 }
 
-// state summarises everything the API shows: every todo of every user and
-// the history of one.
+// state summarises everything the API shows: every todo of every user,
+// the history of one, and the legal holds.
 func state(t *testing.T, s *server, id string) string {
 	t.Helper()
 	all := s.ListAll("/api/manage/todos?pageSize=100")
 	h, _ := s.history(id)
-	b, _ := json.Marshal([]any{all, h})
+	holds := want(t, s.Do("GET", "/api/manage/holds", nil), 200).JSON(t)
+	b, _ := json.Marshal([]any{all, h, holds})
 	return string(b)
 }

@@ -123,6 +123,10 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		{"GET", "/api/manage/audit?actor=alice&since=2026-01-01T00:00:00Z", "", nil, 200},
 		{"GET", "/api/manage/audit?actor=alice", "", []string{"X-User-Id: bob"}, 403},
 		{"GET", "/api/manage/audit", "", nil, 400},
+		{"POST", "/api/manage/holds", `{"userId":"bob","reason":"litigation"}`, nil, 201},
+		{"POST", "/api/manage/holds", `{"reason":"litigation"}`, nil, 400},
+		{"GET", "/api/manage/holds", "", nil, 200},
+		{"DELETE", "/api/manage/holds/hold-41500e6e-4e08-495b-9d09-824f03961f4a", "", nil, 404},
 	}
 	for _, rq := range requests {
 		var body any

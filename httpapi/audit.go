@@ -176,3 +176,55 @@ func (a *api) auditActivity(ctx context.Context, w http.ResponseWriter, r *http.
 	}
 	return err
 }
+
+// holdInput is the body of POST /api/manage/holds.
+type holdInput struct {
+	UserID string `json:"userId"`
+	TodoID string `json:"todoId"`
+	Reason string `json:"reason"`
+}
+
+// holdsPage is the body of GET /api/manage/holds.
+type holdsPage struct {
+	Items []todo.Hold `json:"items"`
+}
+
+func (a *api) createHold(ctx context.Context, w http.ResponseWriter, r *http.Request, _ string) error {
+	var in holdInput
+	if err := a.body(r, &in); err != nil {
+		return err
+	}
+	h, err := a.Service.CreateHold(ctx, in.UserID, in.TodoID, in.Reason)
+	if err == nil {
+		w.Header().Set("Location", "/api/manage/holds/"+url.PathEscape(h.ID))
+		writeJSON(w, http.StatusCreated, h)
+	}
+	return err
+}
+
+func (a *api) listHolds(ctx context.Context, w http.ResponseWriter, r *http.Request, _ string) error {
+	if _, err := queryOf(r); err != nil {
+		return err
+	}
+	hs, err := a.Service.Holds(ctx)
+	if err == nil {
+		if hs == nil {
+			hs = []todo.Hold{}
+		}
+		writeJSON(w, http.StatusOK, holdsPage{Items: hs})
+	}
+	return err
+}
+
+// releaseHold serves DELETE /api/manage/holds/{id}?reason=…
+func (a *api) releaseHold(ctx context.Context, w http.ResponseWriter, r *http.Request, id string) error {
+	q, err := queryOf(r, "reason")
+	if err != nil {
+		return err
+	}
+	if err := a.Service.ReleaseHold(ctx, id, q["reason"]); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}

@@ -47,6 +47,9 @@ var Routes = []Route{
 	{"Partitions", http.MethodGet, "/api/manage/partitions", auth.Admin, (*api).partitions},
 	{"Activity", http.MethodGet, "/api/activity", auth.User, (*api).activity},
 	{"AuditActivity", http.MethodGet, "/api/manage/audit", auth.Admin, (*api).auditActivity},
+	{"LegalHolds", http.MethodGet, "/api/manage/holds", auth.Admin, (*api).listHolds},
+	{"LegalHolds", http.MethodPost, "/api/manage/holds", auth.Admin, (*api).createHold},
+	{"LegalHolds", http.MethodDelete, "/api/manage/holds/{id}", auth.Admin, (*api).releaseHold},
 	{"DeadLetters", http.MethodGet, "/api/manage/deadletters", auth.Admin, (*api).deadLetters},
 	{"Health", http.MethodGet, "/api/health", auth.Anyone, (*api).health},
 }

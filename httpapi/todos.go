@@ -374,10 +374,11 @@ func (a *api) history(ctx context.Context, w http.ResponseWriter, r *http.Reques
 
 // verification is the body of a VerifyHistory answer.
 type verification struct {
-	Verified bool   `json:"verified"`
-	Versions *int   `json:"versions,omitempty"`
-	BrokenAt int64  `json:"brokenAt,omitempty"`
-	Reason   string `json:"reason,omitempty"`
+	Verified     bool   `json:"verified"`
+	Versions     *int   `json:"versions,omitempty"`
+	BrokenAt     int64  `json:"brokenAt,omitempty"`
+	Reason       string `json:"reason,omitempty"`
+	PurgedBefore int64  `json:"purgedBefore,omitempty"`
 }
 
 func (a *api) verify(ctx context.Context, w http.ResponseWriter, r *http.Request, id string) error {
@@ -385,7 +386,7 @@ func (a *api) verify(ctx context.Context, w http.ResponseWriter, r *http.Request
 	if err != nil {
 		return err
 	}
-	body := verification{Verified: v.Verified, BrokenAt: v.BrokenAt, Reason: v.Reason}
+	body := verification{Verified: v.Verified, BrokenAt: v.BrokenAt, Reason: v.Reason, PurgedBefore: v.PurgedBefore}
 	if v.Verified {
 		body.Versions = &v.Versions
 	}

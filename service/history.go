@@ -17,7 +17,7 @@ type HistoryPage struct {
 	Continuation string
 	// Complete is false when a version is missing: a gap between versions,
 	// or (on the last page) history that ends before the todo's latest
-	// version.
+	// version. Versions the retention purge removed are not missing.
 	Complete bool
 }
 
@@ -50,6 +50,10 @@ func (s *Service) History(ctx context.Context, id string, pageSize int, continua
 			return HistoryPage{}, todo.Errorf(todo.Invalid, "continuation token is malformed or belongs to another query")
 		}
 		prev, inner = n, rest
+	} else if m, err := s.purgeMarker(ctx, user, id); err != nil {
+		return HistoryPage{}, err
+	} else if m.PurgedBefore > 1 {
+		prev = m.PurgedBefore - 1 // purged, not missing
 	}
 	p, err := s.audit.Query(ctx, repo.Spec{
 		Partitions:   []store.PartitionKey{{todo.EntityKey(user, id)}},

@@ -32,6 +32,8 @@ type Service struct {
 	records *repo.Repository[json.RawMessage]
 	// deadLetters reads the audit container's dead-letter partition.
 	deadLetters *repo.Repository[todo.DeadLetter]
+	// auditC is the audit container itself, for legal holds.
+	auditC store.Container
 	ttl         int
 	now         func() time.Time
 }
@@ -50,7 +52,7 @@ func New(scheme partition.Scheme, todos, audit store.Container, o *Options) *Ser
 	if o == nil {
 		o = &Options{}
 	}
-	s := &Service{scheme: scheme, ttl: int(o.VersionTTL / time.Second), now: o.Now}
+	s := &Service{scheme: scheme, ttl: int(o.VersionTTL / time.Second), now: o.Now, auditC: audit}
 	if s.ttl <= 0 {
 		s.ttl = int(todo.DefaultVersionTTL / time.Second)
 	}

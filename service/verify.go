@@ -22,6 +22,10 @@ type Verification struct {
 	// match, when not verified; Reason says how.
 	BrokenAt int64
 	Reason   string
+	// PurgedBefore, when not zero, is the first version the retention
+	// purge kept: the versions before it were purged, not lost, and the
+	// chain is checked from it on, linking to the last one purged.
+	PurgedBefore int64
 }
 
 // Verify recomputes the hash chain of the caller's todo id from its audit
@@ -49,6 +53,12 @@ func (s *Service) Verify(ctx context.Context, id string) (Verification, error) {
 		PageSize:   store.MaxPageSize,
 	}
 	prev, next := "", int64(1)
+	if m, err := s.purgeMarker(ctx, user, id); err != nil {
+		return out, err
+	} else if m.PurgedBefore > 1 {
+		prev, next, out.PurgedBefore = m.LastHash, m.PurgedBefore, m.PurgedBefore
+		spec.Filters = []store.Filter{{Field: "version", Op: store.Ge, Value: next}}
+	}
 	for {
 		p, err := s.records.Query(ctx, spec)
 		if err != nil {
@@ -168,4 +178,18 @@ func (s *Service) linksToMove(ctx context.Context, user, from, id, prevHash stri
 	r := p.Items[0].Value
 	a, err := r.Audited()
 	return err == nil && a.Entity.MovingTo == id && a.Hash(r.PrevHash) == r.Hash, nil
+}
+
+// purgeMarker is what the retention purge left of the caller's todo id's
+// oldest versions: the zero marker when nothing was purged.
+func (s *Service) purgeMarker(ctx context.Context, user, id string) (todo.PurgeMarker, error) {
+	var m todo.PurgeMarker
+	it, err := s.auditC.Read(ctx, store.PartitionKey{todo.PurgeMarkerKey(user, id)}, todo.PurgeMarkerID)
+	if todo.IsKind(err, todo.NotFound) {
+		return m, nil
+	}
+	if err == nil && json.Unmarshal(it.Body, &m) != nil {
+		return m, todo.Errorf(todo.Internal, "the purge marker of %q does not decode", id)
+	}
+	return m, err
 }

@@ -239,8 +239,9 @@ resource auditContainer 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/cont
       // partition.AuditIndexing: history is one entity's records ordered by
       // version, verification looks a record up by its hash, dead letters
       // are listed by at, activity entries by at too, with filters on
-      // actor, owner, operation, category and entityId; the entity snapshot
-      // and everything else is not indexed.
+      // actor, owner, operation, category and entityId, the retention purge
+      // finds records by dateCreatedUtc; the entity snapshot and everything
+      // else is not indexed.
       indexingPolicy: {
         indexingMode: 'consistent'
         automatic: true
@@ -271,6 +272,9 @@ resource auditContainer 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/cont
           }
           {
             path: '/entityId/?'
+          }
+          {
+            path: '/dateCreatedUtc/?'
           }
         ]
         excludedPaths: [
