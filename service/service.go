@@ -34,8 +34,8 @@ type Service struct {
 	deadLetters *repo.Repository[todo.DeadLetter]
 	// auditC is the audit container itself, for legal holds.
 	auditC store.Container
-	ttl         int
-	now         func() time.Time
+	ttl    int
+	now    func() time.Time
 }
 
 // Options configure a Service; nil means defaults.

@@ -114,7 +114,7 @@ func TestPurgeSparesHeld(t *testing.T) {
 func governance(t *testing.T, audit store.Container) []todo.GovernanceEvent {
 	t.Helper()
 	p, err := audit.Query(context.Background(), store.Query{PartitionKey: store.PartitionKey{todo.GovernanceKey},
-		Filters: []store.Filter{{Field: "id", Op: store.Ge, Value: todo.EventIDPrefix}, {Field: "id", Op: store.Lt, Value: "event."}},
+		Filters:  []store.Filter{{Field: "id", Op: store.Ge, Value: todo.EventIDPrefix}, {Field: "id", Op: store.Lt, Value: "event."}},
 		PageSize: store.MaxPageSize})
 	if err != nil {
 		t.Fatal(err)
