@@ -73,9 +73,10 @@ func (a *api) diff(ctx context.Context, w http.ResponseWriter, r *http.Request, 
 	return err
 }
 
-// activityFilter reads the filters of an activity query; admin says
-// whether actor, owner and entityId may be given.
-func activityFilter(r *http.Request, admin bool) (service.ActivityFilter, error) {
+// activityFilter reads the filters of an activity query, and returns the
+// parameters as given too; admin says whether actor, owner and entityId
+// may be given.
+func activityFilter(r *http.Request, admin bool) (service.ActivityFilter, map[string]string, error) {
 	names := []string{"since", "until", "operation", "category", "pageSize", "continuation"}
 	if admin {
 		names = append(names, "actor", "owner", "entityId")
@@ -83,36 +84,36 @@ func activityFilter(r *http.Request, admin bool) (service.ActivityFilter, error)
 	var f service.ActivityFilter
 	q, err := queryOf(r, names...)
 	if err != nil {
-		return f, err
+		return f, nil, err
 	}
 	for name, t := range map[string]*time.Time{"since": &f.Since, "until": &f.Until} {
 		if v, ok := q[name]; ok {
 			if *t, err = time.Parse(time.RFC3339Nano, v); err != nil {
-				return f, todo.Errorf(todo.Invalid, "%s must be an RFC 3339 time, such as 2026-01-02T15:04:05Z", name)
+				return f, q, todo.Errorf(todo.Invalid, "%s must be an RFC 3339 time, such as 2026-01-02T15:04:05Z", name)
 			}
 		}
 	}
 	if v, ok := q["operation"]; ok {
 		if f.Operation = todo.Operation(v); !f.Operation.Valid() {
-			return f, todo.Errorf(todo.Invalid, "operation must be one of create, update, delete, rollback, move")
+			return f, q, todo.Errorf(todo.Invalid, "operation must be one of create, update, delete, rollback, move")
 		}
 	}
 	if v, ok := q["category"]; ok {
 		if err := todo.ValidateCategory(v); err != nil {
-			return f, err
+			return f, q, err
 		}
 		f.Category = v
 	}
 	if v, ok := q["entityId"]; ok {
 		if err := todo.ValidateID(v); err != nil {
-			return f, err
+			return f, q, err
 		}
 		f.EntityID = v
 	}
 	for name, u := range map[string]*string{"actor": &f.Actor, "owner": &f.Owner} {
 		if v, ok := q[name]; ok {
 			if err := todo.ValidateUserID(v); err != nil {
-				return f, err
+				return f, q, err
 			}
 			*u = v
 		}
@@ -120,17 +121,17 @@ func activityFilter(r *http.Request, admin bool) (service.ActivityFilter, error)
 	if v, ok := q["pageSize"]; ok {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > service.MaxPageSize {
-			return f, todo.Errorf(todo.Invalid, "pageSize must be a whole number from 1 to %d", service.MaxPageSize)
+			return f, q, todo.Errorf(todo.Invalid, "pageSize must be a whole number from 1 to %d", service.MaxPageSize)
 		}
 		f.PageSize = n
 	}
 	if v, ok := q["continuation"]; ok {
 		if v == "" {
-			return f, todo.Errorf(todo.Invalid, "continuation is empty")
+			return f, q, todo.Errorf(todo.Invalid, "continuation is empty")
 		}
 		f.Continuation = v
 	}
-	return f, nil
+	return f, q, nil
 }
 
 // activityPage is the body of activity answers.
@@ -152,7 +153,7 @@ func writeActivity(w http.ResponseWriter, p service.ActivityPage) {
 
 // activity serves GET /api/activity: the caller's own audit records.
 func (a *api) activity(ctx context.Context, w http.ResponseWriter, r *http.Request, _ string) error {
-	f, err := activityFilter(r, false)
+	f, _, err := activityFilter(r, false)
 	if err != nil {
 		return err
 	}
@@ -166,7 +167,7 @@ func (a *api) activity(ctx context.Context, w http.ResponseWriter, r *http.Reque
 // auditActivity serves GET /api/manage/audit: any user's, for
 // administrators.
 func (a *api) auditActivity(ctx context.Context, w http.ResponseWriter, r *http.Request, _ string) error {
-	f, err := activityFilter(r, true)
+	f, _, err := activityFilter(r, true)
 	if err != nil {
 		return err
 	}
