@@ -151,31 +151,26 @@ func writeActivity(w http.ResponseWriter, p service.ActivityPage) {
 	writeJSON(w, http.StatusOK, body)
 }
 
-// activity serves GET /api/activity: the caller's own audit records.
-func (a *api) activity(ctx context.Context, w http.ResponseWriter, r *http.Request, _ string) error {
-	f, _, err := activityFilter(r, false)
+// listActivity serves GET /api/activity (the caller's own audit records)
+// and, for administrators, GET /api/manage/audit (any user's).
+func (a *api) listActivity(ctx context.Context, w http.ResponseWriter, r *http.Request, admin bool) error {
+	f, _, err := activityFilter(r, admin)
 	if err != nil {
 		return err
 	}
-	p, err := a.Service.MyActivity(ctx, f)
+	p, err := a.Service.Activity(ctx, f, admin)
 	if err == nil {
 		writeActivity(w, p)
 	}
 	return err
 }
 
-// auditActivity serves GET /api/manage/audit: any user's, for
-// administrators.
+func (a *api) activity(ctx context.Context, w http.ResponseWriter, r *http.Request, _ string) error {
+	return a.listActivity(ctx, w, r, false)
+}
+
 func (a *api) auditActivity(ctx context.Context, w http.ResponseWriter, r *http.Request, _ string) error {
-	f, _, err := activityFilter(r, true)
-	if err != nil {
-		return err
-	}
-	p, err := a.Service.AuditActivity(ctx, f)
-	if err == nil {
-		writeActivity(w, p)
-	}
-	return err
+	return a.listActivity(ctx, w, r, true)
 }
 
 // holdInput is the body of POST /api/manage/holds.

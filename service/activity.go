@@ -67,6 +67,15 @@ func (s *Service) AuditActivity(ctx context.Context, f ActivityFilter) (Activity
 	return s.activity(ctx, f)
 }
 
+// Activity is AuditActivity for administrators (admin), MyActivity for
+// everyone else.
+func (s *Service) Activity(ctx context.Context, f ActivityFilter, admin bool) (ActivityPage, error) {
+	if admin {
+		return s.AuditActivity(ctx, f)
+	}
+	return s.MyActivity(ctx, f)
+}
+
 // activity reads the activity partitions of one user, one per month from
 // Until's back to Since's, newest first: each a single-partition query
 // ordered by time, so a page costs about one partition's page however many

@@ -40,13 +40,9 @@ func (s *Service) ExportHistory(ctx context.Context, id string, emit func(todo.A
 // (MyActivity) or, for administrators, AuditActivity.
 func (s *Service) ExportActivity(ctx context.Context, f ActivityFilter, admin bool, emit func(todo.AuditRecord) error, flush func() error) error {
 	ctx = store.WithLowPriority(ctx)
-	read := s.MyActivity
-	if admin {
-		read = s.AuditActivity
-	}
 	f.PageSize = exportPageSize
 	for {
-		p, err := read(ctx, f)
+		p, err := s.Activity(ctx, f, admin)
 		if err != nil {
 			return err
 		}
