@@ -67,18 +67,25 @@ func BenchmarkActivityPage(b *testing.B) {
 	}
 	ctx := service.WithUser(context.Background(), "admin")
 	since, until := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 7, 1, 0, 0, 0, 0, time.UTC)
-	b.Run("view", func(b *testing.B) {
-		var cost store.Cost
-		for b.Loop() {
-			mctx, m := store.WithMeter(ctx)
-			if _, err := svc.AuditActivity(mctx, service.ActivityFilter{Actor: "user250", Since: since, Until: until, PageSize: 20}); err != nil {
-				b.Fatal(err)
-			}
-			cost = m.Cost()
+	for _, admin := range []bool{true, false} {
+		name, f, caller := "view/admin-actor", service.ActivityFilter{Actor: "user250"}, ctx
+		if !admin {
+			name, f, caller = "view/own-activity", service.ActivityFilter{}, service.WithUser(context.Background(), "user250")
 		}
-		b.ReportMetric(cost.Charge, "RU/page")
-		b.ReportMetric(float64(cost.Requests), "requests/page")
-	})
+		f.Since, f.Until, f.PageSize = since, until, 20
+		b.Run(name, func(b *testing.B) {
+			var cost store.Cost
+			for b.Loop() {
+				mctx, m := store.WithMeter(caller)
+				if _, err := svc.Activity(mctx, f, admin); err != nil {
+					b.Fatal(err)
+				}
+				cost = m.Cost()
+			}
+			b.ReportMetric(cost.Charge, "RU/page")
+			b.ReportMetric(float64(cost.Requests), "requests/page")
+		})
+	}
 	b.Run("scan", func(b *testing.B) {
 		var cost store.Cost
 		for b.Loop() {
