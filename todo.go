@@ -189,6 +189,13 @@ type AuditRecord struct {
 	// second, the committed fields of the entity with their salts.
 	Chain       int         `json:"chain,omitempty"`
 	Commitments Commitments `json:"commitments,omitempty"`
+	// Owner, Category and At are set on activity entries only (see
+	// ActivityEntries), for the queries by owner, category and time: At is
+	// DateCreatedUTC in a fixed width (TimeKey), which sorts as the time
+	// does. The owner of an audit record is in its EntityKey.
+	Owner    string `json:"owner,omitempty"`
+	Category string `json:"category,omitempty"`
+	At       string `json:"at,omitempty"`
 }
 
 // EntityKey is the audit partition key of one user's todo. Neither part may

@@ -211,3 +211,8 @@ func ValidateTag(tag string) error {
 	}
 	return nil
 }
+
+// ValidateText checks required free text other than a todo's (the reason
+// of a legal hold, say): not blank, at most maxBytes, valid UTF-8, and no
+// control characters but line breaks and tabs.
+func ValidateText(what, s string, maxBytes int) error { return checkText(what, s, maxBytes, true) }

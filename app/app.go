@@ -21,8 +21,10 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 
 	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/audit/backfill"
 	"github.com/todoaudit/todo/audit/pump"
 	"github.com/todoaudit/todo/audit/reconcile"
+	"github.com/todoaudit/todo/audit/retention"
 	"github.com/todoaudit/todo/audit/trigger"
 	"github.com/todoaudit/todo/auth"
 	"github.com/todoaudit/todo/bolt"
@@ -409,6 +411,21 @@ func (a *App) open(ctx, bg context.Context) error {
 		return err
 	}
 	rec := &reconcile.Reconciler{Todos: todos, Audit: auditC, Leases: leases, Log: a.log, FinishMove: svc.FinishVersionMove}
+	views := &backfill.Backfill{Audit: auditC, Leases: leases}
+	rec.After = append(rec.After, func(ctx context.Context) (string, error) {
+		res, err := views.Step(ctx)
+		if res.Done && res.Records == 0 {
+			return "", err // finished before this run
+		}
+		return res.String(), err
+	})
+	if a.cfg.AuditRetention > 0 {
+		purger := &retention.Purger{Audit: auditC, Leases: leases, Retention: a.cfg.AuditRetention}
+		rec.After = append(rec.After, func(ctx context.Context) (string, error) {
+			res, err := purger.Step(ctx)
+			return res.String(), err
+		})
+	}
 	a.reconciler = rec
 	// The payload-mode functions are reached only by the Functions host,
 	// on the loopback port it alone talks to. Standalone nothing serves

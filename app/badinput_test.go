@@ -149,6 +149,40 @@ func TestBadInput(t *testing.T) {
 		{"rollback version as string", "POST", "/api/todos/" + id + "/rollback", `{"version":"1"}`, nil, 400},
 		{"move without category", "POST", "/api/todos/" + id + "/move", `{}`, nil, 400},
 		{"move to invalid category", "POST", "/api/todos/" + id + "/move", `{"category":"a#b"}`, nil, 400},
+		{"diff without to", "GET", "/api/todos/" + id + "/history/diff?from=1", ``, nil, 400},
+		{"diff from version 0", "GET", "/api/todos/" + id + "/history/diff?from=0&to=1", ``, nil, 400},
+		{"diff to a version not a number", "GET", "/api/todos/" + id + "/history/diff?from=1&to=two", ``, nil, 400},
+		{"diff with from twice", "GET", "/api/todos/" + id + "/history/diff?from=1&from=2&to=1", ``, nil, 400},
+		{"diff with an unknown parameter", "GET", "/api/todos/" + id + "/history/diff?from=1&to=1&x=1", ``, nil, 400},
+		{"diff to a missing version", "GET", "/api/todos/" + id + "/history/diff?from=1&to=99", ``, nil, 404},
+		{"activity since not a time", "GET", "/api/activity?since=yesterday", ``, nil, 400},
+		{"activity since after until", "GET", "/api/activity?since=2026-02-01T00:00:00Z&until=2026-01-01T00:00:00Z", ``, nil, 400},
+		{"activity over more than ten years", "GET", "/api/activity?since=2000-01-01T00:00:00Z&until=2026-01-01T00:00:00Z", ``, nil, 400},
+		{"activity of an unknown operation", "GET", "/api/activity?operation=erase", ``, nil, 400},
+		{"activity of a bad category", "GET", "/api/activity?category=a%23b", ``, nil, 400},
+		{"activity of another actor", "GET", "/api/activity?actor=bob", ``, nil, 400},
+		{"activity with a forged continuation", "GET", "/api/activity?continuation=x", ``, nil, 400},
+		{"activity pageSize too big", "GET", "/api/activity?pageSize=1001", ``, nil, 400},
+		{"admin audit without actor or owner", "GET", "/api/manage/audit?operation=create", ``, nil, 400},
+		{"admin audit with a bad actor", "GET", "/api/manage/audit?actor=a%2Fb", ``, nil, 400},
+		{"admin audit with a bad entityId", "GET", "/api/manage/audit?owner=alice&entityId=a%5Cb", ``, nil, 400},
+		{"admin audit with until twice", "GET", "/api/manage/audit?actor=alice&until=2026-01-01T00:00:00Z&until=2026-02-01T00:00:00Z", ``, nil, 400},
+		{"admin audit by a user", "GET", "/api/manage/audit?actor=alice", ``, []string{"X-User-Id: bob"}, 403},
+		{"hold without a reason", "POST", "/api/manage/holds", `{"userId":"bob"}`, nil, 400},
+		{"hold with a blank reason", "POST", "/api/manage/holds", `{"userId":"bob","reason":"  "}`, nil, 400},
+		{"hold of a user and a todo", "POST", "/api/manage/holds", `{"userId":"bob","todoId":"` + id + `","reason":"x"}`, nil, 400},
+		{"hold of nobody", "POST", "/api/manage/holds", `{"reason":"x"}`, nil, 400},
+		{"hold of a bad user id", "POST", "/api/manage/holds", `{"userId":"a/b","reason":"x"}`, nil, 400},
+		{"hold with an unknown field", "POST", "/api/manage/holds", `{"userId":"bob","reason":"x","until":"2027"}`, nil, 400},
+		{"hold by a user", "POST", "/api/manage/holds", `{"userId":"bob","reason":"x"}`, []string{"X-User-Id: bob"}, 403},
+		{"release of an unknown hold", "DELETE", "/api/manage/holds/hold-` + uuid + `", ``, nil, 404},
+		{"release of a todo id", "DELETE", "/api/manage/holds/" + id, ``, nil, 404},
+		{"holds with a parameter", "GET", "/api/manage/holds?userId=bob", ``, nil, 400},
+		{"export with a continuation", "GET", "/api/activity/export?continuation=x", ``, nil, 400},
+		{"export with a bad since", "GET", "/api/activity/export?since=soon", ``, nil, 400},
+		{"admin export without actor or owner", "GET", "/api/manage/audit/export", ``, nil, 400},
+		{"history export with a parameter", "GET", "/api/todos/" + id + "/history/export?pageSize=5", ``, nil, 400},
+		{"history export of a missing todo", "GET", "/api/todos/Grocery:" + uuid + "/history/export", ``, nil, 404},
 		{"history with a filter", "GET", "/api/todos/" + id + "/history?category=x", ``, nil, 400},
 		{"bad user id", "GET", "/api/todos", ``, []string{"X-User-Id: a/b"}, 400},
 		{"unknown route", "GET", "/api/nothing", ``, nil, 404},
@@ -365,12 +399,13 @@ func forgeSortPosition(t *testing.T, token string) string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-// state summarises everything the API shows: every todo of every user and
-// the history of one.
+// state summarises everything the API shows: every todo of every user,
+// the history of one, and the legal holds.
 func state(t *testing.T, s *server, id string) string {
 	t.Helper()
 	all := s.ListAll("/api/manage/todos?pageSize=100")
 	h, _ := s.history(id)
-	b, _ := json.Marshal([]any{all, h})
+	holds := want(t, s.Do("GET", "/api/manage/holds", nil), 200).JSON(t)
+	b, _ := json.Marshal([]any{all, h, holds})
 	return string(b)
 }

@@ -3,6 +3,7 @@ package app_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -19,6 +20,22 @@ import (
 	"github.com/todoaudit/todo/app/apitest"
 	"github.com/todoaudit/todo/httpapi"
 )
+
+func init() {
+	// Exports answer NDJSON: one JSON value per line.
+	openapi3filter.RegisterBodyDecoder("application/x-ndjson", func(body io.Reader, _ http.Header, _ *openapi3.SchemaRef, _ openapi3filter.EncodingFn) (any, error) {
+		var out []any
+		dec := json.NewDecoder(body)
+		for dec.More() {
+			var v any
+			if err := dec.Decode(&v); err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+		}
+		return out, nil
+	})
+}
 
 func loadSpec(t *testing.T) *openapi3.T {
 	t.Helper()
@@ -136,6 +153,21 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		{"PATCH", "/api/todos", "", nil, 405},
 		{"DELETE", "/api/openapi.json", "", nil, 405},
 		{"PUT", "/api/todos/" + id + "/history", "", nil, 405},
+		{"GET", "/api/todos/" + id + "/history/diff?from=1&to=3", "", nil, 200},
+		{"GET", "/api/todos/" + id + "/history/diff?from=1", "", nil, 400},
+		{"GET", "/api/activity?pageSize=2&operation=update", "", nil, 200},
+		{"GET", "/api/activity?actor=bob", "", nil, 400},
+		{"GET", "/api/manage/audit?actor=alice&since=2026-01-01T00:00:00Z", "", nil, 200},
+		{"GET", "/api/manage/audit?actor=alice", "", []string{"X-User-Id: bob"}, 403},
+		{"GET", "/api/manage/audit", "", nil, 400},
+		{"GET", "/api/todos/" + id + "/history/export", "", nil, 200},
+		{"GET", "/api/activity/export?operation=create", "", []string{"Accept: text/csv"}, 200},
+		{"GET", "/api/manage/audit/export?actor=alice", "", nil, 200},
+		{"GET", "/api/manage/audit/export?actor=alice&pageSize=5", "", nil, 400},
+		{"POST", "/api/manage/holds", `{"userId":"bob","reason":"litigation"}`, nil, 201},
+		{"POST", "/api/manage/holds", `{"reason":"litigation"}`, nil, 400},
+		{"GET", "/api/manage/holds", "", nil, 200},
+		{"DELETE", "/api/manage/holds/hold-41500e6e-4e08-495b-9d09-824f03961f4a", "", nil, 404},
 	}
 	for _, rq := range requests {
 		var body any

@@ -47,9 +47,12 @@ func TestTriggerIsolatesInvalidDocuments(t *testing.T) {
 	}
 	var records, dead []map[string]any
 	for _, it := range items {
-		if it["type"] == todo.TypeDeadLetter {
+		key, _ := it["entityKey"].(string)
+		switch {
+		case it["type"] == todo.TypeDeadLetter:
 			dead = append(dead, it)
-		} else {
+		case todo.IsActivityKey(key):
+		default:
 			records = append(records, it)
 		}
 	}

@@ -24,7 +24,9 @@ type Outcome struct {
 }
 
 // Records turns one change-feed batch from the source container into audit
-// records. Version documents (the outbox) give one record each. A todo
+// records, each followed by its activity entries (todo.ActivityEntries),
+// which the output writes beside it. Version documents (the outbox) give
+// one record each. A todo
 // document of the first chain encoding (written before versions said which
 // they use, or by another tool) gives the record of the version it stands
 // for, unless the batch holds that version's document too; one of the
@@ -98,6 +100,7 @@ func Records(docs []json.RawMessage, source string, now time.Time) Outcome {
 		}
 		seen[key] = true
 		out.Records = append(out.Records, rec)
+		out.Records = append(out.Records, todo.ActivityEntries(rec, c.v.Category)...)
 	}
 	return out
 }

@@ -19,13 +19,13 @@ import (
 
 // Defines values for AuditRecordChain.
 const (
-	N2 AuditRecordChain = 2
+	AuditRecordChainN2 AuditRecordChain = 2
 )
 
 // Valid indicates whether the value is a known member of the AuditRecordChain enum.
 func (e AuditRecordChain) Valid() bool {
 	switch e {
-	case N2:
+	case AuditRecordChainN2:
 		return true
 	default:
 		return false
@@ -49,25 +49,55 @@ func (e AuditRecordEntityType) Valid() bool {
 
 // Defines values for AuditRecordOperation.
 const (
-	Create   AuditRecordOperation = "create"
-	Delete   AuditRecordOperation = "delete"
-	Move     AuditRecordOperation = "move"
-	Rollback AuditRecordOperation = "rollback"
-	Update   AuditRecordOperation = "update"
+	AuditRecordOperationCreate   AuditRecordOperation = "create"
+	AuditRecordOperationDelete   AuditRecordOperation = "delete"
+	AuditRecordOperationMove     AuditRecordOperation = "move"
+	AuditRecordOperationRollback AuditRecordOperation = "rollback"
+	AuditRecordOperationUpdate   AuditRecordOperation = "update"
 )
 
 // Valid indicates whether the value is a known member of the AuditRecordOperation enum.
 func (e AuditRecordOperation) Valid() bool {
 	switch e {
-	case Create:
+	case AuditRecordOperationCreate:
 		return true
-	case Delete:
+	case AuditRecordOperationDelete:
 		return true
-	case Move:
+	case AuditRecordOperationMove:
 		return true
-	case Rollback:
+	case AuditRecordOperationRollback:
 		return true
-	case Update:
+	case AuditRecordOperationUpdate:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ChangeField.
+const (
+	ChangeFieldCategory    ChangeField = "category"
+	ChangeFieldDueDate     ChangeField = "dueDate"
+	ChangeFieldIsCompleted ChangeField = "isCompleted"
+	ChangeFieldNotes       ChangeField = "notes"
+	ChangeFieldTags        ChangeField = "tags"
+	ChangeFieldTitle       ChangeField = "title"
+)
+
+// Valid indicates whether the value is a known member of the ChangeField enum.
+func (e ChangeField) Valid() bool {
+	switch e {
+	case ChangeFieldCategory:
+		return true
+	case ChangeFieldDueDate:
+		return true
+	case ChangeFieldIsCompleted:
+		return true
+	case ChangeFieldNotes:
+		return true
+	case ChangeFieldTags:
+		return true
+	case ChangeFieldTitle:
 		return true
 	default:
 		return false
@@ -98,6 +128,36 @@ const (
 func (e DeadLetterType) Valid() bool {
 	switch e {
 	case DeadLetterTypeDeadLetter:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DiffPatchOp.
+const (
+	DiffPatchOpAdd     DiffPatchOp = "add"
+	DiffPatchOpCopy    DiffPatchOp = "copy"
+	DiffPatchOpMove    DiffPatchOp = "move"
+	DiffPatchOpRemove  DiffPatchOp = "remove"
+	DiffPatchOpReplace DiffPatchOp = "replace"
+	DiffPatchOpTest    DiffPatchOp = "test"
+)
+
+// Valid indicates whether the value is a known member of the DiffPatchOp enum.
+func (e DiffPatchOp) Valid() bool {
+	switch e {
+	case DiffPatchOpAdd:
+		return true
+	case DiffPatchOpCopy:
+		return true
+	case DiffPatchOpMove:
+		return true
+	case DiffPatchOpRemove:
+		return true
+	case DiffPatchOpReplace:
+		return true
+	case DiffPatchOpTest:
 		return true
 	default:
 		return false
@@ -149,6 +209,93 @@ func (e HealthStatus) Valid() bool {
 	case HealthStatusOk:
 		return true
 	case HealthStatusStarting:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for HistoryItemChain.
+const (
+	HistoryItemChainN2 HistoryItemChain = 2
+)
+
+// Valid indicates whether the value is a known member of the HistoryItemChain enum.
+func (e HistoryItemChain) Valid() bool {
+	switch e {
+	case HistoryItemChainN2:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for HistoryItemEntityType.
+const (
+	HistoryItemEntityTypeTodo HistoryItemEntityType = "todo"
+)
+
+// Valid indicates whether the value is a known member of the HistoryItemEntityType enum.
+func (e HistoryItemEntityType) Valid() bool {
+	switch e {
+	case HistoryItemEntityTypeTodo:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for HistoryItemOperation.
+const (
+	HistoryItemOperationCreate   HistoryItemOperation = "create"
+	HistoryItemOperationDelete   HistoryItemOperation = "delete"
+	HistoryItemOperationMove     HistoryItemOperation = "move"
+	HistoryItemOperationRollback HistoryItemOperation = "rollback"
+	HistoryItemOperationUpdate   HistoryItemOperation = "update"
+)
+
+// Valid indicates whether the value is a known member of the HistoryItemOperation enum.
+func (e HistoryItemOperation) Valid() bool {
+	switch e {
+	case HistoryItemOperationCreate:
+		return true
+	case HistoryItemOperationDelete:
+		return true
+	case HistoryItemOperationMove:
+		return true
+	case HistoryItemOperationRollback:
+		return true
+	case HistoryItemOperationUpdate:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for HoldEntityKey.
+const (
+	Governance HoldEntityKey = "governance"
+)
+
+// Valid indicates whether the value is a known member of the HoldEntityKey enum.
+func (e HoldEntityKey) Valid() bool {
+	switch e {
+	case Governance:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for HoldType.
+const (
+	LegalHold HoldType = "legalHold"
+)
+
+// Valid indicates whether the value is a known member of the HoldType enum.
+func (e HoldType) Valid() bool {
+	switch e {
+	case LegalHold:
 		return true
 	default:
 		return false
@@ -215,6 +362,33 @@ func (e IfNoneMatchCreate) Valid() bool {
 	}
 }
 
+// Defines values for Operation.
+const (
+	OperationCreate   Operation = "create"
+	OperationDelete   Operation = "delete"
+	OperationMove     Operation = "move"
+	OperationRollback Operation = "rollback"
+	OperationUpdate   Operation = "update"
+)
+
+// Valid indicates whether the value is a known member of the Operation enum.
+func (e Operation) Valid() bool {
+	switch e {
+	case OperationCreate:
+		return true
+	case OperationDelete:
+		return true
+	case OperationMove:
+		return true
+	case OperationRollback:
+		return true
+	case OperationUpdate:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for OrderParam.
 const (
 	OrderParamAsc  OrderParam = "asc"
@@ -251,6 +425,114 @@ func (e SortParam) Valid() bool {
 	case SortParamTitle:
 		return true
 	case SortParamUpdatedAt:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ActivityParamsOperation.
+const (
+	ActivityParamsOperationCreate   ActivityParamsOperation = "create"
+	ActivityParamsOperationDelete   ActivityParamsOperation = "delete"
+	ActivityParamsOperationMove     ActivityParamsOperation = "move"
+	ActivityParamsOperationRollback ActivityParamsOperation = "rollback"
+	ActivityParamsOperationUpdate   ActivityParamsOperation = "update"
+)
+
+// Valid indicates whether the value is a known member of the ActivityParamsOperation enum.
+func (e ActivityParamsOperation) Valid() bool {
+	switch e {
+	case ActivityParamsOperationCreate:
+		return true
+	case ActivityParamsOperationDelete:
+		return true
+	case ActivityParamsOperationMove:
+		return true
+	case ActivityParamsOperationRollback:
+		return true
+	case ActivityParamsOperationUpdate:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ActivityExportParamsOperation.
+const (
+	ActivityExportParamsOperationCreate   ActivityExportParamsOperation = "create"
+	ActivityExportParamsOperationDelete   ActivityExportParamsOperation = "delete"
+	ActivityExportParamsOperationMove     ActivityExportParamsOperation = "move"
+	ActivityExportParamsOperationRollback ActivityExportParamsOperation = "rollback"
+	ActivityExportParamsOperationUpdate   ActivityExportParamsOperation = "update"
+)
+
+// Valid indicates whether the value is a known member of the ActivityExportParamsOperation enum.
+func (e ActivityExportParamsOperation) Valid() bool {
+	switch e {
+	case ActivityExportParamsOperationCreate:
+		return true
+	case ActivityExportParamsOperationDelete:
+		return true
+	case ActivityExportParamsOperationMove:
+		return true
+	case ActivityExportParamsOperationRollback:
+		return true
+	case ActivityExportParamsOperationUpdate:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AuditActivityParamsOperation.
+const (
+	AuditActivityParamsOperationCreate   AuditActivityParamsOperation = "create"
+	AuditActivityParamsOperationDelete   AuditActivityParamsOperation = "delete"
+	AuditActivityParamsOperationMove     AuditActivityParamsOperation = "move"
+	AuditActivityParamsOperationRollback AuditActivityParamsOperation = "rollback"
+	AuditActivityParamsOperationUpdate   AuditActivityParamsOperation = "update"
+)
+
+// Valid indicates whether the value is a known member of the AuditActivityParamsOperation enum.
+func (e AuditActivityParamsOperation) Valid() bool {
+	switch e {
+	case AuditActivityParamsOperationCreate:
+		return true
+	case AuditActivityParamsOperationDelete:
+		return true
+	case AuditActivityParamsOperationMove:
+		return true
+	case AuditActivityParamsOperationRollback:
+		return true
+	case AuditActivityParamsOperationUpdate:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AuditActivityExportParamsOperation.
+const (
+	AuditActivityExportParamsOperationCreate   AuditActivityExportParamsOperation = "create"
+	AuditActivityExportParamsOperationDelete   AuditActivityExportParamsOperation = "delete"
+	AuditActivityExportParamsOperationMove     AuditActivityExportParamsOperation = "move"
+	AuditActivityExportParamsOperationRollback AuditActivityExportParamsOperation = "rollback"
+	AuditActivityExportParamsOperationUpdate   AuditActivityExportParamsOperation = "update"
+)
+
+// Valid indicates whether the value is a known member of the AuditActivityExportParamsOperation enum.
+func (e AuditActivityExportParamsOperation) Valid() bool {
+	switch e {
+	case AuditActivityExportParamsOperationCreate:
+		return true
+	case AuditActivityExportParamsOperationDelete:
+		return true
+	case AuditActivityExportParamsOperationMove:
+		return true
+	case AuditActivityExportParamsOperationRollback:
+		return true
+	case AuditActivityExportParamsOperationUpdate:
 		return true
 	default:
 		return false
@@ -356,6 +638,12 @@ func (e PutTodoParamsIfNoneMatch) Valid() bool {
 	}
 }
 
+// ActivityPage defines model for ActivityPage.
+type ActivityPage struct {
+	Continuation *string       `json:"continuation"`
+	Items        []AuditRecord `json:"items"`
+}
+
 // AuditRecord defines model for AuditRecord.
 type AuditRecord struct {
 	Actor string `json:"actor"`
@@ -396,6 +684,25 @@ type AuditRecordOperation string
 //
 // Example: Grocery
 type Category = string
+
+// Change One user-editable field that differs between two versions; from and to are null when the field is absent
+type Change struct {
+	// Added For tags: the elements added
+	Added *[]string   `json:"added,omitempty"`
+	Field ChangeField `json:"field"`
+
+	// From The value before
+	From interface{} `json:"from"`
+
+	// Removed For tags: the elements removed
+	Removed *[]string `json:"removed,omitempty"`
+
+	// To The value after
+	To interface{} `json:"to"`
+}
+
+// ChangeField defines model for Change.Field.
+type ChangeField string
 
 // Commitment defines model for Commitment.
 type Commitment struct {
@@ -445,6 +752,24 @@ type DeadLetterPage struct {
 	Items        []DeadLetter `json:"items"`
 }
 
+// Diff defines model for Diff.
+type Diff struct {
+	Changes []Change `json:"changes"`
+	From    int      `json:"from"`
+
+	// Patch RFC 6902 JSON Patch that turns version from's entity into version to's
+	Patch []struct {
+		From  *string     `json:"from,omitempty"`
+		Op    DiffPatchOp `json:"op"`
+		Path  string      `json:"path"`
+		Value interface{} `json:"value,omitempty"`
+	} `json:"patch"`
+	To int `json:"to"`
+}
+
+// DiffPatchOp defines model for Diff.Patch.Op.
+type DiffPatchOp string
+
 // Health defines model for Health.
 type Health struct {
 	// Audit How far the audit history is behind the todo container. Standalone, a pump that cannot make progress (its checkpoint, the change feed or a delivery keeps failing) makes the handler degraded.
@@ -468,11 +793,84 @@ type HealthAuditState string
 // HealthStatus defines model for Health.Status.
 type HealthStatus string
 
+// HistoryItem defines model for HistoryItem.
+type HistoryItem struct {
+	Actor string `json:"actor"`
+
+	// Chain The chain encoding of hash: 2, one salted commitment per field; absent for the first encoding, which hashes the values themselves
+	Chain *HistoryItemChain `json:"chain,omitempty"`
+
+	// Changes What changed against the version before: absent for version 1 (and when the version before is not in the audit), empty when no editable field changed
+	Changes *[]Change `json:"changes,omitempty"`
+
+	// Commitments In the second chain encoding, one commitment per field of the entity, by name: the digest hash covers, and the salt that with the entity's value reproduces it; an erased field keeps only its digest
+	Commitments    *map[string]Commitment `json:"commitments,omitempty"`
+	DateCreatedUtc time.Time              `json:"dateCreatedUtc"`
+
+	// Entity The full snapshot of the todo at this version
+	Entity     map[string]interface{} `json:"entity"`
+	EntityId   string                 `json:"entityId"`
+	EntityKey  string                 `json:"entityKey"`
+	EntityType HistoryItemEntityType  `json:"entityType"`
+
+	// Hash SHA-256 (hex) over prevHash and this version's canonical content (see the README)
+	Hash      string               `json:"hash"`
+	Id        string               `json:"id"`
+	Operation HistoryItemOperation `json:"operation"`
+
+	// PrevHash The hash of the previous version: empty for an id's first version; for the first version after a move, the hash of the old id's last version
+	PrevHash string `json:"prevHash"`
+	Version  int    `json:"version"`
+}
+
+// HistoryItemChain The chain encoding of hash: 2, one salted commitment per field; absent for the first encoding, which hashes the values themselves
+type HistoryItemChain int
+
+// HistoryItemEntityType defines model for HistoryItem.EntityType.
+type HistoryItemEntityType string
+
+// HistoryItemOperation defines model for HistoryItem.Operation.
+type HistoryItemOperation string
+
 // HistoryPage defines model for HistoryPage.
 type HistoryPage struct {
 	Complete     bool          `json:"complete"`
 	Continuation *string       `json:"continuation"`
-	Items        []AuditRecord `json:"items"`
+	Items        []HistoryItem `json:"items"`
+}
+
+// Hold defines model for Hold.
+type Hold struct {
+	CreatedAt time.Time     `json:"createdAt"`
+	CreatedBy string        `json:"createdBy"`
+	EntityKey HoldEntityKey `json:"entityKey"`
+	Id        string        `json:"id"`
+	Reason    string        `json:"reason"`
+
+	// TodoId Every audit record of this todo is held
+	TodoId *string  `json:"todoId,omitempty"`
+	Type   HoldType `json:"type"`
+
+	// UserId Every audit record of this user's todos is held
+	UserId *string `json:"userId,omitempty"`
+}
+
+// HoldEntityKey defines model for Hold.EntityKey.
+type HoldEntityKey string
+
+// HoldType defines model for Hold.Type.
+type HoldType string
+
+// HoldInput Exactly one of userId and todoId
+type HoldInput struct {
+	Reason string  `json:"reason"`
+	TodoId *string `json:"todoId,omitempty"`
+	UserId *string `json:"userId,omitempty"`
+}
+
+// HoldPage defines model for HoldPage.
+type HoldPage struct {
+	Items []Hold `json:"items"`
 }
 
 // LogConsistency defines model for LogConsistency.
@@ -624,9 +1022,12 @@ type Verification struct {
 	Logged *int `json:"logged,omitempty"`
 
 	// Pending How many versions are not in the latest checkpoint yet (not an error)
-	Pending  *int    `json:"pending,omitempty"`
-	Reason   *string `json:"reason,omitempty"`
-	Verified bool    `json:"verified"`
+	Pending *int `json:"pending,omitempty"`
+
+	// PurgedBefore The first version the retention purge kept: the versions before it were purged (not lost), and the chain is verified from it on
+	PurgedBefore *int    `json:"purgedBefore,omitempty"`
+	Reason       *string `json:"reason,omitempty"`
+	Verified     bool    `json:"verified"`
 
 	// Versions How many versions were checked (when verified)
 	Versions *int `json:"versions,omitempty"`
@@ -649,6 +1050,9 @@ type IfNoneMatch = string
 // IfNoneMatchCreate defines model for If-None-Match-Create.
 type IfNoneMatchCreate string
 
+// Actor defines model for actor.
+type Actor = string
+
 // AsOf defines model for asOf.
 type AsOf = time.Time
 
@@ -661,14 +1065,26 @@ type DueAfterParam = string
 // DueBeforeParam Example: 2026-12-24T18:00:00Z
 type DueBeforeParam = string
 
+// EntityId defines model for entityId.
+type EntityId = string
+
+// FromVersion defines model for fromVersion.
+type FromVersion = int
+
 // Id defines model for id.
 type Id = string
 
 // IsCompleted defines model for isCompleted.
 type IsCompleted = bool
 
+// Operation defines model for operation.
+type Operation string
+
 // OrderParam defines model for orderParam.
 type OrderParam string
+
+// Owner defines model for owner.
+type Owner = string
 
 // PageSize defines model for pageSize.
 type PageSize = int
@@ -676,14 +1092,62 @@ type PageSize = int
 // QParam defines model for qParam.
 type QParam = string
 
+// Since defines model for since.
+type Since = time.Time
+
 // SortParam defines model for sortParam.
 type SortParam string
 
 // TagParam defines model for tagParam.
 type TagParam = []string
 
+// ToVersion defines model for toVersion.
+type ToVersion = int
+
+// Until defines model for until.
+type Until = time.Time
+
 // MethodNotAllowed defines model for MethodNotAllowed.
 type MethodNotAllowed = Problem
+
+// ActivityParams defines parameters for Activity.
+type ActivityParams struct {
+	// Since Only records at or after this time (RFC 3339); default one year before until
+	Since *Since `form:"since,omitempty" json:"since,omitempty"`
+
+	// Until Only records before this time (RFC 3339); default now
+	Until *Until `form:"until,omitempty" json:"until,omitempty"`
+
+	// Operation Only records of this operation
+	Operation *ActivityParamsOperation `form:"operation,omitempty" json:"operation,omitempty"`
+	Category  *CategoryParam           `form:"category,omitempty" json:"category,omitempty"`
+	PageSize  *PageSize                `form:"pageSize,omitempty" json:"pageSize,omitempty"`
+
+	// Continuation The opaque token of the previous page
+	Continuation *Continuation `form:"continuation,omitempty" json:"continuation,omitempty"`
+}
+
+// ActivityParamsOperation defines parameters for Activity.
+type ActivityParamsOperation string
+
+// ActivityExportParams defines parameters for ActivityExport.
+type ActivityExportParams struct {
+	// Since Only records at or after this time (RFC 3339); default one year before until
+	Since *Since `form:"since,omitempty" json:"since,omitempty"`
+
+	// Until Only records before this time (RFC 3339); default now
+	Until *Until `form:"until,omitempty" json:"until,omitempty"`
+
+	// Operation Only records of this operation
+	Operation *ActivityExportParamsOperation `form:"operation,omitempty" json:"operation,omitempty"`
+	Category  *CategoryParam                 `form:"category,omitempty" json:"category,omitempty"`
+
+	// Accept text/csv for CSV; anything else gives NDJSON
+	Accept *string `json:"Accept,omitempty"`
+}
+
+// ActivityExportParamsOperation defines parameters for ActivityExport.
+type ActivityExportParamsOperation string
 
 // LogConsistencyParams defines parameters for LogConsistency.
 type LogConsistencyParams struct {
@@ -694,12 +1158,75 @@ type LogConsistencyParams struct {
 	To int `form:"to" json:"to"`
 }
 
+// AuditActivityParams defines parameters for AuditActivity.
+type AuditActivityParams struct {
+	// Actor Only records this user made
+	Actor *Actor `form:"actor,omitempty" json:"actor,omitempty"`
+
+	// Owner Only records of this user's todos
+	Owner *Owner `form:"owner,omitempty" json:"owner,omitempty"`
+
+	// EntityId Only records of this todo
+	EntityId *EntityId `form:"entityId,omitempty" json:"entityId,omitempty"`
+
+	// Since Only records at or after this time (RFC 3339); default one year before until
+	Since *Since `form:"since,omitempty" json:"since,omitempty"`
+
+	// Until Only records before this time (RFC 3339); default now
+	Until *Until `form:"until,omitempty" json:"until,omitempty"`
+
+	// Operation Only records of this operation
+	Operation *AuditActivityParamsOperation `form:"operation,omitempty" json:"operation,omitempty"`
+	Category  *CategoryParam                `form:"category,omitempty" json:"category,omitempty"`
+	PageSize  *PageSize                     `form:"pageSize,omitempty" json:"pageSize,omitempty"`
+
+	// Continuation The opaque token of the previous page
+	Continuation *Continuation `form:"continuation,omitempty" json:"continuation,omitempty"`
+}
+
+// AuditActivityParamsOperation defines parameters for AuditActivity.
+type AuditActivityParamsOperation string
+
+// AuditActivityExportParams defines parameters for AuditActivityExport.
+type AuditActivityExportParams struct {
+	// Actor Only records this user made
+	Actor *Actor `form:"actor,omitempty" json:"actor,omitempty"`
+
+	// Owner Only records of this user's todos
+	Owner *Owner `form:"owner,omitempty" json:"owner,omitempty"`
+
+	// EntityId Only records of this todo
+	EntityId *EntityId `form:"entityId,omitempty" json:"entityId,omitempty"`
+
+	// Since Only records at or after this time (RFC 3339); default one year before until
+	Since *Since `form:"since,omitempty" json:"since,omitempty"`
+
+	// Until Only records before this time (RFC 3339); default now
+	Until *Until `form:"until,omitempty" json:"until,omitempty"`
+
+	// Operation Only records of this operation
+	Operation *AuditActivityExportParamsOperation `form:"operation,omitempty" json:"operation,omitempty"`
+	Category  *CategoryParam                      `form:"category,omitempty" json:"category,omitempty"`
+
+	// Accept text/csv for CSV; anything else gives NDJSON
+	Accept *string `json:"Accept,omitempty"`
+}
+
+// AuditActivityExportParamsOperation defines parameters for AuditActivityExport.
+type AuditActivityExportParamsOperation string
+
 // DeadLettersParams defines parameters for DeadLetters.
 type DeadLettersParams struct {
 	PageSize *PageSize `form:"pageSize,omitempty" json:"pageSize,omitempty"`
 
 	// Continuation The opaque token of the previous page
 	Continuation *Continuation `form:"continuation,omitempty" json:"continuation,omitempty"`
+}
+
+// ReleaseHoldParams defines parameters for ReleaseHold.
+type ReleaseHoldParams struct {
+	// Reason Why the hold is released
+	Reason *string `form:"reason,omitempty" json:"reason,omitempty"`
 }
 
 // PartitionsParams defines parameters for Partitions.
@@ -827,6 +1354,21 @@ type TodoHistoryParams struct {
 	Continuation *Continuation `form:"continuation,omitempty" json:"continuation,omitempty"`
 }
 
+// HistoryDiffParams defines parameters for HistoryDiff.
+type HistoryDiffParams struct {
+	// From The version to compare from
+	From FromVersion `form:"from" json:"from"`
+
+	// To The version to compare to
+	To ToVersion `form:"to" json:"to"`
+}
+
+// HistoryExportParams defines parameters for HistoryExport.
+type HistoryExportParams struct {
+	// Accept text/csv for CSV; anything else gives NDJSON
+	Accept *string `json:"Accept,omitempty"`
+}
+
 // TodoProofParams defines parameters for TodoProof.
 type TodoProofParams struct {
 	// Version The version to prove
@@ -850,6 +1392,9 @@ type RollbackTodoParams struct {
 	// IdempotencyKey Makes the request safe to retry (IETF httpapi draft "The Idempotency-Key HTTP Header Field"): 1 to 255 printable ASCII characters, as a quoted string or bare, per caller. A retry with the same key, method, path and body within 24 hours answers the first answer again (status, body, Location, ETag) without writing; the same key with another request is 422; while the first is still running a retry waits for it, then answers 409.
 	IdempotencyKey *IdempotencyKeyParam `json:"Idempotency-Key,omitempty"`
 }
+
+// CreateHoldJSONRequestBody defines body for CreateHold for application/json ContentType.
+type CreateHoldJSONRequestBody = HoldInput
 
 // CreateTodoJSONRequestBody defines body for CreateTodo for application/json ContentType.
 type CreateTodoJSONRequestBody = TodoInput
@@ -940,6 +1485,20 @@ func WithRequestEditorFn(fn RequestEditorFn) ClientOption {
 // The interface specification for the client above.
 type ClientInterface interface {
 
+	// Activity The audit records of the caller's todos, newest first
+	//
+	// Read from the activity view: one single-partition query per calendar month (UTC) of the range, ordered by time, so a page costs about one logical partition's page.
+	//
+	// Corresponds with GET /api/activity (the `Activity` operationId).
+	Activity(ctx context.Context, params *ActivityParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ActivityExport The caller's activity as a file, newest first
+	//
+	// Streams every matching audit record, read page by page at low priority, in bounded memory: NDJSON (one record per line) or, with Accept: text/csv, CSV with a header row. The last line is the manifest: {"manifest":{format, filters, count, first, last, sha256, logCheckpoint}} in NDJSON, the row "#manifest",<manifest JSON> in CSV; sha256 covers every byte before it. An answer without its manifest ended early and is incomplete.
+	//
+	// Corresponds with GET /api/activity/export (the `ActivityExport` operationId).
+	ActivityExport(ctx context.Context, params *ActivityExportParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// Health Anonymous health of the handler and its store; never waits for the store
 	//
 	// Corresponds with GET /api/health (the `Health` operationId).
@@ -965,12 +1524,58 @@ type ClientInterface interface {
 	// Corresponds with GET /api/log/tile/{path} (the `LogTile` operationId).
 	LogTile(ctx context.Context, path string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// AuditActivity Any user's audit records, newest first (the Todo.Admin role)
+	//
+	// actor (what the user did) or owner (what was done to the user's todos) is required: the activity view is kept per user and month. Each month of the range is one single-partition query.
+	//
+	// Corresponds with GET /api/manage/audit (the `AuditActivity` operationId).
+	AuditActivity(ctx context.Context, params *AuditActivityParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AuditActivityExport Any user's activity as a file, newest first (the Todo.Admin role)
+	//
+	// Streams every matching audit record, read page by page at low priority, in bounded memory: NDJSON (one record per line) or, with Accept: text/csv, CSV with a header row. The last line is the manifest: {"manifest":{format, filters, count, first, last, sha256, logCheckpoint}} in NDJSON, the row "#manifest",<manifest JSON> in CSV; sha256 covers every byte before it. An answer without its manifest ended early and is incomplete.
+	//
+	// Corresponds with GET /api/manage/audit/export (the `AuditActivityExport` operationId).
+	AuditActivityExport(ctx context.Context, params *AuditActivityExportParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// DeadLetters Change-feed documents the audit could not record, newest first (authLevel admin: the master key)
 	//
 	// A document of the todo container that is not a valid todo or version document (written by another tool, say) becomes a dead letter in the audit container instead of failing its whole batch: its raw body, the reason, the time and the source container. One single-partition query.
 	//
 	// Corresponds with GET /api/manage/deadletters (the `DeadLetters` operationId).
 	DeadLetters(ctx context.Context, params *DeadLettersParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListHolds The legal holds
+	//
+	// One single-partition query in the audit container.
+	//
+	// Corresponds with GET /api/manage/holds (the `ListHolds` operationId).
+	ListHolds(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateHoldWithBody Place a legal hold
+	//
+	// The retention purge never removes what a hold covers. The hold and its governance event (actor, reason) are written in one transactional batch.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/manage/holds (the `CreateHold` operationId).
+	CreateHoldWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateHold Place a legal hold
+	//
+	// The retention purge never removes what a hold covers. The hold and its governance event (actor, reason) are written in one transactional batch.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/manage/holds (the `CreateHold` operationId).
+	CreateHold(ctx context.Context, body CreateHoldJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReleaseHold Release a legal hold
+	//
+	// The release and its governance event (actor, reason: the given one, else the hold's) are one transactional batch.
+	//
+	// Corresponds with DELETE /api/manage/holds/{id} (the `ReleaseHold` operationId).
+	ReleaseHold(ctx context.Context, id string, params *ReleaseHoldParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// VerifyLog Walk the whole transparency log against the store: logged versions the store lost, stored versions the log lacks, hashes that differ, a store behind the anchored checkpoint (the Todo.Admin role; authLevel admin)
 	//
@@ -1054,6 +1659,18 @@ type ClientInterface interface {
 	// Corresponds with GET /api/todos/{id}/history (the `TodoHistory` operationId).
 	TodoHistory(ctx context.Context, id Id, params *TodoHistoryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// HistoryDiff What changed between two versions: the fields, and a JSON Patch from one entity to the other (two point reads)
+	//
+	// Corresponds with GET /api/todos/{id}/history/diff (the `HistoryDiff` operationId).
+	HistoryDiff(ctx context.Context, id Id, params *HistoryDiffParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// HistoryExport The todo's audit history as a file, oldest first
+	//
+	// Streams every matching audit record, read page by page at low priority, in bounded memory: NDJSON (one record per line) or, with Accept: text/csv, CSV with a header row. The last line is the manifest: {"manifest":{format, filters, count, first, last, sha256, logCheckpoint}} in NDJSON, the row "#manifest",<manifest JSON> in CSV; sha256 covers every byte before it. An answer without its manifest ended early and is incomplete.
+	//
+	// Corresponds with GET /api/todos/{id}/history/export (the `HistoryExport` operationId).
+	HistoryExport(ctx context.Context, id Id, params *HistoryExportParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// TodoProof The RFC 6962 inclusion proof of one version's leaf in the transparency log's latest signed checkpoint (the todo's owner only)
 	//
 	// Corresponds with GET /api/todos/{id}/history/proof (the `TodoProof` operationId).
@@ -1091,6 +1708,40 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /api/todos/{id}/rollback (the `RollbackTodo` operationId).
 	RollbackTodo(ctx context.Context, id Id, params *RollbackTodoParams, body RollbackTodoJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+}
+
+// Activity The audit records of the caller's todos, newest first
+//
+// Read from the activity view: one single-partition query per calendar month (UTC) of the range, ordered by time, so a page costs about one logical partition's page.
+//
+// Corresponds with GET /api/activity (the `Activity` operationId).
+func (c *Client) Activity(ctx context.Context, params *ActivityParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewActivityRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ActivityExport The caller's activity as a file, newest first
+//
+// Streams every matching audit record, read page by page at low priority, in bounded memory: NDJSON (one record per line) or, with Accept: text/csv, CSV with a header row. The last line is the manifest: {"manifest":{format, filters, count, first, last, sha256, logCheckpoint}} in NDJSON, the row "#manifest",<manifest JSON> in CSV; sha256 covers every byte before it. An answer without its manifest ended early and is incomplete.
+//
+// Corresponds with GET /api/activity/export (the `ActivityExport` operationId).
+func (c *Client) ActivityExport(ctx context.Context, params *ActivityExportParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewActivityExportRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
 }
 
 // Health Anonymous health of the handler and its store; never waits for the store
@@ -1168,6 +1819,40 @@ func (c *Client) LogTile(ctx context.Context, path string, reqEditors ...Request
 	return c.Client.Do(req)
 }
 
+// AuditActivity Any user's audit records, newest first (the Todo.Admin role)
+//
+// actor (what the user did) or owner (what was done to the user's todos) is required: the activity view is kept per user and month. Each month of the range is one single-partition query.
+//
+// Corresponds with GET /api/manage/audit (the `AuditActivity` operationId).
+func (c *Client) AuditActivity(ctx context.Context, params *AuditActivityParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAuditActivityRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AuditActivityExport Any user's activity as a file, newest first (the Todo.Admin role)
+//
+// Streams every matching audit record, read page by page at low priority, in bounded memory: NDJSON (one record per line) or, with Accept: text/csv, CSV with a header row. The last line is the manifest: {"manifest":{format, filters, count, first, last, sha256, logCheckpoint}} in NDJSON, the row "#manifest",<manifest JSON> in CSV; sha256 covers every byte before it. An answer without its manifest ended early and is incomplete.
+//
+// Corresponds with GET /api/manage/audit/export (the `AuditActivityExport` operationId).
+func (c *Client) AuditActivityExport(ctx context.Context, params *AuditActivityExportParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAuditActivityExportRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // DeadLetters Change-feed documents the audit could not record, newest first (authLevel admin: the master key)
 //
 // A document of the todo container that is not a valid todo or version document (written by another tool, say) becomes a dead letter in the audit container instead of failing its whole batch: its raw body, the reason, the time and the source container. One single-partition query.
@@ -1175,6 +1860,78 @@ func (c *Client) LogTile(ctx context.Context, path string, reqEditors ...Request
 // Corresponds with GET /api/manage/deadletters (the `DeadLetters` operationId).
 func (c *Client) DeadLetters(ctx context.Context, params *DeadLettersParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewDeadLettersRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListHolds The legal holds
+//
+// One single-partition query in the audit container.
+//
+// Corresponds with GET /api/manage/holds (the `ListHolds` operationId).
+func (c *Client) ListHolds(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListHoldsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateHoldWithBody Place a legal hold
+//
+// The retention purge never removes what a hold covers. The hold and its governance event (actor, reason) are written in one transactional batch.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/manage/holds (the `CreateHold` operationId).
+func (c *Client) CreateHoldWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateHoldRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateHold Place a legal hold
+//
+// The retention purge never removes what a hold covers. The hold and its governance event (actor, reason) are written in one transactional batch.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/manage/holds (the `CreateHold` operationId).
+func (c *Client) CreateHold(ctx context.Context, body CreateHoldJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateHoldRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReleaseHold Release a legal hold
+//
+// The release and its governance event (actor, reason: the given one, else the hold's) are one transactional batch.
+//
+// Corresponds with DELETE /api/manage/holds/{id} (the `ReleaseHold` operationId).
+func (c *Client) ReleaseHold(ctx context.Context, id string, params *ReleaseHoldParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReleaseHoldRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -1407,6 +2164,38 @@ func (c *Client) TodoHistory(ctx context.Context, id Id, params *TodoHistoryPara
 	return c.Client.Do(req)
 }
 
+// HistoryDiff What changed between two versions: the fields, and a JSON Patch from one entity to the other (two point reads)
+//
+// Corresponds with GET /api/todos/{id}/history/diff (the `HistoryDiff` operationId).
+func (c *Client) HistoryDiff(ctx context.Context, id Id, params *HistoryDiffParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewHistoryDiffRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// HistoryExport The todo's audit history as a file, oldest first
+//
+// Streams every matching audit record, read page by page at low priority, in bounded memory: NDJSON (one record per line) or, with Accept: text/csv, CSV with a header row. The last line is the manifest: {"manifest":{format, filters, count, first, last, sha256, logCheckpoint}} in NDJSON, the row "#manifest",<manifest JSON> in CSV; sha256 covers every byte before it. An answer without its manifest ended early and is incomplete.
+//
+// Corresponds with GET /api/todos/{id}/history/export (the `HistoryExport` operationId).
+func (c *Client) HistoryExport(ctx context.Context, id Id, params *HistoryExportParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewHistoryExportRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // TodoProof The RFC 6962 inclusion proof of one version's leaf in the transparency log's latest signed checkpoint (the todo's owner only)
 //
 // Corresponds with GET /api/todos/{id}/history/proof (the `TodoProof` operationId).
@@ -1503,6 +2292,225 @@ func (c *Client) RollbackTodo(ctx context.Context, id Id, params *RollbackTodoPa
 		return nil, err
 	}
 	return c.Client.Do(req)
+}
+
+// NewActivityRequest constructs an http.Request for the Activity method
+func NewActivityRequest(server string, params *ActivityParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/activity")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Since != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "since", *params.Since, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Until != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "until", *params.Until, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Operation != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "operation", *params.Operation, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Category != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "category", *params.Category, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PageSize != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pageSize", *params.PageSize, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Continuation != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "continuation", *params.Continuation, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewActivityExportRequest constructs an http.Request for the ActivityExport method
+func NewActivityExportRequest(server string, params *ActivityExportParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/activity/export")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Since != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "since", *params.Since, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Until != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "until", *params.Until, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Operation != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "operation", *params.Operation, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Category != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "category", *params.Category, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.Accept != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Accept", *params.Accept, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Accept", headerParam0)
+		}
+
+	}
+
+	return req, nil
 }
 
 // NewHealthRequest constructs an http.Request for the Health method
@@ -1678,6 +2686,297 @@ func NewLogTileRequest(server string, path string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewAuditActivityRequest constructs an http.Request for the AuditActivity method
+func NewAuditActivityRequest(server string, params *AuditActivityParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/manage/audit")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Actor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "actor", *params.Actor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Owner != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "owner", *params.Owner, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.EntityId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "entityId", *params.EntityId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Since != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "since", *params.Since, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Until != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "until", *params.Until, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Operation != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "operation", *params.Operation, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Category != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "category", *params.Category, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PageSize != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pageSize", *params.PageSize, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Continuation != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "continuation", *params.Continuation, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewAuditActivityExportRequest constructs an http.Request for the AuditActivityExport method
+func NewAuditActivityExportRequest(server string, params *AuditActivityExportParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/manage/audit/export")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Actor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "actor", *params.Actor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Owner != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "owner", *params.Owner, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.EntityId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "entityId", *params.EntityId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Since != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "since", *params.Since, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Until != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "until", *params.Until, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Operation != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "operation", *params.Operation, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Category != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "category", *params.Category, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.Accept != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Accept", *params.Accept, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Accept", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewDeadLettersRequest constructs an http.Request for the DeadLetters method
 func NewDeadLettersRequest(server string, params *DeadLettersParams) (*http.Request, error) {
 	var err error
@@ -1737,6 +3036,134 @@ func NewDeadLettersRequest(server string, params *DeadLettersParams) (*http.Requ
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListHoldsRequest constructs an http.Request for the ListHolds method
+func NewListHoldsRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/manage/holds")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateHoldRequest calls the generic CreateHold builder with application/json body
+func NewCreateHoldRequest(server string, body CreateHoldJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateHoldRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewCreateHoldRequestWithBody constructs an http.Request for the CreateHold method, with any body, and a specified content type
+func NewCreateHoldRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/manage/holds")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewReleaseHoldRequest constructs an http.Request for the ReleaseHold method
+func NewReleaseHoldRequest(server string, id string, params *ReleaseHoldParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/manage/holds/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Reason != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "reason", *params.Reason, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -2591,6 +4018,120 @@ func NewTodoHistoryRequest(server string, id Id, params *TodoHistoryParams) (*ht
 	return req, nil
 }
 
+// NewHistoryDiffRequest constructs an http.Request for the HistoryDiff method
+func NewHistoryDiffRequest(server string, id Id, params *HistoryDiffParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/todos/%s/history/diff", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from", params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "to", params.To, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewHistoryExportRequest constructs an http.Request for the HistoryExport method
+func NewHistoryExportRequest(server string, id Id, params *HistoryExportParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/todos/%s/history/export", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.Accept != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Accept", *params.Accept, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Accept", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewTodoProofRequest constructs an http.Request for the TodoProof method
 func NewTodoProofRequest(server string, id Id, params *TodoProofParams) (*http.Request, error) {
 	var err error
@@ -2872,6 +4413,24 @@ func WithBaseURL(baseURL string) ClientOption {
 // ClientWithResponsesInterface is the interface specification for the client with responses above.
 type ClientWithResponsesInterface interface {
 
+	// ActivityWithResponse The audit records of the caller's todos, newest first
+	//
+	// Read from the activity view: one single-partition query per calendar month (UTC) of the range, ordered by time, so a page costs about one logical partition's page.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/activity (the `Activity` operationId).
+	ActivityWithResponse(ctx context.Context, params *ActivityParams, reqEditors ...RequestEditorFn) (*ActivityResponse, error)
+
+	// ActivityExportWithResponse The caller's activity as a file, newest first
+	//
+	// Streams every matching audit record, read page by page at low priority, in bounded memory: NDJSON (one record per line) or, with Accept: text/csv, CSV with a header row. The last line is the manifest: {"manifest":{format, filters, count, first, last, sha256, logCheckpoint}} in NDJSON, the row "#manifest",<manifest JSON> in CSV; sha256 covers every byte before it. An answer without its manifest ended early and is incomplete.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/activity/export (the `ActivityExport` operationId).
+	ActivityExportWithResponse(ctx context.Context, params *ActivityExportParams, reqEditors ...RequestEditorFn) (*ActivityExportResponse, error)
+
 	// HealthWithResponse Anonymous health of the handler and its store; never waits for the store
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -2907,6 +4466,24 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/log/tile/{path} (the `LogTile` operationId).
 	LogTileWithResponse(ctx context.Context, path string, reqEditors ...RequestEditorFn) (*LogTileResponse, error)
 
+	// AuditActivityWithResponse Any user's audit records, newest first (the Todo.Admin role)
+	//
+	// actor (what the user did) or owner (what was done to the user's todos) is required: the activity view is kept per user and month. Each month of the range is one single-partition query.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/manage/audit (the `AuditActivity` operationId).
+	AuditActivityWithResponse(ctx context.Context, params *AuditActivityParams, reqEditors ...RequestEditorFn) (*AuditActivityResponse, error)
+
+	// AuditActivityExportWithResponse Any user's activity as a file, newest first (the Todo.Admin role)
+	//
+	// Streams every matching audit record, read page by page at low priority, in bounded memory: NDJSON (one record per line) or, with Accept: text/csv, CSV with a header row. The last line is the manifest: {"manifest":{format, filters, count, first, last, sha256, logCheckpoint}} in NDJSON, the row "#manifest",<manifest JSON> in CSV; sha256 covers every byte before it. An answer without its manifest ended early and is incomplete.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/manage/audit/export (the `AuditActivityExport` operationId).
+	AuditActivityExportWithResponse(ctx context.Context, params *AuditActivityExportParams, reqEditors ...RequestEditorFn) (*AuditActivityExportResponse, error)
+
 	// DeadLettersWithResponse Change-feed documents the audit could not record, newest first (authLevel admin: the master key)
 	//
 	// A document of the todo container that is not a valid todo or version document (written by another tool, say) becomes a dead letter in the audit container instead of failing its whole batch: its raw body, the reason, the time and the source container. One single-partition query.
@@ -2915,6 +4492,42 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /api/manage/deadletters (the `DeadLetters` operationId).
 	DeadLettersWithResponse(ctx context.Context, params *DeadLettersParams, reqEditors ...RequestEditorFn) (*DeadLettersResponse, error)
+
+	// ListHoldsWithResponse The legal holds
+	//
+	// One single-partition query in the audit container.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/manage/holds (the `ListHolds` operationId).
+	ListHoldsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListHoldsResponse, error)
+
+	// CreateHoldWithBodyWithResponse Place a legal hold
+	//
+	// The retention purge never removes what a hold covers. The hold and its governance event (actor, reason) are written in one transactional batch.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/manage/holds (the `CreateHold` operationId).
+	CreateHoldWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateHoldResponse, error)
+
+	// CreateHoldWithResponse Place a legal hold
+	//
+	// The retention purge never removes what a hold covers. The hold and its governance event (actor, reason) are written in one transactional batch.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/manage/holds (the `CreateHold` operationId).
+	CreateHoldWithResponse(ctx context.Context, body CreateHoldJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateHoldResponse, error)
+
+	// ReleaseHoldWithResponse Release a legal hold
+	//
+	// The release and its governance event (actor, reason: the given one, else the hold's) are one transactional batch.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /api/manage/holds/{id} (the `ReleaseHold` operationId).
+	ReleaseHoldWithResponse(ctx context.Context, id string, params *ReleaseHoldParams, reqEditors ...RequestEditorFn) (*ReleaseHoldResponse, error)
 
 	// VerifyLogWithResponse Walk the whole transparency log against the store: logged versions the store lost, stored versions the log lacks, hashes that differ, a store behind the anchored checkpoint (the Todo.Admin role; authLevel admin)
 	//
@@ -3014,6 +4627,22 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/todos/{id}/history (the `TodoHistory` operationId).
 	TodoHistoryWithResponse(ctx context.Context, id Id, params *TodoHistoryParams, reqEditors ...RequestEditorFn) (*TodoHistoryResponse, error)
 
+	// HistoryDiffWithResponse What changed between two versions: the fields, and a JSON Patch from one entity to the other (two point reads)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/todos/{id}/history/diff (the `HistoryDiff` operationId).
+	HistoryDiffWithResponse(ctx context.Context, id Id, params *HistoryDiffParams, reqEditors ...RequestEditorFn) (*HistoryDiffResponse, error)
+
+	// HistoryExportWithResponse The todo's audit history as a file, oldest first
+	//
+	// Streams every matching audit record, read page by page at low priority, in bounded memory: NDJSON (one record per line) or, with Accept: text/csv, CSV with a header row. The last line is the manifest: {"manifest":{format, filters, count, first, last, sha256, logCheckpoint}} in NDJSON, the row "#manifest",<manifest JSON> in CSV; sha256 covers every byte before it. An answer without its manifest ended early and is incomplete.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/todos/{id}/history/export (the `HistoryExport` operationId).
+	HistoryExportWithResponse(ctx context.Context, id Id, params *HistoryExportParams, reqEditors ...RequestEditorFn) (*HistoryExportResponse, error)
+
 	// TodoProofWithResponse The RFC 6962 inclusion proof of one version's leaf in the transparency log's latest signed checkpoint (the todo's owner only)
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -3055,6 +4684,153 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /api/todos/{id}/rollback (the `RollbackTodo` operationId).
 	RollbackTodoWithResponse(ctx context.Context, id Id, params *RollbackTodoParams, body RollbackTodoJSONRequestBody, reqEditors ...RequestEditorFn) (*RollbackTodoResponse, error)
+}
+
+// ActivityResponse200Headers the declared response headers of an HTTP 200 response for Activity
+type ActivityResponse200Headers struct {
+	XQueryScope    *string
+	XRequestCharge *string
+}
+
+// ActivityResponse401Headers the declared response headers of an HTTP 401 response for Activity
+type ActivityResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+type ActivityResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ActivityPage
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ActivityResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ActivityResponse401Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ActivityResponse) GetJSON200() *ActivityPage {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ActivityResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ActivityResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ActivityResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ActivityResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ActivityResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ActivityResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ActivityResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ActivityExportResponse200Headers the declared response headers of an HTTP 200 response for ActivityExport
+type ActivityExportResponse200Headers struct {
+	XQueryScope    *string
+	XRequestCharge *string
+}
+
+// ActivityExportResponse401Headers the declared response headers of an HTTP 401 response for ActivityExport
+type ActivityExportResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+type ActivityExportResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ActivityExportResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ActivityExportResponse401Headers
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ActivityExportResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ActivityExportResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ActivityExportResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ActivityExportResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ActivityExportResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ActivityExportResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ActivityExportResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
 }
 
 // HealthResponse405Headers the declared response headers of an HTTP 405 response for Health
@@ -3339,6 +5115,181 @@ func (r LogTileResponse) ContentType() string {
 	return ""
 }
 
+// AuditActivityResponse200Headers the declared response headers of an HTTP 200 response for AuditActivity
+type AuditActivityResponse200Headers struct {
+	XQueryScope    *string
+	XRequestCharge *string
+}
+
+// AuditActivityResponse401Headers the declared response headers of an HTTP 401 response for AuditActivity
+type AuditActivityResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+// AuditActivityResponse403Headers the declared response headers of an HTTP 403 response for AuditActivity
+type AuditActivityResponse403Headers struct {
+	WWWAuthenticate *string
+}
+
+type AuditActivityResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ActivityPage
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *AuditActivityResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *AuditActivityResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *AuditActivityResponse403Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r AuditActivityResponse) GetJSON200() *ActivityPage {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r AuditActivityResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r AuditActivityResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r AuditActivityResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r AuditActivityResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r AuditActivityResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AuditActivityResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AuditActivityResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AuditActivityResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// AuditActivityExportResponse200Headers the declared response headers of an HTTP 200 response for AuditActivityExport
+type AuditActivityExportResponse200Headers struct {
+	XQueryScope    *string
+	XRequestCharge *string
+}
+
+// AuditActivityExportResponse401Headers the declared response headers of an HTTP 401 response for AuditActivityExport
+type AuditActivityExportResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+// AuditActivityExportResponse403Headers the declared response headers of an HTTP 403 response for AuditActivityExport
+type AuditActivityExportResponse403Headers struct {
+	WWWAuthenticate *string
+}
+
+type AuditActivityExportResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *AuditActivityExportResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *AuditActivityExportResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *AuditActivityExportResponse403Headers
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r AuditActivityExportResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r AuditActivityExportResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r AuditActivityExportResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r AuditActivityExportResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r AuditActivityExportResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AuditActivityExportResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AuditActivityExportResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AuditActivityExportResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // DeadLettersResponse200Headers the declared response headers of an HTTP 200 response for DeadLetters
 type DeadLettersResponse200Headers struct {
 	XQueryScope    *string
@@ -3431,6 +5382,280 @@ func (r DeadLettersResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r DeadLettersResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListHoldsResponse200Headers the declared response headers of an HTTP 200 response for ListHolds
+type ListHoldsResponse200Headers struct {
+	XQueryScope    *string
+	XRequestCharge *string
+}
+
+// ListHoldsResponse401Headers the declared response headers of an HTTP 401 response for ListHolds
+type ListHoldsResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+// ListHoldsResponse403Headers the declared response headers of an HTTP 403 response for ListHolds
+type ListHoldsResponse403Headers struct {
+	WWWAuthenticate *string
+}
+
+type ListHoldsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *HoldPage
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListHoldsResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListHoldsResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListHoldsResponse403Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListHoldsResponse) GetJSON200() *HoldPage {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListHoldsResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListHoldsResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListHoldsResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ListHoldsResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListHoldsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListHoldsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListHoldsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListHoldsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreateHoldResponse201Headers the declared response headers of an HTTP 201 response for CreateHold
+type CreateHoldResponse201Headers struct {
+	Location       *string
+	XQueryScope    *string
+	XRequestCharge *string
+}
+
+// CreateHoldResponse401Headers the declared response headers of an HTTP 401 response for CreateHold
+type CreateHoldResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+// CreateHoldResponse403Headers the declared response headers of an HTTP 403 response for CreateHold
+type CreateHoldResponse403Headers struct {
+	WWWAuthenticate *string
+}
+
+type CreateHoldResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *Hold
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *CreateHoldResponse201Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *CreateHoldResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *CreateHoldResponse403Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateHoldResponse) GetJSON201() *Hold {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r CreateHoldResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r CreateHoldResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r CreateHoldResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r CreateHoldResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateHoldResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateHoldResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateHoldResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateHoldResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ReleaseHoldResponse204Headers the declared response headers of an HTTP 204 response for ReleaseHold
+type ReleaseHoldResponse204Headers struct {
+	XQueryScope    *string
+	XRequestCharge *string
+}
+
+// ReleaseHoldResponse401Headers the declared response headers of an HTTP 401 response for ReleaseHold
+type ReleaseHoldResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+// ReleaseHoldResponse403Headers the declared response headers of an HTTP 403 response for ReleaseHold
+type ReleaseHoldResponse403Headers struct {
+	WWWAuthenticate *string
+}
+
+type ReleaseHoldResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// Headers204 the parsed response headers for an HTTP 204 response
+	Headers204 *ReleaseHoldResponse204Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ReleaseHoldResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ReleaseHoldResponse403Headers
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ReleaseHoldResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ReleaseHoldResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ReleaseHoldResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r ReleaseHoldResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ReleaseHoldResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ReleaseHoldResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ReleaseHoldResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ReleaseHoldResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ReleaseHoldResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -4612,6 +6837,167 @@ func (r TodoHistoryResponse) ContentType() string {
 	return ""
 }
 
+// HistoryDiffResponse200Headers the declared response headers of an HTTP 200 response for HistoryDiff
+type HistoryDiffResponse200Headers struct {
+	XQueryScope    *string
+	XRequestCharge *string
+}
+
+// HistoryDiffResponse401Headers the declared response headers of an HTTP 401 response for HistoryDiff
+type HistoryDiffResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+type HistoryDiffResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Diff
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *HistoryDiffResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *HistoryDiffResponse401Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r HistoryDiffResponse) GetJSON200() *Diff {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r HistoryDiffResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r HistoryDiffResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r HistoryDiffResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r HistoryDiffResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r HistoryDiffResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r HistoryDiffResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r HistoryDiffResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r HistoryDiffResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// HistoryExportResponse200Headers the declared response headers of an HTTP 200 response for HistoryExport
+type HistoryExportResponse200Headers struct {
+	XQueryScope    *string
+	XRequestCharge *string
+}
+
+// HistoryExportResponse401Headers the declared response headers of an HTTP 401 response for HistoryExport
+type HistoryExportResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+type HistoryExportResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *HistoryExportResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *HistoryExportResponse401Headers
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r HistoryExportResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r HistoryExportResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r HistoryExportResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r HistoryExportResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r HistoryExportResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r HistoryExportResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r HistoryExportResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r HistoryExportResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // TodoProofResponse200Headers the declared response headers of an HTTP 200 response for TodoProof
 type TodoProofResponse200Headers struct {
 	XQueryScope    *string
@@ -5078,6 +7464,36 @@ func (r RollbackTodoResponse) ContentType() string {
 	return ""
 }
 
+// ActivityWithResponse The audit records of the caller's todos, newest first
+//
+// Read from the activity view: one single-partition query per calendar month (UTC) of the range, ordered by time, so a page costs about one logical partition's page.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/activity (the `Activity` operationId).
+func (c *ClientWithResponses) ActivityWithResponse(ctx context.Context, params *ActivityParams, reqEditors ...RequestEditorFn) (*ActivityResponse, error) {
+	rsp, err := c.Activity(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseActivityResponse(rsp)
+}
+
+// ActivityExportWithResponse The caller's activity as a file, newest first
+//
+// Streams every matching audit record, read page by page at low priority, in bounded memory: NDJSON (one record per line) or, with Accept: text/csv, CSV with a header row. The last line is the manifest: {"manifest":{format, filters, count, first, last, sha256, logCheckpoint}} in NDJSON, the row "#manifest",<manifest JSON> in CSV; sha256 covers every byte before it. An answer without its manifest ended early and is incomplete.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/activity/export (the `ActivityExport` operationId).
+func (c *ClientWithResponses) ActivityExportWithResponse(ctx context.Context, params *ActivityExportParams, reqEditors ...RequestEditorFn) (*ActivityExportResponse, error) {
+	rsp, err := c.ActivityExport(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseActivityExportResponse(rsp)
+}
+
 // HealthWithResponse Anonymous health of the handler and its store; never waits for the store
 //
 // Returns a wrapper object for the known response body format(s).
@@ -5143,6 +7559,36 @@ func (c *ClientWithResponses) LogTileWithResponse(ctx context.Context, path stri
 	return ParseLogTileResponse(rsp)
 }
 
+// AuditActivityWithResponse Any user's audit records, newest first (the Todo.Admin role)
+//
+// actor (what the user did) or owner (what was done to the user's todos) is required: the activity view is kept per user and month. Each month of the range is one single-partition query.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/manage/audit (the `AuditActivity` operationId).
+func (c *ClientWithResponses) AuditActivityWithResponse(ctx context.Context, params *AuditActivityParams, reqEditors ...RequestEditorFn) (*AuditActivityResponse, error) {
+	rsp, err := c.AuditActivity(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAuditActivityResponse(rsp)
+}
+
+// AuditActivityExportWithResponse Any user's activity as a file, newest first (the Todo.Admin role)
+//
+// Streams every matching audit record, read page by page at low priority, in bounded memory: NDJSON (one record per line) or, with Accept: text/csv, CSV with a header row. The last line is the manifest: {"manifest":{format, filters, count, first, last, sha256, logCheckpoint}} in NDJSON, the row "#manifest",<manifest JSON> in CSV; sha256 covers every byte before it. An answer without its manifest ended early and is incomplete.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/manage/audit/export (the `AuditActivityExport` operationId).
+func (c *ClientWithResponses) AuditActivityExportWithResponse(ctx context.Context, params *AuditActivityExportParams, reqEditors ...RequestEditorFn) (*AuditActivityExportResponse, error) {
+	rsp, err := c.AuditActivityExport(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAuditActivityExportResponse(rsp)
+}
+
 // DeadLettersWithResponse Change-feed documents the audit could not record, newest first (authLevel admin: the master key)
 //
 // A document of the todo container that is not a valid todo or version document (written by another tool, say) becomes a dead letter in the audit container instead of failing its whole batch: its raw body, the reason, the time and the source container. One single-partition query.
@@ -5156,6 +7602,66 @@ func (c *ClientWithResponses) DeadLettersWithResponse(ctx context.Context, param
 		return nil, err
 	}
 	return ParseDeadLettersResponse(rsp)
+}
+
+// ListHoldsWithResponse The legal holds
+//
+// One single-partition query in the audit container.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/manage/holds (the `ListHolds` operationId).
+func (c *ClientWithResponses) ListHoldsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListHoldsResponse, error) {
+	rsp, err := c.ListHolds(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListHoldsResponse(rsp)
+}
+
+// CreateHoldWithBodyWithResponse Place a legal hold
+//
+// The retention purge never removes what a hold covers. The hold and its governance event (actor, reason) are written in one transactional batch.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/manage/holds (the `CreateHold` operationId).
+func (c *ClientWithResponses) CreateHoldWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateHoldResponse, error) {
+	rsp, err := c.CreateHoldWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateHoldResponse(rsp)
+}
+
+// CreateHoldWithResponse Place a legal hold
+//
+// The retention purge never removes what a hold covers. The hold and its governance event (actor, reason) are written in one transactional batch.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/manage/holds (the `CreateHold` operationId).
+func (c *ClientWithResponses) CreateHoldWithResponse(ctx context.Context, body CreateHoldJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateHoldResponse, error) {
+	rsp, err := c.CreateHold(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateHoldResponse(rsp)
+}
+
+// ReleaseHoldWithResponse Release a legal hold
+//
+// The release and its governance event (actor, reason: the given one, else the hold's) are one transactional batch.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /api/manage/holds/{id} (the `ReleaseHold` operationId).
+func (c *ClientWithResponses) ReleaseHoldWithResponse(ctx context.Context, id string, params *ReleaseHoldParams, reqEditors ...RequestEditorFn) (*ReleaseHoldResponse, error) {
+	rsp, err := c.ReleaseHold(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReleaseHoldResponse(rsp)
 }
 
 // VerifyLogWithResponse Walk the whole transparency log against the store: logged versions the store lost, stored versions the log lacks, hashes that differ, a store behind the anchored checkpoint (the Todo.Admin role; authLevel admin)
@@ -5340,6 +7846,34 @@ func (c *ClientWithResponses) TodoHistoryWithResponse(ctx context.Context, id Id
 	return ParseTodoHistoryResponse(rsp)
 }
 
+// HistoryDiffWithResponse What changed between two versions: the fields, and a JSON Patch from one entity to the other (two point reads)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/todos/{id}/history/diff (the `HistoryDiff` operationId).
+func (c *ClientWithResponses) HistoryDiffWithResponse(ctx context.Context, id Id, params *HistoryDiffParams, reqEditors ...RequestEditorFn) (*HistoryDiffResponse, error) {
+	rsp, err := c.HistoryDiff(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseHistoryDiffResponse(rsp)
+}
+
+// HistoryExportWithResponse The todo's audit history as a file, oldest first
+//
+// Streams every matching audit record, read page by page at low priority, in bounded memory: NDJSON (one record per line) or, with Accept: text/csv, CSV with a header row. The last line is the manifest: {"manifest":{format, filters, count, first, last, sha256, logCheckpoint}} in NDJSON, the row "#manifest",<manifest JSON> in CSV; sha256 covers every byte before it. An answer without its manifest ended early and is incomplete.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/todos/{id}/history/export (the `HistoryExport` operationId).
+func (c *ClientWithResponses) HistoryExportWithResponse(ctx context.Context, id Id, params *HistoryExportParams, reqEditors ...RequestEditorFn) (*HistoryExportResponse, error) {
+	rsp, err := c.HistoryExport(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseHistoryExportResponse(rsp)
+}
+
 // TodoProofWithResponse The RFC 6962 inclusion proof of one version's leaf in the transparency log's latest signed checkpoint (the todo's owner only)
 //
 // Returns a wrapper object for the known response body format(s).
@@ -5416,6 +7950,153 @@ func (c *ClientWithResponses) RollbackTodoWithResponse(ctx context.Context, id I
 		return nil, err
 	}
 	return ParseRollbackTodoResponse(rsp)
+}
+
+// ParseActivityResponse parses an HTTP response from a ActivityWithResponse call
+func ParseActivityResponse(rsp *http.Response) (*ActivityResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ActivityResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ActivityPage
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ActivityResponse200Headers
+		if values := rsp.Header.Values("X-Query-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Query-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XQueryScope = &value
+		}
+		if values := rsp.Header.Values("X-Request-Charge"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Charge", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestCharge = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers ActivityResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseActivityExportResponse parses an HTTP response from a ActivityExportWithResponse call
+func ParseActivityExportResponse(rsp *http.Response) (*ActivityExportResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ActivityExportResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ActivityExportResponse200Headers
+		if values := rsp.Header.Values("X-Query-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Query-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XQueryScope = &value
+		}
+		if values := rsp.Header.Values("X-Request-Charge"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Charge", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestCharge = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers ActivityExportResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	}
+
+	return response, nil
 }
 
 // ParseHealthResponse parses an HTTP response from a HealthWithResponse call
@@ -5637,6 +8318,187 @@ func ParseLogTileResponse(rsp *http.Response) (*LogTileResponse, error) {
 	return response, nil
 }
 
+// ParseAuditActivityResponse parses an HTTP response from a AuditActivityWithResponse call
+func ParseAuditActivityResponse(rsp *http.Response) (*AuditActivityResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &AuditActivityResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ActivityPage
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers AuditActivityResponse200Headers
+		if values := rsp.Header.Values("X-Query-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Query-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XQueryScope = &value
+		}
+		if values := rsp.Header.Values("X-Request-Charge"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Charge", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestCharge = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers AuditActivityResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers AuditActivityResponse403Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers403 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseAuditActivityExportResponse parses an HTTP response from a AuditActivityExportWithResponse call
+func ParseAuditActivityExportResponse(rsp *http.Response) (*AuditActivityExportResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &AuditActivityExportResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers AuditActivityExportResponse200Headers
+		if values := rsp.Header.Values("X-Query-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Query-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XQueryScope = &value
+		}
+		if values := rsp.Header.Values("X-Request-Charge"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Charge", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestCharge = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers AuditActivityExportResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers AuditActivityExportResponse403Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers403 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseDeadLettersResponse parses an HTTP response from a DeadLettersWithResponse call
 func ParseDeadLettersResponse(rsp *http.Response) (*DeadLettersResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -5733,6 +8595,298 @@ func ParseDeadLettersResponse(rsp *http.Response) (*DeadLettersResponse, error) 
 			headers.Allow = &value
 		}
 		response.Headers405 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListHoldsResponse parses an HTTP response from a ListHoldsWithResponse call
+func ParseListHoldsResponse(rsp *http.Response) (*ListHoldsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListHoldsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest HoldPage
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListHoldsResponse200Headers
+		if values := rsp.Header.Values("X-Query-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Query-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XQueryScope = &value
+		}
+		if values := rsp.Header.Values("X-Request-Charge"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Charge", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestCharge = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListHoldsResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListHoldsResponse403Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers403 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreateHoldResponse parses an HTTP response from a CreateHoldWithResponse call
+func ParseCreateHoldResponse(rsp *http.Response) (*CreateHoldResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateHoldResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest Hold
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers CreateHoldResponse201Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		if values := rsp.Header.Values("X-Query-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Query-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XQueryScope = &value
+		}
+		if values := rsp.Header.Values("X-Request-Charge"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Charge", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestCharge = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 401:
+		var headers CreateHoldResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers CreateHoldResponse403Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers403 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseReleaseHoldResponse parses an HTTP response from a ReleaseHoldWithResponse call
+func ParseReleaseHoldResponse(rsp *http.Response) (*ReleaseHoldResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ReleaseHoldResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		var headers ReleaseHoldResponse204Headers
+		if values := rsp.Header.Values("X-Query-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Query-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XQueryScope = &value
+		}
+		if values := rsp.Header.Values("X-Request-Charge"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Charge", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestCharge = &value
+		}
+		response.Headers204 = &headers
+	case rsp.StatusCode == 401:
+		var headers ReleaseHoldResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ReleaseHoldResponse403Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers403 = &headers
 	}
 
 	return response, nil
@@ -7001,6 +10155,167 @@ func ParseTodoHistoryResponse(rsp *http.Response) (*TodoHistoryResponse, error) 
 			headers.Allow = &value
 		}
 		response.Headers405 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseHistoryDiffResponse parses an HTTP response from a HistoryDiffWithResponse call
+func ParseHistoryDiffResponse(rsp *http.Response) (*HistoryDiffResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &HistoryDiffResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Diff
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers HistoryDiffResponse200Headers
+		if values := rsp.Header.Values("X-Query-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Query-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XQueryScope = &value
+		}
+		if values := rsp.Header.Values("X-Request-Charge"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Charge", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestCharge = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers HistoryDiffResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseHistoryExportResponse parses an HTTP response from a HistoryExportWithResponse call
+func ParseHistoryExportResponse(rsp *http.Response) (*HistoryExportResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &HistoryExportResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers HistoryExportResponse200Headers
+		if values := rsp.Header.Values("X-Query-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Query-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XQueryScope = &value
+		}
+		if values := rsp.Header.Values("X-Request-Charge"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Charge", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestCharge = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers HistoryExportResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
 	}
 
 	return response, nil

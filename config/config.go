@@ -60,6 +60,7 @@ var (
 	maxBodyBytes      = Setting{"MAX_BODY_BYTES", "1048576", "request body limit in bytes (at most 2000000)"}
 	maxPayloadBytes   = Setting{"MAX_PAYLOAD_BYTES", "16777216", "payload-mode invocation (trigger batch) limit in bytes, 1 MiB to 256 MiB; under the host at least the largest AuditTrigger batch (docs/audit-pipeline.md)"}
 	versionTTL        = Setting{"VERSION_TTL_SECONDS", strconv.Itoa(int(todo.DefaultVersionTTL / time.Second)), "retention of version documents (the audit outbox) in seconds"}
+	auditRetention    = Setting{"AUDIT_RETENTION_DAYS", "", "days audit records are kept before the reconcile loop purges them (legal holds excepted); unset keeps them forever; at least " + strconv.Itoa(todo.MinAuditRetentionDays)}
 	auditPump         = Setting{"AUDIT_PUMP", "on", "on or off: the standalone change-feed pump that feeds AuditTrigger"}
 	transparencyLog   = Setting{"TRANSPARENCY_LOG", "on", "on or off: the transparency log of every version, its signed checkpoints and /api/log"}
 	logOrigin         = Setting{"LOG_ORIGIN", "todoaudit.local/log", "the transparency log's origin line and signing key name (no spaces or +)"}
@@ -85,7 +86,7 @@ var (
 // infrastructure tests check that Bicep and local.settings.json.example
 // agree with it.
 var Settings = []Setting{
-	customHandlerPort, listenAddr, listenFDs, listenPID, dataDir, storeKind, cosmosEndpoint, cosmosEndpointAlt, cosmosCredential, cosmosClientID, azureClientID, cosmosConnString, cosmosKey, allowRemoteKey, database, todoContainer, auditContainer, leasesContainer, partitionScheme, syntheticBuckets, authMode, authIssuer, authAudience, singleUserID, adminUsers, maxBodyBytes, maxPayloadBytes, versionTTL, auditPump, transparencyLog, logOrigin, logSigningKey, logSigningKeyID, logAnchorURL, logAnchorDir, logLevel, storeOpenTimeout, storeTimeout, shutdownTimeout, corsOrigins, corsCredentials, otelEndpoint, otelTracesEndpoint, otelMetricsEndpoint, otelServiceName,
+	customHandlerPort, listenAddr, listenFDs, listenPID, dataDir, storeKind, cosmosEndpoint, cosmosEndpointAlt, cosmosCredential, cosmosClientID, azureClientID, cosmosConnString, cosmosKey, allowRemoteKey, database, todoContainer, auditContainer, leasesContainer, partitionScheme, syntheticBuckets, authMode, authIssuer, authAudience, singleUserID, adminUsers, maxBodyBytes, maxPayloadBytes, versionTTL, auditRetention, auditPump, transparencyLog, logOrigin, logSigningKey, logSigningKeyID, logAnchorURL, logAnchorDir, logLevel, storeOpenTimeout, storeTimeout, shutdownTimeout, corsOrigins, corsCredentials, otelEndpoint, otelTracesEndpoint, otelMetricsEndpoint, otelServiceName,
 }
 
 // SetByLauncher reports whether the named setting is set by whatever
@@ -130,8 +131,11 @@ type Config struct {
 	MaxBodyBytes     int64
 	MaxPayloadBytes  int64
 	VersionTTL       time.Duration
-	AuditPump        bool
-	LogLevel         string
+	// AuditRetention is how long audit records are kept; 0 keeps them
+	// forever.
+	AuditRetention time.Duration
+	AuditPump      bool
+	LogLevel       string
 
 	// The transparency log: whether there is one, its origin, its signing
 	// key (an Ed25519 key, or a Key Vault key's URL; neither: the key file
@@ -283,6 +287,16 @@ func Load(lookup func(string) (string, bool)) (*Config, error) {
 		return nil, err
 	}
 	c.VersionTTL = time.Duration(ttl) * time.Second
+	if v := get(auditRetention); v != "" {
+		days, err := strconv.Atoi(v)
+		switch {
+		case err != nil || days < 1 || days > 100*366:
+			return nil, &Error{auditRetention.Name, fmt.Sprintf("%q is not a whole number of days from %d to %d", v, todo.MinAuditRetentionDays, 100*366)}
+		case days < todo.MinAuditRetentionDays:
+			return nil, &Error{auditRetention.Name, fmt.Sprintf("%d days is below the floor of %d days; unset it to keep audit records forever", days, todo.MinAuditRetentionDays)}
+		}
+		c.AuditRetention = time.Duration(days) * 24 * time.Hour
+	}
 
 	switch get(auditPump) {
 	case "on":

@@ -106,6 +106,8 @@ var badSettings = []struct {
 	{map[string]string{"AUTH_MODE": "dev", "FUNCTIONS_CUSTOMHANDLER_PORT": "4711"}, "AUTH_MODE"},
 	{map[string]string{"MAX_BODY_BYTES": "3000000"}, "MAX_BODY_BYTES"},
 	{map[string]string{"VERSION_TTL_SECONDS": "-1"}, "VERSION_TTL_SECONDS"},
+	{map[string]string{"AUDIT_RETENTION_DAYS": "179"}, "AUDIT_RETENTION_DAYS"},
+	{map[string]string{"AUDIT_RETENTION_DAYS": "a year"}, "AUDIT_RETENTION_DAYS"},
 	{map[string]string{"COSMOS_TODO_CONTAINER": "a/b"}, "COSMOS_TODO_CONTAINER"},
 	{map[string]string{"CosmosDB__credential": "secret"}, "CosmosDB__credential"},
 	{map[string]string{"AUDIT_PUMP": "yes"}, "AUDIT_PUMP"},
@@ -152,5 +154,23 @@ func TestBadSettings(t *testing.T) {
 		if msg := err.Error(); !strings.Contains(msg, tc.setting) || strings.Contains(msg, "\n") {
 			t.Errorf("%v: error %q does not name %s on one line", tc.kv, msg, tc.setting)
 		}
+	}
+}
+
+// Audit records are kept forever unless AUDIT_RETENTION_DAYS says how
+// long, which may not be less than the floor.
+func TestAuditRetention(t *testing.T) {
+	for _, tc := range []struct {
+		v    string
+		want time.Duration
+	}{{"", 0}, {"180", 180 * 24 * time.Hour}, {"3650", 3650 * 24 * time.Hour}} {
+		c, err := load(map[string]string{"AUDIT_RETENTION_DAYS": tc.v})
+		if err != nil || c.AuditRetention != tc.want {
+			t.Fatalf("AUDIT_RETENTION_DAYS=%q: %v, %v; want %v", tc.v, c.AuditRetention, err, tc.want)
+		}
+	}
+	_, err := load(map[string]string{"AUDIT_RETENTION_DAYS": "90"})
+	if err == nil || !strings.Contains(err.Error(), "AUDIT_RETENTION_DAYS: 90 days is below the floor of 180 days") {
+		t.Fatalf("90 days: %v", err)
 	}
 }

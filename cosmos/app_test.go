@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/todoaudit/todo/app"
@@ -78,4 +79,46 @@ func TestHandlerWithEmulatorConnectionString(t *testing.T) {
 	if len(items) != 1 || items[0]["id"] != id {
 		t.Fatalf("listed %v", items)
 	}
+}
+
+// On the Cosmos DB adapter too: the Reconcile function refills audit
+// records with their activity entries, the activity view answers the
+// owner's records newest first, diffs and exports read the history, and a
+// legal hold is placed, listed and released.
+func TestAuditorOnCosmos(t *testing.T) {
+	endpoint := cosmos.WireEndpoint(t)
+	database := cosmos.UniqueDatabase()
+	t.Cleanup(func() { cosmos.DropDatabase(endpoint, database) })
+	a := apitest.Start(t, map[string]string{
+		"STORE": "cosmos", "COSMOS_ENDPOINT": endpoint, "COSMOS_KEY": cosmos.EmulatorKey,
+		"COSMOS_DATABASE": database, "PARTITION_SCHEME": "category", "AUDIT_PUMP": "off", "ADMIN_USERS": "dave",
+	}, &app.Options{Cosmos: func(c *cosmos.Config) { c.ClientOptions = cosmos.WireClientOptions() }})
+	c := &apitest.Client{T: t, Base: "http://" + a.Addr(), User: "dave"}
+	id := c.Create("Grocery", "milk")["id"].(string)
+	for _, title := range []string{"oat milk", "soy milk"} {
+		apitest.Want(t, c.Do("PUT", "/api/todos/"+id, `{"category":"Grocery","title":"`+title+`"}`), 200)
+	}
+	if _, err := a.Reconcile(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	items, _ := apitest.Want(t, c.Do("GET", "/api/activity", nil), 200).JSON(t)["items"].([]any)
+	if len(items) != 3 || items[0].(map[string]any)["version"] != float64(3) || items[2].(map[string]any)["version"] != float64(1) {
+		t.Fatalf("activity %v, want versions 3, 2, 1", items)
+	}
+	if other, _ := apitest.Want(t, c.As("erin").Do("GET", "/api/activity", nil), 200).JSON(t)["items"].([]any); len(other) != 0 {
+		t.Fatalf("another user sees %v", other)
+	}
+	d := apitest.Want(t, c.Do("GET", "/api/todos/"+id+"/history/diff?from=1&to=3", nil), 200).JSON(t)
+	if ch, _ := d["changes"].([]any); len(ch) != 1 || ch[0].(map[string]any)["to"] != "soy milk" {
+		t.Fatalf("diff %v", d)
+	}
+	export := apitest.Want(t, c.Do("GET", "/api/manage/audit/export?owner=dave", nil), 200)
+	if lines := strings.Split(strings.TrimSpace(string(export.Body)), "\n"); len(lines) != 4 || !strings.HasPrefix(lines[3], `{"manifest":{`) {
+		t.Fatalf("export %s", export.Body)
+	}
+	h := apitest.Want(t, c.Do("POST", "/api/manage/holds", `{"userId":"dave","reason":"litigation"}`), 201).JSON(t)
+	if hs, _ := apitest.Want(t, c.Do("GET", "/api/manage/holds", nil), 200).JSON(t)["items"].([]any); len(hs) != 1 {
+		t.Fatalf("holds %v", hs)
+	}
+	apitest.Want(t, c.Do("DELETE", "/api/manage/holds/"+h["id"].(string)+"?reason=settled", nil), 204)
 }

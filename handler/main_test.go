@@ -375,6 +375,7 @@ func TestConfigErrors(t *testing.T) {
 		{"PARTITION_SCHEME=random", "PARTITION_SCHEME"},
 		{"FUNCTIONS_CUSTOMHANDLER_PORT=7077\x00AUTH_MODE=dev", "AUTH_MODE"},
 		{"MAX_BODY_BYTES=lots", "MAX_BODY_BYTES"},
+		{"AUDIT_RETENTION_DAYS=90", "floor of 180 days"},
 	} {
 		cmd := exec.Command(bin)
 		cmd.Env = append([]string{"DATA_DIR=" + t.TempDir()}, strings.Split(tc.env, "\x00")...)

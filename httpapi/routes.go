@@ -62,7 +62,10 @@ type handler func(a *api, ctx context.Context, w http.ResponseWriter, r *http.Re
 // The query parameters of lists and of pages.
 var (
 	pageQuery = params("pageSize", "continuation")
-	listQuery = append(params("category", "isCompleted", "dueBefore", "dueAfter", "q", "sort", "order", "pageSize", "continuation"),
+	// The filters of the activity views and their exports.
+	activityFilters = params("since", "until", "operation", "category")
+	auditFilters    = params("actor", "owner", "entityId", "operation", "category", "since", "until")
+	listQuery       = append(params("category", "isCompleted", "dueBefore", "dueAfter", "q", "sort", "order", "pageSize", "continuation"),
 		Param{Name: "tag", Repeatable: true})
 )
 
@@ -78,6 +81,8 @@ var Routes = []Route{
 	{"MoveTodo", http.MethodPost, "/api/todos/{id}/move", auth.User, (*api).move, nil},
 	{"TodoHistory", http.MethodGet, "/api/todos/{id}/history", auth.User, (*api).history, pageQuery},
 	{"VerifyHistory", http.MethodGet, "/api/todos/{id}/history/verify", auth.User, (*api).verify, nil},
+	{"HistoryDiff", http.MethodGet, "/api/todos/{id}/history/diff", auth.User, (*api).diff, params("from", "to")},
+	{"HistoryExport", http.MethodGet, "/api/todos/{id}/history/export", auth.User, (*api).historyExport, nil},
 	{"RollbackTodo", http.MethodPost, "/api/todos/{id}/rollback", auth.User, (*api).rollback, nil},
 	{"TodoProof", http.MethodGet, "/api/todos/{id}/history/proof", auth.User, (*api).historyProof, params("version")},
 	{"LogCheckpoint", http.MethodGet, "/api/log/checkpoint", auth.Anyone, (*api).logCheckpoint, nil},
@@ -87,6 +92,13 @@ var Routes = []Route{
 	{"VerifyLog", http.MethodGet, "/api/manage/log/verify", auth.Admin, (*api).verifyLog, nil},
 	{"AdminTodos", http.MethodGet, "/api/manage/todos", auth.Admin, (*api).admin, listQuery},
 	{"Partitions", http.MethodGet, "/api/manage/partitions", auth.Admin, (*api).partitions, params("top", "container")},
+	{"Activity", http.MethodGet, "/api/activity", auth.User, (*api).activity, append(activityFilters, pageQuery...)},
+	{"AuditActivity", http.MethodGet, "/api/manage/audit", auth.Admin, (*api).auditActivity, append(auditFilters, pageQuery...)},
+	{"ActivityExport", http.MethodGet, "/api/activity/export", auth.User, (*api).myActivityExport, activityFilters},
+	{"AuditActivityExport", http.MethodGet, "/api/manage/audit/export", auth.Admin, (*api).auditActivityExport, auditFilters},
+	{"LegalHolds", http.MethodGet, "/api/manage/holds", auth.Admin, (*api).listHolds, nil},
+	{"LegalHolds", http.MethodPost, "/api/manage/holds", auth.Admin, (*api).createHold, nil},
+	{"LegalHolds", http.MethodDelete, "/api/manage/holds/{id}", auth.Admin, (*api).releaseHold, params("reason")},
 	{"DeadLetters", http.MethodGet, "/api/manage/deadletters", auth.Admin, (*api).deadLetters, pageQuery},
 	{"Health", http.MethodGet, "/api/health", auth.Anyone, (*api).health, nil},
 	{"OpenAPI", http.MethodGet, "/api/openapi.json", auth.Anyone, (*api).openAPI, nil},

@@ -323,13 +323,6 @@ func parseDue(s string) (time.Time, error) {
 	return time.Parse(time.DateOnly, s)
 }
 
-// filtered reports whether list options select more than a page: the
-// parameters only lists take.
-func filtered(o service.ListOptions) bool {
-	return o.Category != nil || o.IsCompleted != nil || o.Tags != nil || o.DueBefore != nil || o.DueAfter != nil ||
-		o.Title != nil || o.Sort != ""
-}
-
 // writePage answers {"items":[…],"continuation":token or null}.
 func writePage(w http.ResponseWriter, p service.Page) {
 	b := make([]byte, 0, 256*(len(p.Items)+1))
@@ -375,9 +368,9 @@ func (a *api) admin(ctx context.Context, w http.ResponseWriter, r *http.Request,
 
 // historyPage is the body of history answers.
 type historyPage struct {
-	Items        []todo.AuditRecord `json:"items"`
-	Continuation *string            `json:"continuation"`
-	Complete     bool               `json:"complete"`
+	Items        []service.HistoryItem `json:"items"`
+	Continuation *string               `json:"continuation"`
+	Complete     bool                  `json:"complete"`
 }
 
 func (a *api) history(ctx context.Context, w http.ResponseWriter, r *http.Request, id string) error {
@@ -391,7 +384,7 @@ func (a *api) history(ctx context.Context, w http.ResponseWriter, r *http.Reques
 	}
 	body := historyPage{Items: p.Items, Complete: p.Complete}
 	if body.Items == nil {
-		body.Items = []todo.AuditRecord{}
+		body.Items = []service.HistoryItem{}
 	}
 	if p.Continuation != "" {
 		body.Continuation = &p.Continuation
@@ -406,6 +399,9 @@ type verification struct {
 	Versions *int   `json:"versions,omitempty"`
 	BrokenAt int64  `json:"brokenAt,omitempty"`
 	Reason   string `json:"reason,omitempty"`
+	// PurgedBefore is the first version kept, when the retention period
+	// purged the ones before it.
+	PurgedBefore int64 `json:"purgedBefore,omitempty"`
 	// Logged and Pending count the versions in the transparency log's
 	// latest checkpoint and those not integrated yet, when there is a log.
 	Logged  *int `json:"logged,omitempty"`
@@ -417,7 +413,7 @@ func (a *api) verify(ctx context.Context, w http.ResponseWriter, r *http.Request
 	if err != nil {
 		return err
 	}
-	body := verification{Verified: v.Verified, BrokenAt: v.BrokenAt, Reason: v.Reason}
+	body := verification{Verified: v.Verified, BrokenAt: v.BrokenAt, Reason: v.Reason, PurgedBefore: v.PurgedBefore}
 	if v.Verified {
 		body.Versions = &v.Versions
 	}

@@ -1020,7 +1020,7 @@ var mutations = []mutation{
 	{"todo index loses a path", cosmosFile, "          {\n            path: '/isCompleted/?'\n          }\n", "", "isCompleted"},
 	{"audit index loses version", cosmosFile, "          {\n            path: '/version/?'\n          }\n", "", "version"},
 	{"todo indexes everything", cosmosFile, "            path: '/userId/?'", "            path: '/*'", "(nil: every path)"},
-	{"audit index without /* excluded", cosmosFile, "            path: '/at/?'\n          }\n        ]\n        excludedPaths: [\n          {\n            path: '/*'", "            path: '/at/?'\n          }\n        ]\n        excludedPaths: [\n          {\n            path: '/entity/*'", "does not exclude /*"},
+	{"audit index without /* excluded", cosmosFile, "            path: '/dateCreatedUtc/?'\n          }\n        ]\n        excludedPaths: [\n          {\n            path: '/*'", "            path: '/dateCreatedUtc/?'\n          }\n        ]\n        excludedPaths: [\n          {\n            path: '/entity/*'", "does not exclude /*"},
 	// Deployment posture and hosting plans.
 	{"app starts before its roles", mainFile, "  dependsOn: [\n    roles\n  ]\n", "", "dependsOn"},
 	{"reconcile without retry", "fn:Reconcile", `"retry"`, `"retries"`, "needs a retry policy"},

@@ -63,10 +63,17 @@ var (
 	}
 	// AuditIndexing: history is one entity's records ordered by version;
 	// verifying a moved todo's history looks a record up by its hash; dead
-	// letters are listed newest first by at.
-	// History reads, pages and verifies by version, dead letters by at:
-	// the embedded store keeps those two sorted.
-	AuditIndexing = &store.IndexingPolicy{Paths: []string{"entityKey", "version", "hash", "at"}, Sorted: []string{"version", "at"}}
+	// letters are listed newest first by at; activity pages are one user's
+	// month newest first by at, filtered by actor, owner,
+	// operation, category and entityId, the activity backfill finds the
+	// records without an owner, and the retention purge those written
+	// before its cutoff (dateCreatedUtc).
+	// History reads, pages and verifies by version, dead letters and
+	// activity by at: the embedded store keeps those two sorted.
+	AuditIndexing = &store.IndexingPolicy{
+		Paths:  []string{"entityKey", "version", "hash", "at", "actor", "owner", "operation", "category", "entityId", "dateCreatedUtc"},
+		Sorted: []string{"version", "at"},
+	}
 	// LeaseIndexing is nil, every path: the Functions host owns the lease
 	// documents and queries them as it needs.
 	LeaseIndexing *store.IndexingPolicy

@@ -13,11 +13,11 @@ import (
 
 // HistoryPage is one page of a todo's audit history, oldest first.
 type HistoryPage struct {
-	Items        []todo.AuditRecord
+	Items        []HistoryItem
 	Continuation string
 	// Complete is false when a version is missing: a gap between versions,
 	// or (on the last page) history that ends before the todo's latest
-	// version.
+	// version. Versions the retention purge removed are not missing.
 	Complete bool
 }
 
@@ -74,11 +74,25 @@ func (s *Service) History(ctx context.Context, id string, pageSize int, continua
 			return HistoryPage{}, todo.Errorf(todo.Conflict, "version %d of todo %q does not verify (%v); see GET %s/history/verify",
 				rec.Version, id, err, todoPath(id))
 		}
-		page.Items = append(page.Items, rec)
+		if continuation == "" && len(page.Items) == 0 && rec.Version > 1 {
+			// A history that starts after version 1 may have been purged
+			// under the retention period: purged, not missing.
+			m, err := s.purgeMarker(ctx, user, id)
+			if err != nil {
+				return HistoryPage{}, err
+			}
+			if m.PurgedBefore == rec.Version {
+				prev = m.PurgedBefore - 1
+			}
+		}
+		page.Items = append(page.Items, HistoryItem{AuditRecord: rec})
 		if rec.Version != prev+1 {
 			page.Complete = false
 		}
 		prev = rec.Version
+	}
+	if err := s.addChanges(ctx, user, id, page.Items); err != nil {
+		return page, err
 	}
 	if p.Continuation != "" {
 		page.Continuation = strconv.FormatInt(prev, 10) + "." + p.Continuation

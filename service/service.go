@@ -34,8 +34,10 @@ type Service struct {
 	deadLetters *repo.Repository[todo.DeadLetter]
 	// idempotency reads and writes the records of idempotent requests.
 	idempotency *repo.Repository[idempotencyRecord]
-	ttl         int
-	now         func() time.Time
+	// auditC is the audit container itself, for legal holds.
+	auditC store.Container
+	ttl    int
+	now    func() time.Time
 }
 
 // Options configure a Service; nil means defaults.
@@ -52,7 +54,7 @@ func New(scheme partition.Scheme, todos, audit store.Container, o *Options) *Ser
 	if o == nil {
 		o = &Options{}
 	}
-	s := &Service{scheme: scheme, ttl: int(o.VersionTTL / time.Second), now: o.Now}
+	s := &Service{scheme: scheme, ttl: int(o.VersionTTL / time.Second), now: o.Now, auditC: audit}
 	if s.ttl <= 0 {
 		s.ttl = int(todo.DefaultVersionTTL / time.Second)
 	}

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -20,6 +21,10 @@ type Verification struct {
 	// match, when not verified; Reason says how.
 	BrokenAt int64
 	Reason   string
+	// PurgedBefore, when not zero, is the first version the retention
+	// purge kept: the versions before it were purged, not lost, and the
+	// chain is checked from it on, linking to the last one purged.
+	PurgedBefore int64
 }
 
 // Verify recomputes the hash chain of the caller's todo id from its audit
@@ -75,6 +80,17 @@ func (s *Service) walk(ctx context.Context, user, id string, pk store.PartitionK
 	prev, next := "", int64(1)
 	accept := func(v *verified) (int64, string, error) {
 		r, e := &v.Record, &v.Audited.Entity
+		if out.Versions == 0 && next == 1 && r.Version > 1 {
+			// Versions purged under the retention period are left out, not
+			// missing; only a history that starts late can have any.
+			m, err := s.purgeMarker(ctx, user, id)
+			if err != nil {
+				return next, "", err
+			}
+			if m.PurgedBefore == r.Version {
+				prev, next, out.PurgedBefore = m.LastHash, m.PurgedBefore, m.PurgedBefore
+			}
+		}
 		switch {
 		case r.ID != todo.AuditID(id, r.Version):
 			return recordVersion(id, r.ID, next), fmt.Sprintf("the audit record %q says it is version %d", r.ID, r.Version), nil
@@ -237,4 +253,18 @@ func (s *Service) linksToMove(ctx context.Context, user, from, id, prevHash stri
 	}
 	r, a, err := todo.DecodeRecord(p.Items[0].Value)
 	return err == nil && a.Entity.MovingTo == id && a.Verify(r.PrevHash, r.Hash) == nil, nil
+}
+
+// purgeMarker is what the retention purge left of the caller's todo id's
+// oldest versions: the zero marker when nothing was purged.
+func (s *Service) purgeMarker(ctx context.Context, user, id string) (todo.PurgeMarker, error) {
+	var m todo.PurgeMarker
+	it, err := s.auditC.Read(ctx, store.PartitionKey{todo.PurgeMarkerKey(user, id)}, todo.PurgeMarkerID)
+	if todo.IsKind(err, todo.NotFound) {
+		return m, nil
+	}
+	if err == nil && json.Unmarshal(it.Body, &m) != nil {
+		return m, todo.Errorf(todo.Internal, "the purge marker of %q does not decode", id)
+	}
+	return m, err
 }

@@ -187,7 +187,7 @@ func storedHashes(ctx context.Context, audit store.Container) (map[string]stored
 		}
 		for _, it := range page.Items {
 			var r storedRecord
-			if json.Unmarshal(it.Body, &r) != nil || r.EntityType == "" || r.Hash == "" {
+			if json.Unmarshal(it.Body, &r) != nil || r.EntityType == "" || r.Hash == "" || r.Owner != "" {
 				continue
 			}
 			out[r.EntityKey+"\x00"+strconv.FormatInt(r.Version, 10)] = storedRef{EntityID: r.EntityID, Version: r.Version, Hash: r.Hash, TS: r.TS}

@@ -184,8 +184,8 @@ func (in *Integrator) pending(ctx context.Context, st *state, start time.Time) (
 		}
 		for _, it := range page.Items {
 			var r storedRecord
-			if json.Unmarshal(it.Body, &r) != nil || r.EntityType == "" || r.Hash == "" {
-				continue // a dead letter, or not an audit record
+			if json.Unmarshal(it.Body, &r) != nil || r.EntityType == "" || r.Hash == "" || r.Owner != "" {
+				continue // a dead letter, an activity entry (a copy), or not an audit record
 			}
 			newest = max(newest, r.TS)
 			leaf, err := LeafOf(&r.AuditRecord)

@@ -34,6 +34,10 @@ type Reconciler struct {
 	// examines, so that a move interrupted after its first step (the
 	// version that marks the old todo) is completed by the next run.
 	FinishMove func(context.Context, todo.Version) error
+	// After are the steps each run takes after its pass, each a bounded
+	// amount of background work (the activity view's backfill, say), in
+	// order; each returns a line for the logs.
+	After []func(context.Context) (string, error)
 	// Margin is DefaultMargin when zero: see watermark.
 	Margin time.Duration
 	// Now is the clock, time.Now when nil.
@@ -70,6 +74,8 @@ type Result struct {
 	// Since is the _ts from which the run read, 0 when it read every
 	// retained version (the first run).
 	Since int64
+	// Steps are the lines of the After steps that ran.
+	Steps []string
 }
 
 // stamped is a version document with the time of its write.
@@ -160,6 +166,15 @@ func (r *Reconciler) Run(ctx context.Context) (Result, error) {
 	if res.Refilled > 0 {
 		r.Log.Warn("reconcile refilled audit history", "records", res.Refilled, "versions", res.Versions)
 	}
+	for _, step := range r.After {
+		line, err := step(ctx)
+		if line != "" {
+			res.Steps = append(res.Steps, line)
+		}
+		if err != nil {
+			return res, err
+		}
+	}
 	return res, nil
 }
 
@@ -249,20 +264,22 @@ func (r *Reconciler) refill(ctx context.Context, key string, vs []todo.Version) 
 		q.Continuation = page.Continuation
 	}
 	var missing audit.Outcome
+	refilled := 0
 	for _, v := range vs {
 		if have[v.Version] {
 			continue
 		}
+		refilled++
 		rec, err := todo.NewAuditRecord(v)
 		if err != nil {
 			return 0, err
 		}
-		missing.Records = append(missing.Records, rec)
+		missing.Records = append(append(missing.Records, rec), todo.ActivityEntries(rec, v.Category)...)
 	}
 	if len(missing.Records) == 0 {
 		return 0, nil
 	}
-	return len(missing.Records), missing.Write(ctx, r.Audit)
+	return refilled, missing.Write(ctx, r.Audit)
 }
 
 // Handler serves the Reconcile timer function in payload mode: one pass
@@ -281,9 +298,9 @@ func Handler(rec *Reconciler, log *slog.Logger) http.Handler {
 			problem.Write(w, err)
 			return
 		}
-		azfunc.WriteResponse(w, azfunc.InvokeResponse{Logs: []string{
+		azfunc.WriteResponse(w, azfunc.InvokeResponse{Logs: append([]string{
 			fmt.Sprintf("reconcile: %d version documents written since %d examined (%d more skipped, examined by the previous run), %d audit records refilled, %.1f RU",
 				res.Versions, res.Since, res.Skipped, res.Refilled, m.Cost().Charge),
-		}})
+		}, res.Steps...)})
 	})
 }

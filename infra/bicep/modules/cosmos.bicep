@@ -297,8 +297,10 @@ resource auditContainer 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/cont
       // No defaultTtl: audit history is kept forever.
       // partition.AuditIndexing: history is one entity's records ordered by
       // version, verification looks a record up by its hash, dead letters
-      // are listed by at; the entity snapshot and everything else is not
-      // indexed.
+      // are listed by at, activity entries by at too, with filters on
+      // actor, owner, operation, category and entityId, the retention purge
+      // finds records by dateCreatedUtc; the entity snapshot and everything
+      // else is not indexed.
       indexingPolicy: {
         indexingMode: 'consistent'
         automatic: true
@@ -314,6 +316,24 @@ resource auditContainer 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/cont
           }
           {
             path: '/at/?'
+          }
+          {
+            path: '/actor/?'
+          }
+          {
+            path: '/owner/?'
+          }
+          {
+            path: '/operation/?'
+          }
+          {
+            path: '/category/?'
+          }
+          {
+            path: '/entityId/?'
+          }
+          {
+            path: '/dateCreatedUtc/?'
           }
         ]
         excludedPaths: [

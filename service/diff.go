@@ -1,0 +1,187 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+
+	"github.com/wI2L/jsondiff"
+
+	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/store"
+)
+
+// Change is one user-editable field that differs between two versions:
+// its value before and after (null when absent), and for the tags list
+// the elements added and removed.
+type Change struct {
+	Field   string   `json:"field"`
+	From    any      `json:"from"`
+	To      any      `json:"to"`
+	Added   []string `json:"added,omitempty"`
+	Removed []string `json:"removed,omitempty"`
+}
+
+// changeOrder is the order changes are listed in: the fields' order in
+// todo.Fields.
+var changeOrder = []string{"category", "title", "notes", "dueDate", "tags", "isCompleted"}
+
+// Changes lists the user-editable fields that differ from a to b, as
+// JSON Patch operations between the two sets of fields name them. The
+// bookkeeping fields (version, updatedAt, updatedBy, lastOperation),
+// which change with every version, are not changes; the record's own
+// version, time and actor say those.
+func Changes(a, b todo.Fields) ([]Change, error) {
+	patch, err := jsondiff.Compare(a, b)
+	if err != nil {
+		return nil, todo.Wrap(todo.Internal, err, "fields do not compare")
+	}
+	var fields []string
+	for _, op := range patch {
+		f, _, _ := strings.Cut(strings.TrimPrefix(op.Path, "/"), "/")
+		if !slices.Contains(fields, f) {
+			fields = append(fields, f)
+		}
+	}
+	slices.SortFunc(fields, func(x, y string) int { return slices.Index(changeOrder, x) - slices.Index(changeOrder, y) })
+	from, to := fieldValues(a), fieldValues(b)
+	out := make([]Change, 0, len(fields))
+	for _, f := range fields {
+		c := Change{Field: f, From: from[f], To: to[f]}
+		if f == "tags" {
+			c.Added, c.Removed = elementsNotIn(b.Tags, a.Tags), elementsNotIn(a.Tags, b.Tags)
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// fieldValues is f as its JSON object's properties.
+func fieldValues(f todo.Fields) map[string]any {
+	b, _ := json.Marshal(f)
+	var m map[string]any
+	_ = json.Unmarshal(b, &m)
+	return m
+}
+
+// elementsNotIn returns the elements of xs that ys lacks, each as many
+// times as xs has it more often.
+func elementsNotIn(xs, ys []string) []string {
+	left := map[string]int{}
+	for _, y := range ys {
+		left[y]++
+	}
+	var out []string
+	for _, x := range xs {
+		if left[x] > 0 {
+			left[x]--
+			continue
+		}
+		out = append(out, x)
+	}
+	return out
+}
+
+// HistoryItem is one audit record of a history with what it changed
+// against the version before it: absent (nil) for version 1 and when the
+// version before is not in the audit, an empty list when no editable field
+// changed (a delete, say).
+type HistoryItem struct {
+	todo.AuditRecord
+	Changes *[]Change `json:"changes,omitempty"`
+}
+
+// Diff is what changed between two versions of a todo: the fields, and a
+// JSON Patch (RFC 6902) that turns the entity of version From into that
+// of version To.
+type Diff struct {
+	From    int64          `json:"from"`
+	To      int64          `json:"to"`
+	Changes []Change       `json:"changes"`
+	Patch   jsondiff.Patch `json:"patch"`
+}
+
+// Diff compares versions from and to of the caller's todo id, each read
+// from its audit record (or its retained version document while the audit
+// lags): two point reads.
+func (s *Service) Diff(ctx context.Context, id string, from, to int64) (Diff, error) {
+	user, err := caller(ctx)
+	if err != nil {
+		return Diff{}, err
+	}
+	pk, err := s.scheme.Resolve(user, id)
+	if err != nil {
+		return Diff{}, err
+	}
+	if from < 1 || to < 1 {
+		return Diff{}, todo.Errorf(todo.Invalid, "from and to must be versions, 1 or more")
+	}
+	// Only versions that verify are compared, as rollback restores only
+	// those.
+	var va, vb *verified
+	v, _, _, err := s.walk(ctx, user, id, pk, true, max(from, to), func(x *verified) {
+		switch x.Record.Version {
+		case from:
+			va = x
+		case to:
+			vb = x
+		}
+		if from == to {
+			vb = va
+		}
+	})
+	switch {
+	case err != nil:
+		return Diff{}, err
+	case !v.Verified && max(from, to) >= v.BrokenAt:
+		return Diff{}, unverified(id, max(from, to), v)
+	case va == nil || vb == nil:
+		return Diff{}, todo.Errorf(todo.NotFound, "version %d or %d of todo %q not found", from, to, id)
+	}
+	a, b := va.Audited.Entity, vb.Audited.Entity
+	d := Diff{From: from, To: to}
+	if d.Changes, err = Changes(a.Fields, b.Fields); err != nil {
+		return Diff{}, err
+	}
+	if d.Patch, err = jsondiff.Compare(a, b); err != nil {
+		return Diff{}, todo.Wrap(todo.Internal, err, "versions do not compare")
+	}
+	if d.Patch == nil {
+		d.Patch = jsondiff.Patch{}
+	}
+	return d, nil
+}
+
+// addChanges sets each history item's changes against the version before
+// it: the item before it on the page, or for the page's first item, a
+// point read of the version before.
+func (s *Service) addChanges(ctx context.Context, user, id string, items []HistoryItem) error {
+	var prev *todo.Todo
+	for i := range items {
+		r := &items[i].AuditRecord
+		var cur todo.Todo
+		if err := json.Unmarshal(r.Entity, &cur); err != nil {
+			return todo.Wrap(todo.Internal, err, "audit record does not decode")
+		}
+		if i == 0 && r.Version > 1 {
+			p, err := s.audit.GetIn(ctx, store.PartitionKey{todo.EntityKey(user, id)}, todo.AuditID(id, r.Version-1))
+			if err != nil && !todo.IsKind(err, todo.NotFound) {
+				return err
+			}
+			var t todo.Todo
+			if err == nil && json.Unmarshal(p.Value.Entity, &t) == nil {
+				prev = &t
+			}
+		}
+		if prev != nil && prev.Version == r.Version-1 {
+			c, err := Changes(prev.Fields, cur.Fields)
+			if err != nil {
+				return err
+			}
+			items[i].Changes = &c
+		}
+		prev = &cur
+	}
+	return nil
+}
