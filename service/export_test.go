@@ -15,7 +15,7 @@ import (
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/audit"
-	"github.com/todoaudit/todo/export"
+	"github.com/todoaudit/todo/audit/export"
 	"github.com/todoaudit/todo/service"
 )
 
