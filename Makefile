@@ -11,7 +11,7 @@ DATA_DIR    ?= ./.data
 OTLP        ?=
 BUILD_TAGS  := $(if $(OTLP),-tags otlp,)
 
-.PHONY: all build run test test-short test-race lint fmt vet staticcheck bicep-lint fuzz bench stage start \
+.PHONY: all build run test test-short lint fmt vet staticcheck bicep-lint fuzz bench stage start \
         check-deploy what-if deploy-infra deploy-app deploy clean
 
 all: build
@@ -28,10 +28,19 @@ run: build
 node_modules/.package-lock.json: package.json package-lock.json
 	npm ci --no-audit --no-fund
 
+# Every test runs under the race detector but those of infra (checks of the
+# Bicep and the manifests: no concurrency, and fourteen times slower under
+# it) and the heavy tests that skip themselves under it (see internal/race),
+# which run again without it. telemetry runs once more without -tags otlp,
+# as make build builds it.
+HEAVY_PACKAGES := ./service/
+HEAVY_TESTS    := TestExportBoundedMemory
+
 ## test: every test that runs on one machine, Cosmos wire tests included
 test: node_modules/.package-lock.json
-	$(GO) test -race -count=1 -tags otlp ./...
-	$(GO) test -count=1 ./telemetry/
+	$(GO) test -race -count=1 -tags otlp $$($(GO) list ./... | grep -v '/infra$$')
+	$(GO) test -count=1 -tags otlp -run '^($(HEAVY_TESTS))$$' $(HEAVY_PACKAGES)
+	$(GO) test -count=1 ./infra/ ./telemetry/
 
 test-short:
 	$(GO) test -short -tags otlp ./...

@@ -16,6 +16,7 @@ import (
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/audit"
 	"github.com/todoaudit/todo/audit/export"
+	"github.com/todoaudit/todo/internal/race"
 	"github.com/todoaudit/todo/service"
 )
 
@@ -55,6 +56,7 @@ func TestExportBoundedMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes 100,000 audit records")
 	}
+	race.Heavy(t)
 	const n = 100_000
 	svc, c := newService(t)
 	ctx := service.WithUser(context.Background(), "alice")

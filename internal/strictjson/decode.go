@@ -1,7 +1,6 @@
 package strictjson
 
 import (
-	"bytes"
 	"encoding"
 	"encoding/json"
 	"fmt"
@@ -24,18 +23,18 @@ func (e *UnknownMemberError) Error() string {
 // Unmarshal decodes data into v, a pointer to a struct, strictly: data is
 // one strict JSON value (see Check), and the name of every member of every
 // object in it, nested ones included, is exactly the JSON name of a field
-// of the struct it decodes into (maps take any names). Other errors are
-// encoding/json's, with unknown fields disallowed.
+// of the struct it decodes into (maps take any names). The text is scanned
+// once for both, before encoding/json decodes it; other errors are
+// encoding/json's.
 func Unmarshal(data []byte, v any) error {
-	if _, err := Check(data); err != nil {
+	s := &scanner{data: data}
+	if _, err := s.top(shapeOf(reflect.TypeOf(v))); err != nil {
 		return err
 	}
-	if err := exactNames(data, reflect.TypeOf(v)); err != nil {
-		return err
+	if s.unknown != nil {
+		return s.unknown
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	return dec.Decode(v)
+	return json.Unmarshal(data, v)
 }
 
 var (
@@ -43,76 +42,91 @@ var (
 	textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
 )
 
-// exactNames checks the member names of data, a JSON value Check accepted,
-// against type t. Values of another shape than t are left for
-// encoding/json to refuse.
-func exactNames(data []byte, t reflect.Type) error {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if reflect.PointerTo(t).Implements(jsonUnmarshaler) || reflect.PointerTo(t).Implements(textUnmarshaler) {
-		return nil
-	}
-	data = bytes.TrimLeft(data, " \t\r\n")
-	switch {
-	case len(data) == 0:
-		return nil
-	case data[0] == '[' && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array):
-		var items []json.RawMessage
-		if json.Unmarshal(data, &items) != nil {
-			return nil
-		}
-		for _, it := range items {
-			if err := exactNames(it, t.Elem()); err != nil {
-				return err
-			}
-		}
-	case data[0] == '{' && (t.Kind() == reflect.Struct || t.Kind() == reflect.Map):
-		var members map[string]json.RawMessage
-		if json.Unmarshal(data, &members) != nil {
-			return nil
-		}
-		fields := fieldsOf(t)
-		for name, value := range members {
-			var ft reflect.Type
-			if t.Kind() == reflect.Map {
-				ft = t.Elem()
-			} else if ft = fields[name]; ft == nil {
-				return &UnknownMemberError{Name: name}
-			}
-			if err := exactNames(value, ft); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+// shape is what the scanner needs of a type to match member names: a
+// struct's fields by JSON name, or the type of a map's values or a list's
+// items. A nil shape takes any value: types that decode themselves, and
+// values of another shape than their type, which encoding/json refuses.
+type shape struct {
+	kind   reflect.Kind
+	fields map[string]*shape // a struct's, by JSON name
+	names  map[string]bool   // every JSON name of a struct's fields
+	elem   *shape            // a map's values, a slice's or an array's items
 }
 
-var fieldsByType sync.Map // reflect.Type → map[string]reflect.Type
+// member is the shape of the value of the member name of an object of
+// shape t; a name that is no field of a struct is noted in s.
+func (t *shape) member(name string, s *scanner) *shape {
+	switch {
+	case t == nil:
+		return nil
+	case t.kind == reflect.Map:
+		return t.elem
+	case t.kind != reflect.Struct:
+		return nil
+	case !t.names[name] && s.unknown == nil:
+		s.unknown = &UnknownMemberError{Name: name}
+	}
+	return t.fields[name]
+}
 
-// fieldsOf maps the JSON names of struct type t's fields (those of
-// embedded structs without a name of their own included, as encoding/json
-// promotes them) to their types; nil for other types.
-func fieldsOf(t reflect.Type) map[string]reflect.Type {
-	if t.Kind() != reflect.Struct {
+// item is the shape of the items of a list of shape t.
+func (t *shape) item() *shape {
+	if t == nil || t.kind != reflect.Slice && t.kind != reflect.Array {
 		return nil
 	}
-	if m, ok := fieldsByType.Load(t); ok {
-		return m.(map[string]reflect.Type)
+	return t.elem
+}
+
+var shapes sync.Map // reflect.Type → *shape
+
+// shapeOf returns the shape of type t (see shape), made once per type.
+func shapeOf(t reflect.Type) *shape {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
 	}
-	m := map[string]reflect.Type{}
-	for _, f := range reflect.VisibleFields(t) {
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		switch {
-		case name == "-" || !f.IsExported():
-		case f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct:
-			// promoted: its own fields are listed by VisibleFields
-		case name == "":
-			m[f.Name] = f.Type
-		default:
-			m[name] = f.Type
+	if sh, ok := shapes.Load(t); ok {
+		return sh.(*shape)
+	}
+	made := map[reflect.Type]*shape{}
+	sh := makeShape(t, made)
+	for t, sh := range made {
+		shapes.LoadOrStore(t, sh)
+	}
+	return sh
+}
+
+// makeShape makes the shape of t and of the types in it, noting each in
+// made, so that a type that contains itself finds its own shape; they are
+// published whole, never half made.
+func makeShape(t reflect.Type, made map[reflect.Type]*shape) *shape {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil || reflect.PointerTo(t).Implements(jsonUnmarshaler) || reflect.PointerTo(t).Implements(textUnmarshaler) {
+		return nil
+	}
+	if sh, ok := made[t]; ok {
+		return sh
+	}
+	sh := &shape{kind: t.Kind()}
+	made[t] = sh
+	switch t.Kind() {
+	case reflect.Map, reflect.Slice, reflect.Array:
+		sh.elem = makeShape(t.Elem(), made)
+	case reflect.Struct:
+		sh.fields, sh.names = map[string]*shape{}, map[string]bool{}
+		for _, f := range reflect.VisibleFields(t) {
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			switch {
+			case name == "-" || !f.IsExported():
+				continue
+			case f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct:
+				continue // promoted: its own fields are listed by VisibleFields
+			case name == "":
+				name = f.Name
+			}
+			sh.fields[name], sh.names[name] = makeShape(f.Type, made), true
 		}
 	}
-	fieldsByType.Store(t, m)
-	return m
+	return sh
 }

@@ -54,3 +54,16 @@ func TestUnmarshal(t *testing.T) {
 		t.Error("an array decoded into a struct")
 	}
 }
+
+// A record-sized document: one scan checks it and its names before
+// encoding/json decodes it.
+func BenchmarkUnmarshal(b *testing.B) {
+	doc := []byte(`{"id":"a","title":"milk and bread","sub":{"title":"s"},"subs":[{"title":"x"},{"title":"y"}],"byKey":{"k":{"title":"z"}}}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		var v outer
+		if err := strictjson.Unmarshal(doc, &v); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -27,11 +27,26 @@ func (e *Error) Error() string { return fmt.Sprintf("%s (at byte %d)", e.Reason,
 // match them case-sensitively.
 func Check(data []byte) (names []string, err error) {
 	s := &scanner{data: data}
+	return s.top(nil)
+}
+
+// scanner checks one JSON text in one pass. Given a type to decode into,
+// it also matches every member name against that type's fields (see
+// Unmarshal) and keeps the first that is not one.
+type scanner struct {
+	data    []byte
+	pos     int
+	depth   int
+	unknown *UnknownMemberError
+}
+
+// top scans the whole text as a value to decode into t (nil: any).
+func (s *scanner) top(t *shape) (names []string, err error) {
 	s.space()
 	if s.pos < len(s.data) && s.data[s.pos] == '{' {
-		names, err = s.object(true)
+		names, err = s.object(true, t)
 	} else {
-		err = s.value()
+		err = s.value(t)
 	}
 	if err != nil {
 		return nil, err
@@ -41,12 +56,6 @@ func Check(data []byte) (names []string, err error) {
 		return nil, s.fail("data after the JSON value")
 	}
 	return names, nil
-}
-
-type scanner struct {
-	data  []byte
-	pos   int
-	depth int
 }
 
 func (s *scanner) fail(reason string) error { return &Error{Offset: s.pos, Reason: reason} }
@@ -62,17 +71,18 @@ func (s *scanner) space() {
 	}
 }
 
-func (s *scanner) value() error {
+// value scans one value to decode into t (nil: any).
+func (s *scanner) value(t *shape) error {
 	s.space()
 	if s.pos >= len(s.data) {
 		return s.fail("unexpected end of JSON")
 	}
 	switch c := s.data[s.pos]; {
 	case c == '{':
-		_, err := s.object(false)
+		_, err := s.object(false, t)
 		return err
 	case c == '[':
-		return s.array()
+		return s.array(t)
 	case c == '"':
 		_, err := s.string(false)
 		return err
@@ -96,7 +106,7 @@ func (s *scanner) enter() error {
 }
 
 // object scans an object; with keep it returns the member names.
-func (s *scanner) object(keep bool) ([]string, error) {
+func (s *scanner) object(keep bool, t *shape) ([]string, error) {
 	if err := s.enter(); err != nil {
 		return nil, err
 	}
@@ -131,7 +141,7 @@ func (s *scanner) object(keep bool) ([]string, error) {
 			return nil, s.fail("expected ':' after a member name")
 		}
 		s.pos++
-		if err := s.value(); err != nil {
+		if err := s.value(t.member(name, s)); err != nil {
 			return nil, err
 		}
 		s.space()
@@ -151,7 +161,7 @@ func (s *scanner) object(keep bool) ([]string, error) {
 	}
 }
 
-func (s *scanner) array() error {
+func (s *scanner) array(t *shape) error {
 	if err := s.enter(); err != nil {
 		return err
 	}
@@ -163,7 +173,7 @@ func (s *scanner) array() error {
 		return nil
 	}
 	for {
-		if err := s.value(); err != nil {
+		if err := s.value(t.item()); err != nil {
 			return err
 		}
 		s.space()
