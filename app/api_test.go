@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/todoaudit/todo/app/apitest"
+	"github.com/todoaudit/todo/internal/race"
 )
 
 func TestAPI(t *testing.T) {
@@ -190,6 +191,7 @@ func TestPatch(t *testing.T) {
 }
 
 func TestQueries(t *testing.T) {
+	race.Heavy(t) // thousands of sequential list requests
 	forEachScheme(t, map[string]string{"ADMIN_USERS": "alice"}, func(t *testing.T, s *server, scheme string) {
 		apitest.Queries(t, s.Client, scheme)
 	})
