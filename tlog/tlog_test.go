@@ -212,36 +212,29 @@ func TestConsistency(t *testing.T) {
 // checkpoint proves them all.
 func TestConcurrentIntegrators(t *testing.T) {
 	f := newFixture(t)
-	var all []todo.AuditRecord
-	var wg sync.WaitGroup
-	stop := make(chan struct{})
-	errs := make(chan error, 2)
+	var ins []*Integrator
 	for range 2 {
 		in := f.integrator()
 		in.MaxBatch = 7
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				if _, err := in.Run(context.Background()); err != nil {
-					errs <- err
-					return
-				}
-				select {
-				case <-stop:
-					return
-				default:
-				}
-			}
-		}()
+		ins = append(ins, in)
 	}
+	var all []todo.AuditRecord
+	errs := make(chan error, 20*len(ins))
 	for i := range 20 {
 		recs := chain(t, "alice", fmt.Sprintf("x%d", i), 10)
 		put(t, f.audit, recs)
 		all = append(all, recs...)
+		// Both integrators append the same new records at once.
+		var wg sync.WaitGroup
+		for _, in := range ins {
+			wg.Go(func() {
+				if _, err := in.Run(context.Background()); err != nil {
+					errs <- err
+				}
+			})
+		}
+		wg.Wait()
 	}
-	close(stop)
-	wg.Wait()
 	close(errs)
 	for err := range errs {
 		t.Fatal(err)
