@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/todoaudit/todo/app"
+	"github.com/todoaudit/todo/app/apitest"
 	"github.com/todoaudit/todo/bolt"
 	"github.com/todoaudit/todo/config"
 	"github.com/todoaudit/todo/partition"
@@ -69,6 +70,28 @@ type answer struct {
 
 func send(method, url, body string) answer {
 	req, _ := http.NewRequest(method, url, strings.NewReader(body))
+	return do(req, body)
+}
+
+// inFlight sends a request in the background and returns once it is
+// written, with the channel its answer will come on.
+func inFlight(t *testing.T, method, url, body string) <-chan answer {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, strings.NewReader(body))
+	req, wrote := apitest.Written(req)
+	answered := make(chan answer, 1)
+	go func() { answered <- do(req, body) }()
+	select {
+	case <-wrote:
+	case r := <-answered:
+		t.Fatalf("%s %s answered before it was in flight: %+v", method, url, r)
+	case <-time.After(10 * time.Second):
+		t.Fatalf("%s %s was not sent within 10s", method, url)
+	}
+	return answered
+}
+
+func do(req *http.Request, body string) answer {
 	req.Header.Set("X-User-Id", "alice")
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
@@ -100,13 +123,8 @@ func TestColdStartWaitsForTheStore(t *testing.T) {
 	if r.status != 503 || h["status"] != "starting" {
 		t.Fatalf("health while opening: %+v", r)
 	}
-	created := make(chan answer, 1)
-	go func() { created <- send("POST", base+"/api/todos", `{"category":"Grocery","title":"milk"}`) }()
-	select {
-	case r := <-created:
-		t.Fatalf("POST answered before the store opened: %+v", r)
-	case <-time.After(300 * time.Millisecond):
-	}
+	// Held until the store opens: an answer before then would be a 503.
+	created := inFlight(t, "POST", base+"/api/todos", `{"category":"Grocery","title":"milk"}`)
 	release()
 	select {
 	case r := <-created:
@@ -130,9 +148,7 @@ func TestCloseWhileOpening(t *testing.T) {
 	dir := t.TempDir()
 	release := holdStore(t, dir)
 	a := launch(t, map[string]string{"DATA_DIR": dir})
-	waiting := make(chan answer, 1)
-	go func() { waiting <- send("GET", "http://"+a.Addr()+"/api/todos", "") }()
-	time.Sleep(200 * time.Millisecond)
+	waiting := inFlight(t, "GET", "http://"+a.Addr()+"/api/todos", "")
 
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -9,11 +9,14 @@ import (
 	"net"
 	"net/http"
 	"os/exec"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/todoaudit/todo/app/apitest"
 )
 
 // emulatorKey is the well-known Cosmos DB emulator key: valid base64, so
@@ -100,10 +103,11 @@ func TestSigtermWhileOpening(t *testing.T) {
 	if resp.StatusCode != 503 || !strings.Contains(string(b), `"status":"starting"`) {
 		t.Fatalf("health while opening: %d %s", resp.StatusCode, b)
 	}
+	req, _ := http.NewRequest("GET", p.url("/api/todos"), nil)
+	req.Header.Set("X-User-Id", "alice")
+	req, wrote := apitest.Written(req)
 	waiting := make(chan int, 1)
 	go func() {
-		req, _ := http.NewRequest("GET", p.url("/api/todos"), nil)
-		req.Header.Set("X-User-Id", "alice")
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			waiting <- 0
@@ -112,7 +116,11 @@ func TestSigtermWhileOpening(t *testing.T) {
 		resp.Body.Close()
 		waiting <- resp.StatusCode
 	}()
-	time.Sleep(500 * time.Millisecond)
+	select {
+	case <-wrote:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the request was not sent within 10s")
+	}
 	code, took := p.exitAfter(t, syscall.SIGTERM)
 	t.Logf("exit %d %v after SIGTERM while opening", code, took.Round(time.Millisecond))
 	if code != 0 || took > 2*time.Second {
@@ -159,6 +167,7 @@ func TestSigtermUnderLoad(t *testing.T) {
 	p := startProc(t, "DATA_DIR="+dir)
 	var mu sync.Mutex
 	var acked []string
+	loaded := make(chan struct{}) // closed at the 50th acknowledged write
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	for w := range 6 {
@@ -181,13 +190,19 @@ func TestSigtermUnderLoad(t *testing.T) {
 				resp.Body.Close()
 				if resp.StatusCode == 201 {
 					mu.Lock()
-					acked = append(acked, td.ID)
+					if acked = append(acked, td.ID); len(acked) == 50 {
+						close(loaded)
+					}
 					mu.Unlock()
 				}
 			}
 		}()
 	}
-	time.Sleep(time.Second)
+	select {
+	case <-loaded:
+	case <-time.After(20 * time.Second):
+		t.Fatalf("fewer than 50 writes acknowledged in 20s; stderr: %s", p.stderr)
+	}
 	code, took := p.exitAfter(t, syscall.SIGTERM)
 	close(stop)
 	wg.Wait()
@@ -211,9 +226,12 @@ func TestSigtermUnderLoad(t *testing.T) {
 	}
 }
 
-// slowRequest starts a POST whose body arrives in two parts; it returns
-// the connection after the first part.
-func slowRequest(t *testing.T, addr string) (net.Conn, string) {
+// slowRequest starts a POST whose body arrives in two parts, and returns
+// once the handler is reading it (it asks for the body with Expect:
+// 100-continue, which the server answers when the handler first reads),
+// with the connection, what to read its answer from, and the rest of the
+// body.
+func slowRequest(t *testing.T, addr string) (net.Conn, *bufio.Reader, string) {
 	t.Helper()
 	body := `{"category":"slow","title":"finished after SIGTERM"}`
 	c, err := net.Dial("tcp", addr)
@@ -221,9 +239,38 @@ func slowRequest(t *testing.T, addr string) (net.Conn, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = c.Close() })
-	fmt.Fprintf(c, "POST /api/todos HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", addr, len(body), body[:10])
-	time.Sleep(200 * time.Millisecond) // the handler is reading the body
-	return c, body[10:]
+	fmt.Fprintf(c, "POST /api/todos HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nExpect: 100-continue\r\n\r\n%s",
+		addr, len(body), body[:10])
+	r := bufio.NewReader(c)
+	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if line, err := r.ReadString('\n'); err != nil || !strings.HasPrefix(line, "HTTP/1.1 100 ") {
+		t.Fatalf("the handler did not start reading the body: %q %v", line, err)
+	}
+	if line, err := r.ReadString('\n'); err != nil || line != "\r\n" {
+		t.Fatalf("after 100 Continue: %q %v", line, err)
+	}
+	_ = c.SetReadDeadline(time.Time{})
+	return c, r, body[10:]
+}
+
+// draining sends SIGTERM and returns once the process has stopped
+// accepting connections: it is draining what it has.
+func (p *proc) draining(t *testing.T) {
+	t.Helper()
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		c, err := net.DialTimeout("tcp", p.addr, time.Second)
+		if err != nil {
+			return
+		}
+		_ = c.Close()
+		if time.Now().After(deadline) {
+			t.Fatalf("still accepting connections 5s after SIGTERM; stderr: %s", p.stderr)
+		}
+		runtime.Gosched()
+	}
 }
 
 // While draining, an in-flight request finishes and is answered before the
@@ -232,14 +279,12 @@ func slowRequest(t *testing.T, addr string) (net.Conn, string) {
 func TestSigtermWhileDraining(t *testing.T) {
 	t.Run("in-flight request finishes", func(t *testing.T) {
 		p := startProc(t, "DATA_DIR="+t.TempDir())
-		c, rest := slowRequest(t, p.addr)
+		c, r, rest := slowRequest(t, p.addr)
 		start := time.Now()
-		if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(700 * time.Millisecond)
+		p.draining(t)
+		inFlight := time.Since(start)
 		fmt.Fprint(c, rest)
-		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		resp, err := http.ReadResponse(r, nil)
 		if err != nil {
 			t.Fatalf("the in-flight request was not answered: %v", err)
 		}
@@ -248,8 +293,8 @@ func TestSigtermWhileDraining(t *testing.T) {
 			t.Fatalf("in-flight request: %d", resp.StatusCode)
 		}
 		code, took := p.exit(t, start)
-		t.Logf("exit %d %v after SIGTERM, with a request in flight for 0.7s of it", code, took.Round(time.Millisecond))
-		if code != 0 || took > 2*time.Second+700*time.Millisecond {
+		t.Logf("exit %d %v after SIGTERM, with a request in flight for %v of it", code, took.Round(time.Millisecond), inFlight.Round(time.Millisecond))
+		if code != 0 || took > 2*time.Second+inFlight {
 			t.Fatalf("exit %d after %v; stderr: %s", code, took, p.stderr)
 		}
 	})
@@ -265,10 +310,7 @@ func TestSigtermWhileDraining(t *testing.T) {
 	t.Run("second signal", func(t *testing.T) {
 		p := startProc(t, "DATA_DIR="+t.TempDir())
 		slowRequest(t, p.addr)
-		if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(300 * time.Millisecond)
+		p.draining(t)
 		code, took := p.exitAfter(t, syscall.SIGINT)
 		t.Logf("exit %d %v after a second signal while draining", code, took.Round(time.Millisecond))
 		if code != 0 || took > 2*time.Second {

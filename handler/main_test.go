@@ -158,6 +158,11 @@ func launchProc(t *testing.T, env ...string) *proc {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	// The process has its own copy of the listener: once it closes it,
+	// connections are refused rather than queued here.
+	for _, f := range cmd.ExtraFiles {
+		_ = f.Close()
+	}
 	t.Cleanup(func() {
 		if cmd.ProcessState == nil {
 			_ = cmd.Process.Kill()

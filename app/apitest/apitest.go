@@ -12,9 +12,11 @@ import (
 	"log/slog"
 	"maps"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -22,6 +24,16 @@ import (
 	"github.com/todoaudit/todo/config"
 	"github.com/todoaudit/todo/httpapi"
 )
+
+// Written returns req with a hook that closes the channel once req is
+// written to its connection: the server then has it, or has it queued,
+// so that a test can act on a request in flight without sleeping.
+func Written(req *http.Request) (*http.Request, <-chan struct{}) {
+	wrote := make(chan struct{})
+	var once sync.Once
+	trace := &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) { once.Do(func() { close(wrote) }) }}
+	return req.WithContext(httptrace.WithClientTrace(req.Context(), trace)), wrote
+}
 
 // Client calls a running handler as one user (dev mode's X-User-Id).
 type Client struct {
