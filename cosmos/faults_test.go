@@ -179,14 +179,39 @@ func TestFaultsUnderLoad(t *testing.T) {
 			loadWorker(base, fmt.Sprintf("user%d", i), client, f, stop, acked[i], results)
 		}()
 	}
-	var all []outcome
+	var (
+		mu       sync.Mutex
+		all      []outcome
+		answered = map[fault]int{} // answers to the requests sent under each fault
+		newestOK time.Time         // when the newest request that succeeded was sent
+	)
 	collected := make(chan struct{})
 	go func() {
 		defer close(collected)
 		for o := range results {
+			mu.Lock()
 			all = append(all, o)
+			answered[o.fault]++
+			if o.status/100 == 2 && o.at.After(newestOK) {
+				newestOK = o.at
+			}
+			mu.Unlock()
 		}
 	}()
+	// waitUntil waits for what the load's answers show, polling them.
+	waitUntil := func(what string, cond func() bool) {
+		for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			mu.Lock()
+			ok := cond()
+			mu.Unlock()
+			if ok {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("no %s within 20s", what)
+			}
+		}
+	}
 
 	healthState := func() (int, string) {
 		resp, err := client.Get(base + "/api/health")
@@ -214,7 +239,7 @@ func TestFaultsUnderLoad(t *testing.T) {
 		}
 	}
 
-	time.Sleep(time.Second)
+	waitUntil("load", func() bool { return answered[healthy] >= 2*workers })
 	healed := map[fault]time.Time{}
 	for _, x := range []fault{down, hanging, throttled, unavailable, gone, reset} {
 		f.set(x)
@@ -226,14 +251,14 @@ func TestFaultsUnderLoad(t *testing.T) {
 				t.Errorf("health while the store hangs: %s", body)
 			}
 		} else {
-			time.Sleep(1500 * time.Millisecond)
+			waitUntil(x.String()+" answers", func() bool { return answered[x] >= workers })
 		}
 		f.set(healthy)
 		healed[x] = time.Now()
 		if x == hanging {
 			t.Logf("%s: /api/health 200 again %v after recovery", x, waitHealth(http.StatusOK, 15*time.Second).Round(100*time.Millisecond))
 		}
-		time.Sleep(time.Second)
+		waitUntil("success after "+x.String(), func() bool { return newestOK.After(healed[x]) })
 	}
 	close(stop)
 	wg.Wait()
