@@ -21,6 +21,7 @@ import (
 	"github.com/todoaudit/todo/auth/authtest"
 	"github.com/todoaudit/todo/azfunc"
 	"github.com/todoaudit/todo/functions"
+	"github.com/todoaudit/todo/internal/race"
 	"github.com/todoaudit/todo/store"
 )
 
@@ -129,6 +130,7 @@ func TestLargestTodosUnderThePump(t *testing.T) {
 // chunked) is never refused at the default MAX_PAYLOAD_BYTES, so the batch
 // that holds another user's write is audited on its first delivery.
 func TestLargestTodosUnderTheHost(t *testing.T) {
+	race.Heavy(t) // encodes and decodes megabytes of escaped JSON, one invocation at a time
 	var st store.Store
 	ln, port := hostSocket(t)
 	a := apitest.Start(t, map[string]string{"DATA_DIR": t.TempDir(), "FUNCTIONS_CUSTOMHANDLER_PORT": port, "AUTH_MODE": "easyauth"},
