@@ -73,15 +73,18 @@ fuzz:
 	  done; done
 
 ## bench: Go benchmarks, the load tool (quality bars, side by side in one run),
-## instructions per request under valgrind's callgrind (needs valgrind) and
-## the partition analyzer on 1,000,000 generated todos
+## instructions per request under valgrind's callgrind (needs valgrind),
+## the partition analyzer on 1,000,000 generated todos (its activity page
+## estimate printed) and that estimate beside the embedded store's charge at
+## a hundredth of the workload
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./bolt/ ./httpapi/ ./tlog/
 	$(GO) run ./cmd/loadtest
 	$(GO) run ./cmd/loadtest -instructions
 	$(GO) test -run '^$$' -bench Analyze1M -benchtime 1x -benchmem ./cmd/partition-analyzer/analyze/
 	$(GO) build -o bin/partition-analyzer ./cmd/partition-analyzer
-	bin/partition-analyzer --generate --todos 1000000 --users 100000 --stats > /dev/null
+	bin/partition-analyzer --generate --todos 1000000 --users 100000 --stats | sed -n '/^Activity pages/,/^$$/p'
+	$(GO) test -run '^$$' -bench ActivityEstimate -benchtime 1x ./cmd/partition-analyzer/analyze/
 
 ## stage: the deployable script root dist/ (host.json, function folders, Linux handler)
 stage:

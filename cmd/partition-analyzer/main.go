@@ -101,6 +101,8 @@ flags of analyze (generator flags as for generate):
 	fs.Float64Var(&o.HorizonMonths, "horizon", o.HorizonMonths, "months ahead in which reaching 20 GB rules a scheme out")
 	fs.IntVar(&o.PageSize, "page-size", o.PageSize, "page size of list queries")
 	fs.Float64Var(&o.ReadBudget, "read-budget", o.ReadBudget, "most RU a typical user's query may cost before it rules a scheme out")
+	fs.IntVar(&o.ActivityMonths, "activity-months", o.ActivityMonths, "time range of the activity page estimate: the workload's last this many calendar months (generated workloads)")
+	fs.IntVar(&o.ActivityPageSize, "activity-page-size", o.ActivityPageSize, "page size of the activity page estimate")
 	overhead := fs.Int64("doc-overhead", 0, "bytes to add to each exported line (system properties and index space it does not show)")
 	strict := fs.Bool("strict", false, "refuse the input at its first malformed line instead of skipping and reporting it")
 	asJSON := fs.Bool("json", false, "write the report as JSON")

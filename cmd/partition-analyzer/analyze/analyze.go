@@ -42,11 +42,16 @@ type Options struct {
 	// ReadBudget is the most RU a typical user's query may cost before it
 	// rules a scheme out.
 	ReadBudget float64 `json:"readBudgetRU"`
+	// ActivityMonths is the time range of the activity estimate: the last
+	// this many calendar months of the workload; ActivityPageSize its page.
+	ActivityMonths   int `json:"activityMonths"`
+	ActivityPageSize int `json:"activityPageSize"`
 }
 
 // DefaultOptions are the analyzer's defaults.
 func DefaultOptions() Options {
-	return Options{Buckets: 10, Throughput: 40_000, GrowthPerMonth: 0.10, HorizonMonths: 24, PageSize: 100, ReadBudget: 100}
+	return Options{Buckets: 10, Throughput: 40_000, GrowthPerMonth: 0.10, HorizonMonths: 24, PageSize: 100, ReadBudget: 100,
+		ActivityMonths: 1, ActivityPageSize: 20}
 }
 
 func (o *Options) fill() error {
@@ -68,6 +73,12 @@ func (o *Options) fill() error {
 	}
 	if o.ReadBudget <= 0 {
 		o.ReadBudget = d.ReadBudget
+	}
+	if o.ActivityMonths <= 0 {
+		o.ActivityMonths = d.ActivityMonths
+	}
+	if o.ActivityPageSize <= 0 {
+		o.ActivityPageSize = d.ActivityPageSize
 	}
 	if o.HorizonMonths <= 0 {
 		o.HorizonMonths = d.HorizonMonths
@@ -103,6 +114,8 @@ type schemeAgg struct {
 type userAgg struct {
 	todos, bytes int64
 	cats         map[string]int64
+	// months are the user's activity partitions (generated workloads).
+	months []monthCount
 }
 
 // Analyzer aggregates a stream of records. It is not safe for concurrent
@@ -112,6 +125,7 @@ type Analyzer struct {
 	schemes []*schemeAgg
 	users   map[string]*userAgg
 	cats    map[string]int64
+	audit   auditAgg
 	in      InputSummary
 	scratch todo.Todo
 }
@@ -175,6 +189,7 @@ func (a *Analyzer) Add(r *Record) {
 		u.bytes += r.Bytes
 		u.cats[r.Category]++
 		a.cats[r.Category]++
+		a.addAudit(r, u)
 	case todo.TypeVersion:
 		a.in.Versions++
 	case todo.TypeSequence:

@@ -7,10 +7,12 @@ import (
 	"encoding/xml"
 	"errors"
 	"io"
+	"math"
 	"runtime"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/todoaudit/todo/bolt"
 	"github.com/todoaudit/todo/partition"
@@ -391,4 +393,80 @@ func BenchmarkAnalyze1M(b *testing.B) {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	b.ReportMetric(float64(m.HeapSys)/(1<<20), "MB-heap-sys")
+}
+
+// The two activity costs, worked out by hand from the query charge: a scan
+// loads every document once, answers a page of matches per request and
+// at least one request per physical partition; the view reads one month
+// partition per request, newest first, loading only what it returns.
+func TestActivityCosts(t *testing.T) {
+	// 45 matches of 1,000 B each among 10,000 documents on one physical
+	// partition: pages of 20, 20 and 5.
+	got := scanCost(45, 45_000, 10_000, 1, 20)
+	want := 3*2.5 + 0.05*10_000 + 2*20 + 5
+	if got.Requests != 3 || got.Loaded != 10_000 || got.Items != 45 || math.Abs(got.RU-want) > 1e-9 {
+		t.Errorf("scan on one partition: %+v, want 3 requests, %.2f RU", got, want)
+	}
+	// No match on four physical partitions still visits each.
+	got = scanCost(0, 0, 10_000, 4, 20)
+	if want := 4*2.5 + 0.05*10_000; got.Requests != 4 || math.Abs(got.RU-want) > 1e-9 {
+		t.Errorf("empty scan on four partitions: %+v, want 4 requests, %.2f RU", got, want)
+	}
+	// March holds 5 entries of 2,048 B, February 30: a page of 20 takes
+	// March's 5 and 15 of February's; January is not read.
+	months := []monthCount{{monthOf(Start), 9, 9 * 2048}, {monthOf(Start) + 1, 30, 30 * 2048}, {monthOf(Start) + 2, 5, 5 * 2048}}
+	got = viewCost(months, monthOf(Start), monthOf(Start)+2, 20)
+	want = (2.5 + 0.3 + 0.05*5 + 10) + (2.5 + 0.3 + 0.05*15 + 30)
+	if got.Requests != 2 || got.Items != 20 || got.Loaded != 20 || math.Abs(got.RU-want) > 1e-9 {
+		t.Errorf("view page: %+v, want 2 requests, 20 items, %.2f RU", got, want)
+	}
+	// A month without entries still costs its request.
+	got = viewCost(nil, monthOf(Start), monthOf(Start)+1, 20)
+	if want := 2 * (2.5 + 0.3); got.Requests != 2 || got.Items != 0 || math.Abs(got.RU-want) > 1e-9 {
+		t.Errorf("empty view: %+v, want 2 requests, %.2f RU", got, want)
+	}
+}
+
+// A generated workload's report estimates activity pages over its last
+// month: the view's page is a small fraction of the scan, which loads
+// every audit record; an export, which has no write times, gets none.
+func TestActivityReport(t *testing.T) {
+	w := small()
+	w.Todos = 2_000
+	_, r := run(t, w, Options{Schemes: []string{partition.Hierarchical}})
+	act := r.Activity
+	if act == nil {
+		t.Fatal("no activity estimate for a generated workload")
+	}
+	if !act.Since.Equal(time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)) || !act.Until.Equal(time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC)) {
+		t.Errorf("range %s to %s, want March 2026 (the span ends on April 1)", act.Since, act.Until)
+	}
+	if act.Records != r.Input.Writes {
+		t.Errorf("%d audit records, want one per write, %d", act.Records, r.Input.Writes)
+	}
+	if len(act.Queries) != 2 {
+		t.Fatalf("queries %+v, want own activity and admin by actor", act.Queries)
+	}
+	b := act.Queries[0].Busiest
+	if b.Records <= int64(act.PageSize) || b.After.Items != int64(act.PageSize) || b.After.Requests != 1 {
+		t.Errorf("busiest user %+v: want more records than a page, a full page from one request", b)
+	}
+	if b.Before.Loaded != act.Records || b.Before.Items != b.Records || b.Before.RU < 20*b.After.RU {
+		t.Errorf("busiest user before the view %+v: want every record loaded, every match returned, far above the view's %.1f RU", b.Before, b.After.RU)
+	}
+	var text bytes.Buffer
+	if err := r.WriteText(&text); err != nil || !strings.Contains(text.String(), "Activity pages, 2026-03-01 to 2026-04-01") {
+		t.Errorf("text report lacks the activity section (%v):\n%s", err, text.String())
+	}
+	var export bytes.Buffer
+	if err := w.WriteJSONL(&export, partition.Hierarchical, 1); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := New(DefaultOptions())
+	if _, err := ReadJSONL(&export, ReadOptions{}, a.Add); err != nil {
+		t.Fatal(err)
+	}
+	if got := a.Finish().Activity; got != nil {
+		t.Errorf("an export got an activity estimate %+v; it has no write times", got)
+	}
 }

@@ -57,4 +57,12 @@
 // partitions it reads. Every page is a request, a fan-out is one request per
 // logical partition, a cross-partition query one request per physical
 // partition, and each request pays the per-partition minimum.
+//
+// For a generated workload, whose records carry the times of their writes,
+// the analyzer also estimates one page of a user's activity in the audit
+// container: every write is an audit record, and the page is read either
+// by a cross-partition query on properties the audit container did not
+// index before the activity view, or from the view's month partitions (see
+// activity.go). TestActivityEstimateMatchesStore checks the estimate against
+// the embedded store holding the same workload's audit.
 package analyze

@@ -157,8 +157,9 @@ func (w Workload) Each(start time.Time, fn func(*GeneratedTodo) error) error {
 var Start = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // Generate streams the workload as todo records, their retained version
-// documents modelled in Versions: the writes within Retention of the end of
-// the span.
+// documents modelled in Versions (the writes within Retention of the end of
+// the span) and the times of their writes in Times, which the record reuses
+// between calls.
 func (w Workload) Generate(emit func(*Record)) error {
 	end := Start.Add(w.Span)
 	cutoff := end.Add(-w.Retention)
@@ -171,7 +172,9 @@ func (w Workload) Generate(emit func(*Record)) error {
 		cats[i] = CategoryName(i)
 	}
 	var rec Record
+	var times []time.Time
 	return w.Each(Start, func(g *GeneratedTodo) error {
+		times = append(append(times[:0], g.Created), g.Updates...)
 		kept := int64(0)
 		if !g.Created.Before(cutoff) {
 			kept++
@@ -182,7 +185,7 @@ func (w Workload) Generate(emit func(*Record)) error {
 			}
 		}
 		rec = Record{Type: todo.TypeTodo, UserID: users[g.User], Category: cats[g.Category], Bytes: g.Bytes,
-			Writes: 1 + int64(len(g.Updates)), VersionBytes: g.Bytes + versionOverhead, Versions: kept}
+			Writes: 1 + int64(len(g.Updates)), VersionBytes: g.Bytes + versionOverhead, Versions: kept, Times: times}
 		emit(&rec)
 		return nil
 	})

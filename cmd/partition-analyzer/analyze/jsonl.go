@@ -23,11 +23,8 @@ func (w Workload) WriteJSONL(out io.Writer, scheme string, buckets int) error {
 		return err
 	}
 	bw := bufio.NewWriterSize(out, 1<<20)
-	ids := rand.New(rand.NewPCG(w.Seed, 0x6964))
-	end := Start.Add(w.Span)
-	cutoff := end.Add(-w.Retention)
+	cutoff := Start.Add(w.Span).Add(-w.Retention)
 	ttl := int(w.Retention.Seconds())
-	seq := map[int]int64{}
 	line := func(v any) error {
 		b, err := json.Marshal(v)
 		if err != nil {
@@ -37,7 +34,49 @@ func (w Workload) WriteJSONL(out io.Writer, scheme string, buckets int) error {
 		_, err = bw.Write(b)
 		return err
 	}
-	err := w.Each(Start, func(g *GeneratedTodo) error {
+	seq := map[string]int64{}
+	err := w.EachVersion(scheme, buckets, func(t *todo.Todo, last bool) error {
+		if !t.UpdatedAt.Before(cutoff) {
+			if err := line(todo.NewVersion(*t, nil, ttl)); err != nil {
+				return err
+			}
+		}
+		if !last {
+			return nil
+		}
+		if scheme == partition.Synthetic {
+			seq[t.UserID]++
+		}
+		return line(t)
+	})
+	if err != nil {
+		return err
+	}
+	if scheme == partition.Synthetic {
+		for i := range w.Users {
+			u := UserID(i)
+			if n := seq[u]; n > 0 {
+				doc := map[string]any{"id": "sequence", "type": todo.TypeSequence, "userId": u,
+					"partitionKey": partition.Bucket(u, 0), "sequence": n}
+				if err := line(doc); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return bw.Flush()
+}
+
+// EachVersion generates the workload's todos as the service stores them
+// under scheme: fn is called for every version of each todo, oldest first,
+// with the todo document at that version (id, notes padded to the item
+// size, version, operation and time set), last set on its current one.
+// Between the calls of one todo t is the same value, changed only by the
+// next version's fields, so a caller may seal it version by version.
+func (w Workload) EachVersion(scheme string, buckets int, fn func(t *todo.Todo, last bool) error) error {
+	ids := rand.New(rand.NewPCG(w.Seed, 0x6964))
+	seq := map[int]int64{}
+	return w.Each(Start, func(g *GeneratedTodo) error {
 		user := UserID(g.User)
 		t := todo.Todo{Type: todo.TypeTodo, UserID: user, Fields: todo.Fields{Category: CategoryName(g.Category),
 			Title: "todo " + strconv.Itoa(int(ids.Uint32()))}, CreatedAt: g.Created, UpdatedAt: g.Created, UpdatedBy: user}
@@ -57,31 +96,12 @@ func (w Workload) WriteJSONL(out io.Writer, scheme string, buckets int) error {
 		times := append([]timeOp{{g.Created, todo.OpCreate}}, timeOps(g)...)
 		for i, at := range times {
 			t.Version, t.UpdatedAt, t.LastOperation = int64(i+1), at.at, at.op
-			if at.at.Before(cutoff) {
-				continue
-			}
-			if err := line(todo.NewVersion(t, nil, ttl)); err != nil {
+			if err := fn(&t, i == len(times)-1); err != nil {
 				return err
 			}
 		}
-		return line(t)
+		return nil
 	})
-	if err != nil {
-		return err
-	}
-	if scheme == partition.Synthetic {
-		for i := range w.Users {
-			if n := seq[i]; n > 0 {
-				u := UserID(i)
-				doc := map[string]any{"id": "sequence", "type": todo.TypeSequence, "userId": u,
-					"partitionKey": partition.Bucket(u, 0), "sequence": n}
-				if err := line(doc); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	return bw.Flush()
 }
 
 type timeOp struct {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/todoaudit/todo"
 )
@@ -32,6 +33,10 @@ type Record struct {
 	// Versions is the number of retained version documents of a todo that
 	// are modelled rather than present as records (generated workloads).
 	Versions int64
+	// Times are the times of a generated todo's writes, oldest first: its
+	// create, then its updates, each an audit record. An export does not
+	// have them (its todos hold the last write's time only).
+	Times []time.Time
 }
 
 // versionOverhead is what a version document adds to the todo it copies:

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 )
 
 func fmtInt(n int64) string {
@@ -158,6 +159,20 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 		for _, p := range s.Warnings {
 			fmt.Fprintf(w, "\n%s: warning: %s", s.Label, p)
+		}
+	}
+	if act := r.Activity; act != nil {
+		fmt.Fprintf(w, "\n\nActivity pages, %s to %s, %d records a page (audit container: %s records, %s, %d physical partitions):\n",
+			act.Since.Format(time.DateOnly), act.Until.Format(time.DateOnly), act.PageSize, fmtInt(act.Records), fmtBytes(act.Bytes), act.Partitions)
+		for _, q := range act.Queries {
+			for _, u := range []struct {
+				label string
+				ActivityUser
+			}{{"typical", q.Typical}, {"busiest", q.Busiest}} {
+				fmt.Fprintf(w, "  %s, %s user %s (%s records in range): before the view %s RU (%s req, %s loaded), view %s RU (%s req, %s items)\n",
+					q.Pattern, u.label, u.User, fmtInt(u.Records), fmtRU(u.Before.RU), fmtInt(int64(u.Before.Requests)), fmtInt(u.Before.Loaded),
+					fmtRU(u.After.RU), fmtInt(int64(u.After.Requests)), fmtInt(u.After.Items))
+			}
 		}
 	}
 	rec := r.Recommendation
