@@ -237,14 +237,23 @@ func (c *container) batch(ctx context.Context, pk store.PartitionKey, ops []stor
 	return results, cost, err
 }
 
+// writeBuckets are the container's buckets in a write transaction. The
+// feed's keys are sequence numbers, so its entries are appended in key
+// order: its pages are filled before they split, not left half empty.
+func (c *container) writeBuckets(tx *bbolt.Tx) (cb, items, feed, order *bbolt.Bucket) {
+	cb = tx.Bucket(c.name)
+	items, feed, order = cb.Bucket(bucketItems), cb.Bucket(bucketFeed), cb.Bucket(bucketOrder)
+	feed.FillPercent = 1
+	return cb, items, feed, order
+}
+
 type state struct {
 	rec    record
 	exists bool
 }
 
 func (c *container) apply(tx *bbolt.Tx, preps []prepared, results []store.OpResult) error {
-	cb := tx.Bucket(c.name)
-	items, feed, order := cb.Bucket(bucketItems), cb.Bucket(bucketFeed), cb.Bucket(bucketOrder)
+	cb, items, feed, order := c.writeBuckets(tx)
 	now := c.s.now()
 	overlay := map[string]state{}
 	current := func(key []byte) state {
@@ -333,7 +342,7 @@ func (c *container) apply(tx *bbolt.Tx, preps []prepared, results []store.OpResu
 			return fmt.Errorf("%w: %v", errDirty, err)
 		}
 		for _, k := range p.order {
-			if err := order.Put(k, p.key); err != nil {
+			if err := order.Put(k, nil); err != nil {
 				return fmt.Errorf("%w: %v", errDirty, err)
 			}
 		}
@@ -727,8 +736,7 @@ func (c *container) expiredAfter(after []byte) (dead [][]byte, next []byte, err 
 // their feed entries.
 func (c *container) deleteExpired(tx *bbolt.Tx, keys [][]byte) error {
 	now := c.s.now()
-	cb := tx.Bucket(c.name)
-	items, feed, order := cb.Bucket(bucketItems), cb.Bucket(bucketFeed), cb.Bucket(bucketOrder)
+	_, items, feed, order := c.writeBuckets(tx)
 	for _, k := range keys {
 		v := items.Get(k)
 		if v == nil {

@@ -1,0 +1,145 @@
+package bolt
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	bbolt "go.etcd.io/bbolt"
+
+	"github.com/todoaudit/todo/store"
+)
+
+// orderedIDs pages through partition pk in ORDER BY n, two items a page.
+func orderedIDs(t *testing.T, c store.Container, pk string, desc bool) string {
+	t.Helper()
+	q := store.Query{PartitionKey: store.PartitionKey{pk}, PageSize: 2, OrderBy: []store.Order{{Field: "n", Desc: desc}}}
+	var out []string
+	for {
+		p, err := c.Query(context.Background(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, it := range p.Items {
+			out = append(out, it.ID)
+		}
+		if p.Continuation == "" {
+			return strings.Join(out, ",")
+		}
+		q.Continuation = p.Continuation
+	}
+}
+
+// orderValues counts the range-index entries with and without a value.
+func orderValues(t *testing.T, c *container) (empty, keyed int) {
+	t.Helper()
+	err := c.s.db.View(func(tx *bbolt.Tx) error {
+		return tx.Bucket(c.name).Bucket(bucketOrder).ForEach(func(_, v []byte) error {
+			if len(v) == 0 {
+				empty++
+			} else {
+				keyed++
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return empty, keyed
+}
+
+// Range-index entries hold no copy of the item key, and a file whose
+// entries do (as files written before did) answers the same queries, in
+// both directions and across pages, also once some of its items have been
+// rewritten in the new form.
+func TestRangeIndexReadsBothLayouts(t *testing.T) {
+	spec := store.ContainerSpec{Name: "c", PartitionKeyPaths: []string{"/pk"},
+		Indexing: &store.IndexingPolicy{Paths: []string{"pk", "n"}, Sorted: []string{"n"}}}
+	dir := t.TempDir()
+	s, err := Open(dir, []store.ContainerSpec{spec}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, _ := s.Container(context.Background(), "c")
+	c := sc.(*container)
+	ctx := context.Background()
+	for i, n := range []int{5, 3, 9, 1, 7} {
+		for _, pk := range []string{"p", "q\x00r"} {
+			quoted, _ := json.Marshal(pk) // a string always encodes
+			if _, err := c.Create(ctx, store.PartitionKey{pk}, fmt.Appendf(nil, `{"id":"d%d","pk":%s,"n":%d}`, i, quoted, n)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	const asc, desc = "d3,d1,d0,d4,d2", "d2,d4,d0,d1,d3"
+	check := func(when string) {
+		t.Helper()
+		for _, pk := range []string{"p", "q\x00r"} {
+			if got := orderedIDs(t, c, pk, false); got != asc {
+				t.Errorf("%s, partition %q: ascending %s, want %s", when, pk, got, asc)
+			}
+			if got := orderedIDs(t, c, pk, true); got != desc {
+				t.Errorf("%s, partition %q: descending %s, want %s", when, pk, got, desc)
+			}
+		}
+	}
+	check("new layout")
+	if empty, keyed := orderValues(t, c); empty != 10 || keyed != 0 {
+		t.Fatalf("%d entries without a value, %d with one; want 10 and 0", empty, keyed)
+	}
+
+	// The layout of files written before: each entry's value is the item key.
+	err = s.db.Update(func(tx *bbolt.Tx) error {
+		order := tx.Bucket(c.name).Bucket(bucketOrder)
+		type entry struct{ k, v []byte }
+		var old []entry
+		err := order.ForEach(func(k, _ []byte) error {
+			for _, pk := range []store.PartitionKey{{"p"}, {"q\x00r"}} {
+				if prefix := orderPrefix("n", pk); bytes.HasPrefix(k, prefix) {
+					id, ok := positionID(k[len(prefix):])
+					if !ok {
+						return fmt.Errorf("malformed key %q", k)
+					}
+					old = append(old, entry{bytes.Clone(k), itemKey(pk, string(id))})
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, e := range old {
+			if err := order.Put(e.k, e.v); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if s, err = Open(dir, []store.ContainerSpec{spec}, nil); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	sc, _ = s.Container(ctx, "c")
+	c = sc.(*container)
+	if empty, keyed := orderValues(t, c); empty != 0 || keyed != 10 {
+		t.Fatalf("old layout: %d entries without a value, %d with one; want 0 and 10", empty, keyed)
+	}
+	check("old layout")
+	if _, err := c.Upsert(ctx, store.PartitionKey{"p"}, []byte(`{"id":"d0","pk":"p","n":5}`), nil); err != nil {
+		t.Fatal(err)
+	}
+	if empty, keyed := orderValues(t, c); empty != 1 || keyed != 9 {
+		t.Fatalf("one item rewritten: %d entries without a value, %d with one; want 1 and 9", empty, keyed)
+	}
+	check("both layouts")
+}
