@@ -342,7 +342,7 @@ func (c *container) apply(tx *bbolt.Tx, preps []prepared, results []store.OpResu
 			return fmt.Errorf("%w: %v", errDirty, err)
 		}
 		for _, k := range p.order {
-			if err := order.Put(k, nil); err != nil {
+			if err := order.Put(k, noValue); err != nil {
 				return fmt.Errorf("%w: %v", errDirty, err)
 			}
 		}

@@ -26,6 +26,10 @@ import (
 // index does.
 var bucketOrder = []byte("order")
 
+// noValue is the value of a range-index entry: empty, not nil, which
+// bbolt's walks (bbolt.Compact's among them) take for a nested bucket.
+var noValue = []byte{}
+
 // Type ranks of the encoded values, in ORDER BY order (typeRank).
 const (
 	rankUndefined = store.RankUndefined
@@ -151,7 +155,7 @@ func (c *container) reindex(cb *bbolt.Bucket) error {
 			return fmt.Errorf("item %q: %w", k, err)
 		}
 		for _, ok := range keys {
-			if err := order.Put(ok, nil); err != nil {
+			if err := order.Put(ok, noValue); err != nil {
 				return err
 			}
 		}
