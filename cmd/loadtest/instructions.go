@@ -26,6 +26,10 @@ import (
 // length, measured the same way, is subtracted, so what remains is per
 // request.
 
+// callgrindDir, when set, keeps the dump of every measured window there
+// (named after the server and the window's number) instead of removing it.
+var callgrindDir string
+
 // workload is one kind of request, sent n times from clients connections.
 type workload struct {
 	name    string
@@ -238,7 +242,11 @@ func (p *counted) read() (int64, error) {
 		return 0, err
 	}
 	defer f.Close()
-	defer os.Remove(file)
+	if callgrindDir == "" {
+		defer os.Remove(file)
+	} else {
+		defer os.Rename(file, filepath.Join(callgrindDir, filepath.Base(file)))
+	}
 	var total int64
 	found := false
 	sc := bufio.NewScanner(f)
