@@ -479,6 +479,10 @@ func (a *App) open(ctx, bg context.Context) error {
 			return err
 		}
 		p.Telemetry = tel
+		if n, ok := a.store.(interface{ Changed() <-chan struct{} }); ok {
+			// Woken by each commit, the pump polls only as a fallback.
+			p.Changed, p.Poll = n.Changed, time.Second
+		}
 		a.pump = p
 		p.ReportTo(func(err error) { a.health.Report("audit", err) })
 		a.health.WatchAudit(p.Status)
