@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	bbolt "go.etcd.io/bbolt"
 
@@ -231,4 +232,55 @@ func dataSize(t *testing.T, s *Store) int64 {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// A query bounded below on _ts only (what readers of recent changes ask)
+// reads _ts from the stored body, without decoding each document, and
+// selects what decoding would: >= and > on integers and fractions.
+func TestWrittenSinceWithoutDecoding(t *testing.T) {
+	clk := &testClock{now: time.Unix(1_700_000_000, 0)}
+	spec := store.ContainerSpec{Name: "c", PartitionKeyPaths: []string{"/pk"}}
+	s, err := Open(t.TempDir(), []store.ContainerSpec{spec}, &Options{Now: clk.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	c, _ := s.Container(ctx, "c")
+	for i := range 3 {
+		if _, err := c.Create(ctx, store.PartitionKey{"p"}, fmt.Appendf(nil, `{"id":"d%d","pk":"p"}`, i)); err != nil {
+			t.Fatal(err)
+		}
+		clk.add(time.Second)
+	}
+	t0 := clk.now.Unix() - 3
+	for _, tc := range []struct {
+		filters []store.Filter
+		want    string
+	}{
+		{[]store.Filter{{Field: "_ts", Op: store.Ge, Value: t0 + 1}}, "d1,d2"},
+		{[]store.Filter{{Field: "_ts", Op: store.Gt, Value: t0 + 1}}, "d2"},
+		{[]store.Filter{{Field: "_ts", Op: store.Ge, Value: float64(t0) + 0.5}}, "d1,d2"},
+		{[]store.Filter{{Field: "_ts", Op: store.Ge, Value: t0}, {Field: "_ts", Op: store.Gt, Value: t0}}, "d1,d2"},
+		{[]store.Filter{{Field: "_ts", Op: store.Ge, Value: t0 + 3}}, ""},
+	} {
+		p, err := c.Query(ctx, store.Query{PageSize: 10, Filters: tc.filters})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, it := range p.Items {
+			got = append(got, it.ID)
+		}
+		if strings.Join(got, ",") != tc.want {
+			t.Errorf("%v: %v, want %s", tc.filters, got, tc.want)
+		}
+	}
+	for body, want := range map[string]int64{`{"_etag":"\"00000001\"","_ts":5,"id":"a"}`: 5, `{"_etag":"x","_ts":12,"id":"a"}`: 12,
+		`{"id":"a","_ts":5}`: -1, `{"_etag":"x","id":"a","_ts":5,"b":1}`: -1, `{"_etag":"x","_ts":5}`: -1, `{"_etag":"x","_ts":x,"id":"a"}`: -1} {
+		ts, ok := bodyWrittenAt([]byte(body))
+		if ok != (want >= 0) || ok && ts != want {
+			t.Errorf("bodyWrittenAt(%s) = %d, %v; want %d", body, ts, ok, want)
+		}
+	}
 }
