@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	bbolt "go.etcd.io/bbolt"
 
@@ -28,19 +27,13 @@ type committer struct {
 	queue    []*pending
 	running  bool
 	idle     sync.WaitGroup
-	// arrived is signalled (without blocking) by every write queued, for
-	// a loop lingering on a small group.
-	arrived chan struct{}
 	// changed is closed, and replaced, by every commit.
 	changedMu sync.Mutex
 	changed   chan struct{}
 }
 
-// maxLinger bounds how long a commit waits for its group to fill.
-const maxLinger = 2 * time.Millisecond
-
 func newCommitter(db *bbolt.DB) *committer {
-	return &committer{db: db, commitTx: (*bbolt.Tx).Commit, arrived: make(chan struct{}, 1), changed: make(chan struct{})}
+	return &committer{db: db, commitTx: (*bbolt.Tx).Commit, changed: make(chan struct{})}
 }
 
 // changes returns a channel closed by the next commit.
@@ -50,7 +43,8 @@ func (c *committer) changes() <-chan struct{} {
 	return c.changed
 }
 
-// committed wakes whoever waits for a change.
+// committed wakes whoever waits for a change, after a group's commit
+// (or its writes' commits one by one).
 func (c *committer) committed() {
 	c.changedMu.Lock()
 	close(c.changed)
@@ -78,10 +72,6 @@ func (c *committer) do(fn func(*bbolt.Tx) error) error {
 		go c.loop()
 	}
 	c.mu.Unlock()
-	select {
-	case c.arrived <- struct{}{}:
-	default:
-	}
 	<-p.done
 	return p.err
 }
@@ -89,61 +79,26 @@ func (c *committer) do(fn func(*bbolt.Tx) error) error {
 // wait blocks until no commit is in flight.
 func (c *committer) wait() { c.idle.Wait() }
 
-// loop commits the queued writes, a group at a time, until none is left.
-// Writers that were all waiting on one commit come back to the next one
-// a few at a time, as each gets its answer and sends its next write: a
-// group that starts with the first of them shares its fsync with few. So
-// when fewer writes are queued than the last group held, the loop waits
-// for more, up to a quarter of the last commit's duration (at most
-// maxLinger): a lone writer never waits, and many share each fsync.
 func (c *committer) loop() {
 	defer c.idle.Done()
-	last, took := 0, time.Duration(0)
 	for {
-		group := c.next(last, min(took/4, maxLinger))
+		c.mu.Lock()
+		group := c.queue
+		c.queue = nil
 		if len(group) == 0 {
+			c.running = false
+			c.mu.Unlock()
 			return
 		}
-		start := time.Now()
+		c.mu.Unlock()
 		if err := c.commit(group); err != nil {
 			for _, p := range group {
 				_ = c.commit([]*pending{p})
 			}
 		}
-		last, took = len(group), time.Since(start)
+		c.committed()
 		for _, p := range group {
 			close(p.done)
-		}
-	}
-}
-
-// next takes the queued writes once there are want of them or linger has
-// passed, whichever comes first; none when the queue is empty, and the
-// loop then ends.
-func (c *committer) next(want int, linger time.Duration) []*pending {
-	var timeout <-chan time.Time
-	for {
-		c.mu.Lock()
-		n := len(c.queue)
-		if n == 0 || n >= want || linger <= 0 {
-			group := c.queue
-			c.queue = nil
-			if n == 0 {
-				c.running = false
-			}
-			c.mu.Unlock()
-			return group
-		}
-		c.mu.Unlock()
-		if timeout == nil {
-			t := time.NewTimer(linger)
-			defer t.Stop()
-			timeout = t.C
-		}
-		select {
-		case <-c.arrived:
-		case <-timeout:
-			linger = 0
 		}
 	}
 }
@@ -196,6 +151,5 @@ func (c *committer) commit(group []*pending) (err error) {
 		}
 		return nil
 	}
-	c.committed()
 	return nil
 }
