@@ -52,10 +52,7 @@ func storeBytes(bin, tmp string, n int) error {
 	}
 	h.stop()
 
-	file, err := onlyFile(dir)
-	if err != nil {
-		return err
-	}
+	file := filepath.Join(dir, "store.db")
 	fi, err := os.Stat(file)
 	if err != nil {
 		return err
@@ -149,22 +146,4 @@ func printable(k []byte) string {
 		return string(k)
 	}
 	return fmt.Sprintf("%x", k)
-}
-
-// onlyFile returns the one regular file in dir (the store's database).
-func onlyFile(dir string) (string, error) {
-	var files []string
-	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && d.Type().IsRegular() && !strings.HasSuffix(p, ".lock") {
-			files = append(files, p)
-		}
-		return err
-	})
-	if err != nil {
-		return "", err
-	}
-	if len(files) != 1 {
-		return "", fmt.Errorf("%s holds %d files (%v), want the one database", dir, len(files), files)
-	}
-	return files[0], nil
 }
