@@ -15,10 +15,10 @@ import (
 	"github.com/todoaudit/todo/store"
 )
 
-// orderedIDs pages through partition pk in ORDER BY n, two items a page.
-func orderedIDs(t *testing.T, c store.Container, pk string, desc bool) string {
+// PagedIDs pages through q's answer and returns the ids in order; the
+// tests outside the package use it too.
+func PagedIDs(t testing.TB, c store.Container, q store.Query) string {
 	t.Helper()
-	q := store.Query{PartitionKey: store.PartitionKey{pk}, PageSize: 2, OrderBy: []store.Order{{Field: "n", Desc: desc}}}
 	var out []string
 	for {
 		p, err := c.Query(context.Background(), q)
@@ -33,6 +33,28 @@ func orderedIDs(t *testing.T, c store.Container, pk string, desc bool) string {
 		}
 		q.Continuation = p.Continuation
 	}
+}
+
+// orderedIDs pages through partition pk in ORDER BY n, two items a page.
+func orderedIDs(t *testing.T, c store.Container, pk string, desc bool) string {
+	t.Helper()
+	return PagedIDs(t, c, store.Query{PartitionKey: store.PartitionKey{pk}, PageSize: 2, OrderBy: []store.Order{{Field: "n", Desc: desc}}})
+}
+
+// openIndexed opens a store in dir of one container sorting n.
+func openIndexed(t *testing.T, dir string) (*Store, *container) {
+	t.Helper()
+	spec := store.ContainerSpec{Name: "c", PartitionKeyPaths: []string{"/pk"},
+		Indexing: &store.IndexingPolicy{Paths: []string{"pk", "n"}, Sorted: []string{"n"}}}
+	s, err := Open(dir, []store.ContainerSpec{spec}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := s.Container(context.Background(), "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, c.(*container)
 }
 
 // orderValues counts the range-index entries with and without a value.
@@ -59,15 +81,8 @@ func orderValues(t *testing.T, c *container) (empty, keyed int) {
 // both directions and across pages, also once some of its items have been
 // rewritten in the new form.
 func TestRangeIndexReadsBothLayouts(t *testing.T) {
-	spec := store.ContainerSpec{Name: "c", PartitionKeyPaths: []string{"/pk"},
-		Indexing: &store.IndexingPolicy{Paths: []string{"pk", "n"}, Sorted: []string{"n"}}}
 	dir := t.TempDir()
-	s, err := Open(dir, []store.ContainerSpec{spec}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc, _ := s.Container(context.Background(), "c")
-	c := sc.(*container)
+	s, c := openIndexed(t, dir)
 	ctx := context.Background()
 	for i, n := range []int{5, 3, 9, 1, 7} {
 		for _, pk := range []string{"p", "q\x00r"} {
@@ -95,7 +110,7 @@ func TestRangeIndexReadsBothLayouts(t *testing.T) {
 	}
 
 	// The layout of files written before: each entry's value is the item key.
-	err = s.db.Update(func(tx *bbolt.Tx) error {
+	err := s.db.Update(func(tx *bbolt.Tx) error {
 		order := tx.Bucket(c.name).Bucket(bucketOrder)
 		type entry struct{ k, v []byte }
 		var old []entry
@@ -127,12 +142,8 @@ func TestRangeIndexReadsBothLayouts(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if s, err = Open(dir, []store.ContainerSpec{spec}, nil); err != nil {
-		t.Fatal(err)
-	}
+	s, c = openIndexed(t, dir)
 	defer s.Close()
-	sc, _ = s.Container(ctx, "c")
-	c = sc.(*container)
 	if empty, keyed := orderValues(t, c); empty != 0 || keyed != 10 {
 		t.Fatalf("old layout: %d entries without a value, %d with one; want 0 and 10", empty, keyed)
 	}
@@ -170,15 +181,9 @@ func feedIDs(t *testing.T, c store.Container) []string {
 // their items, makes it smaller and keeps every item, the range index, the
 // change feed and its sequence; it refuses a file a store has open.
 func TestCompact(t *testing.T) {
-	spec := store.ContainerSpec{Name: "c", PartitionKeyPaths: []string{"/pk"},
-		Indexing: &store.IndexingPolicy{Paths: []string{"pk", "n"}, Sorted: []string{"n"}}}
 	dir := t.TempDir()
-	s, err := Open(dir, []store.ContainerSpec{spec}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, sc := openIndexed(t, dir)
 	ctx := context.Background()
-	sc, _ := s.Container(ctx, "c")
 	for i := range 1000 {
 		id := fmt.Sprintf("%08x", uint32(i)*2654435761) // spread over the key space
 		doc := fmt.Appendf(nil, `{"id":%q,"pk":"p%d","n":%d,"pad":%q}`, id, i%7, i%50, strings.Repeat("x", 200))
@@ -201,14 +206,11 @@ func TestCompact(t *testing.T) {
 	if _, _, err := Compact(dir); err != nil {
 		t.Fatal(err)
 	}
-	if s, err = Open(dir, []store.ContainerSpec{spec}, nil); err != nil {
-		t.Fatal(err)
-	}
+	s, sc = openIndexed(t, dir)
 	defer s.Close()
 	if compacted := dataSize(t, s); compacted > used*3/4 {
 		t.Errorf("compacted %d B of pages into %d B", used, compacted)
 	}
-	sc, _ = s.Container(ctx, "c")
 	if got := orderedIDs(t, sc, "p3", true); got != ordered {
 		t.Errorf("ORDER BY n DESC after compacting: %s, want %s", got, ordered)
 	}
