@@ -177,7 +177,10 @@ func startCounted(bin, tmp, name string, env []string, ready string, args ...str
 	}
 	cmd := exec.Command("valgrind", vargs...)
 	// Callgrind cannot follow the signals of Go's asynchronous preemption.
-	cmd.Env = append(append(os.Environ(), "LISTEN_ADDR="+addr, "GODEBUG=asyncpreemptoff=1"), env...)
+	// It runs one thread at a time anyway: with one P, no idle thread
+	// spins looking for work, which made counts move by a tenth from run
+	// to run.
+	cmd.Env = append(append(os.Environ(), "LISTEN_ADDR="+addr, "GODEBUG=asyncpreemptoff=1", "GOMAXPROCS=1"), env...)
 	cmd.Stderr = &bytes.Buffer{}
 	if err := cmd.Start(); err != nil {
 		return nil, err
