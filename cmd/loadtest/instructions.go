@@ -61,6 +61,7 @@ func instructions(bin, tmp string) error {
 	}
 	defer h.stop()
 	c := newClient(32)
+	c.Timeout = 2 * time.Minute // 32 writers queue behind one another under callgrind
 	id, body, _, err := seed(c, h.base)
 	if err != nil {
 		return err
@@ -132,6 +133,7 @@ func instructions(bin, tmp string) error {
 		if rows[i].handler, rows[i].handlerWallSec, err = h.count(c, wk); err != nil {
 			return fmt.Errorf("handler, %s: %w", wk.name, err)
 		}
+		fmt.Printf("handler, %s: %.0f\n", wk.name, rows[i].handler)
 	}
 	h.stop()
 	b, err := startCounted(self, tmp, "bare", nil, "/", "-serve-baseline", bareDir, "-listen")
