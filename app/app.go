@@ -479,6 +479,10 @@ func (a *App) open(ctx, bg context.Context) error {
 			return err
 		}
 		p.Telemetry = tel
+		if changed := a.storeChanges(); changed != nil {
+			// Woken by each commit, the pump polls only as a fallback.
+			p.Changed, p.Poll = changed, time.Second
+		}
 		a.pump = p
 		p.ReportTo(func(err error) { a.health.Report("audit", err) })
 		a.health.WatchAudit(p.Status)
@@ -562,19 +566,56 @@ func (a *App) azureCredential() (azcore.TokenCredential, error) {
 	return azidentity.NewDefaultAzureCredential(nil)
 }
 
-// integrateLoop runs the log's integrator every LogIntegrateEvery.
+// integrateLoop runs the log's integrator every LogIntegrateEvery. On a
+// store that tells of its commits (the embedded one), a pass after which
+// nothing was committed is skipped, up to logIdlePasses in a row: an idle
+// handler then reads no audit records every second.
 func (a *App) integrateLoop(ctx context.Context, in *tlog.Integrator) {
+	changes := a.storeChanges()
 	t := time.NewTicker(LogIntegrateEvery)
 	defer t.Stop()
 	for {
+		var changed <-chan struct{} // closed by a commit during or after the pass
+		if changes != nil {
+			changed = changes()
+		}
 		if _, err := in.Run(ctx); err != nil && ctx.Err() == nil && !errors.Is(err, tlog.ErrRefused) {
 			a.log.Error("transparency log integration failed", "error", err.Error())
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
+		for skipped := 1; ; skipped++ {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			if changed == nil || skipped >= logIdlePasses || closed(changed) {
+				break
+			}
 		}
+	}
+}
+
+// logIdlePasses bounds the passes skipped in a row while nothing changes,
+// so that what a pass does besides appending (anchoring a checkpoint whose
+// anchoring failed) is retried at least that often.
+const logIdlePasses = 30
+
+// storeChanges is the store's Changed when it has one (the embedded
+// store), else nil.
+func (a *App) storeChanges() func() <-chan struct{} {
+	if n, ok := a.store.(interface{ Changed() <-chan struct{} }); ok {
+		return n.Changed
+	}
+	return nil
+}
+
+// closed reports whether c is closed, without waiting.
+func closed(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
 	}
 }
 

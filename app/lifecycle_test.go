@@ -21,7 +21,7 @@ import (
 )
 
 // launch starts the handler in-process without waiting for its store.
-func launch(t *testing.T, kv map[string]string) *app.App {
+func launch(t testing.TB, kv map[string]string) *app.App {
 	t.Helper()
 	a, _ := launchClosable(t, kv)
 	return a
@@ -31,7 +31,7 @@ func launch(t *testing.T, kv map[string]string) *app.App {
 // handler, for a test that starts it again over the same data. It closes
 // once, whether the test calls it or the test ends, and returns Close's
 // error.
-func launchClosable(t *testing.T, kv map[string]string) (*app.App, func() error) {
+func launchClosable(t testing.TB, kv map[string]string) (*app.App, func() error) {
 	t.Helper()
 	kv["LISTEN_ADDR"] = "127.0.0.1:0"
 	cfg, err := config.Load(func(k string) (string, bool) { v, ok := kv[k]; return v, ok })

@@ -17,6 +17,7 @@ import (
 	"github.com/todoaudit/todo/audit/reconcile"
 	"github.com/todoaudit/todo/audit/trigger"
 	"github.com/todoaudit/todo/azfunc"
+	"github.com/todoaudit/todo/bolt"
 	"github.com/todoaudit/todo/bolt/bolttest"
 	"github.com/todoaudit/todo/partition"
 	"github.com/todoaudit/todo/service"
@@ -28,12 +29,13 @@ var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 type env struct {
 	todos, audit, leases store.Container
 	svc                  *service.Service
+	store                *bolt.Store
 }
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
 	c := bolttest.Open(t, partition.Hierarchical, nil)
-	e := &env{todos: c.Todos, audit: c.Audit, leases: c.Leases}
+	e := &env{todos: c.Todos, audit: c.Audit, leases: c.Leases, store: c.Store}
 	sch, _ := partition.New(partition.Hierarchical, 1, nil)
 	e.svc = service.New(sch, e.todos, e.audit, nil)
 	return e
@@ -369,6 +371,32 @@ func TestPumpRetriesFailedWrite(t *testing.T) {
 	p.Drain(context.Background())
 	if n := records.writes.Load(); n != batches+1 {
 		t.Fatalf("a drained pump wrote %d batches again", n-batches-1)
+	}
+}
+
+// A pump told of the store's commits audits a change at once, with no
+// poll: its fallback poll here is an hour.
+func TestPumpWokenByCommits(t *testing.T) {
+	e := newEnv(t)
+	p := e.newPump(t, e.audit, e.leases)
+	p.Changed, p.Poll = e.store.Changed, time.Hour
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); p.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	want := e.writeHistory(t)
+	deadline := time.After(30 * time.Second)
+	for {
+		changed := e.store.Changed()
+		if got := e.stored(t); len(got) == len(want) {
+			same(t, got, want)
+			return
+		}
+		select {
+		case <-changed:
+		case <-deadline:
+			t.Fatalf("after 30 s, %d of %d records audited", len(e.stored(t)), len(want))
+		}
 	}
 }
 

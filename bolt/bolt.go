@@ -75,7 +75,7 @@ func Open(dir string, specs []store.ContainerSpec, o *Options) (*Store, error) {
 	s := &Store{
 		dir:        dir,
 		db:         db,
-		commit:     &committer{db: db, commitTx: (*bbolt.Tx).Commit},
+		commit:     newCommitter(db),
 		now:        o.Now,
 		log:        o.Log,
 		containers: map[string]*container{},
@@ -192,6 +192,12 @@ func (s *Store) Ping(context.Context) error {
 		return nil
 	})
 }
+
+// Changed returns a channel closed by the next commit of any write, so
+// that a reader of the change feed (the standalone audit pump) can wait
+// for a change instead of polling for one. Take it before the read whose
+// emptiness makes the reader wait: a commit in between closes it.
+func (s *Store) Changed() <-chan struct{} { return s.commit.changes() }
 
 // probeBytes is the size of the test write of probeDisk: room for a few
 // commits. A commit can succeed on a full disk by reusing pages the file

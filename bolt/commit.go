@@ -27,6 +27,29 @@ type committer struct {
 	queue    []*pending
 	running  bool
 	idle     sync.WaitGroup
+	// changed is closed, and replaced, by every commit.
+	changedMu sync.Mutex
+	changed   chan struct{}
+}
+
+func newCommitter(db *bbolt.DB) *committer {
+	return &committer{db: db, commitTx: (*bbolt.Tx).Commit, changed: make(chan struct{})}
+}
+
+// changes returns a channel closed by the next commit.
+func (c *committer) changes() <-chan struct{} {
+	c.changedMu.Lock()
+	defer c.changedMu.Unlock()
+	return c.changed
+}
+
+// committed wakes whoever waits for a change, after a group's commit
+// (or its writes' commits one by one).
+func (c *committer) committed() {
+	c.changedMu.Lock()
+	close(c.changed)
+	c.changed = make(chan struct{})
+	c.changedMu.Unlock()
 }
 
 type pending struct {
@@ -73,6 +96,7 @@ func (c *committer) loop() {
 				_ = c.commit([]*pending{p})
 			}
 		}
+		c.committed()
 		for _, p := range group {
 			close(p.done)
 		}
@@ -125,6 +149,7 @@ func (c *committer) commit(group []*pending) (err error) {
 				p.err = err
 			}
 		}
+		return nil
 	}
 	return nil
 }

@@ -237,14 +237,23 @@ func (c *container) batch(ctx context.Context, pk store.PartitionKey, ops []stor
 	return results, cost, err
 }
 
+// writeBuckets are the container's buckets in a write transaction. The
+// feed's keys are sequence numbers, so its entries are appended in key
+// order: its pages are filled before they split, not left half empty.
+func (c *container) writeBuckets(tx *bbolt.Tx) (cb, items, feed, order *bbolt.Bucket) {
+	cb = tx.Bucket(c.name)
+	items, feed, order = cb.Bucket(bucketItems), cb.Bucket(bucketFeed), cb.Bucket(bucketOrder)
+	feed.FillPercent = 1
+	return cb, items, feed, order
+}
+
 type state struct {
 	rec    record
 	exists bool
 }
 
 func (c *container) apply(tx *bbolt.Tx, preps []prepared, results []store.OpResult) error {
-	cb := tx.Bucket(c.name)
-	items, feed, order := cb.Bucket(bucketItems), cb.Bucket(bucketFeed), cb.Bucket(bucketOrder)
+	cb, items, feed, order := c.writeBuckets(tx)
 	now := c.s.now()
 	overlay := map[string]state{}
 	current := func(key []byte) state {
@@ -333,7 +342,7 @@ func (c *container) apply(tx *bbolt.Tx, preps []prepared, results []store.OpResu
 			return fmt.Errorf("%w: %v", errDirty, err)
 		}
 		for _, k := range p.order {
-			if err := order.Put(k, p.key); err != nil {
+			if err := order.Put(k, noValue); err != nil {
 				return fmt.Errorf("%w: %v", errDirty, err)
 			}
 		}
@@ -406,6 +415,13 @@ func (f filters) load(body []byte, loaded *int) (fields map[string]json.RawMessa
 		*loaded++
 		return nil, true, nil
 	}
+	if ts, ok := f.writtenOnly(body); ok {
+		if !writtenPasses(ts, f.indexed) {
+			return nil, false, nil
+		}
+		*loaded++
+		return nil, writtenPasses(ts, f.rest), nil
+	}
 	if err := json.Unmarshal(body, &fields); err != nil {
 		return nil, false, todo.Wrap(todo.Internal, err, "stored document is not JSON")
 	}
@@ -414,6 +430,49 @@ func (f filters) load(body []byte, loaded *int) (fields map[string]json.RawMessa
 	}
 	*loaded++
 	return fields, matchFields(fields, f.rest) && f.follows(fields), nil
+}
+
+// writtenOnly returns a document's _ts, read where apply writes it, when
+// every filter is a lower bound on _ts by a number (what readers of recent
+// changes ask, served by queryByCommit) and there is no position: load
+// then needs no decoding of the document into its properties.
+func (f filters) writtenOnly(body []byte) (int64, bool) {
+	if f.after != nil {
+		return 0, false
+	}
+	for _, x := range f.all {
+		if _, ok := lowerBound(x); !ok {
+			return 0, false
+		}
+	}
+	ts, ok := bodyWrittenAt(body)
+	return ts, ok
+}
+
+// lowerBound is a filter's bound when it is _ts >= or > a number.
+func lowerBound(x store.Filter) (float64, bool) {
+	if x.Field != "_ts" || (x.Op != store.Ge && x.Op != store.Gt) {
+		return 0, false
+	}
+	switch v := x.Value.(type) {
+	case int64:
+		return float64(v), true
+	case float64:
+		return v, true
+	}
+	return 0, false
+}
+
+// writtenPasses reports whether a document written at ts passes filters,
+// each a lowerBound.
+func writtenPasses(ts int64, filters []store.Filter) bool {
+	for _, x := range filters {
+		v, _ := lowerBound(x)
+		if t := float64(ts); t < v || x.Op == store.Gt && t == v {
+			return false
+		}
+	}
+	return true
 }
 
 // follows reports whether a document comes after the query's position,
@@ -727,8 +786,7 @@ func (c *container) expiredAfter(after []byte) (dead [][]byte, next []byte, err 
 // their feed entries.
 func (c *container) deleteExpired(tx *bbolt.Tx, keys [][]byte) error {
 	now := c.s.now()
-	cb := tx.Bucket(c.name)
-	items, feed, order := cb.Bucket(bucketItems), cb.Bucket(bucketFeed), cb.Bucket(bucketOrder)
+	_, items, feed, order := c.writeBuckets(tx)
 	for _, k := range keys {
 		v := items.Get(k)
 		if v == nil {

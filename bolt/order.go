@@ -18,11 +18,17 @@ import (
 // sorts some properties: for every item and every sorted property, one key
 // made of the property's name, the item's partition key, the property's value encoded
 // so that byte order is ORDER BY order, and the item's id; its value is
-// the item's key. An ordered query within one partition walks these keys
+// empty: the key holds the partition key and the id, so the item's key is
+// not repeated (files written before hold it as the value, which is read
+// as well). An ordered query within one partition walks these keys
 // from where its previous page stopped, so a page reads about one page of
 // documents however long the partition is, as a query on Cosmos DB's range
 // index does.
 var bucketOrder = []byte("order")
+
+// noValue is the value of a range-index entry: empty, not nil, which
+// bbolt's walks (bbolt.Compact's among them) take for a nested bucket.
+var noValue = []byte{}
 
 // Type ranks of the encoded values, in ORDER BY order (typeRank).
 const (
@@ -149,7 +155,7 @@ func (c *container) reindex(cb *bbolt.Bucket) error {
 			return fmt.Errorf("item %q: %w", k, err)
 		}
 		for _, ok := range keys {
-			if err := order.Put(ok, bytes.Clone(k)); err != nil {
+			if err := order.Put(ok, noValue); err != nil {
 				return err
 			}
 		}
@@ -161,32 +167,52 @@ func (c *container) reindex(cb *bbolt.Bucket) error {
 // an encoded value followed by a valid id, as orderKey writes them after
 // the prefix.
 func validPosition(pos []byte) bool {
+	id, ok := positionID(pos)
+	return ok && todo.ValidateID(string(id)) == nil
+}
+
+// positionID is the id after the encoded value that starts pos.
+func positionID(pos []byte) ([]byte, bool) {
 	if len(pos) == 0 {
-		return false
+		return nil, false
 	}
 	rank, rest := pos[0], pos[1:]
 	switch rank {
 	case rankUndefined, rankNull:
 	case rankBool:
 		if len(rest) < 1 || rest[0] > 1 {
-			return false
+			return nil, false
 		}
 		rest = rest[1:]
 	case rankNumber:
 		if len(rest) < 8 {
-			return false
+			return nil, false
 		}
 		rest = rest[8:]
 	case rankString, rankOther:
 		end := bytes.Index(rest, []byte{escByte, escEnd})
 		if end < 0 {
-			return false
+			return nil, false
 		}
 		rest = rest[end+2:]
 	default:
-		return false
+		return nil, false
 	}
-	return todo.ValidateID(string(rest)) == nil
+	return rest, true
+}
+
+// indexedItem is the key of the item a range-index entry of partition pk
+// names: its value in files written before entries had none, else made
+// from the entry's key after prefix.
+func indexedItem(pk store.PartitionKey, pos, v []byte) ([]byte, error) {
+	if len(v) > 0 {
+		return v, nil
+	}
+	id, ok := positionID(pos)
+	if !ok {
+		return nil, todo.Errorf(todo.Internal, "range index key %q is malformed", pos)
+	}
+	return itemKey(pk, string(id)), nil
 }
 
 // queryIndexed serves an ordered query on one indexed property within one
@@ -223,11 +249,15 @@ func (c *container) queryIndexed(q store.Query, f filters) ([]store.Item, string
 			step = cur.Prev
 		}
 		for ; k != nil && bytes.HasPrefix(k, prefix) && !pg.more; k, v = step() {
-			stored := items.Get(v)
-			if stored == nil {
-				return todo.Errorf(todo.Internal, "range index names a missing item %q", v)
+			key, err := indexedItem(q.PartitionKey, k[len(prefix):], v)
+			if err != nil {
+				return err
 			}
-			added, err := pg.offer(v, stored)
+			stored := items.Get(key)
+			if stored == nil {
+				return todo.Errorf(todo.Internal, "range index names a missing item %q", key)
+			}
+			added, err := pg.offer(key, stored)
 			if err != nil {
 				return err
 			}

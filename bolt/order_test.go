@@ -48,24 +48,6 @@ func rank(v string) int {
 	return 3
 }
 
-func ids(t testing.TB, c store.Container, q store.Query) string {
-	t.Helper()
-	var out []string
-	for {
-		p, err := c.Query(context.Background(), q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, it := range p.Items {
-			out = append(out, it.ID)
-		}
-		if p.Continuation == "" {
-			return strings.Join(out, ",")
-		}
-		q.Continuation = p.Continuation
-	}
-}
-
 // The range index and the sort order as Cosmos DB does: by type
 // (undefined, null, booleans, numbers, strings, then arrays and objects by
 // their JSON), then by value (negative numbers and zeros, strings with NUL
@@ -135,10 +117,10 @@ func TestRangeIndexOrdersAsSorting(t *testing.T) {
 	}{{false, strings.Join(asc, ",")}, {true, strings.Join(desc, ",")}} {
 		for _, size := range []int{1, 3, 100} {
 			q := store.Query{PartitionKey: store.PartitionKey{"p"}, PageSize: size, OrderBy: []store.Order{{Field: "v", Desc: order.desc}}}
-			if got := ids(t, indexed, q); got != order.want {
+			if got := bolt.PagedIDs(t, indexed, q); got != order.want {
 				t.Fatalf("desc=%v page %d: index order\n%s\nwant\n%s", order.desc, size, got, order.want)
 			}
-			if got := ids(t, sorting, q); got != order.want {
+			if got := bolt.PagedIDs(t, sorting, q); got != order.want {
 				t.Fatalf("desc=%v page %d: sorted order\n%s\nwant\n%s", order.desc, size, got, order.want)
 			}
 		}
@@ -183,7 +165,7 @@ func TestRangeIndexBuiltOnOpen(t *testing.T) {
 		spec.Indexing = &store.IndexingPolicy{Paths: []string{"pk", f.field}, Sorted: []string{f.field}}
 		st, c = open(spec)
 		q := store.Query{PartitionKey: store.PartitionKey{"p"}, PageSize: 1, OrderBy: []store.Order{{Field: f.field}}}
-		if got := ids(t, c, q); got != f.want {
+		if got := bolt.PagedIDs(t, c, q); got != f.want {
 			t.Fatalf("ORDER BY %s after reopening with it indexed = %s, want %s", f.field, got, f.want)
 		}
 		if err := st.Close(); err != nil {

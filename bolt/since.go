@@ -116,20 +116,29 @@ func writtenAt(v []byte) int64 {
 	if v == nil {
 		return math.MaxInt64
 	}
-	body := decodeRecord(v).body
-	const marker = `,"_ts":`
-	i := bytes.Index(body, []byte(marker))
-	if i < 0 {
-		return math.MaxInt64
-	}
-	digits := body[i+len(marker):]
-	end := bytes.IndexFunc(digits, func(r rune) bool { return r < '0' || r > '9' })
-	if end < 0 {
-		end = len(digits)
-	}
-	ts, err := strconv.ParseInt(string(digits[:end]), 10, 64)
-	if err != nil {
+	ts, ok := bodyWrittenAt(decodeRecord(v).body)
+	if !ok {
 		return math.MaxInt64
 	}
 	return ts
+}
+
+// bodyWrittenAt reads _ts from a stored body, which apply begins with
+// {"_etag":"…","_ts":<unix second>, (an etag holds no comma).
+func bodyWrittenAt(body []byte) (int64, bool) {
+	const head, marker = `{"_etag":"`, `","_ts":`
+	if !bytes.HasPrefix(body, []byte(head)) {
+		return 0, false
+	}
+	i := bytes.Index(body, []byte(marker))
+	if i < 0 || bytes.IndexByte(body[len(head):i], ',') >= 0 {
+		return 0, false
+	}
+	digits := body[i+len(marker):]
+	end := bytes.IndexFunc(digits, func(r rune) bool { return r < '0' || r > '9' })
+	if end <= 0 || digits[end] != ',' {
+		return 0, false
+	}
+	ts, err := strconv.ParseInt(string(digits[:end]), 10, 64)
+	return ts, err == nil
 }

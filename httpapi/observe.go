@@ -49,7 +49,7 @@ func (a *api) begin(ctx context.Context, w http.ResponseWriter, r *http.Request,
 			ctx = telemetry.Propagator.Extract(ctx, carrier)
 		}
 		ctx = telemetry.LocalSpan(ctx)
-		telemetry.Propagator.Inject(ctx, propagation.HeaderCarrier(w.Header()))
+		telemetry.SetTraceHeaders(ctx, w.Header())
 		return ctx, trace.SpanFromContext(ctx)
 	}
 	method := clip.String(r.Method)
@@ -69,7 +69,7 @@ func (a *api) begin(ctx context.Context, w http.ResponseWriter, r *http.Request,
 	if id := header.Get(r.Header, azfunc.InvocationIDHeader); id != "" {
 		span.SetAttributes(attribute.String(attrInvocationID, id))
 	}
-	telemetry.Propagator.Inject(ctx, propagation.HeaderCarrier(w.Header()))
+	telemetry.SetTraceHeaders(ctx, w.Header())
 	return ctx, span
 }
 

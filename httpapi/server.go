@@ -23,6 +23,7 @@ import (
 	"github.com/todoaudit/todo/azfunc"
 	"github.com/todoaudit/todo/health"
 	"github.com/todoaudit/todo/internal/clip"
+	"github.com/todoaudit/todo/internal/deadline"
 	"github.com/todoaudit/todo/internal/header"
 	"github.com/todoaudit/todo/problem"
 	"github.com/todoaudit/todo/service"
@@ -226,13 +227,14 @@ func (s *statusWriter) Write(b []byte) (int, error) {
 }
 
 // requestState is what every API request needs for its whole life, in one
-// allocation: its context nodes (meter, call and caller) and the values of
-// its cost headers. It is never reused: the answer's headers and whatever
-// keeps the context may refer to it after the request.
+// allocation: its context nodes (meter, call, caller and store deadline)
+// and the values of its cost headers. It is never reused: the answer's
+// headers and whatever keeps the context may refer to it after the request.
 type requestState struct {
 	meter      store.MeterContext
 	call       telemetry.CallContext
 	user       service.UserContext
+	deadline   deadline.Context
 	costValues [2]string
 }
 
@@ -282,9 +284,8 @@ func (a *api) serve(w http.ResponseWriter, r *http.Request, rt *Route, rawID str
 		}
 	}
 	if a.StoreTimeout > 0 && rt.Function != "Health" {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, a.StoreTimeout)
-		defer cancel()
+		ctx = rc.deadline.Init(ctx, time.Now().Add(a.StoreTimeout))
+		defer rc.deadline.Cancel()
 	}
 	if err = rt.serve(a, ctx, sw, r, id); err != nil {
 		if todo.KindOf(err) == todo.Internal && errors.Is(ctx.Err(), context.DeadlineExceeded) {
@@ -334,7 +335,14 @@ func (a *api) finish(ctx context.Context, span trace.Span, sw *statusWriter, r *
 			level = slog.LevelWarn
 		}
 	}
-	a.Log.LogAttrs(ctx, level, "request", attrs...)
+	// The record is made here rather than by Logger.LogAttrs, which walks
+	// the stack for the caller's source line on every call: the handler's
+	// logger writes no source.
+	if h := a.Log.Handler(); h.Enabled(ctx, level) {
+		rec := slog.NewRecord(time.Now(), level, "request", 0)
+		rec.AddAttrs(attrs...)
+		_ = h.Handle(ctx, rec)
+	}
 }
 
 // invoke runs a payload-mode function with its span, answering a panic as

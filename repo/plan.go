@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/todoaudit/todo/internal/jsonstr"
 )
 
 // A plan decodes stored documents of one struct type (embedded structs
@@ -23,8 +25,9 @@ import (
 // name, a number that is not an integer. The caller then decodes with
 // encoding/json, which also reports the errors.
 type plan struct {
-	names  []string       // property names, by field
-	byName map[string]int // property name to field
+	names  []string            // property names, by field
+	byName map[string]int      // property name to field
+	folded map[string]struct{} // property names in lower case
 	fields []planField
 }
 
@@ -58,7 +61,7 @@ func planFor(t reflect.Type) *plan {
 	if t.Kind() != reflect.Struct || decodesItself(t) {
 		return nil
 	}
-	p := &plan{byName: make(map[string]int, t.NumField())}
+	p := &plan{byName: make(map[string]int, t.NumField()), folded: make(map[string]struct{}, t.NumField())}
 	for _, f := range reflect.VisibleFields(t) {
 		if f.Anonymous && f.Type.Kind() == reflect.Struct && f.Tag.Get("json") == "" && !decodesItself(f.Type) {
 			continue // an embedded struct: encoding/json reads its fields as the struct's own
@@ -73,6 +76,7 @@ func planFor(t reflect.Type) *plan {
 			return nil
 		}
 		p.byName[name] = len(p.fields)
+		p.folded[strings.ToLower(name)] = struct{}{}
 		p.names = append(p.names, name)
 		p.fields = append(p.fields, planField{index: f.Index, kind: k})
 	}
@@ -137,18 +141,23 @@ func (p *plan) decode(doc []byte, v reflect.Value) bool {
 	}
 	if !r.next('}') {
 		var seen uint64
+		next := 0 // the field expected next: encoding/json writes them in order
 		for {
 			name, ok := r.str()
 			if !ok || !r.next(':') {
 				return false
 			}
-			i, known := p.byName[name]
+			i, known := next, next < len(p.names) && p.names[next] == name
+			if !known {
+				i, known = p.byName[name]
+			}
 			switch {
 			case known:
 				if seen&(1<<i) != 0 || !p.fields[i].decode(&r, v.FieldByIndex(p.fields[i].index)) {
 					return false
 				}
 				seen |= 1 << i
+				next = i + 1
 			case p.folds(name) || !r.skip():
 				return false
 			}
@@ -168,17 +177,22 @@ func (p *plan) decode(doc []byte, v reflect.Value) bool {
 // plan's properties: it also matches names in another case, folding some
 // non-ASCII letters onto ASCII ones.
 func (p *plan) folds(name string) bool {
+	var buf [64]byte
+	if len(name) > len(buf) {
+		return true // a long name: left to encoding/json
+	}
 	for i := range len(name) {
-		if name[i] >= utf8.RuneSelf {
+		c := name[i]
+		if c >= utf8.RuneSelf {
 			return true
 		}
-	}
-	for _, known := range p.names {
-		if strings.EqualFold(name, known) {
-			return true
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
 		}
+		buf[i] = c
 	}
-	return false
+	_, ok := p.folded[string(buf[:len(name)])]
+	return ok
 }
 
 func (f planField) decode(r *reader, v reflect.Value) bool {
@@ -259,7 +273,7 @@ func (r *reader) str() (string, bool) {
 		return "", false
 	}
 	start, ascii := r.i, true
-	for ; r.i < len(r.s); r.i++ {
+	for r.i += jsonstr.Plain(r.s[r.i:], jsonstr.Slog); r.i < len(r.s); r.i++ {
 		switch c := r.s[r.i]; {
 		case c == '"':
 			s := r.s[start:r.i]

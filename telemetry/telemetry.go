@@ -16,8 +16,10 @@ package telemetry
 import (
 	"context"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"math/rand/v2"
+	"net/http"
 	"strings"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -155,12 +157,38 @@ var Propagator propagation.TextMapPropagator = propagation.TraceContext{}
 
 // TraceParent is the W3C traceparent of the span in ctx, "" without one.
 func TraceParent(ctx context.Context) string {
-	if !trace.SpanContextFromContext(ctx).IsValid() {
+	sc := trace.SpanContextFromContext(ctx)
+	if !sc.IsValid() {
 		return ""
 	}
-	c := propagation.MapCarrier{}
-	Propagator.Inject(ctx, c)
-	return c["traceparent"]
+	return traceParent(sc)
+}
+
+// SetTraceHeaders answers with the span in ctx as Propagator.Inject would
+// write it, traceparent and (when not empty) tracestate, without going
+// through a carrier that canonicalizes each header name.
+func SetTraceHeaders(ctx context.Context, h http.Header) {
+	sc := trace.SpanContextFromContext(ctx)
+	if !sc.IsValid() {
+		return
+	}
+	if ts := sc.TraceState().String(); ts != "" {
+		h["Tracestate"] = []string{ts}
+	}
+	h["Traceparent"] = []string{traceParent(sc)}
+}
+
+// traceParent is a valid span context as a version 00 traceparent: only
+// the flags the specification defines, sampled and random, are kept.
+func traceParent(sc trace.SpanContext) string {
+	tid, sid := sc.TraceID(), sc.SpanID()
+	flags := sc.TraceFlags() & (trace.FlagsSampled | trace.FlagsRandom)
+	var b [55]byte
+	b[0], b[1], b[2], b[35], b[52] = '0', '0', '-', '-', '-'
+	hex.Encode(b[3:35], tid[:])
+	hex.Encode(b[36:52], sid[:])
+	hex.Encode(b[53:55], []byte{byte(flags)})
+	return string(b[:])
 }
 
 // SpanContextOf parses a W3C traceparent (and tracestate), as a remote

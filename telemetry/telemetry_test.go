@@ -5,10 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"net/http"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/todoaudit/todo/telemetry"
@@ -119,5 +122,31 @@ func TestEndpointNeedsExporters(t *testing.T) {
 	_, err := telemetry.New(context.Background(), lookup(map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318"}))
 	if err == nil || !strings.Contains(err.Error(), "OTEL_EXPORTER_OTLP_ENDPOINT") || !strings.Contains(err.Error(), "-tags otlp") {
 		t.Fatalf("New with an endpoint in a build without exporters: %v", err)
+	}
+}
+
+// SetTraceHeaders writes the headers Propagator.Inject writes.
+func TestSetTraceHeadersAsInject(t *testing.T) {
+	state, err := trace.ParseTraceState("vendor=a,other=b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, flags := range []trace.TraceFlags{0, 1, 2, 3, 0xff} {
+		for _, ts := range []trace.TraceState{{}, state} {
+			sc := trace.NewSpanContext(trace.SpanContextConfig{TraceID: trace.TraceID{0x0a, 0xf7, 15: 0x9c},
+				SpanID: trace.SpanID{0xb7, 7: 0x01}, TraceFlags: flags, TraceState: ts})
+			ctx := trace.ContextWithSpanContext(context.Background(), sc)
+			want, got := http.Header{}, http.Header{}
+			telemetry.Propagator.Inject(ctx, propagation.HeaderCarrier(want))
+			telemetry.SetTraceHeaders(ctx, got)
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("flags %x, state %q: %v, Inject %v", flags, ts.String(), got, want)
+			}
+		}
+	}
+	none := http.Header{}
+	telemetry.SetTraceHeaders(context.Background(), none)
+	if len(none) != 0 {
+		t.Errorf("no span, headers %v", none)
 	}
 }

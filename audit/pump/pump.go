@@ -54,6 +54,10 @@ type Pump struct {
 	Log     *slog.Logger
 	// Poll is the wait after an empty read of the feed.
 	Poll time.Duration
+	// Changed, when set, returns a channel closed by the feed's store at
+	// its next commit: after an empty read the pump waits for it (Poll at
+	// most), so an idle pump reads nothing and a change is audited at once.
+	Changed func() <-chan struct{}
 	// BatchSize is how many documents one read of the feed asks for.
 	BatchSize int
 	// Delays, the waits between retries, come from AuditTrigger's
@@ -120,6 +124,10 @@ func (p *Pump) pump(ctx context.Context, untilIdle bool, mon *monitor) {
 	want := max(p.BatchSize, 1)
 	feedFailures := 0
 	for ctx.Err() == nil {
+		var changed <-chan struct{} // taken before the read: a commit after it closes it
+		if p.Changed != nil {
+			changed = p.Changed()
+		}
 		started := time.Now()
 		batch, err := p.Feed.ChangeFeed(ctx, read, want)
 		if ctx.Err() != nil {
@@ -139,7 +147,7 @@ func (p *Pump) pump(ctx context.Context, untilIdle bool, mon *monitor) {
 			if untilIdle {
 				return
 			}
-			p.wait(ctx, p.Poll)
+			p.waitChange(ctx, changed, p.Poll)
 			continue
 		}
 		want = p.nextSize(batch.Items)
@@ -204,11 +212,16 @@ func (p *Pump) traceRead(ctx context.Context, started time.Time, items int, err 
 }
 
 // wait blocks until d passes or ctx ends.
-func (p *Pump) wait(ctx context.Context, d time.Duration) {
+func (p *Pump) wait(ctx context.Context, d time.Duration) { p.waitChange(ctx, nil, d) }
+
+// waitChange blocks until changed is closed (never, when nil), d passes
+// or ctx ends.
+func (p *Pump) waitChange(ctx context.Context, changed <-chan struct{}, d time.Duration) {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
+	case <-changed:
 	case <-t.C:
 	}
 }

@@ -16,6 +16,7 @@ import (
 // Containers are the todo, audit and leases containers of one store.
 type Containers struct {
 	Todos, Audit, Leases store.Container
+	Store                *bolt.Store
 }
 
 // Open opens an embedded store in a new temporary directory with the
@@ -38,5 +39,5 @@ func Open(t testing.TB, scheme string, o *bolt.Options) Containers {
 			t.Fatal(err)
 		}
 	}
-	return Containers{Todos: cs[0], Audit: cs[1], Leases: cs[2]}
+	return Containers{Todos: cs[0], Audit: cs[1], Leases: cs[2], Store: st}
 }

@@ -26,6 +26,14 @@ import (
 // length, measured the same way, is subtracted, so what remains is per
 // request.
 
+// callgrindDir, when set, keeps the dump of every measured window there
+// (named after the server and the window's number) instead of removing it.
+var callgrindDir string
+
+// settle is how long the seeds' background work (the log's integrator
+// runs once a second, far slower under callgrind) is given to finish.
+const settle = 15 * time.Second
+
 // workload is one kind of request, sent n times from clients connections.
 type workload struct {
 	name    string
@@ -57,6 +65,7 @@ func instructions(bin, tmp string) error {
 	}
 	defer h.stop()
 	c := newClient(32)
+	c.Timeout = 2 * time.Minute // 32 writers queue behind one another under callgrind
 	id, body, _, err := seed(c, h.base)
 	if err != nil {
 		return err
@@ -80,6 +89,12 @@ func instructions(bin, tmp string) error {
 	if err != nil {
 		return err
 	}
+	// The seeds' audit and their log entries are background work of their
+	// own: let it finish before the first window, which would count it.
+	if err := waitAudit(c, h.base); err != nil {
+		return err
+	}
+	time.Sleep(settle)
 
 	var version [32]int64
 	var mu sync.Mutex
@@ -128,6 +143,7 @@ func instructions(bin, tmp string) error {
 		if rows[i].handler, rows[i].handlerWallSec, err = h.count(c, wk); err != nil {
 			return fmt.Errorf("handler, %s: %w", wk.name, err)
 		}
+		fmt.Printf("handler, %s: %.0f\n", wk.name, rows[i].handler)
 	}
 	h.stop()
 	b, err := startCounted(self, tmp, "bare", nil, "/", "-serve-baseline", bareDir, "-listen")
@@ -173,7 +189,10 @@ func startCounted(bin, tmp, name string, env []string, ready string, args ...str
 	}
 	cmd := exec.Command("valgrind", vargs...)
 	// Callgrind cannot follow the signals of Go's asynchronous preemption.
-	cmd.Env = append(append(os.Environ(), "LISTEN_ADDR="+addr, "GODEBUG=asyncpreemptoff=1"), env...)
+	// It runs one thread at a time anyway: with one P, no idle thread
+	// spins looking for work, which made counts move by a tenth from run
+	// to run.
+	cmd.Env = append(append(os.Environ(), "LISTEN_ADDR="+addr, "GODEBUG=asyncpreemptoff=1", "GOMAXPROCS=1"), env...)
 	cmd.Stderr = &bytes.Buffer{}
 	if err := cmd.Start(); err != nil {
 		return nil, err
@@ -238,7 +257,11 @@ func (p *counted) read() (int64, error) {
 		return 0, err
 	}
 	defer f.Close()
-	defer os.Remove(file)
+	if callgrindDir == "" {
+		defer os.Remove(file)
+	} else {
+		defer os.Rename(file, filepath.Join(callgrindDir, filepath.Base(file)))
+	}
 	var total int64
 	found := false
 	sc := bufio.NewScanner(f)

@@ -50,9 +50,11 @@ func main() {
 		baseline = flag.String("serve-baseline", "", "internal: serve the answers in this directory as the bare net/http baseline")
 		bytesOf  = flag.Int("store-bytes", 0, "create this many todos on the embedded store and print where the file's bytes go, instead of the wall-clock rounds")
 		counts   = flag.Bool("instructions", false, "count instructions per request under valgrind's callgrind instead of the wall-clock rounds")
+		keep     = flag.String("callgrind-dir", "", "with -instructions: keep each workload's callgrind dump in this directory, for callgrind_annotate")
 		listen   = flag.String("listen", "", "internal: baseline listen address")
 	)
 	flag.Parse()
+	callgrindDir = *keep
 	if *baseline != "" {
 		serveBaseline(*baseline, *listen)
 		return

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 
 	"go.etcd.io/bbolt"
+
+	"github.com/todoaudit/todo/bolt"
 )
 
 // storeBytes creates n todos through the handler on the embedded store
@@ -50,10 +52,7 @@ func storeBytes(bin, tmp string, n int) error {
 	}
 	h.stop()
 
-	file, err := onlyFile(dir)
-	if err != nil {
-		return err
-	}
+	file := filepath.Join(dir, "store.db")
 	fi, err := os.Stat(file)
 	if err != nil {
 		return err
@@ -62,7 +61,7 @@ func storeBytes(bin, tmp string, n int) error {
 	if err != nil {
 		return err
 	}
-	defer db.Close()
+	defer db.Close() // closed once more: a second Close does nothing
 	sizes := map[string]*bucketBytes{}
 	err = db.View(func(tx *bbolt.Tx) error {
 		return tx.ForEach(func(name []byte, b *bbolt.Bucket) error {
@@ -104,6 +103,15 @@ func storeBytes(bin, tmp string, n int) error {
 	fmt.Printf("%-40s %36d %10.0f\n", "page bytes allocated to buckets", alloc, float64(alloc)/float64(n))
 	fmt.Printf("%-40s %36d %10.0f\n", "free and pending pages", free, float64(free)/float64(n))
 	fmt.Printf("%-40s %36d %10.0f\n", "file not in any bucket or free list", fi.Size()-alloc-free, float64(fi.Size()-alloc-free)/float64(n))
+	if err := db.Close(); err != nil {
+		return err
+	}
+	// What cmd/store-compact makes of the same file.
+	_, after, err := bolt.Compact(filepath.Dir(file))
+	if err != nil {
+		return err
+	}
+	fmt.Printf("%-40s %36d %10.0f\n", "the file compacted (cmd/store-compact)", after, float64(after)/float64(n))
 	return nil
 }
 
@@ -138,22 +146,4 @@ func printable(k []byte) string {
 		return string(k)
 	}
 	return fmt.Sprintf("%x", k)
-}
-
-// onlyFile returns the one regular file in dir (the store's database).
-func onlyFile(dir string) (string, error) {
-	var files []string
-	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && d.Type().IsRegular() && !strings.HasSuffix(p, ".lock") {
-			files = append(files, p)
-		}
-		return err
-	})
-	if err != nil {
-		return "", err
-	}
-	if len(files) != 1 {
-		return "", fmt.Errorf("%s holds %d files (%v), want the one database", dir, len(files), files)
-	}
-	return files[0], nil
 }

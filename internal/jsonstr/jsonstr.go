@@ -26,9 +26,9 @@ func Append(b []byte, s string, st Style) []byte {
 	html := st == JSON
 	b = append(b, '"')
 	start := 0
-	for i := 0; i < len(s); {
+	for i := Plain(s, st); i < len(s); {
 		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && !(html && (c == '<' || c == '>' || c == '&')) {
+			if plain(c, html) {
 				i++
 				continue
 			}

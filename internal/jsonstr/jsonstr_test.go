@@ -50,3 +50,47 @@ func FuzzAppend(f *testing.F) {
 	f.Add("a<b>&\u2028\xff")
 	f.Fuzz(check)
 }
+
+// plainRef is Plain a byte at a time.
+func plainRef(s string, st Style) int {
+	for i := range len(s) {
+		if !plain(s[i], st == JSON) {
+			return i
+		}
+	}
+	return len(s)
+}
+
+func checkPlain(t *testing.T, s string) {
+	t.Helper()
+	for _, st := range []Style{JSON, Slog} {
+		if got, want := Plain(s, st), plainRef(s, st); got != want {
+			t.Errorf("Plain(%q, %d) = %d, want %d", s, st, got, want)
+		}
+	}
+}
+
+// TestPlain puts every byte value at every place of strings that span
+// one, two and three eight-byte words, after a plain prefix and before
+// a plain or a special tail.
+func TestPlain(t *testing.T) {
+	for n := range 20 {
+		for at := range n {
+			for c := range 256 {
+				b := []byte(strings.Repeat("a", n))
+				b[at] = byte(c)
+				checkPlain(t, string(b))
+				b[n-1] = '<'
+				checkPlain(t, string(b))
+			}
+		}
+	}
+	if got := Plain("\x80\xff"+strings.Repeat("a", 9), JSON); got != 0 {
+		t.Errorf("Plain of a non-ASCII start = %d", got)
+	}
+}
+
+func FuzzPlain(f *testing.F) {
+	f.Add("0123456789abcdef\x7f<")
+	f.Fuzz(checkPlain)
+}
