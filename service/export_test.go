@@ -96,17 +96,17 @@ func TestExportBoundedMemory(t *testing.T) {
 	runtime.ReadMemStats(&ms)
 	base, peak := ms.HeapAlloc, ms.HeapAlloc
 	sink := &lineSink{sum: sha256.New()}
-	w := export.New(sink, export.NDJSON, map[string]string{"id": id})
+	w := export.New(sink, export.NDJSON, map[string]string{"id": id}, nil)
 	start := time.Now()
 	err = svc.ExportHistory(ctx, id, w.Write, func() error {
 		runtime.ReadMemStats(&ms)
 		peak = max(peak, ms.HeapAlloc)
-		return w.Flush()
+		return w.Flush(ctx)
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := w.Close()
+	m, err := w.Close(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
