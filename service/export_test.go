@@ -10,12 +10,11 @@ import (
 	"hash"
 	"io"
 	"log/slog"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
-
-	"golang.org/x/mod/sumdb/note"
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/audit"
@@ -161,17 +160,13 @@ func BenchmarkExportWithLog(b *testing.B) {
 	const n = 100_000
 	svc, c := newService(b)
 	id := writeVersions(b, svc, c, n)
-	skey, _, err := note.GenerateKey(nil, "todo.test/log")
-	if err != nil {
-		b.Fatal(err)
-	}
-	keys, err := tlog.NewKeys(skey)
+	keys, err := tlog.LoadOrCreateKeys(filepath.Join(b.TempDir(), "log.key"), "todo.test/log")
 	if err != nil {
 		b.Fatal(err)
 	}
 	anchors := tlog.DirAnchors{Dir: b.TempDir()}
 	in := &tlog.Integrator{Audit: c.Audit, Leases: c.Leases, Keys: keys, Anchors: anchors, Log: slog.New(slog.DiscardHandler),
-		MaxBatch: n, Now: func() time.Time { return time.Now().Add(time.Hour) }}
+		MaxBatch: 5000, Now: func() time.Time { return time.Now().Add(time.Hour) }}
 	started := time.Now()
 	if res, err := in.Run(context.Background()); err != nil || res.Size != n+1 {
 		b.Fatalf("integrated %+v: %v", res, err)

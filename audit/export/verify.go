@@ -75,7 +75,7 @@ func Verify(r io.Reader, v note.Verifier, tiles sumdb.TileReader) (Report, error
 		return rep, err
 	}
 	if m.LogCheckpoint == nil {
-		return rep, errors.New("the manifest names no log checkpoint: the records cannot be checked against the log")
+		return rep, fmt.Errorf("the manifest names no log checkpoint (the handler keeps no log, or had signed no checkpoint yet): the %d records cannot be checked against the log", c.count)
 	}
 	if rep.Checkpoint, err = tlog.OpenCheckpoint([]byte(*m.LogCheckpoint), v); err != nil {
 		return rep, fmt.Errorf("the manifest's checkpoint: %w", err)

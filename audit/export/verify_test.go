@@ -7,15 +7,16 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"golang.org/x/mod/sumdb/note"
 	sumdb "golang.org/x/mod/sumdb/tlog"
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/audit/export"
+	"github.com/todoaudit/todo/internal/chaintest"
 	"github.com/todoaudit/todo/tlog"
 )
 
@@ -33,11 +34,7 @@ type memLog struct {
 }
 
 func newMemLog(t *testing.T) *memLog {
-	skey, _, err := note.GenerateKey(nil, "todo.test/log")
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := tlog.NewKeys(skey)
+	k, err := tlog.LoadOrCreateKeys(filepath.Join(t.TempDir(), "log.key"), "todo.test/log")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,26 +119,11 @@ func (l *memLog) ReadTiles(tiles []sumdb.Tile) ([][]byte, error) {
 func (l *memLog) SaveTiles([]sumdb.Tile, [][]byte) {}
 
 // history returns the audit records of n versions of one todo of alice,
-// the title of version v being "<name> v<v>".
+// the title of version v being "<name> <v>".
 func history(t *testing.T, name string, n int) []todo.AuditRecord {
-	t.Helper()
 	at := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
-	td := todo.Todo{ID: "Work:" + name, Type: todo.TypeTodo, UserID: "alice", Fields: todo.Fields{Category: "Work", Tags: []string{"x"}}, CreatedAt: at}
-	var out []todo.AuditRecord
-	for v := 1; v <= n; v++ {
-		td.Version, td.Title, td.Notes = int64(v), fmt.Sprintf("%s v%d", name, v), "notes, \"quoted\"\nover two lines"
-		td.LastOperation, td.UpdatedBy, td.UpdatedAt = todo.OpUpdate, "alice", at.Add(time.Duration(v)*time.Second)
-		if v == 1 {
-			td.LastOperation = todo.OpCreate
-		}
-		c := td.Seal()
-		rec, err := todo.NewAuditRecord(todo.NewVersion(td, c, 0))
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, rec)
-	}
-	return out
+	return chaintest.Versions(t, todo.Todo{ID: "Work:" + name, Type: todo.TypeTodo, UserID: "alice", CreatedAt: at,
+		Fields: todo.Fields{Category: "Work", Title: name, Notes: "notes, \"quoted\"\nover two lines", Tags: []string{"x"}}}, n)
 }
 
 // exportOf writes recs as an export, flushing every page records.
@@ -277,10 +259,10 @@ func TestVerifyRefuses(t *testing.T) {
 		tiles      sumdb.TileReader
 	}{
 		{"one byte of a title", "does not match its commitment", func() []byte {
-			return bytes.Replace(good, []byte("b v3"), []byte("b v4"), 1)
+			return bytes.Replace(good, []byte("b 3"), []byte("b 4"), 1)
 		}, l},
 		{"one byte of a title, CSV", "does not match its commitment", func() []byte {
-			return bytes.Replace(goodCSV, []byte("b v3"), []byte("b v4"), 1)
+			return bytes.Replace(goodCSV, []byte("b 3"), []byte("b 4"), 1)
 		}, l},
 		{"two lines reordered", "sha256", func() []byte { return bytes.Join(swap(lines(good), 1, 2), nil) }, l},
 		{"a version of another history of the todo", "prevHash of version 4", func() []byte {
