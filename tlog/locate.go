@@ -28,7 +28,7 @@ func (l *Log) Locate(ctx context.Context, refs []VersionRef) ([]int64, error) {
 	g.SetLimit(writesAtOnce)
 	for i, r := range refs {
 		g.Go(func() error {
-			d, err := l.locate(gctx, r.EntityKey, r.Version, 1<<62)
+			d, err := l.readIndex(gctx, r.EntityKey, r.Version)
 			switch {
 			case todo.IsKind(err, todo.NotFound):
 				out[i] = -1

@@ -33,7 +33,7 @@ type memLog struct {
 	tampers map[sumdb.Tile]bool // tiles served with one byte changed
 }
 
-func newMemLog(t *testing.T) *memLog {
+func newMemLog(t testing.TB) *memLog {
 	k, err := tlog.LoadOrCreateKeys(filepath.Join(t.TempDir(), "log.key"), "todo.test/log")
 	if err != nil {
 		t.Fatal(err)
@@ -41,7 +41,7 @@ func newMemLog(t *testing.T) *memLog {
 	return &memLog{keys: k, index: map[tlog.VersionRef]int64{}, tampers: map[sumdb.Tile]bool{}}
 }
 
-func (l *memLog) add(t *testing.T, recs ...todo.AuditRecord) {
+func (l *memLog) add(t testing.TB, recs ...todo.AuditRecord) {
 	for i := range recs {
 		leaf, err := tlog.LeafOf(&recs[i])
 		if err != nil {
@@ -58,7 +58,7 @@ func (l *memLog) add(t *testing.T, recs ...todo.AuditRecord) {
 }
 
 // sign publishes a checkpoint of every leaf added.
-func (l *memLog) sign(t *testing.T) {
+func (l *memLog) sign(t testing.TB) {
 	root, err := sumdb.TreeHash(l.size, l)
 	if err != nil {
 		t.Fatal(err)
@@ -120,14 +120,14 @@ func (l *memLog) SaveTiles([]sumdb.Tile, [][]byte) {}
 
 // history returns the audit records of n versions of one todo of alice,
 // the title of version v being "<name> <v>".
-func history(t *testing.T, name string, n int) []todo.AuditRecord {
+func history(t testing.TB, name string, n int) []todo.AuditRecord {
 	at := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 	return chaintest.Versions(t, todo.Todo{ID: "Work:" + name, Type: todo.TypeTodo, UserID: "alice", CreatedAt: at,
 		Fields: todo.Fields{Category: "Work", Title: name, Notes: "notes, \"quoted\"\nover two lines", Tags: []string{"x"}}}, n)
 }
 
 // exportOf writes recs as an export, flushing every page records.
-func exportOf(t *testing.T, format string, log export.Log, recs []todo.AuditRecord, page int) []byte {
+func exportOf(t testing.TB, format string, log export.Log, recs []todo.AuditRecord, page int) []byte {
 	t.Helper()
 	var out bytes.Buffer
 	w := export.New(&out, format, map[string]string{"actor": "alice"}, log)
@@ -334,4 +334,23 @@ func TestVerifyPending(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "no log checkpoint") {
 		t.Fatalf("export without a log: %v", err)
 	}
+}
+
+// Whatever the bytes, Verify answers without panicking, and what it
+// accepts is made of the log's records: at most the three it holds, under
+// its only checkpoint.
+func FuzzVerify(f *testing.F) {
+	l := newMemLog(f)
+	recs := history(f, "a", 3)
+	l.add(f, recs...)
+	l.sign(f)
+	f.Add(exportOf(f, export.NDJSON, l, recs, 2))
+	f.Add(exportOf(f, export.CSV, l, recs, 2))
+	f.Add([]byte("{\"manifest\":{}}\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		rep, err := export.Verify(bytes.NewReader(b), l.keys.Verifier, l)
+		if err == nil && (rep.Manifest.Count > len(recs) || rep.Checkpoint != l.signed) {
+			t.Fatalf("accepted %+v", rep)
+		}
+	})
 }
