@@ -19,7 +19,7 @@ import (
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/audit"
 	"github.com/todoaudit/todo/bolt/bolttest"
-	"github.com/todoaudit/todo/internal/chaintest"
+	"github.com/todoaudit/todo/internal/historytest"
 	"github.com/todoaudit/todo/partition"
 	"github.com/todoaudit/todo/store"
 )
@@ -41,7 +41,7 @@ var testKeys = func() *Keys {
 func chain(t testing.TB, owner, id string, n int) []todo.AuditRecord {
 	t.Helper()
 	at := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
-	return chaintest.Versions(t, todo.Todo{ID: id, Type: todo.TypeTodo, UserID: owner, Fields: todo.Fields{Category: "Work", Title: "title"}, CreatedAt: at}, n)
+	return historytest.Versions(t, todo.Todo{ID: id, Type: todo.TypeTodo, UserID: owner, Fields: todo.Fields{Category: "Work", Title: "title"}, CreatedAt: at}, n)
 }
 
 func put(t testing.TB, c store.Container, recs []todo.AuditRecord) {

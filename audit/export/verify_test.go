@@ -16,7 +16,7 @@ import (
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/audit/export"
-	"github.com/todoaudit/todo/internal/chaintest"
+	"github.com/todoaudit/todo/internal/historytest"
 	"github.com/todoaudit/todo/tlog"
 )
 
@@ -122,7 +122,7 @@ func (l *memLog) SaveTiles([]sumdb.Tile, [][]byte) {}
 // the title of version v being "<name> <v>".
 func history(t testing.TB, name string, n int) []todo.AuditRecord {
 	at := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
-	return chaintest.Versions(t, todo.Todo{ID: "Work:" + name, Type: todo.TypeTodo, UserID: "alice", CreatedAt: at,
+	return historytest.Versions(t, todo.Todo{ID: "Work:" + name, Type: todo.TypeTodo, UserID: "alice", CreatedAt: at,
 		Fields: todo.Fields{Category: "Work", Title: name, Notes: "notes, \"quoted\"\nover two lines", Tags: []string{"x"}}}, n)
 }
 

@@ -1,7 +1,7 @@
-// Package chaintest makes the audit records of made-up histories for
+// Package historytest makes the audit records of made-up histories for
 // tests: versions sealed and chained as the service writes them, with no
 // store.
-package chaintest
+package historytest
 
 import (
 	"fmt"
