@@ -37,6 +37,13 @@ func TestTransparencyLog(t *testing.T) {
 	apitest.TransparencyLog(t, s.Client, auditC, s.integrate)
 }
 
+// Exports verified offline against the log, under every partition scheme.
+func TestVerifiableExport(t *testing.T) {
+	forEachScheme(t, map[string]string{"ADMIN_USERS": "alice"}, func(t *testing.T, s *server, _ string) {
+		apitest.VerifiableExport(t, s.Client, s.integrate)
+	})
+}
+
 // A handler that can be closed and started again over the same data.
 type restartable struct {
 	*server

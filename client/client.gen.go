@@ -164,6 +164,24 @@ func (e DiffPatchOp) Valid() bool {
 	}
 }
 
+// Defines values for ExportManifestFormat.
+const (
+	ApplicationxNdjson ExportManifestFormat = "application/x-ndjson"
+	Textcsv            ExportManifestFormat = "text/csv"
+)
+
+// Valid indicates whether the value is a known member of the ExportManifestFormat enum.
+func (e ExportManifestFormat) Valid() bool {
+	switch e {
+	case ApplicationxNdjson:
+		return true
+	case Textcsv:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for HealthAuditState.
 const (
 	HealthAuditStateHost     HealthAuditState = "host"
@@ -769,6 +787,48 @@ type Diff struct {
 
 // DiffPatchOp defines model for Diff.Patch.Op.
 type DiffPatchOp string
+
+// ExportManifest What an export holds, after its records; docs/auditor.md says how to verify it with tlog-verify export
+type ExportManifest struct {
+	Count int `json:"count"`
+
+	// Filters The query parameters of the export
+	Filters map[string]string `json:"filters"`
+
+	// First The first record; null when there is none
+	First  *ExportRef           `json:"first"`
+	Format ExportManifestFormat `json:"format"`
+
+	// Last The last record; null when there is none
+	Last *ExportRef `json:"last"`
+
+	// LogCheckpoint The signed checkpoint (C2SP tlog-checkpoint note text) of a tree of the transparency log that holds the leaf of every record exported with a logIndex; null without a log, or before its first checkpoint
+	LogCheckpoint *string `json:"logCheckpoint"`
+
+	// Pending The records exported without a logIndex: not in the checkpoint's tree yet (the log integrates a version a few seconds after it is written). Export again later to prove them
+	Pending int `json:"pending"`
+
+	// Sha256 SHA-256 (hex) of every byte before the manifest's line
+	Sha256 string `json:"sha256"`
+}
+
+// ExportManifestFormat defines model for ExportManifest.Format.
+type ExportManifestFormat string
+
+// ExportManifestLine The last line of an NDJSON export
+type ExportManifestLine struct {
+	// Manifest What an export holds, after its records; docs/auditor.md says how to verify it with tlog-verify export
+	Manifest ExportManifest `json:"manifest"`
+}
+
+// ExportRef One exported record, by its identifiers and hash
+type ExportRef struct {
+	DateCreatedUtc time.Time `json:"dateCreatedUtc"`
+	EntityKey      string    `json:"entityKey"`
+	Hash           string    `json:"hash"`
+	Id             string    `json:"id"`
+	Version        int       `json:"version"`
+}
 
 // Health defines model for Health.
 type Health struct {
@@ -1494,7 +1554,7 @@ type ClientInterface interface {
 
 	// ActivityExport The caller's activity as a file, newest first
 	//
-	// Streams every matching audit record, read page by page at low priority, in bounded memory: NDJSON (one record per line) or, with Accept: text/csv, CSV with a header row. The last line is the manifest: {"manifest":{format, filters, count, first, last, sha256, logCheckpoint}} in NDJSON, the row "#manifest",<manifest JSON> in CSV; sha256 covers every byte before it. An answer without its manifest ended early and is incomplete.
+	// Streams every matching audit record, read page by page at low priority, in bounded memory: NDJSON (one record per line, its members those of AuditRecord plus logIndex, the index of its leaf in the transparency log) or, with Accept: text/csv, CSV with a header row (the record's columns, chain, commitments and logIndex). The last line is the manifest (ExportManifest): {"manifest":{…}} in NDJSON, the row "#manifest",<manifest JSON> in CSV; sha256 covers every byte before it, and logCheckpoint is the signed checkpoint whose tree holds every leaf named. An answer without its manifest ended early and is incomplete. tlog-verify export checks the file offline with the log's key and tiles.
 	//
 	// Corresponds with GET /api/activity/export (the `ActivityExport` operationId).
 	ActivityExport(ctx context.Context, params *ActivityExportParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -1533,7 +1593,7 @@ type ClientInterface interface {
 
 	// AuditActivityExport Any user's activity as a file, newest first (the Todo.Admin role)
 	//
-	// Streams every matching audit record, read page by page at low priority, in bounded memory: NDJSON (one record per line) or, with Accept: text/csv, CSV with a header row. The last line is the manifest: {"manifest":{format, filters, count, first, last, sha256, logCheckpoint}} in NDJSON, the row "#manifest",<manifest JSON> in CSV; sha256 covers every byte before it. An answer without its manifest ended early and is incomplete.
+	// Streams every matching audit record, read page by page at low priority, in bounded memory: NDJSON (one record per line, its members those of AuditRecord plus logIndex, the index of its leaf in the transparency log) or, with Accept: text/csv, CSV with a header row (the record's columns, chain, commitments and logIndex). The last line is the manifest (ExportManifest): {"manifest":{…}} in NDJSON, the row "#manifest",<manifest JSON> in CSV; sha256 covers every byte before it, and logCheckpoint is the signed checkpoint whose tree holds every leaf named. An answer without its manifest ended early and is incomplete. tlog-verify export checks the file offline with the log's key and tiles.
 	//
 	// Corresponds with GET /api/manage/audit/export (the `AuditActivityExport` operationId).
 	AuditActivityExport(ctx context.Context, params *AuditActivityExportParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -1666,7 +1726,7 @@ type ClientInterface interface {
 
 	// HistoryExport The todo's audit history as a file, oldest first
 	//
-	// Streams every matching audit record, read page by page at low priority, in bounded memory: NDJSON (one record per line) or, with Accept: text/csv, CSV with a header row. The last line is the manifest: {"manifest":{format, filters, count, first, last, sha256, logCheckpoint}} in NDJSON, the row "#manifest",<manifest JSON> in CSV; sha256 covers every byte before it. An answer without its manifest ended early and is incomplete.
+	// Streams every matching audit record, read page by page at low priority, in bounded memory: NDJSON (one record per line, its members those of AuditRecord plus logIndex, the index of its leaf in the transparency log) or, with Accept: text/csv, CSV with a header row (the record's columns, chain, commitments and logIndex). The last line is the manifest (ExportManifest): {"manifest":{…}} in NDJSON, the row "#manifest",<manifest JSON> in CSV; sha256 covers every byte before it, and logCheckpoint is the signed checkpoint whose tree holds every leaf named. An answer without its manifest ended early and is incomplete. tlog-verify export checks the file offline with the log's key and tiles.
 	//
 	// Corresponds with GET /api/todos/{id}/history/export (the `HistoryExport` operationId).
 	HistoryExport(ctx context.Context, id Id, params *HistoryExportParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -1729,7 +1789,7 @@ func (c *Client) Activity(ctx context.Context, params *ActivityParams, reqEditor
 
 // ActivityExport The caller's activity as a file, newest first
 //
-// Streams every matching audit record, read page by page at low priority, in bounded memory: NDJSON (one record per line) or, with Accept: text/csv, CSV with a header row. The last line is the manifest: {"manifest":{format, filters, count, first, last, sha256, logCheckpoint}} in NDJSON, the row "#manifest",<manifest JSON> in CSV; sha256 covers every byte before it. An answer without its manifest ended early and is incomplete.
+// Streams every matching audit record, read page by page at low priority, in bounded memory: NDJSON (one record per line, its members those of AuditRecord plus logIndex, the index of its leaf in the transparency log) or, with Accept: text/csv, CSV with a header row (the record's columns, chain, commitments and logIndex). The last line is the manifest (ExportManifest): {"manifest":{…}} in NDJSON, the row "#manifest",<manifest JSON> in CSV; sha256 covers every byte before it, and logCheckpoint is the signed checkpoint whose tree holds every leaf named. An answer without its manifest ended early and is incomplete. tlog-verify export checks the file offline with the log's key and tiles.
 //
 // Corresponds with GET /api/activity/export (the `ActivityExport` operationId).
 func (c *Client) ActivityExport(ctx context.Context, params *ActivityExportParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -1838,7 +1898,7 @@ func (c *Client) AuditActivity(ctx context.Context, params *AuditActivityParams,
 
 // AuditActivityExport Any user's activity as a file, newest first (the Todo.Admin role)
 //
-// Streams every matching audit record, read page by page at low priority, in bounded memory: NDJSON (one record per line) or, with Accept: text/csv, CSV with a header row. The last line is the manifest: {"manifest":{format, filters, count, first, last, sha256, logCheckpoint}} in NDJSON, the row "#manifest",<manifest JSON> in CSV; sha256 covers every byte before it. An answer without its manifest ended early and is incomplete.
+// Streams every matching audit record, read page by page at low priority, in bounded memory: NDJSON (one record per line, its members those of AuditRecord plus logIndex, the index of its leaf in the transparency log) or, with Accept: text/csv, CSV with a header row (the record's columns, chain, commitments and logIndex). The last line is the manifest (ExportManifest): {"manifest":{…}} in NDJSON, the row "#manifest",<manifest JSON> in CSV; sha256 covers every byte before it, and logCheckpoint is the signed checkpoint whose tree holds every leaf named. An answer without its manifest ended early and is incomplete. tlog-verify export checks the file offline with the log's key and tiles.
 //
 // Corresponds with GET /api/manage/audit/export (the `AuditActivityExport` operationId).
 func (c *Client) AuditActivityExport(ctx context.Context, params *AuditActivityExportParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2181,7 +2241,7 @@ func (c *Client) HistoryDiff(ctx context.Context, id Id, params *HistoryDiffPara
 
 // HistoryExport The todo's audit history as a file, oldest first
 //
-// Streams every matching audit record, read page by page at low priority, in bounded memory: NDJSON (one record per line) or, with Accept: text/csv, CSV with a header row. The last line is the manifest: {"manifest":{format, filters, count, first, last, sha256, logCheckpoint}} in NDJSON, the row "#manifest",<manifest JSON> in CSV; sha256 covers every byte before it. An answer without its manifest ended early and is incomplete.
+// Streams every matching audit record, read page by page at low priority, in bounded memory: NDJSON (one record per line, its members those of AuditRecord plus logIndex, the index of its leaf in the transparency log) or, with Accept: text/csv, CSV with a header row (the record's columns, chain, commitments and logIndex). The last line is the manifest (ExportManifest): {"manifest":{…}} in NDJSON, the row "#manifest",<manifest JSON> in CSV; sha256 covers every byte before it, and logCheckpoint is the signed checkpoint whose tree holds every leaf named. An answer without its manifest ended early and is incomplete. tlog-verify export checks the file offline with the log's key and tiles.
 //
 // Corresponds with GET /api/todos/{id}/history/export (the `HistoryExport` operationId).
 func (c *Client) HistoryExport(ctx context.Context, id Id, params *HistoryExportParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4424,7 +4484,7 @@ type ClientWithResponsesInterface interface {
 
 	// ActivityExportWithResponse The caller's activity as a file, newest first
 	//
-	// Streams every matching audit record, read page by page at low priority, in bounded memory: NDJSON (one record per line) or, with Accept: text/csv, CSV with a header row. The last line is the manifest: {"manifest":{format, filters, count, first, last, sha256, logCheckpoint}} in NDJSON, the row "#manifest",<manifest JSON> in CSV; sha256 covers every byte before it. An answer without its manifest ended early and is incomplete.
+	// Streams every matching audit record, read page by page at low priority, in bounded memory: NDJSON (one record per line, its members those of AuditRecord plus logIndex, the index of its leaf in the transparency log) or, with Accept: text/csv, CSV with a header row (the record's columns, chain, commitments and logIndex). The last line is the manifest (ExportManifest): {"manifest":{…}} in NDJSON, the row "#manifest",<manifest JSON> in CSV; sha256 covers every byte before it, and logCheckpoint is the signed checkpoint whose tree holds every leaf named. An answer without its manifest ended early and is incomplete. tlog-verify export checks the file offline with the log's key and tiles.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -4477,7 +4537,7 @@ type ClientWithResponsesInterface interface {
 
 	// AuditActivityExportWithResponse Any user's activity as a file, newest first (the Todo.Admin role)
 	//
-	// Streams every matching audit record, read page by page at low priority, in bounded memory: NDJSON (one record per line) or, with Accept: text/csv, CSV with a header row. The last line is the manifest: {"manifest":{format, filters, count, first, last, sha256, logCheckpoint}} in NDJSON, the row "#manifest",<manifest JSON> in CSV; sha256 covers every byte before it. An answer without its manifest ended early and is incomplete.
+	// Streams every matching audit record, read page by page at low priority, in bounded memory: NDJSON (one record per line, its members those of AuditRecord plus logIndex, the index of its leaf in the transparency log) or, with Accept: text/csv, CSV with a header row (the record's columns, chain, commitments and logIndex). The last line is the manifest (ExportManifest): {"manifest":{…}} in NDJSON, the row "#manifest",<manifest JSON> in CSV; sha256 covers every byte before it, and logCheckpoint is the signed checkpoint whose tree holds every leaf named. An answer without its manifest ended early and is incomplete. tlog-verify export checks the file offline with the log's key and tiles.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -4636,7 +4696,7 @@ type ClientWithResponsesInterface interface {
 
 	// HistoryExportWithResponse The todo's audit history as a file, oldest first
 	//
-	// Streams every matching audit record, read page by page at low priority, in bounded memory: NDJSON (one record per line) or, with Accept: text/csv, CSV with a header row. The last line is the manifest: {"manifest":{format, filters, count, first, last, sha256, logCheckpoint}} in NDJSON, the row "#manifest",<manifest JSON> in CSV; sha256 covers every byte before it. An answer without its manifest ended early and is incomplete.
+	// Streams every matching audit record, read page by page at low priority, in bounded memory: NDJSON (one record per line, its members those of AuditRecord plus logIndex, the index of its leaf in the transparency log) or, with Accept: text/csv, CSV with a header row (the record's columns, chain, commitments and logIndex). The last line is the manifest (ExportManifest): {"manifest":{…}} in NDJSON, the row "#manifest",<manifest JSON> in CSV; sha256 covers every byte before it, and logCheckpoint is the signed checkpoint whose tree holds every leaf named. An answer without its manifest ended early and is incomplete. tlog-verify export checks the file offline with the log's key and tiles.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -7481,7 +7541,7 @@ func (c *ClientWithResponses) ActivityWithResponse(ctx context.Context, params *
 
 // ActivityExportWithResponse The caller's activity as a file, newest first
 //
-// Streams every matching audit record, read page by page at low priority, in bounded memory: NDJSON (one record per line) or, with Accept: text/csv, CSV with a header row. The last line is the manifest: {"manifest":{format, filters, count, first, last, sha256, logCheckpoint}} in NDJSON, the row "#manifest",<manifest JSON> in CSV; sha256 covers every byte before it. An answer without its manifest ended early and is incomplete.
+// Streams every matching audit record, read page by page at low priority, in bounded memory: NDJSON (one record per line, its members those of AuditRecord plus logIndex, the index of its leaf in the transparency log) or, with Accept: text/csv, CSV with a header row (the record's columns, chain, commitments and logIndex). The last line is the manifest (ExportManifest): {"manifest":{…}} in NDJSON, the row "#manifest",<manifest JSON> in CSV; sha256 covers every byte before it, and logCheckpoint is the signed checkpoint whose tree holds every leaf named. An answer without its manifest ended early and is incomplete. tlog-verify export checks the file offline with the log's key and tiles.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -7576,7 +7636,7 @@ func (c *ClientWithResponses) AuditActivityWithResponse(ctx context.Context, par
 
 // AuditActivityExportWithResponse Any user's activity as a file, newest first (the Todo.Admin role)
 //
-// Streams every matching audit record, read page by page at low priority, in bounded memory: NDJSON (one record per line) or, with Accept: text/csv, CSV with a header row. The last line is the manifest: {"manifest":{format, filters, count, first, last, sha256, logCheckpoint}} in NDJSON, the row "#manifest",<manifest JSON> in CSV; sha256 covers every byte before it. An answer without its manifest ended early and is incomplete.
+// Streams every matching audit record, read page by page at low priority, in bounded memory: NDJSON (one record per line, its members those of AuditRecord plus logIndex, the index of its leaf in the transparency log) or, with Accept: text/csv, CSV with a header row (the record's columns, chain, commitments and logIndex). The last line is the manifest (ExportManifest): {"manifest":{…}} in NDJSON, the row "#manifest",<manifest JSON> in CSV; sha256 covers every byte before it, and logCheckpoint is the signed checkpoint whose tree holds every leaf named. An answer without its manifest ended early and is incomplete. tlog-verify export checks the file offline with the log's key and tiles.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -7861,7 +7921,7 @@ func (c *ClientWithResponses) HistoryDiffWithResponse(ctx context.Context, id Id
 
 // HistoryExportWithResponse The todo's audit history as a file, oldest first
 //
-// Streams every matching audit record, read page by page at low priority, in bounded memory: NDJSON (one record per line) or, with Accept: text/csv, CSV with a header row. The last line is the manifest: {"manifest":{format, filters, count, first, last, sha256, logCheckpoint}} in NDJSON, the row "#manifest",<manifest JSON> in CSV; sha256 covers every byte before it. An answer without its manifest ended early and is incomplete.
+// Streams every matching audit record, read page by page at low priority, in bounded memory: NDJSON (one record per line, its members those of AuditRecord plus logIndex, the index of its leaf in the transparency log) or, with Accept: text/csv, CSV with a header row (the record's columns, chain, commitments and logIndex). The last line is the manifest (ExportManifest): {"manifest":{…}} in NDJSON, the row "#manifest",<manifest JSON> in CSV; sha256 covers every byte before it, and logCheckpoint is the signed checkpoint whose tree holds every leaf named. An answer without its manifest ended early and is incomplete. tlog-verify export checks the file offline with the log's key and tiles.
 //
 // Returns a wrapper object for the known response body format(s).
 //

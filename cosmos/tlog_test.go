@@ -14,10 +14,9 @@ import (
 )
 
 // The transparency log on the Cosmos DB adapter over the wire: the API
-// suite's log cases, with reconcile and the log's integrator run as their
-// timers would; then two handlers integrating into
-// the same database at once build one tree that the log's audit finds
-// complete.
+// suite's export and log cases, with reconcile and the log's integrator
+// run as their timers would; then two handlers integrating into the same
+// database at once build one tree that the log's audit finds complete.
 func TestTransparencyLogOnCosmos(t *testing.T) {
 	endpoint := cosmos.WireEndpoint(t)
 	database := cosmos.UniqueDatabase()
@@ -63,6 +62,7 @@ func TestTransparencyLogOnCosmos(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	apitest.VerifiableExport(t, c, settle)
 	apitest.TransparencyLog(t, c, auditC, settle)
 
 	// A second handler on the same database, the same key and anchors.

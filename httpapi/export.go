@@ -7,6 +7,7 @@ import (
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/audit/export"
+	"github.com/todoaudit/todo/store"
 )
 
 // lazyWriter sends an export's headers with its first byte, so that an
@@ -39,16 +40,23 @@ func exportFormat(r *http.Request) string {
 }
 
 // stream runs an export: run hands each record to emit and calls flush
-// after each page; the manifest follows. Once the first byte is out an
+// after each page, which writes the page's records with their leaves'
+// indexes in the log; the manifest follows, naming the checkpoint. Once the first byte is out an
 // error can no longer change the status: it is logged and the answer ends
 // without its manifest, which is how a reader knows it is incomplete.
 func (a *api) stream(ctx context.Context, w http.ResponseWriter, r *http.Request, filters map[string]string,
 	run func(emit func(todo.AuditRecord) error, flush func() error) error) error {
 	lw := &lazyWriter{w: w, format: exportFormat(r)}
-	ew := export.New(lw, lw.format, filters)
+	var log export.Log
+	if a.Transparency != nil {
+		log = a.Transparency
+	}
+	ew := export.New(lw, lw.format, filters, log)
+	// The log's documents are read at low priority too, as the records are.
+	low := store.WithLowPriority(ctx)
 	flusher, _ := w.(http.Flusher)
 	err := run(ew.Write, func() error {
-		if err := ew.Flush(); err != nil {
+		if err := ew.Flush(low); err != nil {
 			return err
 		}
 		if flusher != nil && lw.started {
@@ -57,7 +65,7 @@ func (a *api) stream(ctx context.Context, w http.ResponseWriter, r *http.Request
 		return nil
 	})
 	if err == nil {
-		_, err = ew.Close()
+		_, err = ew.Close(low)
 	}
 	if err != nil && lw.started {
 		a.Log.ErrorContext(ctx, "export ended early", "error", err.Error(), "kind", todo.KindOf(err).String())

@@ -8,6 +8,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -16,8 +20,10 @@ import (
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/audit"
 	"github.com/todoaudit/todo/audit/export"
+	"github.com/todoaudit/todo/bolt/bolttest"
 	"github.com/todoaudit/todo/internal/race"
 	"github.com/todoaudit/todo/service"
+	"github.com/todoaudit/todo/tlog"
 )
 
 // lineSink checks an NDJSON export as it arrives without keeping it: it
@@ -49,22 +55,15 @@ func (s *lineSink) Write(b []byte) (int, error) {
 	return n, nil
 }
 
-// 100,000 versions of one todo export in memory that stays a small part
-// of the export's size, and the manifest's count, digest and first and
-// last records are the export's own.
-func TestExportBoundedMemory(t *testing.T) {
-	if testing.Short() {
-		t.Skip("writes 100,000 audit records")
-	}
-	race.Heavy(t)
-	const n = 100_000
-	svc, c := newService(t)
+// writeVersions writes the audit records of n versions of one new todo of
+// alice, each with 400 bytes of notes, and returns its id.
+func writeVersions(t testing.TB, svc *service.Service, c bolttest.Containers, n int64) string {
+	t.Helper()
 	ctx := service.WithUser(context.Background(), "alice")
 	res, err := svc.Create(ctx, todo.Fields{Category: "Grocery", Title: "milk"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	id := res.Todo.ID
 	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	notes := strings.Repeat("n", 400)
 	var docs []todo.AuditRecord
@@ -90,29 +89,51 @@ func TestExportBoundedMemory(t *testing.T) {
 			docs = docs[:0]
 		}
 	}
-	docs = nil
+	return res.Todo.ID
+}
+
+// exportMeasured exports the history of id to sink, sampling the heap
+// after every page, and returns the manifest, the time it took and the
+// heap's peak growth.
+func exportMeasured(t testing.TB, svc *service.Service, id string, sink io.Writer, log export.Log) (export.Manifest, time.Duration, uint64) {
+	t.Helper()
+	ctx := service.WithUser(context.Background(), "alice")
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	base, peak := ms.HeapAlloc, ms.HeapAlloc
-	sink := &lineSink{sum: sha256.New()}
-	w := export.New(sink, export.NDJSON, map[string]string{"id": id})
+	w := export.New(sink, export.NDJSON, map[string]string{"id": id}, log)
 	start := time.Now()
-	err = svc.ExportHistory(ctx, id, w.Write, func() error {
+	err := svc.ExportHistory(ctx, id, w.Write, func() error {
 		runtime.ReadMemStats(&ms)
 		peak = max(peak, ms.HeapAlloc)
-		return w.Flush()
+		return w.Flush(ctx)
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := w.Close()
+	m, err := w.Close(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	elapsed := time.Since(start)
-	t.Logf("exported %d records, %d bytes in %v (%.0f records/s); heap peak %d KiB above the %d KiB before",
-		m.Count, sink.bytes, elapsed, float64(m.Count)/elapsed.Seconds(), (peak-base)>>10, base>>10)
+	return m, time.Since(start), peak - base
+}
+
+// 100,000 versions of one todo export in memory that stays a small part
+// of the export's size, and the manifest's count, digest and first and
+// last records are the export's own.
+func TestExportBoundedMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 100,000 audit records")
+	}
+	race.Heavy(t)
+	const n = 100_000
+	svc, c := newService(t)
+	id := writeVersions(t, svc, c, n)
+	sink := &lineSink{sum: sha256.New()}
+	m, elapsed, grew := exportMeasured(t, svc, id, sink, nil)
+	t.Logf("exported %d records, %d bytes in %v (%.0f records/s); heap peak %d KiB above the start",
+		m.Count, sink.bytes, elapsed, float64(m.Count)/elapsed.Seconds(), grew>>10)
 	var tail struct {
 		Manifest export.Manifest `json:"manifest"`
 	}
@@ -127,7 +148,60 @@ func TestExportBoundedMemory(t *testing.T) {
 	case got.First.Version != 1 || got.Last.Version != n || got.Filters["id"] != id:
 		t.Fatalf("manifest %+v", got)
 	}
-	if limit := uint64(sink.bytes / 4); peak-base > limit {
-		t.Fatalf("heap grew by %d KiB during an export of %d KiB: more than a quarter of it", (peak-base)>>10, sink.bytes>>10)
+	if limit := uint64(sink.bytes / 4); grew > limit {
+		t.Fatalf("heap grew by %d KiB during an export of %d KiB: more than a quarter of it", grew>>10, sink.bytes>>10)
+	}
+}
+
+// The export of 100,000 versions in the transparency log, each line with
+// its leaf's index, and its verification offline from the log's tiles: go
+// test -run '^$' -bench ExportWithLog -benchtime 1x ./service/ (the
+// integration of the 100,000 leaves first takes about a minute).
+func BenchmarkExportWithLog(b *testing.B) {
+	const n = 100_000
+	svc, c := newService(b)
+	id := writeVersions(b, svc, c, n)
+	keys, err := tlog.LoadOrCreateKeys(filepath.Join(b.TempDir(), "log.key"), "todo.test/log")
+	if err != nil {
+		b.Fatal(err)
+	}
+	anchors := tlog.DirAnchors{Dir: b.TempDir()}
+	in := &tlog.Integrator{Audit: c.Audit, Leases: c.Leases, Keys: keys, Anchors: anchors, Log: slog.New(slog.DiscardHandler),
+		MaxBatch: 5000, Now: func() time.Time { return time.Now().Add(time.Hour) }}
+	started := time.Now()
+	if res, err := in.Run(context.Background()); err != nil || res.Size != n {
+		b.Fatalf("integrated %+v: %v", res, err)
+	}
+	b.Logf("integrated %d leaves in %v", n, time.Since(started))
+	l := &tlog.Log{Leases: c.Leases, Audit: c.Audit, Keys: keys, Anchors: anchors}
+	tiles := tlog.TileFetcher(func(p string) ([]byte, error) {
+		t, _, err := l.Tile(context.Background(), p)
+		return t, err
+	})
+	b.ResetTimer()
+	path := filepath.Join(b.TempDir(), "export.ndjson")
+	for range b.N {
+		file, err := os.Create(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		m, elapsed, grew := exportMeasured(b, svc, id, file, l)
+		if m.Count != n || m.Pending != 0 || m.LogCheckpoint == nil {
+			b.Fatalf("manifest %+v", m)
+		}
+		size, _ := file.Seek(0, io.SeekCurrent)
+		if _, err := file.Seek(0, io.SeekStart); err != nil {
+			b.Fatal(err)
+		}
+		started := time.Now()
+		if _, err := export.Verify(file, keys.Verifier, tiles); err != nil {
+			b.Fatal(err)
+		}
+		verified := time.Since(started)
+		file.Close()
+		b.ReportMetric(float64(n)/elapsed.Seconds(), "records/s")
+		b.ReportMetric(float64(grew>>10), "heap-KiB")
+		b.ReportMetric(float64(n)/verified.Seconds(), "verified-records/s")
+		b.Logf("exported %d records, %d bytes in %v; heap peak %d KiB above the start; verified in %v", n, size, elapsed, grew>>10, verified)
 	}
 }

@@ -40,7 +40,7 @@ func open(t *testing.T, scheme string) (todos, audit, leases store.Container) {
 
 // newService is the service under the hierarchical scheme on a fresh
 // embedded store with the handler's containers.
-func newService(t *testing.T) (*service.Service, bolttest.Containers) {
+func newService(t testing.TB) (*service.Service, bolttest.Containers) {
 	t.Helper()
 	c := bolttest.Open(t, partition.Hierarchical, nil)
 	sch, _ := partition.New(partition.Hierarchical, 1, nil)

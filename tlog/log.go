@@ -86,11 +86,18 @@ func (l *Log) Prove(ctx context.Context, entityKey string, version int64) (Inclu
 // locate reads where a version's leaf is: NotFound unless it is in the tree
 // of the given size.
 func (l *Log) locate(ctx context.Context, entityKey string, version int64, size int64) (indexDoc, error) {
-	var d indexDoc
-	_, err := read(ctx, l.Leases, indexID(entityKey, version), &d)
+	d, err := l.readIndex(ctx, entityKey, version)
 	if todo.IsKind(err, todo.NotFound) || (err == nil && d.Index >= size) {
 		return d, todo.Errorf(todo.NotFound, "version %d is not in the log's latest checkpoint (yet)", version)
 	}
+	return d, err
+}
+
+// readIndex reads a version's index document, NotFound before the version
+// is appended.
+func (l *Log) readIndex(ctx context.Context, entityKey string, version int64) (indexDoc, error) {
+	var d indexDoc
+	_, err := read(ctx, l.Leases, indexID(entityKey, version), &d)
 	if err == nil && (d.EntityKey != entityKey || d.Version != version) {
 		err = todo.Errorf(todo.Internal, "the log's index of version %d is another version's", version)
 	}

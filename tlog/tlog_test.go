@@ -19,6 +19,7 @@ import (
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/audit"
 	"github.com/todoaudit/todo/bolt/bolttest"
+	"github.com/todoaudit/todo/internal/historytest"
 	"github.com/todoaudit/todo/partition"
 	"github.com/todoaudit/todo/store"
 )
@@ -40,22 +41,7 @@ var testKeys = func() *Keys {
 func chain(t testing.TB, owner, id string, n int) []todo.AuditRecord {
 	t.Helper()
 	at := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
-	td := todo.Todo{ID: id, Type: todo.TypeTodo, UserID: owner, Fields: todo.Fields{Category: "Work"}, CreatedAt: at}
-	var out []todo.AuditRecord
-	for v := 1; v <= n; v++ {
-		td.Version, td.Title = int64(v), fmt.Sprintf("title %d", v)
-		td.LastOperation, td.UpdatedBy, td.UpdatedAt = todo.OpUpdate, owner, at.Add(time.Duration(v)*time.Second)
-		if v == 1 {
-			td.LastOperation = todo.OpCreate
-		}
-		c := td.Seal()
-		rec, err := todo.NewAuditRecord(todo.NewVersion(td, c, 0))
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, rec)
-	}
-	return out
+	return historytest.Versions(t, todo.Todo{ID: id, Type: todo.TypeTodo, UserID: owner, Fields: todo.Fields{Category: "Work", Title: "title"}, CreatedAt: at}, n)
 }
 
 func put(t testing.TB, c store.Container, recs []todo.AuditRecord) {

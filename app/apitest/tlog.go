@@ -69,17 +69,7 @@ func TransparencyLog(t *testing.T, c *Client, auditC store.Container, settle fun
 	}
 
 	// The tiles give the checkpoint's tree, to anyone.
-	fetch := tlog.TileFetcher(func(p string) ([]byte, error) {
-		r := anyone.Do("GET", "/api/log/"+p, nil)
-		if r.Status != 200 {
-			return nil, fmt.Errorf("GET %s: %d", p, r.Status)
-		}
-		if cc := r.Header.Get("Cache-Control"); !strings.HasPrefix(cc, "public") {
-			return nil, fmt.Errorf("GET %s: Cache-Control %q", p, cc)
-		}
-		return r.Body, nil
-	})
-	if err := tlog.TreeFromTiles(cp, fetch); err != nil {
+	if err := tlog.TreeFromTiles(cp, logTiles(anyone)); err != nil {
 		t.Fatal(err)
 	}
 	Want(t, anyone.Do("GET", "/api/log/tile/0/x1", nil), 400)
@@ -142,4 +132,18 @@ func hasProblem(audit map[string]any, kind, id string, version float64) bool {
 		}
 	}
 	return false
+}
+
+// logTiles reads the log's tiles through the API, as an outsider would.
+func logTiles(anyone *Client) tlog.TileFetcher {
+	return func(p string) ([]byte, error) {
+		r := anyone.Do("GET", "/api/log/"+p, nil)
+		if r.Status != 200 {
+			return nil, fmt.Errorf("GET %s: %d", p, r.Status)
+		}
+		if cc := r.Header.Get("Cache-Control"); !strings.HasPrefix(cc, "public") {
+			return nil, fmt.Errorf("GET %s: Cache-Control %q", p, cc)
+		}
+		return r.Body, nil
+	}
 }

@@ -2,6 +2,7 @@ package export_test
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/csv"
 	"encoding/hex"
@@ -22,13 +23,13 @@ func TestManifest(t *testing.T) {
 	}
 	for _, format := range []string{export.NDJSON, export.CSV} {
 		var out bytes.Buffer
-		w := export.New(&out, format, map[string]string{"owner": "alice"})
+		w := export.New(&out, format, map[string]string{"owner": "alice"}, nil)
 		for _, r := range recs {
 			if err := w.Write(r); err != nil {
 				t.Fatal(err)
 			}
 		}
-		m, err := w.Close()
+		m, err := w.Close(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}

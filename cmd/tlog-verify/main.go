@@ -1,10 +1,10 @@
 // Command tlog-verify checks what the handler's transparency log publishes,
 // offline, with nothing but the log's public key: a checkpoint's signature
 // (and, given its tiles, its tree), a version's inclusion proof, the
-// consistency of a checkpoint saved earlier with a newer one, and a whole
-// history answer. Inputs are files, or http(s) URLs fetched with the
-// headers given. It exits 0 when everything verifies, 1 when something
-// does not, and 2 on a usage error.
+// consistency of a checkpoint saved earlier with a newer one, a whole
+// history answer, and an export with its manifest. Inputs are files, or
+// http(s) URLs fetched with the headers given. It exits 0 when everything
+// verifies, 1 when something does not, and 2 on a usage error.
 package main
 
 import (
@@ -21,8 +21,10 @@ import (
 	"time"
 
 	"golang.org/x/mod/sumdb/note"
+	sumdb "golang.org/x/mod/sumdb/tlog"
 
 	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/audit/export"
 	"github.com/todoaudit/todo/internal/strictjson"
 	"github.com/todoaudit/todo/tlog"
 )
@@ -44,6 +46,11 @@ answers) or @FILE holding it. ARGS are files or http(s) URLs.
       verify a history answer (GET /api/todos/{id}/history, every page
       concatenated or one page): each version's chain link, and with its
       bundle, its inclusion in the log
+  export EXPORT [TILES]
+      verify an export (NDJSON or CSV, GET .../export) and its manifest:
+      its digest, count and first and last records, each record's hash
+      and links, the manifest's checkpoint, and with TILES, every record's
+      inclusion under that checkpoint
 `
 
 // maxInput bounds what is read of one input.
@@ -104,6 +111,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		out, err = vr.consistency(args)
 	case cmd == "history" && len(args) >= 1:
 		out, err = vr.history(args[0], args[1:])
+	case cmd == "export" && (len(args) == 1 || len(args) == 2):
+		out, err = vr.export(args)
 	default:
 		fs.Usage()
 		return 2
@@ -120,13 +129,18 @@ func isURL(s string) bool { return strings.HasPrefix(s, "http://") || strings.Ha
 
 // read reads a file or fetches a URL.
 func (vr *verifier) read(src string) ([]byte, error) {
+	r, err := vr.open(src)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return readAll(r, src)
+}
+
+// open opens a file or starts fetching a URL, for inputs read as a stream.
+func (vr *verifier) open(src string) (io.ReadCloser, error) {
 	if !isURL(src) {
-		f, err := os.Open(src)
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		return readAll(f, src)
+		return os.Open(src)
 	}
 	req, err := http.NewRequest(http.MethodGet, src, nil)
 	if err != nil {
@@ -143,11 +157,11 @@ func (vr *verifier) read(src string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
+		resp.Body.Close()
 		return nil, fmt.Errorf("GET %s: %s", src, resp.Status)
 	}
-	return readAll(resp.Body, src)
+	return resp.Body, nil
 }
 
 func readAll(r io.Reader, src string) ([]byte, error) {
@@ -170,8 +184,16 @@ func (vr *verifier) checkpoint(args []string) (string, error) {
 	if len(args) == 1 {
 		return "checkpoint verified: " + c.String(), nil
 	}
-	base := args[1]
-	fetch := tlog.TileFetcher(func(p string) ([]byte, error) {
+	if err := tlog.TreeFromTiles(c, vr.tiles(args[1])); err != nil {
+		return "", err
+	}
+	return "checkpoint and its tiles verified: " + c.String(), nil
+}
+
+// tiles reads tiles from base: a directory holding tile/..., or the base
+// URL of /api/log.
+func (vr *verifier) tiles(base string) tlog.TileFetcher {
+	return func(p string) ([]byte, error) {
 		if isURL(base) {
 			u, err := url.JoinPath(base, p)
 			if err != nil {
@@ -180,11 +202,28 @@ func (vr *verifier) checkpoint(args []string) (string, error) {
 			return vr.read(u)
 		}
 		return vr.read(filepath.Join(base, filepath.FromSlash(p)))
-	})
-	if err := tlog.TreeFromTiles(c, fetch); err != nil {
+	}
+}
+
+// export verifies an export, read as a stream: its size is not bounded by
+// what is read of other inputs.
+func (vr *verifier) export(args []string) (string, error) {
+	r, err := vr.open(args[0])
+	if err != nil {
 		return "", err
 	}
-	return "checkpoint and its tiles verified: " + c.String(), nil
+	defer r.Close()
+	var tiles sumdb.TileReader
+	if len(args) == 2 {
+		tiles = vr.tiles(args[1])
+	}
+	rep, err := export.Verify(r, vr.v, tiles)
+	if err != nil {
+		return "", err
+	}
+	m := rep.Manifest
+	return fmt.Sprintf("export verified: %d records (%s, sha256 %s), %d links between versions, every record in the log under %s",
+		m.Count, m.Format, m.SHA256, rep.Links, rep.Checkpoint), nil
 }
 
 func (vr *verifier) bundle(src string) (tlog.ProofBundle, error) {

@@ -26,6 +26,8 @@ type published struct {
 	old, cur       string // two checkpoints, the older first
 	proof, history string
 	bundles        []string
+	// exports of the history, NDJSON and CSV, under the checkpoint cur
+	export, exportCSV string
 }
 
 func (p *published) save(t *testing.T, name string, b []byte) string {
@@ -67,6 +69,8 @@ func publish(t *testing.T) *published {
 	}
 	p.proof = p.save(t, "consistency.json", apitest.Want(t, c.Do("GET", "/api/log/consistency?from=1&to=3", nil), 200).Body)
 	p.history = p.save(t, "history.json", apitest.Want(t, c.Do("GET", "/api/todos/"+id+"/history", nil), 200).Body)
+	p.export = p.save(t, "history.ndjson", apitest.Want(t, c.Do("GET", "/api/todos/"+id+"/history/export", nil), 200).Body)
+	p.exportCSV = p.save(t, "history.csv", apitest.Want(t, c.Do("GET", "/api/todos/"+id+"/history/export", nil, "Accept: text/csv"), 200).Body)
 	return p
 }
 
@@ -80,6 +84,8 @@ func TestVerifier(t *testing.T) {
 	p := publish(t)
 	key := "-key=" + p.key
 	keyFile := "-key=@" + p.save(t, "log.key", []byte(p.key))
+	goodTiles := filepath.Join(p.dir, "good-tiles")
+	copyTiles(t, p.base, goodTiles)
 	for _, c := range []struct {
 		name string
 		args []string
@@ -91,6 +97,8 @@ func TestVerifier(t *testing.T) {
 		{"consistency fetched", []string{key, "consistency", p.old, p.cur, p.base + "/consistency?from=1&to=3"}},
 		{"a checkpoint with itself", []string{key, "consistency", p.cur, p.cur}},
 		{"history", []string{key, "history", p.history, p.bundles[0], p.bundles[1]}},
+		{"export with the tiles fetched", []string{key, "export", p.export, p.base}},
+		{"CSV export with a directory of tiles", []string{key, "export", p.exportCSV, goodTiles}},
 	} {
 		if code, out := verify(c.args...); code != 0 {
 			t.Errorf("%s: exit %d: %s", c.name, code, out)
@@ -117,6 +125,7 @@ func TestVerifier(t *testing.T) {
 	pb.Proof[0][0] ^= 1
 	badProof, _ := json.Marshal(pb)
 	history, _ := os.ReadFile(p.history)
+	exported, _ := os.ReadFile(p.export)
 	tiles := filepath.Join(p.dir, "tiles")
 	copyTiles(t, p.base, tiles)
 	tile := filepath.Join(tiles, "tile", "0", "000.p", "3")
@@ -134,6 +143,9 @@ func TestVerifier(t *testing.T) {
 		{"a tampered proof", "is not at index", []string{key, "proof", p.save(t, "bad.proof", badProof)}},
 		{"a history edited", "does not match its hash", []string{key, "history", p.save(t, "edited", bytes.Replace(history, []byte(`"title":"v2"`), []byte(`"title":"v3"`), 1))}},
 		{"a tampered tile", "tiles", []string{key, "checkpoint", p.cur, tiles}},
+		{"an export edited", "does not match its commitment", []string{key, "export", p.save(t, "edited.ndjson", bytes.Replace(exported, []byte(`"title":"v2"`), []byte(`"title":"v3"`), 1)), p.base}},
+		{"an export checked with a tampered tile", "tiles", []string{key, "export", p.exportCSV, tiles}},
+		{"an export without tiles", "give the log's tiles", []string{key, "export", p.export}},
 	} {
 		code, out := verify(c.args...)
 		if code != 1 || !strings.Contains(out, c.want) {
