@@ -468,6 +468,7 @@ func (e IfNoneMatchCreate) Valid() bool {
 const (
 	OperationCreate   Operation = "create"
 	OperationDelete   Operation = "delete"
+	OperationErase    Operation = "erase"
 	OperationMove     Operation = "move"
 	OperationRollback Operation = "rollback"
 	OperationUpdate   Operation = "update"
@@ -479,6 +480,8 @@ func (e Operation) Valid() bool {
 	case OperationCreate:
 		return true
 	case OperationDelete:
+		return true
+	case OperationErase:
 		return true
 	case OperationMove:
 		return true
@@ -537,6 +540,7 @@ func (e SortParam) Valid() bool {
 const (
 	ActivityParamsOperationCreate   ActivityParamsOperation = "create"
 	ActivityParamsOperationDelete   ActivityParamsOperation = "delete"
+	ActivityParamsOperationErase    ActivityParamsOperation = "erase"
 	ActivityParamsOperationMove     ActivityParamsOperation = "move"
 	ActivityParamsOperationRollback ActivityParamsOperation = "rollback"
 	ActivityParamsOperationUpdate   ActivityParamsOperation = "update"
@@ -548,6 +552,8 @@ func (e ActivityParamsOperation) Valid() bool {
 	case ActivityParamsOperationCreate:
 		return true
 	case ActivityParamsOperationDelete:
+		return true
+	case ActivityParamsOperationErase:
 		return true
 	case ActivityParamsOperationMove:
 		return true
@@ -564,6 +570,7 @@ func (e ActivityParamsOperation) Valid() bool {
 const (
 	ActivityExportParamsOperationCreate   ActivityExportParamsOperation = "create"
 	ActivityExportParamsOperationDelete   ActivityExportParamsOperation = "delete"
+	ActivityExportParamsOperationErase    ActivityExportParamsOperation = "erase"
 	ActivityExportParamsOperationMove     ActivityExportParamsOperation = "move"
 	ActivityExportParamsOperationRollback ActivityExportParamsOperation = "rollback"
 	ActivityExportParamsOperationUpdate   ActivityExportParamsOperation = "update"
@@ -575,6 +582,8 @@ func (e ActivityExportParamsOperation) Valid() bool {
 	case ActivityExportParamsOperationCreate:
 		return true
 	case ActivityExportParamsOperationDelete:
+		return true
+	case ActivityExportParamsOperationErase:
 		return true
 	case ActivityExportParamsOperationMove:
 		return true
@@ -591,6 +600,7 @@ func (e ActivityExportParamsOperation) Valid() bool {
 const (
 	AuditActivityParamsOperationCreate   AuditActivityParamsOperation = "create"
 	AuditActivityParamsOperationDelete   AuditActivityParamsOperation = "delete"
+	AuditActivityParamsOperationErase    AuditActivityParamsOperation = "erase"
 	AuditActivityParamsOperationMove     AuditActivityParamsOperation = "move"
 	AuditActivityParamsOperationRollback AuditActivityParamsOperation = "rollback"
 	AuditActivityParamsOperationUpdate   AuditActivityParamsOperation = "update"
@@ -602,6 +612,8 @@ func (e AuditActivityParamsOperation) Valid() bool {
 	case AuditActivityParamsOperationCreate:
 		return true
 	case AuditActivityParamsOperationDelete:
+		return true
+	case AuditActivityParamsOperationErase:
 		return true
 	case AuditActivityParamsOperationMove:
 		return true
@@ -618,6 +630,7 @@ func (e AuditActivityParamsOperation) Valid() bool {
 const (
 	AuditActivityExportParamsOperationCreate   AuditActivityExportParamsOperation = "create"
 	AuditActivityExportParamsOperationDelete   AuditActivityExportParamsOperation = "delete"
+	AuditActivityExportParamsOperationErase    AuditActivityExportParamsOperation = "erase"
 	AuditActivityExportParamsOperationMove     AuditActivityExportParamsOperation = "move"
 	AuditActivityExportParamsOperationRollback AuditActivityExportParamsOperation = "rollback"
 	AuditActivityExportParamsOperationUpdate   AuditActivityExportParamsOperation = "update"
@@ -629,6 +642,8 @@ func (e AuditActivityExportParamsOperation) Valid() bool {
 	case AuditActivityExportParamsOperationCreate:
 		return true
 	case AuditActivityExportParamsOperationDelete:
+		return true
+	case AuditActivityExportParamsOperationErase:
 		return true
 	case AuditActivityExportParamsOperationMove:
 		return true
@@ -1297,7 +1312,7 @@ type ActivityParams struct {
 	// Until Only records before this time (RFC 3339); default now
 	Until *Until `form:"until,omitempty" json:"until,omitempty"`
 
-	// Operation Only records of this operation
+	// Operation Only records of this operation (erase: the entries that record erasures)
 	Operation *ActivityParamsOperation `form:"operation,omitempty" json:"operation,omitempty"`
 	Category  *CategoryParam           `form:"category,omitempty" json:"category,omitempty"`
 	PageSize  *PageSize                `form:"pageSize,omitempty" json:"pageSize,omitempty"`
@@ -1317,7 +1332,7 @@ type ActivityExportParams struct {
 	// Until Only records before this time (RFC 3339); default now
 	Until *Until `form:"until,omitempty" json:"until,omitempty"`
 
-	// Operation Only records of this operation
+	// Operation Only records of this operation (erase: the entries that record erasures)
 	Operation *ActivityExportParamsOperation `form:"operation,omitempty" json:"operation,omitempty"`
 	Category  *CategoryParam                 `form:"category,omitempty" json:"category,omitempty"`
 
@@ -1354,7 +1369,7 @@ type AuditActivityParams struct {
 	// Until Only records before this time (RFC 3339); default now
 	Until *Until `form:"until,omitempty" json:"until,omitempty"`
 
-	// Operation Only records of this operation
+	// Operation Only records of this operation (erase: the entries that record erasures)
 	Operation *AuditActivityParamsOperation `form:"operation,omitempty" json:"operation,omitempty"`
 	Category  *CategoryParam                `form:"category,omitempty" json:"category,omitempty"`
 	PageSize  *PageSize                     `form:"pageSize,omitempty" json:"pageSize,omitempty"`
@@ -1383,7 +1398,7 @@ type AuditActivityExportParams struct {
 	// Until Only records before this time (RFC 3339); default now
 	Until *Until `form:"until,omitempty" json:"until,omitempty"`
 
-	// Operation Only records of this operation
+	// Operation Only records of this operation (erase: the entries that record erasures)
 	Operation *AuditActivityExportParamsOperation `form:"operation,omitempty" json:"operation,omitempty"`
 	Category  *CategoryParam                      `form:"category,omitempty" json:"category,omitempty"`
 
