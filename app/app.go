@@ -22,8 +22,8 @@ import (
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/audit/backfill"
-	"github.com/todoaudit/todo/audit/pump"
 	"github.com/todoaudit/todo/audit/erasure"
+	"github.com/todoaudit/todo/audit/pump"
 	"github.com/todoaudit/todo/audit/reconcile"
 	"github.com/todoaudit/todo/audit/retention"
 	"github.com/todoaudit/todo/audit/trigger"
