@@ -21,5 +21,8 @@ func TestErasure(t *testing.T) {
 		}
 		return b
 	}
-	apitest.Erasure(t, s.As("root").Client, "hierarchical", scan, s.integrate)
+	root := s.As("root")
+	apitest.Erasure(t, root.Client, "hierarchical", scan, s.integrate)
+	const path = "/api/manage/audit?owner=alice&operation=erase"
+	conforms(t, specRouter(t), "GET", path, "", 200, want(t, root.Do("GET", path, nil), 200))
 }

@@ -24,8 +24,11 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/audit/retention"
@@ -293,6 +296,9 @@ func (e *Eraser) step(ctx context.Context, id string) (more, finished bool, err 
 	}
 	var w work
 	next, err := e.page(ctx, &job, &w)
+	if err == nil {
+		err = w.flush(ctx)
+	}
 	if err != nil {
 		return false, false, err
 	}
@@ -354,10 +360,13 @@ func (e *Eraser) finish(ctx context.Context, job *todo.Erasure, etag string) err
 // entries are the activity entries of a finished run: in the partition
 // of who asked and, when that is someone else, of the user erased, so that
 // the admin audit view finds it by actor and by owner. They are not
-// records of a todo: no chain covers them and no erasure touches them.
+// records of a todo: no chain covers them (their hash is the SHA-256 of
+// their entity, the run's status) and no erasure touches them.
 func entries(job *todo.Erasure, summary []byte, at time.Time) []todo.AuditRecord {
+	digest := sha256.Sum256(summary)
 	r := todo.AuditRecord{EntityID: job.ID, EntityType: todo.EntityTypeErasure, Version: int64(job.Run), Operation: todo.OpErase,
-		Entity: summary, DateCreatedUTC: at, Actor: job.RequestedBy, Owner: job.UserID, At: todo.TimeKey(at)}
+		Entity: summary, DateCreatedUTC: at, Actor: job.RequestedBy, Owner: job.UserID, At: todo.TimeKey(at),
+		Hash: hex.EncodeToString(digest[:])}
 	users := []string{job.RequestedBy}
 	if job.UserID != job.RequestedBy {
 		users = append(users, job.UserID)
@@ -379,7 +388,8 @@ type work struct {
 	erased, firstEncoding todo.ErasureCounts
 	// retry is set when a document changed between its read and its
 	// write: the page is read again.
-	retry bool
+	retry  bool
+	writes []write
 }
 
 func add(to *todo.ErasureCounts, c todo.ErasureCounts) {
@@ -522,7 +532,8 @@ func (e *Eraser) todoDocument(ctx context.Context, d repo.Doc[json.RawMessage], 
 	default:
 		return nil
 	}
-	return e.replace(ctx, e.Todos, pk, doc, d.ETag, w)
+	w.replace(e.Todos, pk, doc, d.ETag)
+	return nil
 }
 
 // record erases one audit record or activity entry.
@@ -552,7 +563,8 @@ func (e *Eraser) record(ctx context.Context, it store.Item, entry bool, w *work)
 	if !changed {
 		return nil
 	}
-	return e.replace(ctx, e.Audit, it.PartitionKey, mustJSON(r), it.ETag, w)
+	w.replace(e.Audit, it.PartitionKey, mustJSON(r), it.ETag)
+	return nil
 }
 
 // deadLetter removes the copy of the user's document a dead letter keeps.
@@ -564,7 +576,8 @@ func (e *Eraser) deadLetter(ctx context.Context, it store.Item, user string, w *
 	d.Document = nil
 	d.Reason += " (its document was erased with its user's personal data)"
 	w.erased.DeadLetters++
-	return e.replace(ctx, e.Audit, store.PartitionKey{todo.DeadLetterKey}, mustJSON(d), it.ETag, w)
+	w.replace(e.Audit, store.PartitionKey{todo.DeadLetterKey}, mustJSON(d), it.ETag)
+	return nil
 }
 
 // belongsTo reports whether a document a dead letter kept is the user's:
@@ -588,19 +601,58 @@ func belongsTo(doc json.RawMessage, user string) bool {
 	return d.UserID == user || d.Entity.UserID == user || (len(d.EntityKey) > len(prefix) && d.EntityKey[:len(prefix)] == prefix)
 }
 
-// replace writes an erased document in place of the one read with etag; a
-// document changed meanwhile makes the page be read again, and one gone
-// has nothing left to erase.
-func (e *Eraser) replace(ctx context.Context, c store.Container, pk store.PartitionKey, doc []byte, etag string, w *work) error {
-	_, err := c.Replace(ctx, pk, doc, &store.WriteOptions{IfMatch: etag})
-	switch {
-	case todo.IsKind(err, todo.PreconditionFailed):
-		w.retry = true
-		return nil
-	case todo.IsKind(err, todo.NotFound):
-		return nil
+// replace queues an erased document to be written in place of the one
+// read with etag.
+func (w *work) replace(c store.Container, pk store.PartitionKey, doc []byte, etag string) {
+	w.writes = append(w.writes, write{c, pk, store.Op{Kind: store.BatchReplace, Doc: doc, IfMatch: etag}})
+}
+
+// write is one queued replacement.
+type write struct {
+	c  store.Container
+	pk store.PartitionKey
+	op store.Op
+}
+
+// flush writes a page's replacements: one transactional batch per
+// logical partition (at most store.MaxBatchOps operations each), the
+// partitions concurrently (bounded in bytes as well). A document changed or removed since it was read
+// fails its batch and makes the page be read again.
+func (w *work) flush(ctx context.Context) error {
+	type group struct {
+		c     store.Container
+		pk    store.PartitionKey
+		ops   []store.Op
+		bytes int
 	}
-	return err
+	var groups []*group
+	byKey := map[string]*group{}
+	for _, wr := range w.writes {
+		key := wr.c.Spec().Name + "\x00" + strings.Join(wr.pk, "\x00")
+		g := byKey[key]
+		if g == nil || len(g.ops) == store.MaxBatchOps || g.bytes+len(wr.op.Doc) > store.MaxBatchBytes {
+			g = &group{c: wr.c, pk: wr.pk}
+			byKey[key] = g
+			groups = append(groups, g)
+		}
+		g.ops, g.bytes = append(g.ops, wr.op), g.bytes+len(wr.op.Doc)
+	}
+	var mu sync.Mutex
+	eg, ctx := errgroup.WithContext(ctx)
+	eg.SetLimit(8)
+	for _, g := range groups {
+		eg.Go(func() error {
+			_, err := g.c.Batch(ctx, g.pk, g.ops)
+			if todo.IsKind(err, todo.PreconditionFailed) || todo.IsKind(err, todo.NotFound) {
+				mu.Lock()
+				w.retry = true
+				mu.Unlock()
+				return nil
+			}
+			return err
+		})
+	}
+	return eg.Wait()
 }
 
 // mustJSON encodes a document type that always encodes.
