@@ -50,7 +50,7 @@ const (
 var phases = []string{phaseTodos, phaseAudit, phaseActivity, phaseDeadLetters, phaseScrub, phaseDone}
 
 // DefaultPageSize is how many documents one step reads.
-const DefaultPageSize = 100
+const DefaultPageSize = 500
 
 // Eraser runs the erasure jobs of one deployment.
 type Eraser struct {
@@ -639,7 +639,7 @@ func (w *work) flush(ctx context.Context) error {
 	}
 	var mu sync.Mutex
 	eg, ctx := errgroup.WithContext(ctx)
-	eg.SetLimit(8)
+	eg.SetLimit(32)
 	for _, g := range groups {
 		eg.Go(func() error {
 			_, err := g.c.Batch(ctx, g.pk, g.ops)
