@@ -5,8 +5,6 @@ import (
 	"context"
 	"testing"
 
-	"golang.org/x/mod/sumdb/note"
-
 	"github.com/todoaudit/todo/app"
 	"github.com/todoaudit/todo/app/apitest"
 	"github.com/todoaudit/todo/cosmos"
@@ -17,19 +15,8 @@ import (
 // cases, with reconcile and the log's integrator run as their timers
 // would; the scan reads every document of every container.
 func TestErasureOnCosmos(t *testing.T) {
-	endpoint := cosmos.WireEndpoint(t)
-	database := cosmos.UniqueDatabase()
-	t.Cleanup(func() { cosmos.DropDatabase(endpoint, database) })
-	skey, _, err := note.GenerateKey(nil, "todoaudit.local/log")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var st store.Store
-	a := apitest.Start(t, map[string]string{
-		"STORE": "cosmos", "COSMOS_ENDPOINT": endpoint, "COSMOS_KEY": cosmos.EmulatorKey,
-		"COSMOS_DATABASE": database, "PARTITION_SCHEME": "category", "AUDIT_PUMP": "off",
-		"ADMIN_USERS": "root", "LOG_SIGNING_KEY": skey, "LOG_ANCHOR_DIR": t.TempDir(),
-	}, &app.Options{
+	a := apitest.Start(t, logSettings(t, "root"), &app.Options{
 		Cosmos: func(c *cosmos.Config) { c.ClientOptions = cosmos.WireClientOptions() },
 		Wrap:   func(s store.Store) store.Store { st = s; return s },
 	})

@@ -71,6 +71,19 @@ func mustJSON(t *testing.T, v any) []byte {
 	return b
 }
 
+// request has an administrator ask for alice's erasure; it returns a
+// context, the administrator's and the erasure.
+func (w *world) request(t *testing.T) (context.Context, context.Context, todo.Erasure) {
+	t.Helper()
+	ctx := context.Background()
+	admin := service.WithUser(ctx, "admin")
+	job, err := w.svc.RequestErasure(admin, "alice", "GDPR request")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ctx, admin, job
+}
+
 func (w *world) eraser() *erasure.Eraser {
 	return &erasure.Eraser{Todos: w.c.Todos, Audit: w.c.Audit, Scheme: w.scheme, PageSize: 3}
 }
@@ -105,12 +118,7 @@ func (w *world) holdsSecret(t *testing.T) bool {
 // run finds nothing more to erase but counts the same.
 func TestErasureResumes(t *testing.T) {
 	w := newWorld(t)
-	ctx := context.Background()
-	admin := service.WithUser(ctx, "admin")
-	job, err := w.svc.RequestErasure(admin, "alice", "GDPR request")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, admin, job := w.request(t)
 	crashed := w.eraser()
 	crashed.StopAfter(4)
 	if _, err := crashed.Run(ctx); err != nil {
@@ -171,12 +179,7 @@ func TestErasureResumes(t *testing.T) {
 // released, the erasure finishes.
 func TestErasurePausesUnderHold(t *testing.T) {
 	w := newWorld(t)
-	ctx := context.Background()
-	admin := service.WithUser(ctx, "admin")
-	job, err := w.svc.RequestErasure(admin, "alice", "GDPR request")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, admin, job := w.request(t)
 	h, err := w.svc.CreateHold(admin, "", w.alice[2], "subpoena")
 	if err != nil {
 		t.Fatal(err)
