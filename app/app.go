@@ -482,11 +482,16 @@ func (a *App) open(ctx, bg context.Context) error {
 		Telemetry:       tel,
 		CORS:            httpapi.CORS{AllowedOrigins: a.cfg.CORSAllowedOrigins, AllowCredentials: a.cfg.CORSAllowCredentials},
 	})
+	// Erasures run in the background: at once when a stopped process left
+	// one (or the start-up could not tell), when one is requested, and at
+	// every reconcile interval.
+	resume, err := eraser.Pending(ctx)
+	if err != nil {
+		a.log.Warn("could not read the erasures under way; trying to resume them now", "error", err.Error())
+	}
+	a.goBackground(func() { eraser.Loop(bg, ReconcileEvery, resume || err != nil) })
 	a.health.Opened()
 	a.handler.Store(&h)
-	// Erasures run in the background: at once, resuming any a stopped
-	// process left, when one is requested, and at every reconcile interval.
-	a.goBackground(func() { eraser.Loop(bg, ReconcileEvery) })
 	a.log.Info("handler ready", "mode", string(a.cfg.Mode), "addr", a.Addr(), "store", storeName,
 		"scheme", a.cfg.Scheme, "auth", a.cfg.Auth.Mode)
 

@@ -179,17 +179,27 @@ func (e *Eraser) wakeup() chan struct{} {
 	return e.wake
 }
 
-// Loop runs the jobs that are running: at once (so that a job a stopped
-// process left is resumed at start-up), when woken, and every interval,
-// until ctx ends.
-func (e *Eraser) Loop(ctx context.Context, every time.Duration) {
+// Pending reports whether a job is running: one query, at low priority,
+// for the start-up to decide whether Loop resumes at once.
+func (e *Eraser) Pending(ctx context.Context) (bool, error) {
+	jobs, err := e.running(store.WithLowPriority(ctx))
+	return len(jobs) > 0, err
+}
+
+// Loop runs the jobs that are running when woken and every interval, and
+// at once when resume is set (a stopped process left a job), until ctx
+// ends.
+func (e *Eraser) Loop(ctx context.Context, every time.Duration, resume bool) {
 	wake := e.wakeup()
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
-		if _, err := e.Run(ctx); err != nil && ctx.Err() == nil {
-			e.log().Error("erasure failed; it resumes on the next run", "error", err.Error())
+		if resume {
+			if _, err := e.Run(ctx); err != nil && ctx.Err() == nil {
+				e.log().Error("erasure failed; it resumes on the next run", "error", err.Error())
+			}
 		}
+		resume = true
 		select {
 		case <-ctx.Done():
 			return
