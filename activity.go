@@ -71,9 +71,16 @@ func ActivityEntries(r AuditRecord, category string) []AuditRecord {
 	return out
 }
 
-// Record returns the audit record an activity entry copies.
+// Record returns the audit record an activity entry copies. An entry of
+// an erasure copies no record: it is shown with the erasure's id and the
+// governance partition that holds the erasure.
 func (r AuditRecord) Record() AuditRecord {
-	if r.Owner == "" {
+	switch {
+	case r.Owner == "":
+		return r
+	case r.EntityType == EntityTypeErasure:
+		r.ID, r.EntityKey = r.EntityID, GovernanceKey
+		r.Owner, r.Category, r.At = "", "", ""
 		return r
 	}
 	r.ID = AuditID(r.EntityID, r.Version)

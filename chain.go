@@ -384,6 +384,7 @@ func (r *AuditRecord) Erase(name string) error {
 		return err
 	}
 	r.Entity, err = json.Marshal(a.Entity)
+	r.Erased = r.Commitments.ErasedNames()
 	return err
 }
 
@@ -425,6 +426,7 @@ func DecodeRecord(data []byte) (AuditRecord, Audited, error) {
 		return s.AuditRecord, Audited{}, fmt.Errorf("it does not decode as an audit record: %w", err)
 	}
 	r := s.AuditRecord
+	r.Erased = r.Commitments.ErasedNames()
 	a, err := r.Audited()
 	if err != nil {
 		return r, a, err

@@ -41,12 +41,14 @@ func (h *Hold) Covers(owner, todoID string) bool {
 	return (h.UserID != "" && h.UserID == owner) || (h.TodoID != "" && h.TodoID == todoID)
 }
 
-// GovernanceEvent records one hold, release or purge run in the audit.
+// GovernanceEvent records one hold, release, purge run or erasure in the
+// audit. Erasures never touch the governance partition, so these events
+// are never erased.
 type GovernanceEvent struct {
 	ID        string    `json:"id"`
 	EntityKey string    `json:"entityKey"`
 	Type      string    `json:"type"`
-	Action    string    `json:"action"` // hold, release or purge
+	Action    string    `json:"action"` // hold, release, purge or erase
 	Actor     string    `json:"actor"`
 	Reason    string    `json:"reason"`
 	At        string    `json:"at"` // TimeKey, sorts as time
@@ -56,6 +58,12 @@ type GovernanceEvent struct {
 	Purged    int       `json:"purged,omitempty"`
 	Held      int       `json:"held,omitempty"`
 	Cutoff    time.Time `json:"cutoff,omitzero"`
+	// ErasureID, Erased and FirstEncoding describe an erasure run: its
+	// job, the documents that hold erased fields, and those of the first
+	// chain encoding it had to leave.
+	ErasureID     string         `json:"erasureId,omitempty"`
+	Erased        *ErasureCounts `json:"erased,omitempty"`
+	FirstEncoding *ErasureCounts `json:"firstEncoding,omitempty"`
 }
 
 // PurgeMarker is left in a partition of its own for each todo whose oldest

@@ -189,6 +189,10 @@ type AuditRecord struct {
 	// second, the committed fields of the entity with their salts.
 	Chain       int         `json:"chain,omitempty"`
 	Commitments Commitments `json:"commitments,omitempty"`
+	// Erased lists the fields whose values an erasure removed, as their
+	// commitments say (see Commitments.ErasedNames): what history, activity
+	// and exports show as erased.
+	Erased []string `json:"erased,omitempty"`
 	// Owner, Category and At are set on activity entries only (see
 	// ActivityEntries), for the queries by owner, category and time: At is
 	// DateCreatedUTC in a fixed width (TimeKey), which sorts as the time
@@ -237,5 +241,6 @@ func NewAuditRecord(v Version) (AuditRecord, error) {
 		Hash:           v.Hash,
 		Chain:          v.Chain,
 		Commitments:    v.Commitments,
+		Erased:         v.Commitments.ErasedNames(),
 	}, nil
 }

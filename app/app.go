@@ -22,6 +22,7 @@ import (
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/audit/backfill"
+	"github.com/todoaudit/todo/audit/erasure"
 	"github.com/todoaudit/todo/audit/pump"
 	"github.com/todoaudit/todo/audit/reconcile"
 	"github.com/todoaudit/todo/audit/retention"
@@ -400,7 +401,19 @@ func (a *App) open(ctx, bg context.Context) error {
 	if err != nil {
 		return err
 	}
-	svc := service.New(scheme, todos, auditC, &service.Options{VersionTTL: a.cfg.VersionTTL})
+	eraser := &erasure.Eraser{Todos: todos, Audit: auditC, Scheme: scheme, Log: a.log}
+	if s, ok := a.store.(interface {
+		ScrubFreePages(context.Context) (int, error)
+	}); ok {
+		// The embedded store's file keeps the old bytes of changed pages
+		// until they are reused: an erasure overwrites them.
+		eraser.Scrub = func(ctx context.Context) error {
+			n, err := s.ScrubFreePages(ctx)
+			a.log.Info("store file scrubbed after an erasure", "pages", n)
+			return err
+		}
+	}
+	svc := service.New(scheme, todos, auditC, &service.Options{VersionTTL: a.cfg.VersionTTL, OnErasure: eraser.Wake})
 	auditTrigger, err := trigger.New(a.cfg.TodoContainer, a.log)
 	if err != nil {
 		return err
@@ -419,6 +432,14 @@ func (a *App) open(ctx, bg context.Context) error {
 		}
 		return res.String(), err
 	})
+	if a.cfg.Mode != config.Standalone {
+		// Under the host the Reconcile timer resumes erasures too, should
+		// the instance that ran one have gone.
+		rec.After = append(rec.After, func(ctx context.Context) (string, error) {
+			res, err := eraser.Run(ctx)
+			return res.String(), err
+		})
+	}
 	if a.cfg.AuditRetention > 0 {
 		purger := &retention.Purger{Audit: auditC, Leases: leases, Retention: a.cfg.AuditRetention}
 		rec.After = append(rec.After, func(ctx context.Context) (string, error) {
@@ -461,6 +482,14 @@ func (a *App) open(ctx, bg context.Context) error {
 		Telemetry:       tel,
 		CORS:            httpapi.CORS{AllowedOrigins: a.cfg.CORSAllowedOrigins, AllowCredentials: a.cfg.CORSAllowCredentials},
 	})
+	// Erasures run in the background: at once when a stopped process left
+	// one (or the start-up could not tell), when one is requested, and at
+	// every reconcile interval.
+	resume, err := eraser.Pending(ctx)
+	if err != nil {
+		a.log.Warn("could not read the erasures under way; trying to resume them now", "error", err.Error())
+	}
+	a.goBackground(func() { eraser.Loop(bg, ReconcileEvery, resume || err != nil) })
 	a.health.Opened()
 	a.handler.Store(&h)
 	a.log.Info("handler ready", "mode", string(a.cfg.Mode), "addr", a.Addr(), "store", storeName,

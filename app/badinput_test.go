@@ -158,7 +158,7 @@ func TestBadInput(t *testing.T) {
 		{"activity since not a time", "GET", "/api/activity?since=yesterday", ``, nil, 400},
 		{"activity since after until", "GET", "/api/activity?since=2026-02-01T00:00:00Z&until=2026-01-01T00:00:00Z", ``, nil, 400},
 		{"activity over more than ten years", "GET", "/api/activity?since=2000-01-01T00:00:00Z&until=2026-01-01T00:00:00Z", ``, nil, 400},
-		{"activity of an unknown operation", "GET", "/api/activity?operation=erase", ``, nil, 400},
+		{"activity of an unknown operation", "GET", "/api/activity?operation=purge", ``, nil, 400},
 		{"activity of a bad category", "GET", "/api/activity?category=a%23b", ``, nil, 400},
 		{"activity of another actor", "GET", "/api/activity?actor=bob", ``, nil, 400},
 		{"activity with a forged continuation", "GET", "/api/activity?continuation=x", ``, nil, 400},
@@ -178,6 +178,23 @@ func TestBadInput(t *testing.T) {
 		{"release of an unknown hold", "DELETE", "/api/manage/holds/hold-` + uuid + `", ``, nil, 404},
 		{"release of a todo id", "DELETE", "/api/manage/holds/" + id, ``, nil, 404},
 		{"holds with a parameter", "GET", "/api/manage/holds?userId=bob", ``, nil, 400},
+		{"erasure without a reason", "POST", "/api/manage/erasures", `{"userId":"bob"}`, nil, 400},
+		{"erasure with a blank reason", "POST", "/api/manage/erasures", `{"userId":"bob","reason":" \t "}`, nil, 400},
+		{"erasure with a reason too long", "POST", "/api/manage/erasures", `{"userId":"bob","reason":"` + strings.Repeat("r", 1025) + `"}`, nil, 400},
+		{"erasure of nobody", "POST", "/api/manage/erasures", `{"reason":"x"}`, nil, 400},
+		{"erasure of a bad user id", "POST", "/api/manage/erasures", `{"userId":"a/b","reason":"x"}`, nil, 400},
+		{"erasure of a user id of the wrong type", "POST", "/api/manage/erasures", `{"userId":7,"reason":"x"}`, nil, 400},
+		{"erasure with an unknown field", "POST", "/api/manage/erasures", `{"userId":"bob","reason":"x","scope":"all"}`, nil, 400},
+		{"erasure with a parameter", "POST", "/api/manage/erasures?force=1", `{"userId":"bob","reason":"x"}`, nil, 400},
+		{"erasure by a user", "POST", "/api/manage/erasures", `{"userId":"bob","reason":"x"}`, []string{"X-User-Id: bob"}, 403},
+		{"status of an unknown erasure", "GET", "/api/manage/erasures/erasure-00000000000000000000000000000000", ``, nil, 404},
+		{"status of a todo id as an erasure", "GET", "/api/manage/erasures/" + id, ``, nil, 404},
+		{"status of an erasure with a parameter", "GET", "/api/manage/erasures/erasure-00000000000000000000000000000000?x=1", ``, nil, 400},
+		{"status of an erasure by a user", "GET", "/api/manage/erasures/erasure-00000000000000000000000000000000", ``, []string{"X-User-Id: bob"}, 403},
+		{"own erasure with a parameter", "DELETE", "/api/me/data?force=1", ``, nil, 400},
+		{"own erasure with the wrong method", "POST", "/api/me/data", `{}`, nil, 405},
+		{"own erasure status with a parameter", "GET", "/api/me/erasure?run=1", ``, nil, 400},
+		{"own erasure status when none was asked for", "GET", "/api/me/erasure", ``, nil, 404},
 		{"export with a continuation", "GET", "/api/activity/export?continuation=x", ``, nil, 400},
 		{"export with a bad since", "GET", "/api/activity/export?since=soon", ``, nil, 400},
 		{"admin export without actor or owner", "GET", "/api/manage/audit/export", ``, nil, 400},
@@ -400,12 +417,17 @@ func forgeSortPosition(t *testing.T, token string) string {
 }
 
 // state summarises everything the API shows: every todo of every user,
-// the history of one, and the legal holds.
+// the history of one, the legal holds and whether an erasure was asked
+// for.
 func state(t *testing.T, s *server, id string) string {
 	t.Helper()
 	all := s.ListAll("/api/manage/todos?pageSize=100")
 	h, _ := s.history(id)
 	holds := want(t, s.Do("GET", "/api/manage/holds", nil), 200).JSON(t)
-	b, _ := json.Marshal([]any{all, h, holds})
+	var erasures []int
+	for _, u := range []string{"alice", "bob"} {
+		erasures = append(erasures, s.As(u).Do("GET", "/api/me/erasure", nil).Status)
+	}
+	b, _ := json.Marshal([]any{all, h, holds, erasures})
 	return string(b)
 }

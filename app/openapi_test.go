@@ -17,6 +17,7 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 
+	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/app/apitest"
 	"github.com/todoaudit/todo/httpapi"
 )
@@ -168,6 +169,15 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		{"POST", "/api/manage/holds", `{"reason":"litigation"}`, nil, 400},
 		{"GET", "/api/manage/holds", "", nil, 200},
 		{"DELETE", "/api/manage/holds/hold-41500e6e-4e08-495b-9d09-824f03961f4a", "", nil, 404},
+		{"POST", "/api/manage/erasures", `{"userId":"bob","reason":"GDPR request"}`, nil, 409},
+		{"POST", "/api/manage/erasures", `{"userId":"erin","reason":"GDPR request"}`, nil, 202},
+		{"POST", "/api/manage/erasures", `{"reason":"GDPR request"}`, nil, 400},
+		{"GET", "/api/manage/erasures/" + todo.ErasureID("erin"), "", nil, 200},
+		{"GET", "/api/manage/erasures/" + todo.ErasureID("nobody"), "", nil, 404},
+		{"GET", "/api/manage/audit?owner=erin&operation=erase", "", nil, 200},
+		{"DELETE", "/api/me/data", "", []string{"X-User-Id: frank"}, 202},
+		{"GET", "/api/me/erasure", "", []string{"X-User-Id: frank"}, 200},
+		{"GET", "/api/me/erasure", "", []string{"X-User-Id: gina"}, 404},
 	}
 	for _, rq := range requests {
 		var body any

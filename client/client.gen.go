@@ -34,13 +34,37 @@ func (e AuditRecordChain) Valid() bool {
 
 // Defines values for AuditRecordEntityType.
 const (
-	AuditRecordEntityTypeTodo AuditRecordEntityType = "todo"
+	AuditRecordEntityTypeErasure AuditRecordEntityType = "erasure"
+	AuditRecordEntityTypeTodo    AuditRecordEntityType = "todo"
 )
 
 // Valid indicates whether the value is a known member of the AuditRecordEntityType enum.
 func (e AuditRecordEntityType) Valid() bool {
 	switch e {
+	case AuditRecordEntityTypeErasure:
+		return true
 	case AuditRecordEntityTypeTodo:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AuditRecordErased.
+const (
+	AuditRecordErasedNotes AuditRecordErased = "notes"
+	AuditRecordErasedTags  AuditRecordErased = "tags"
+	AuditRecordErasedTitle AuditRecordErased = "title"
+)
+
+// Valid indicates whether the value is a known member of the AuditRecordErased enum.
+func (e AuditRecordErased) Valid() bool {
+	switch e {
+	case AuditRecordErasedNotes:
+		return true
+	case AuditRecordErasedTags:
+		return true
+	case AuditRecordErasedTitle:
 		return true
 	default:
 		return false
@@ -51,6 +75,7 @@ func (e AuditRecordEntityType) Valid() bool {
 const (
 	AuditRecordOperationCreate   AuditRecordOperation = "create"
 	AuditRecordOperationDelete   AuditRecordOperation = "delete"
+	AuditRecordOperationErase    AuditRecordOperation = "erase"
 	AuditRecordOperationMove     AuditRecordOperation = "move"
 	AuditRecordOperationRollback AuditRecordOperation = "rollback"
 	AuditRecordOperationUpdate   AuditRecordOperation = "update"
@@ -62,6 +87,8 @@ func (e AuditRecordOperation) Valid() bool {
 	case AuditRecordOperationCreate:
 		return true
 	case AuditRecordOperationDelete:
+		return true
+	case AuditRecordOperationErase:
 		return true
 	case AuditRecordOperationMove:
 		return true
@@ -164,6 +191,54 @@ func (e DiffPatchOp) Valid() bool {
 	}
 }
 
+// Defines values for ErasurePhase.
+const (
+	ErasurePhaseActivity    ErasurePhase = "activity"
+	ErasurePhaseAudit       ErasurePhase = "audit"
+	ErasurePhaseDeadLetters ErasurePhase = "deadLetters"
+	ErasurePhaseDone        ErasurePhase = "done"
+	ErasurePhaseScrub       ErasurePhase = "scrub"
+	ErasurePhaseTodos       ErasurePhase = "todos"
+)
+
+// Valid indicates whether the value is a known member of the ErasurePhase enum.
+func (e ErasurePhase) Valid() bool {
+	switch e {
+	case ErasurePhaseActivity:
+		return true
+	case ErasurePhaseAudit:
+		return true
+	case ErasurePhaseDeadLetters:
+		return true
+	case ErasurePhaseDone:
+		return true
+	case ErasurePhaseScrub:
+		return true
+	case ErasurePhaseTodos:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ErasureState.
+const (
+	ErasureStateDone    ErasureState = "done"
+	ErasureStateRunning ErasureState = "running"
+)
+
+// Valid indicates whether the value is a known member of the ErasureState enum.
+func (e ErasureState) Valid() bool {
+	switch e {
+	case ErasureStateDone:
+		return true
+	case ErasureStateRunning:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ExportManifestFormat.
 const (
 	ApplicationxNdjson ExportManifestFormat = "application/x-ndjson"
@@ -250,13 +325,37 @@ func (e HistoryItemChain) Valid() bool {
 
 // Defines values for HistoryItemEntityType.
 const (
-	HistoryItemEntityTypeTodo HistoryItemEntityType = "todo"
+	HistoryItemEntityTypeErasure HistoryItemEntityType = "erasure"
+	HistoryItemEntityTypeTodo    HistoryItemEntityType = "todo"
 )
 
 // Valid indicates whether the value is a known member of the HistoryItemEntityType enum.
 func (e HistoryItemEntityType) Valid() bool {
 	switch e {
+	case HistoryItemEntityTypeErasure:
+		return true
 	case HistoryItemEntityTypeTodo:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for HistoryItemErased.
+const (
+	HistoryItemErasedNotes HistoryItemErased = "notes"
+	HistoryItemErasedTags  HistoryItemErased = "tags"
+	HistoryItemErasedTitle HistoryItemErased = "title"
+)
+
+// Valid indicates whether the value is a known member of the HistoryItemErased enum.
+func (e HistoryItemErased) Valid() bool {
+	switch e {
+	case HistoryItemErasedNotes:
+		return true
+	case HistoryItemErasedTags:
+		return true
+	case HistoryItemErasedTitle:
 		return true
 	default:
 		return false
@@ -267,6 +366,7 @@ func (e HistoryItemEntityType) Valid() bool {
 const (
 	HistoryItemOperationCreate   HistoryItemOperation = "create"
 	HistoryItemOperationDelete   HistoryItemOperation = "delete"
+	HistoryItemOperationErase    HistoryItemOperation = "erase"
 	HistoryItemOperationMove     HistoryItemOperation = "move"
 	HistoryItemOperationRollback HistoryItemOperation = "rollback"
 	HistoryItemOperationUpdate   HistoryItemOperation = "update"
@@ -278,6 +378,8 @@ func (e HistoryItemOperation) Valid() bool {
 	case HistoryItemOperationCreate:
 		return true
 	case HistoryItemOperationDelete:
+		return true
+	case HistoryItemOperationErase:
 		return true
 	case HistoryItemOperationMove:
 		return true
@@ -384,6 +486,7 @@ func (e IfNoneMatchCreate) Valid() bool {
 const (
 	OperationCreate   Operation = "create"
 	OperationDelete   Operation = "delete"
+	OperationErase    Operation = "erase"
 	OperationMove     Operation = "move"
 	OperationRollback Operation = "rollback"
 	OperationUpdate   Operation = "update"
@@ -395,6 +498,8 @@ func (e Operation) Valid() bool {
 	case OperationCreate:
 		return true
 	case OperationDelete:
+		return true
+	case OperationErase:
 		return true
 	case OperationMove:
 		return true
@@ -453,6 +558,7 @@ func (e SortParam) Valid() bool {
 const (
 	ActivityParamsOperationCreate   ActivityParamsOperation = "create"
 	ActivityParamsOperationDelete   ActivityParamsOperation = "delete"
+	ActivityParamsOperationErase    ActivityParamsOperation = "erase"
 	ActivityParamsOperationMove     ActivityParamsOperation = "move"
 	ActivityParamsOperationRollback ActivityParamsOperation = "rollback"
 	ActivityParamsOperationUpdate   ActivityParamsOperation = "update"
@@ -464,6 +570,8 @@ func (e ActivityParamsOperation) Valid() bool {
 	case ActivityParamsOperationCreate:
 		return true
 	case ActivityParamsOperationDelete:
+		return true
+	case ActivityParamsOperationErase:
 		return true
 	case ActivityParamsOperationMove:
 		return true
@@ -480,6 +588,7 @@ func (e ActivityParamsOperation) Valid() bool {
 const (
 	ActivityExportParamsOperationCreate   ActivityExportParamsOperation = "create"
 	ActivityExportParamsOperationDelete   ActivityExportParamsOperation = "delete"
+	ActivityExportParamsOperationErase    ActivityExportParamsOperation = "erase"
 	ActivityExportParamsOperationMove     ActivityExportParamsOperation = "move"
 	ActivityExportParamsOperationRollback ActivityExportParamsOperation = "rollback"
 	ActivityExportParamsOperationUpdate   ActivityExportParamsOperation = "update"
@@ -491,6 +600,8 @@ func (e ActivityExportParamsOperation) Valid() bool {
 	case ActivityExportParamsOperationCreate:
 		return true
 	case ActivityExportParamsOperationDelete:
+		return true
+	case ActivityExportParamsOperationErase:
 		return true
 	case ActivityExportParamsOperationMove:
 		return true
@@ -507,6 +618,7 @@ func (e ActivityExportParamsOperation) Valid() bool {
 const (
 	AuditActivityParamsOperationCreate   AuditActivityParamsOperation = "create"
 	AuditActivityParamsOperationDelete   AuditActivityParamsOperation = "delete"
+	AuditActivityParamsOperationErase    AuditActivityParamsOperation = "erase"
 	AuditActivityParamsOperationMove     AuditActivityParamsOperation = "move"
 	AuditActivityParamsOperationRollback AuditActivityParamsOperation = "rollback"
 	AuditActivityParamsOperationUpdate   AuditActivityParamsOperation = "update"
@@ -518,6 +630,8 @@ func (e AuditActivityParamsOperation) Valid() bool {
 	case AuditActivityParamsOperationCreate:
 		return true
 	case AuditActivityParamsOperationDelete:
+		return true
+	case AuditActivityParamsOperationErase:
 		return true
 	case AuditActivityParamsOperationMove:
 		return true
@@ -534,6 +648,7 @@ func (e AuditActivityParamsOperation) Valid() bool {
 const (
 	AuditActivityExportParamsOperationCreate   AuditActivityExportParamsOperation = "create"
 	AuditActivityExportParamsOperationDelete   AuditActivityExportParamsOperation = "delete"
+	AuditActivityExportParamsOperationErase    AuditActivityExportParamsOperation = "erase"
 	AuditActivityExportParamsOperationMove     AuditActivityExportParamsOperation = "move"
 	AuditActivityExportParamsOperationRollback AuditActivityExportParamsOperation = "rollback"
 	AuditActivityExportParamsOperationUpdate   AuditActivityExportParamsOperation = "update"
@@ -545,6 +660,8 @@ func (e AuditActivityExportParamsOperation) Valid() bool {
 	case AuditActivityExportParamsOperationCreate:
 		return true
 	case AuditActivityExportParamsOperationDelete:
+		return true
+	case AuditActivityExportParamsOperationErase:
 		return true
 	case AuditActivityExportParamsOperationMove:
 		return true
@@ -674,14 +791,21 @@ type AuditRecord struct {
 	DateCreatedUtc time.Time              `json:"dateCreatedUtc"`
 
 	// Entity The full snapshot of the todo at this version
-	Entity     map[string]interface{} `json:"entity"`
-	EntityId   string                 `json:"entityId"`
-	EntityKey  string                 `json:"entityKey"`
-	EntityType AuditRecordEntityType  `json:"entityType"`
+	Entity    map[string]interface{} `json:"entity"`
+	EntityId  string                 `json:"entityId"`
+	EntityKey string                 `json:"entityKey"`
 
-	// Hash SHA-256 (hex) over prevHash and this version's content in its chain encoding (see docs/chain.md)
-	Hash      string               `json:"hash"`
-	Id        string               `json:"id"`
+	// EntityType todo for the records of a todo; erasure for the entries of the admin audit view that record an erasure (entity is then the erasure's status)
+	EntityType AuditRecordEntityType `json:"entityType"`
+
+	// Erased The fields whose values an erasure removed, as their commitments say (erased: true, no salt): in entity they hold their empty value (title "", notes and tags absent). Absent when none was erased
+	Erased *[]AuditRecordErased `json:"erased,omitempty"`
+
+	// Hash SHA-256 (hex) over prevHash and this version's content in its chain encoding (see docs/chain.md); for the entry of an erasure, the SHA-256 of its entity
+	Hash string `json:"hash"`
+	Id   string `json:"id"`
+
+	// Operation erase only in the activity entries of an erasure
 	Operation AuditRecordOperation `json:"operation"`
 
 	// PrevHash The hash of the previous version: empty for an id's first version; for the first version after a move, the hash of the old id's last version
@@ -692,10 +816,13 @@ type AuditRecord struct {
 // AuditRecordChain The chain encoding of hash: 2, one salted commitment per field; absent for the first encoding, which hashes the values themselves
 type AuditRecordChain int
 
-// AuditRecordEntityType defines model for AuditRecord.EntityType.
+// AuditRecordEntityType todo for the records of a todo; erasure for the entries of the admin audit view that record an erasure (entity is then the erasure's status)
 type AuditRecordEntityType string
 
-// AuditRecordOperation defines model for AuditRecord.Operation.
+// AuditRecordErased defines model for AuditRecord.Erased.
+type AuditRecordErased string
+
+// AuditRecordOperation erase only in the activity entries of an erasure
 type AuditRecordOperation string
 
 // Category Safe as it is inside an id, a URL path segment and a query string: Unicode letters, combining marks and decimal digits, the characters - _ . ~, and single spaces between words; at most 200 bytes of UTF-8. Refused: every other character, among them % / \ ? # : , & = + and control, format (zero-width, bidi override), variation-selector and other invisible characters.
@@ -703,11 +830,14 @@ type AuditRecordOperation string
 // Example: Grocery
 type Category = string
 
-// Change One user-editable field that differs between two versions; from and to are null when the field is absent
+// Change One user-editable field that differs between two versions; from and to are null when the field is absent. A field erased in either version is always listed, with erased: true and the string "erased" for the value of each version that lost it
 type Change struct {
 	// Added For tags: the elements added
-	Added *[]string   `json:"added,omitempty"`
-	Field ChangeField `json:"field"`
+	Added *[]string `json:"added,omitempty"`
+
+	// Erased The field was erased in one or both versions: its value there is "erased", and whether it changed cannot be known
+	Erased *bool       `json:"erased,omitempty"`
+	Field  ChangeField `json:"field"`
 
 	// From The value before
 	From interface{} `json:"from"`
@@ -787,6 +917,54 @@ type Diff struct {
 
 // DiffPatchOp defines model for Diff.Patch.Op.
 type DiffPatchOp string
+
+// Erasure An erasure of one user's personal content and its progress
+type Erasure struct {
+	// Erased The user's documents that hold erased fields; dead letters whose copy of the document was removed
+	Erased     ErasureCounts `json:"erased"`
+	FinishedAt *time.Time    `json:"finishedAt,omitempty"`
+
+	// FirstEncoding The user's documents of the first chain encoding, left as they are (their content cannot be removed without breaking their chain)
+	FirstEncoding ErasureCounts `json:"firstEncoding"`
+
+	// HeldBy The legal hold that pauses a running erasure, until it is released
+	HeldBy *string `json:"heldBy,omitempty"`
+	Id     string  `json:"id"`
+
+	// Phase The step the erasure is at
+	Phase       ErasurePhase `json:"phase"`
+	Reason      string       `json:"reason"`
+	RequestedAt time.Time    `json:"requestedAt"`
+	RequestedBy string       `json:"requestedBy"`
+
+	// Run 1 for the user's first erasure; a request after one finished starts the next run
+	Run       int          `json:"run"`
+	State     ErasureState `json:"state"`
+	UpdatedAt time.Time    `json:"updatedAt"`
+	UserId    string       `json:"userId"`
+}
+
+// ErasurePhase The step the erasure is at
+type ErasurePhase string
+
+// ErasureState defines model for Erasure.State.
+type ErasureState string
+
+// ErasureCounts defines model for ErasureCounts.
+type ErasureCounts struct {
+	Activity    int `json:"activity"`
+	DeadLetters int `json:"deadLetters"`
+	Idempotency int `json:"idempotency"`
+	Records     int `json:"records"`
+	Todos       int `json:"todos"`
+	Versions    int `json:"versions"`
+}
+
+// ErasureInput defines model for ErasureInput.
+type ErasureInput struct {
+	Reason string `json:"reason"`
+	UserId string `json:"userId"`
+}
 
 // ExportManifest What an export holds, after its records; docs/auditor.md says how to verify it with tlog-verify export
 type ExportManifest struct {
@@ -868,14 +1046,21 @@ type HistoryItem struct {
 	DateCreatedUtc time.Time              `json:"dateCreatedUtc"`
 
 	// Entity The full snapshot of the todo at this version
-	Entity     map[string]interface{} `json:"entity"`
-	EntityId   string                 `json:"entityId"`
-	EntityKey  string                 `json:"entityKey"`
-	EntityType HistoryItemEntityType  `json:"entityType"`
+	Entity    map[string]interface{} `json:"entity"`
+	EntityId  string                 `json:"entityId"`
+	EntityKey string                 `json:"entityKey"`
 
-	// Hash SHA-256 (hex) over prevHash and this version's canonical content (see the README)
-	Hash      string               `json:"hash"`
-	Id        string               `json:"id"`
+	// EntityType todo for the records of a todo; erasure for the entries of the admin audit view that record an erasure (entity is then the erasure's status)
+	EntityType HistoryItemEntityType `json:"entityType"`
+
+	// Erased The fields whose values an erasure removed, as their commitments say (erased: true, no salt): in entity they hold their empty value (title "", notes and tags absent). Absent when none was erased
+	Erased *[]HistoryItemErased `json:"erased,omitempty"`
+
+	// Hash SHA-256 (hex) over prevHash and this version's canonical content (see the README); for the entry of an erasure, the SHA-256 of its entity
+	Hash string `json:"hash"`
+	Id   string `json:"id"`
+
+	// Operation erase only in the activity entries of an erasure
 	Operation HistoryItemOperation `json:"operation"`
 
 	// PrevHash The hash of the previous version: empty for an id's first version; for the first version after a move, the hash of the old id's last version
@@ -886,10 +1071,13 @@ type HistoryItem struct {
 // HistoryItemChain The chain encoding of hash: 2, one salted commitment per field; absent for the first encoding, which hashes the values themselves
 type HistoryItemChain int
 
-// HistoryItemEntityType defines model for HistoryItem.EntityType.
+// HistoryItemEntityType todo for the records of a todo; erasure for the entries of the admin audit view that record an erasure (entity is then the erasure's status)
 type HistoryItemEntityType string
 
-// HistoryItemOperation defines model for HistoryItem.Operation.
+// HistoryItemErased defines model for HistoryItem.Erased.
+type HistoryItemErased string
+
+// HistoryItemOperation erase only in the activity entries of an erasure
 type HistoryItemOperation string
 
 // HistoryPage defines model for HistoryPage.
@@ -1078,6 +1266,12 @@ type Verification struct {
 	// BrokenAt The first version whose stored content or chain link does not match (when not verified)
 	BrokenAt *int `json:"brokenAt,omitempty"`
 
+	// Erased How many of the versions checked have erased fields (their digests were checked; absent when none)
+	Erased *int `json:"erased,omitempty"`
+
+	// FirstEncoding How many of the versions checked are of the first chain encoding, which an erasure leaves as they are (absent when none)
+	FirstEncoding *int `json:"firstEncoding,omitempty"`
+
 	// Logged How many versions are in the transparency log's latest checkpoint with the hash checked (when there is a log)
 	Logged *int `json:"logged,omitempty"`
 
@@ -1178,7 +1372,7 @@ type ActivityParams struct {
 	// Until Only records before this time (RFC 3339); default now
 	Until *Until `form:"until,omitempty" json:"until,omitempty"`
 
-	// Operation Only records of this operation
+	// Operation Only records of this operation (erase: the entries that record erasures)
 	Operation *ActivityParamsOperation `form:"operation,omitempty" json:"operation,omitempty"`
 	Category  *CategoryParam           `form:"category,omitempty" json:"category,omitempty"`
 	PageSize  *PageSize                `form:"pageSize,omitempty" json:"pageSize,omitempty"`
@@ -1198,7 +1392,7 @@ type ActivityExportParams struct {
 	// Until Only records before this time (RFC 3339); default now
 	Until *Until `form:"until,omitempty" json:"until,omitempty"`
 
-	// Operation Only records of this operation
+	// Operation Only records of this operation (erase: the entries that record erasures)
 	Operation *ActivityExportParamsOperation `form:"operation,omitempty" json:"operation,omitempty"`
 	Category  *CategoryParam                 `form:"category,omitempty" json:"category,omitempty"`
 
@@ -1235,7 +1429,7 @@ type AuditActivityParams struct {
 	// Until Only records before this time (RFC 3339); default now
 	Until *Until `form:"until,omitempty" json:"until,omitempty"`
 
-	// Operation Only records of this operation
+	// Operation Only records of this operation (erase: the entries that record erasures)
 	Operation *AuditActivityParamsOperation `form:"operation,omitempty" json:"operation,omitempty"`
 	Category  *CategoryParam                `form:"category,omitempty" json:"category,omitempty"`
 	PageSize  *PageSize                     `form:"pageSize,omitempty" json:"pageSize,omitempty"`
@@ -1264,7 +1458,7 @@ type AuditActivityExportParams struct {
 	// Until Only records before this time (RFC 3339); default now
 	Until *Until `form:"until,omitempty" json:"until,omitempty"`
 
-	// Operation Only records of this operation
+	// Operation Only records of this operation (erase: the entries that record erasures)
 	Operation *AuditActivityExportParamsOperation `form:"operation,omitempty" json:"operation,omitempty"`
 	Category  *CategoryParam                      `form:"category,omitempty" json:"category,omitempty"`
 
@@ -1453,6 +1647,9 @@ type RollbackTodoParams struct {
 	IdempotencyKey *IdempotencyKeyParam `json:"Idempotency-Key,omitempty"`
 }
 
+// RequestErasureJSONRequestBody defines body for RequestErasure for application/json ContentType.
+type RequestErasureJSONRequestBody = ErasureInput
+
 // CreateHoldJSONRequestBody defines body for CreateHold for application/json ContentType.
 type CreateHoldJSONRequestBody = HoldInput
 
@@ -1605,6 +1802,31 @@ type ClientInterface interface {
 	// Corresponds with GET /api/manage/deadletters (the `DeadLetters` operationId).
 	DeadLetters(ctx context.Context, params *DeadLettersParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// RequestErasureWithBody Erase a user's personal content
+	//
+	// Removes the values and salts of the title, notes and tags of every todo, version, audit record, activity entry, idempotency record and dead letter of the user, in the background; every chain, inclusion proof and checkpoint still verifies. Idempotent: while an erasure of the user runs, the request answers it. See docs/auditor.md.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/manage/erasures (the `RequestErasure` operationId).
+	RequestErasureWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RequestErasure Erase a user's personal content
+	//
+	// Removes the values and salts of the title, notes and tags of every todo, version, audit record, activity entry, idempotency record and dead letter of the user, in the background; every chain, inclusion proof and checkpoint still verifies. Idempotent: while an erasure of the user runs, the request answers it. See docs/auditor.md.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/manage/erasures (the `RequestErasure` operationId).
+	RequestErasure(ctx context.Context, body RequestErasureJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetErasure The status of an erasure
+	//
+	// One point read.
+	//
+	// Corresponds with GET /api/manage/erasures/{id} (the `GetErasure` operationId).
+	GetErasure(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListHolds The legal holds
 	//
 	// One single-partition query in the audit container.
@@ -1651,6 +1873,20 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /api/manage/todos (the `AdminTodos` operationId).
 	AdminTodos(ctx context.Context, params *AdminTodosParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// EraseMyData Erase my personal content
+	//
+	// The caller's own erasure, as POST /api/manage/erasures does it for an administrator; poll GET /api/me/erasure.
+	//
+	// Corresponds with DELETE /api/me/data (the `EraseMyData` operationId).
+	EraseMyData(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetMyErasure The status of the erasure of my data
+	//
+	// One point read.
+	//
+	// Corresponds with GET /api/me/erasure (the `GetMyErasure` operationId).
+	GetMyErasure(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetOpenAPI This document, as the running handler serves it (anonymous; authLevel anonymous)
 	//
@@ -1930,6 +2166,61 @@ func (c *Client) DeadLetters(ctx context.Context, params *DeadLettersParams, req
 	return c.Client.Do(req)
 }
 
+// RequestErasureWithBody Erase a user's personal content
+//
+// Removes the values and salts of the title, notes and tags of every todo, version, audit record, activity entry, idempotency record and dead letter of the user, in the background; every chain, inclusion proof and checkpoint still verifies. Idempotent: while an erasure of the user runs, the request answers it. See docs/auditor.md.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/manage/erasures (the `RequestErasure` operationId).
+func (c *Client) RequestErasureWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRequestErasureRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RequestErasure Erase a user's personal content
+//
+// Removes the values and salts of the title, notes and tags of every todo, version, audit record, activity entry, idempotency record and dead letter of the user, in the background; every chain, inclusion proof and checkpoint still verifies. Idempotent: while an erasure of the user runs, the request answers it. See docs/auditor.md.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/manage/erasures (the `RequestErasure` operationId).
+func (c *Client) RequestErasure(ctx context.Context, body RequestErasureJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRequestErasureRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetErasure The status of an erasure
+//
+// One point read.
+//
+// Corresponds with GET /api/manage/erasures/{id} (the `GetErasure` operationId).
+func (c *Client) GetErasure(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetErasureRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListHolds The legal holds
 //
 // One single-partition query in the audit container.
@@ -2037,6 +2328,40 @@ func (c *Client) Partitions(ctx context.Context, params *PartitionsParams, reqEd
 // Corresponds with GET /api/manage/todos (the `AdminTodos` operationId).
 func (c *Client) AdminTodos(ctx context.Context, params *AdminTodosParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewAdminTodosRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// EraseMyData Erase my personal content
+//
+// The caller's own erasure, as POST /api/manage/erasures does it for an administrator; poll GET /api/me/erasure.
+//
+// Corresponds with DELETE /api/me/data (the `EraseMyData` operationId).
+func (c *Client) EraseMyData(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewEraseMyDataRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetMyErasure The status of the erasure of my data
+//
+// One point read.
+//
+// Corresponds with GET /api/me/erasure (the `GetMyErasure` operationId).
+func (c *Client) GetMyErasure(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetMyErasureRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -3103,6 +3428,80 @@ func NewDeadLettersRequest(server string, params *DeadLettersParams) (*http.Requ
 	return req, nil
 }
 
+// NewRequestErasureRequest calls the generic RequestErasure builder with application/json body
+func NewRequestErasureRequest(server string, body RequestErasureJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewRequestErasureRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewRequestErasureRequestWithBody constructs an http.Request for the RequestErasure method, with any body, and a specified content type
+func NewRequestErasureRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/manage/erasures")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGetErasureRequest constructs an http.Request for the GetErasure method
+func NewGetErasureRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/manage/erasures/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewListHoldsRequest constructs an http.Request for the ListHolds method
 func NewListHoldsRequest(server string) (*http.Request, error) {
 	var err error
@@ -3476,6 +3875,60 @@ func NewAdminTodosRequest(server string, params *AdminTodosParams) (*http.Reques
 			rawQueryFragments = append(rawQueryFragments, encoded)
 		}
 		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewEraseMyDataRequest constructs an http.Request for the EraseMyData method
+func NewEraseMyDataRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/me/data")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetMyErasureRequest constructs an http.Request for the GetMyErasure method
+func NewGetMyErasureRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/me/erasure")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
@@ -4553,6 +5006,33 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/manage/deadletters (the `DeadLetters` operationId).
 	DeadLettersWithResponse(ctx context.Context, params *DeadLettersParams, reqEditors ...RequestEditorFn) (*DeadLettersResponse, error)
 
+	// RequestErasureWithBodyWithResponse Erase a user's personal content
+	//
+	// Removes the values and salts of the title, notes and tags of every todo, version, audit record, activity entry, idempotency record and dead letter of the user, in the background; every chain, inclusion proof and checkpoint still verifies. Idempotent: while an erasure of the user runs, the request answers it. See docs/auditor.md.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/manage/erasures (the `RequestErasure` operationId).
+	RequestErasureWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RequestErasureResponse, error)
+
+	// RequestErasureWithResponse Erase a user's personal content
+	//
+	// Removes the values and salts of the title, notes and tags of every todo, version, audit record, activity entry, idempotency record and dead letter of the user, in the background; every chain, inclusion proof and checkpoint still verifies. Idempotent: while an erasure of the user runs, the request answers it. See docs/auditor.md.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/manage/erasures (the `RequestErasure` operationId).
+	RequestErasureWithResponse(ctx context.Context, body RequestErasureJSONRequestBody, reqEditors ...RequestEditorFn) (*RequestErasureResponse, error)
+
+	// GetErasureWithResponse The status of an erasure
+	//
+	// One point read.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/manage/erasures/{id} (the `GetErasure` operationId).
+	GetErasureWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetErasureResponse, error)
+
 	// ListHoldsWithResponse The legal holds
 	//
 	// One single-partition query in the audit container.
@@ -4609,6 +5089,24 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /api/manage/todos (the `AdminTodos` operationId).
 	AdminTodosWithResponse(ctx context.Context, params *AdminTodosParams, reqEditors ...RequestEditorFn) (*AdminTodosResponse, error)
+
+	// EraseMyDataWithResponse Erase my personal content
+	//
+	// The caller's own erasure, as POST /api/manage/erasures does it for an administrator; poll GET /api/me/erasure.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /api/me/data (the `EraseMyData` operationId).
+	EraseMyDataWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*EraseMyDataResponse, error)
+
+	// GetMyErasureWithResponse The status of the erasure of my data
+	//
+	// One point read.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/me/erasure (the `GetMyErasure` operationId).
+	GetMyErasureWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetMyErasureResponse, error)
 
 	// GetOpenAPIWithResponse This document, as the running handler serves it (anonymous; authLevel anonymous)
 	//
@@ -5448,6 +5946,203 @@ func (r DeadLettersResponse) ContentType() string {
 	return ""
 }
 
+// RequestErasureResponse202Headers the declared response headers of an HTTP 202 response for RequestErasure
+type RequestErasureResponse202Headers struct {
+	Location       *string
+	XQueryScope    *string
+	XRequestCharge *string
+}
+
+// RequestErasureResponse401Headers the declared response headers of an HTTP 401 response for RequestErasure
+type RequestErasureResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+// RequestErasureResponse403Headers the declared response headers of an HTTP 403 response for RequestErasure
+type RequestErasureResponse403Headers struct {
+	WWWAuthenticate *string
+}
+
+type RequestErasureResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *Erasure
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *RequestErasureResponse202Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *RequestErasureResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *RequestErasureResponse403Headers
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r RequestErasureResponse) GetJSON202() *Erasure {
+	return r.JSON202
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r RequestErasureResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r RequestErasureResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r RequestErasureResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r RequestErasureResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r RequestErasureResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r RequestErasureResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RequestErasureResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RequestErasureResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RequestErasureResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetErasureResponse200Headers the declared response headers of an HTTP 200 response for GetErasure
+type GetErasureResponse200Headers struct {
+	XQueryScope    *string
+	XRequestCharge *string
+}
+
+// GetErasureResponse401Headers the declared response headers of an HTTP 401 response for GetErasure
+type GetErasureResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+// GetErasureResponse403Headers the declared response headers of an HTTP 403 response for GetErasure
+type GetErasureResponse403Headers struct {
+	WWWAuthenticate *string
+}
+
+type GetErasureResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Erasure
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetErasureResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetErasureResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetErasureResponse403Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetErasureResponse) GetJSON200() *Erasure {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetErasureResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetErasureResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetErasureResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetErasureResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetErasureResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetErasureResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetErasureResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetErasureResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetErasureResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListHoldsResponse200Headers the declared response headers of an HTTP 200 response for ListHolds
 type ListHoldsResponse200Headers struct {
 	XQueryScope    *string
@@ -6009,6 +6704,175 @@ func (r AdminTodosResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r AdminTodosResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// EraseMyDataResponse202Headers the declared response headers of an HTTP 202 response for EraseMyData
+type EraseMyDataResponse202Headers struct {
+	Location       *string
+	XQueryScope    *string
+	XRequestCharge *string
+}
+
+// EraseMyDataResponse401Headers the declared response headers of an HTTP 401 response for EraseMyData
+type EraseMyDataResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+type EraseMyDataResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *Erasure
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *EraseMyDataResponse202Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *EraseMyDataResponse401Headers
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r EraseMyDataResponse) GetJSON202() *Erasure {
+	return r.JSON202
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r EraseMyDataResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r EraseMyDataResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r EraseMyDataResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r EraseMyDataResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r EraseMyDataResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r EraseMyDataResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r EraseMyDataResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r EraseMyDataResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetMyErasureResponse200Headers the declared response headers of an HTTP 200 response for GetMyErasure
+type GetMyErasureResponse200Headers struct {
+	XQueryScope    *string
+	XRequestCharge *string
+}
+
+// GetMyErasureResponse401Headers the declared response headers of an HTTP 401 response for GetMyErasure
+type GetMyErasureResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+type GetMyErasureResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Erasure
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetMyErasureResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetMyErasureResponse401Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetMyErasureResponse) GetJSON200() *Erasure {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetMyErasureResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetMyErasureResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetMyErasureResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetMyErasureResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetMyErasureResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetMyErasureResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetMyErasureResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetMyErasureResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -7664,6 +8528,51 @@ func (c *ClientWithResponses) DeadLettersWithResponse(ctx context.Context, param
 	return ParseDeadLettersResponse(rsp)
 }
 
+// RequestErasureWithBodyWithResponse Erase a user's personal content
+//
+// Removes the values and salts of the title, notes and tags of every todo, version, audit record, activity entry, idempotency record and dead letter of the user, in the background; every chain, inclusion proof and checkpoint still verifies. Idempotent: while an erasure of the user runs, the request answers it. See docs/auditor.md.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/manage/erasures (the `RequestErasure` operationId).
+func (c *ClientWithResponses) RequestErasureWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RequestErasureResponse, error) {
+	rsp, err := c.RequestErasureWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRequestErasureResponse(rsp)
+}
+
+// RequestErasureWithResponse Erase a user's personal content
+//
+// Removes the values and salts of the title, notes and tags of every todo, version, audit record, activity entry, idempotency record and dead letter of the user, in the background; every chain, inclusion proof and checkpoint still verifies. Idempotent: while an erasure of the user runs, the request answers it. See docs/auditor.md.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/manage/erasures (the `RequestErasure` operationId).
+func (c *ClientWithResponses) RequestErasureWithResponse(ctx context.Context, body RequestErasureJSONRequestBody, reqEditors ...RequestEditorFn) (*RequestErasureResponse, error) {
+	rsp, err := c.RequestErasure(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRequestErasureResponse(rsp)
+}
+
+// GetErasureWithResponse The status of an erasure
+//
+// One point read.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/manage/erasures/{id} (the `GetErasure` operationId).
+func (c *ClientWithResponses) GetErasureWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetErasureResponse, error) {
+	rsp, err := c.GetErasure(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetErasureResponse(rsp)
+}
+
 // ListHoldsWithResponse The legal holds
 //
 // One single-partition query in the audit container.
@@ -7761,6 +8670,36 @@ func (c *ClientWithResponses) AdminTodosWithResponse(ctx context.Context, params
 		return nil, err
 	}
 	return ParseAdminTodosResponse(rsp)
+}
+
+// EraseMyDataWithResponse Erase my personal content
+//
+// The caller's own erasure, as POST /api/manage/erasures does it for an administrator; poll GET /api/me/erasure.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /api/me/data (the `EraseMyData` operationId).
+func (c *ClientWithResponses) EraseMyDataWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*EraseMyDataResponse, error) {
+	rsp, err := c.EraseMyData(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseEraseMyDataResponse(rsp)
+}
+
+// GetMyErasureWithResponse The status of the erasure of my data
+//
+// One point read.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/me/erasure (the `GetMyErasure` operationId).
+func (c *ClientWithResponses) GetMyErasureWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetMyErasureResponse, error) {
+	rsp, err := c.GetMyErasure(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetMyErasureResponse(rsp)
 }
 
 // GetOpenAPIWithResponse This document, as the running handler serves it (anonymous; authLevel anonymous)
@@ -8660,6 +9599,215 @@ func ParseDeadLettersResponse(rsp *http.Response) (*DeadLettersResponse, error) 
 	return response, nil
 }
 
+// ParseRequestErasureResponse parses an HTTP response from a RequestErasureWithResponse call
+func ParseRequestErasureResponse(rsp *http.Response) (*RequestErasureResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RequestErasureResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest Erasure
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 202:
+		var headers RequestErasureResponse202Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		if values := rsp.Header.Values("X-Query-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Query-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XQueryScope = &value
+		}
+		if values := rsp.Header.Values("X-Request-Charge"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Charge", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestCharge = &value
+		}
+		response.Headers202 = &headers
+	case rsp.StatusCode == 401:
+		var headers RequestErasureResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers RequestErasureResponse403Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers403 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetErasureResponse parses an HTTP response from a GetErasureWithResponse call
+func ParseGetErasureResponse(rsp *http.Response) (*GetErasureResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetErasureResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Erasure
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetErasureResponse200Headers
+		if values := rsp.Header.Values("X-Query-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Query-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XQueryScope = &value
+		}
+		if values := rsp.Header.Values("X-Request-Charge"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Charge", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestCharge = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetErasureResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetErasureResponse403Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers403 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseListHoldsResponse parses an HTTP response from a ListHoldsWithResponse call
 func ParseListHoldsResponse(rsp *http.Response) (*ListHoldsResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -9246,6 +10394,181 @@ func ParseAdminTodosResponse(rsp *http.Response) (*AdminTodosResponse, error) {
 			headers.Allow = &value
 		}
 		response.Headers405 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseEraseMyDataResponse parses an HTTP response from a EraseMyDataWithResponse call
+func ParseEraseMyDataResponse(rsp *http.Response) (*EraseMyDataResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &EraseMyDataResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest Erasure
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 202:
+		var headers EraseMyDataResponse202Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		if values := rsp.Header.Values("X-Query-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Query-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XQueryScope = &value
+		}
+		if values := rsp.Header.Values("X-Request-Charge"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Charge", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestCharge = &value
+		}
+		response.Headers202 = &headers
+	case rsp.StatusCode == 401:
+		var headers EraseMyDataResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetMyErasureResponse parses an HTTP response from a GetMyErasureWithResponse call
+func ParseGetMyErasureResponse(rsp *http.Response) (*GetMyErasureResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetMyErasureResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Erasure
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetMyErasureResponse200Headers
+		if values := rsp.Header.Values("X-Query-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Query-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XQueryScope = &value
+		}
+		if values := rsp.Header.Values("X-Request-Charge"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Charge", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestCharge = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetMyErasureResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
 	}
 
 	return response, nil

@@ -13,11 +13,12 @@ import (
 	"github.com/todoaudit/todo/store"
 )
 
-// The transparency log on the Cosmos DB adapter over the wire: the API
-// suite's export and log cases, with reconcile and the log's integrator
-// run as their timers would; then two handlers integrating into the same
-// database at once build one tree that the log's audit finds complete.
-func TestTransparencyLogOnCosmos(t *testing.T) {
+// logSettings are the settings of a handler on a fresh database of the
+// local Cosmos-protocol server, under the category scheme without the
+// pump (its change feed never advances), with a log signing key of its own
+// and admin as the administrator.
+func logSettings(t *testing.T, admin string) map[string]string {
+	t.Helper()
 	endpoint := cosmos.WireEndpoint(t)
 	database := cosmos.UniqueDatabase()
 	t.Cleanup(func() { cosmos.DropDatabase(endpoint, database) })
@@ -25,11 +26,19 @@ func TestTransparencyLogOnCosmos(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	settings := map[string]string{
+	return map[string]string{
 		"STORE": "cosmos", "COSMOS_ENDPOINT": endpoint, "COSMOS_KEY": cosmos.EmulatorKey,
 		"COSMOS_DATABASE": database, "PARTITION_SCHEME": "category", "AUDIT_PUMP": "off",
-		"ADMIN_USERS": "alice", "LOG_SIGNING_KEY": skey, "LOG_ANCHOR_DIR": t.TempDir(),
+		"ADMIN_USERS": admin, "LOG_SIGNING_KEY": skey, "LOG_ANCHOR_DIR": t.TempDir(),
 	}
+}
+
+// The transparency log on the Cosmos DB adapter over the wire: the API
+// suite's export and log cases, with reconcile and the log's integrator
+// run as their timers would; then two handlers integrating into the same
+// database at once build one tree that the log's audit finds complete.
+func TestTransparencyLogOnCosmos(t *testing.T) {
+	settings := logSettings(t, "alice")
 	var stores []store.Store
 	var mu sync.Mutex
 	opts := &app.Options{

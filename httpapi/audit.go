@@ -94,8 +94,8 @@ func activityFilter(r *http.Request, admin bool) (service.ActivityFilter, map[st
 		}
 	}
 	if v, ok := q["operation"]; ok {
-		if f.Operation = todo.Operation(v); !f.Operation.Valid() {
-			return f, q, todo.Errorf(todo.Invalid, "operation must be one of create, update, delete, rollback, move")
+		if f.Operation = todo.Operation(v); !f.Operation.Valid() && f.Operation != todo.OpErase {
+			return f, q, todo.Errorf(todo.Invalid, "operation must be one of create, update, delete, rollback, move, erase")
 		}
 	}
 	if v, ok := q["category"]; ok {

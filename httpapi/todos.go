@@ -402,6 +402,11 @@ type verification struct {
 	// PurgedBefore is the first version kept, when the retention period
 	// purged the ones before it.
 	PurgedBefore int64 `json:"purgedBefore,omitempty"`
+	// Erased counts the versions checked whose personal fields were
+	// erased (checked by their digests); FirstEncoding those of the first
+	// chain encoding, which an erasure leaves as they are.
+	Erased        int `json:"erased,omitempty"`
+	FirstEncoding int `json:"firstEncoding,omitempty"`
 	// Logged and Pending count the versions in the transparency log's
 	// latest checkpoint and those not integrated yet, when there is a log.
 	Logged  *int `json:"logged,omitempty"`
@@ -413,7 +418,8 @@ func (a *api) verify(ctx context.Context, w http.ResponseWriter, r *http.Request
 	if err != nil {
 		return err
 	}
-	body := verification{Verified: v.Verified, BrokenAt: v.BrokenAt, Reason: v.Reason, PurgedBefore: v.PurgedBefore}
+	body := verification{Verified: v.Verified, BrokenAt: v.BrokenAt, Reason: v.Reason, PurgedBefore: v.PurgedBefore,
+		Erased: v.Erased, FirstEncoding: v.FirstEncoding}
 	if v.Verified {
 		body.Versions = &v.Versions
 	}

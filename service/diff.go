@@ -14,13 +14,46 @@ import (
 
 // Change is one user-editable field that differs between two versions:
 // its value before and after (null when absent), and for the tags list
-// the elements added and removed.
+// the elements added and removed. A field erased in either version is
+// always listed, with Erased set and the string "erased" for the value of
+// each version that lost it: whether it changed cannot be known any more.
 type Change struct {
 	Field   string   `json:"field"`
 	From    any      `json:"from"`
 	To      any      `json:"to"`
 	Added   []string `json:"added,omitempty"`
 	Removed []string `json:"removed,omitempty"`
+	Erased  bool     `json:"erased,omitempty"`
+}
+
+// ErasedValue stands for an erased value in a Change.
+const ErasedValue = "erased"
+
+// withErased adds to cs, the changes from a to b, the fields erased in
+// either (erasedA, erasedB), in place of what comparing their emptied
+// values said.
+func withErased(cs []Change, a, b todo.Fields, erasedA, erasedB []string) []Change {
+	if len(erasedA) == 0 && len(erasedB) == 0 {
+		return cs
+	}
+	from, to := fieldValues(a), fieldValues(b)
+	for _, f := range changeOrder {
+		inA, inB := slices.Contains(erasedA, f), slices.Contains(erasedB, f)
+		if !inA && !inB {
+			continue
+		}
+		cs = slices.DeleteFunc(cs, func(c Change) bool { return c.Field == f })
+		c := Change{Field: f, From: from[f], To: to[f], Erased: true}
+		if inA {
+			c.From = ErasedValue
+		}
+		if inB {
+			c.To = ErasedValue
+		}
+		cs = append(cs, c)
+	}
+	slices.SortStableFunc(cs, func(x, y Change) int { return slices.Index(changeOrder, x.Field) - slices.Index(changeOrder, y.Field) })
+	return cs
 }
 
 // changeOrder is the order changes are listed in: the fields' order in
@@ -144,6 +177,7 @@ func (s *Service) Diff(ctx context.Context, id string, from, to int64) (Diff, er
 	if d.Changes, err = Changes(a.Fields, b.Fields); err != nil {
 		return Diff{}, err
 	}
+	d.Changes = withErased(d.Changes, a.Fields, b.Fields, va.Audited.Commitments.ErasedNames(), vb.Audited.Commitments.ErasedNames())
 	if d.Patch, err = jsondiff.Compare(a, b); err != nil {
 		return Diff{}, todo.Wrap(todo.Internal, err, "versions do not compare")
 	}
@@ -158,6 +192,7 @@ func (s *Service) Diff(ctx context.Context, id string, from, to int64) (Diff, er
 // point read of the version before.
 func (s *Service) addChanges(ctx context.Context, user, id string, items []HistoryItem) error {
 	var prev *todo.Todo
+	var prevErased []string
 	for i := range items {
 		r := &items[i].AuditRecord
 		var cur todo.Todo
@@ -171,7 +206,7 @@ func (s *Service) addChanges(ctx context.Context, user, id string, items []Histo
 			}
 			var t todo.Todo
 			if err == nil && json.Unmarshal(p.Value.Entity, &t) == nil {
-				prev = &t
+				prev, prevErased = &t, p.Value.Commitments.ErasedNames()
 			}
 		}
 		if prev != nil && prev.Version == r.Version-1 {
@@ -179,9 +214,10 @@ func (s *Service) addChanges(ctx context.Context, user, id string, items []Histo
 			if err != nil {
 				return err
 			}
+			c = withErased(c, prev.Fields, cur.Fields, prevErased, r.Commitments.ErasedNames())
 			items[i].Changes = &c
 		}
-		prev = &cur
+		prev, prevErased = &cur, r.Commitments.ErasedNames()
 	}
 	return nil
 }

@@ -38,6 +38,8 @@ type Service struct {
 	auditC store.Container
 	ttl    int
 	now    func() time.Time
+	// onErasure is told of every erasure started.
+	onErasure func()
 }
 
 // Options configure a Service; nil means defaults.
@@ -47,6 +49,9 @@ type Options struct {
 	VersionTTL time.Duration
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+	// OnErasure, when set, is called after an erasure is started, to run
+	// it now rather than at the next reconcile pass.
+	OnErasure func()
 }
 
 // New returns a Service over the todo and audit containers.
@@ -54,7 +59,7 @@ func New(scheme partition.Scheme, todos, audit store.Container, o *Options) *Ser
 	if o == nil {
 		o = &Options{}
 	}
-	s := &Service{scheme: scheme, ttl: int(o.VersionTTL / time.Second), now: o.Now, auditC: audit}
+	s := &Service{scheme: scheme, ttl: int(o.VersionTTL / time.Second), now: o.Now, auditC: audit, onErasure: o.OnErasure}
 	if s.ttl <= 0 {
 		s.ttl = int(todo.DefaultVersionTTL / time.Second)
 	}

@@ -25,6 +25,11 @@ type Verification struct {
 	// purge kept: the versions before it were purged, not lost, and the
 	// chain is checked from it on, linking to the last one purged.
 	PurgedBefore int64
+	// Erased counts the versions checked that have erased fields, whose
+	// digests alone were checked; FirstEncoding the versions of the first
+	// chain encoding, which commit to no field separately, so that an
+	// erasure leaves their content as it is.
+	Erased, FirstEncoding int
 }
 
 // Verify recomputes the hash chain of the caller's todo id from its audit
@@ -109,6 +114,12 @@ func (s *Service) walk(ctx context.Context, user, id string, pk store.PartitionK
 		}
 		if err := v.Audited.Verify(r.PrevHash, r.Hash); err != nil {
 			return next, fmt.Sprintf("version %d: %v", next, err), nil
+		}
+		if v.Audited.Erased() {
+			out.Erased++
+		}
+		if v.Audited.Chain < todo.ChainV2 {
+			out.FirstEncoding++
 		}
 		if visit != nil {
 			visit(v)

@@ -1,0 +1,210 @@
+package apitest
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/tlog"
+)
+
+// Erasure runs the erasure's cases through the API: alice's todos, with
+// updates, a delete, a move (where the scheme keys on category) and an
+// idempotent create, are erased by an administrator (admin must hold the
+// admin role), after a legal hold on her was refused and released; then
+// no byte of her titles, notes or tags is in the store (scan returns every
+// byte the store holds), every chain, inclusion proof and checkpoint still
+// verifies, history, diffs and exports show the fields as erased, her
+// todo takes new writes, bob's data is as it was, and the erasure is in the
+// admin audit view. Her own DELETE /api/me/data is idempotent and
+// pollable too. settle must bring the audit up to date and run the log's
+// integrator.
+func Erasure(t *testing.T, admin *Client, scheme string, scan func() []byte, settle func()) {
+	alice, bob := admin.As("alice"), admin.As("bob")
+	mark := func(who string) string {
+		b := make([]byte, 6)
+		_, _ = rand.Read(b)
+		return who + "Secret" + hex.EncodeToString(b)
+	}
+	am, bm := mark("alice"), mark("bob")
+	fields := func(m, category string, n int) map[string]any {
+		// Notes of a few kilobytes span pages of their own, which bbolt
+		// frees, old bytes and all, when they change.
+		return map[string]any{"category": category, "title": fmt.Sprintf("title %s %d", m, n),
+			"notes": strings.Repeat(fmt.Sprintf("notes %s %d ", m, n), 200), "tags": []string{fmt.Sprintf("tag%s%d", m, n)}}
+	}
+	create := func(c *Client, body map[string]any, headers ...string) string {
+		return Want(t, c.Do("POST", "/api/todos", body, headers...), 201).JSON(t)["id"].(string)
+	}
+	var ids []string
+	for n := range 10 {
+		ids = append(ids, create(alice, fields(am, "Work", 10+n)))
+	}
+	updated := create(alice, fields(am, "Work", 1))
+	Want(t, alice.Do("PUT", "/api/todos/"+updated, fields(am, "Work", 2)), 200)
+	deleted := create(alice, fields(am, "Work", 3), "Idempotency-Key: erasure-create-1")
+	Want(t, alice.Do("DELETE", "/api/todos/"+deleted, nil), 204)
+	ids = append(ids, updated, deleted)
+	if scheme != "synthetic" {
+		moved := create(alice, fields(am, "Work", 4))
+		ids = append(ids, moved, Want(t, alice.Do("POST", "/api/todos/"+moved+"/move", map[string]any{"category": "Home"}), 201).JSON(t)["id"].(string))
+	}
+	kept := create(bob, fields(bm, "Work", 1))
+	Want(t, bob.Do("PUT", "/api/todos/"+kept, fields(bm, "Work", 2)), 200)
+	settle()
+	if !bytes.Contains(scan(), []byte(am)) {
+		t.Fatal("alice's values are not in the store before the erasure: the scan sees nothing")
+	}
+	bobBefore := [][]byte{Want(t, bob.Do("GET", "/api/todos/"+kept, nil), 200).Body,
+		Want(t, bob.Do("GET", "/api/todos/"+kept+"/history", nil), 200).Body}
+
+	// A legal hold on her, or on one of her todos, refuses the erasure.
+	for _, hold := range []map[string]any{{"userId": "alice", "reason": "litigation"}, {"todoId": updated, "reason": "litigation"}} {
+		h := Want(t, admin.Do("POST", "/api/manage/holds", hold), 201).JSON(t)
+		Want(t, admin.Do("POST", "/api/manage/erasures", map[string]any{"userId": "alice", "reason": "GDPR request"}), 409)
+		Want(t, alice.Do("DELETE", "/api/me/data", nil), 409)
+		Want(t, admin.Do("DELETE", "/api/manage/holds/"+h["id"].(string), nil), 204)
+	}
+	Want(t, bob.Do("GET", "/api/me/erasure", nil), 404)
+
+	r := Want(t, admin.Do("POST", "/api/manage/erasures", map[string]any{"userId": "alice", "reason": "GDPR request"}), 202)
+	loc := r.Header.Get("Location")
+	if !strings.HasPrefix(loc, "/api/manage/erasures/erasure-") || r.JSON(t)["userId"] != "alice" {
+		t.Fatalf("erasure answered %v %s", r.Header, r.Body)
+	}
+	job := WaitErasure(t, admin, loc)
+	settle()
+	if got := scan(); bytes.Contains(got, []byte(am)) {
+		i := bytes.Index(got, []byte(am))
+		t.Fatalf("after the erasure the store still holds alice's values: …%q…", got[max(0, i-200):min(len(got), i+100)])
+	}
+	if !bytes.Contains(scan(), []byte(bm)) {
+		t.Fatal("bob's values are gone too")
+	}
+
+	// Every chain, proof and checkpoint of hers verifies; history and
+	// diffs show what was erased.
+	key := string(Want(t, admin.As("").Do("GET", "/api/log/key", nil), 200).Body)
+	verifier, err := tlog.NewVerifier(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	versions := 0
+	for _, id := range ids {
+		var h struct {
+			Items []struct {
+				todo.AuditRecord
+				Changes []map[string]any `json:"changes"`
+			}
+		}
+		if err := json.Unmarshal(Want(t, alice.Do("GET", "/api/todos/"+id+"/history", nil), 200).Body, &h); err != nil {
+			t.Fatal(err)
+		}
+		var records []todo.AuditRecord
+		var bundles []tlog.ProofBundle
+		for _, it := range h.Items {
+			var e map[string]any
+			_ = json.Unmarshal(it.Entity, &e)
+			if !slices.Contains(it.Erased, "title") || e["title"] != "" || e["notes"] != nil || e["tags"] != nil || !it.Commitments["title"].Erased {
+				t.Errorf("%s version %d after the erasure: erased %v, entity %s", id, it.Version, it.Erased, it.Entity)
+			}
+			if it.Version > 1 && !slices.ContainsFunc(it.Changes, func(c map[string]any) bool {
+				return c["field"] == "title" && c["from"] == "erased" && c["to"] == "erased" && c["erased"] == true
+			}) {
+				t.Errorf("%s version %d: changes %v do not show the title erased", id, it.Version, it.Changes)
+			}
+			pr := Want(t, alice.Do("GET", fmt.Sprintf("/api/todos/%s/history/proof?version=%d", id, it.Version), nil), 200)
+			b, err := tlog.ParseProofBundle(pr.Body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, leaf, err := b.Verify(verifier); err != nil || leaf.Hash != it.Hash {
+				t.Errorf("proof of %s version %d: %+v %v", id, it.Version, leaf, err)
+			}
+			records, bundles = append(records, it.AuditRecord), append(bundles, b)
+		}
+		if n, err := tlog.VerifyHistory(records, bundles, verifier); err != nil || n != len(records) {
+			t.Errorf("history of %s verified offline: %d of %d, %v", id, n, len(records), err)
+		}
+		v := Want(t, alice.Do("GET", "/api/todos/"+id+"/history/verify", nil), 200).JSON(t)
+		if v["verified"] != true || v["erased"] != float64(len(h.Items)) || v["pending"] != 0.0 {
+			t.Errorf("verify %s after the erasure: %v", id, v)
+		}
+		versions += len(h.Items)
+	}
+	if d := Want(t, alice.Do("GET", "/api/todos/"+updated+"/history/diff?from=1&to=2", nil), 200).JSON(t); !strings.Contains(fmt.Sprint(d["changes"]), "erased:true") {
+		t.Errorf("diff after the erasure: %v", d)
+	}
+	if x := Want(t, alice.Do("GET", "/api/todos/"+updated+"/history/export", nil), 200).Body; !bytes.Contains(x, []byte(`"erased":["title","notes","tags"]`)) {
+		t.Errorf("export after the erasure: %s", x)
+	}
+	if got := Want(t, admin.Do("GET", "/api/manage/log/verify", nil), 200).JSON(t); got["verified"] != true {
+		t.Errorf("log audit after the erasure: %v", got)
+	}
+	erased := job["erased"].(map[string]any)
+	if erased["records"] != float64(versions) || erased["versions"] != float64(versions) || erased["idempotency"] != 1.0 || erased["activity"].(float64) < 1 {
+		t.Errorf("the erasure counted %v, want %d records and versions and 1 idempotency record", job, versions)
+	}
+
+	// Her todo keeps its id and chain and takes new writes.
+	td := Want(t, alice.Do("GET", "/api/todos/"+updated, nil), 200).JSON(t)
+	if td["title"] != "" || td["notes"] != nil || td["tags"] != nil || td["version"] != 2.0 {
+		t.Errorf("her todo after the erasure: %v", td)
+	}
+	Want(t, alice.Do("PUT", "/api/todos/"+updated, map[string]any{"category": "Work", "title": "after"}), 200)
+	settle()
+	if v := Want(t, alice.Do("GET", "/api/todos/"+updated+"/history/verify", nil), 200).JSON(t); v["verified"] != true || v["versions"] != 3.0 || v["erased"] != 2.0 {
+		t.Errorf("verify after a new write: %v", v)
+	}
+
+	// Bob's data is as it was.
+	for i, path := range []string{"/api/todos/" + kept, "/api/todos/" + kept + "/history"} {
+		if got := Want(t, bob.Do("GET", path, nil), 200).Body; !bytes.Equal(got, bobBefore[i]) {
+			t.Errorf("bob's %s changed:\n%s\n%s", path, bobBefore[i], got)
+		}
+	}
+
+	// The erasure is in the admin audit, by actor and by owner.
+	for _, q := range []string{"actor=" + admin.User, "owner=alice&operation=erase"} {
+		page := Want(t, admin.Do("GET", "/api/manage/audit?"+q, nil), 200).JSON(t)
+		if !strings.Contains(fmt.Sprint(page["items"]), "entityType:erasure") || !strings.Contains(fmt.Sprint(page["items"]), "GDPR request") {
+			t.Errorf("admin audit %s: %v", q, page)
+		}
+	}
+
+	// Her own erasure: a new run, as idempotent, with a status she polls.
+	r = Want(t, alice.Do("DELETE", "/api/me/data", nil), 202)
+	if r.Header.Get("Location") != "/api/me/erasure" {
+		t.Fatalf("DELETE /api/me/data: %v", r.Header)
+	}
+	mine := WaitErasure(t, alice, "/api/me/erasure")
+	if mine["run"] != 2.0 || mine["requestedBy"] != "alice" || mine["id"] != job["id"] {
+		t.Errorf("her own erasure: %v", mine)
+	}
+	Want(t, bob.Do("GET", "/api/manage/erasures/"+job["id"].(string), nil), 403)
+	Want(t, admin.Do("GET", "/api/manage/erasures/erasure-00000000000000000000000000000000", nil), 404)
+}
+
+// WaitErasure polls an erasure's status resource until it is done, and
+// returns it.
+func WaitErasure(t *testing.T, c *Client, path string) map[string]any {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		s := Want(t, c.Do("GET", path, nil), 200).JSON(t)
+		if s["state"] == todo.ErasureDone {
+			return s
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("erasure %s not done after a minute: %v", path, s)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

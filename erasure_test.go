@@ -1,0 +1,68 @@
+package todo_test
+
+import (
+	"encoding/json"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/todoaudit/todo"
+)
+
+// Every free-text field of a todo's content is erased, but the category,
+// which ids and partition keys hold: a string field added to Fields must
+// be listed in PersonalFields or here, said not to be personal.
+func TestPersonalFieldsCoverFreeText(t *testing.T) {
+	notPersonal := []string{"category"}
+	for _, p := range todo.Properties() {
+		k := p.Type.Kind()
+		text := k == reflect.String || (k == reflect.Slice && p.Type.Elem().Kind() == reflect.String)
+		switch {
+		case p.Editable && text && !slices.Contains(todo.PersonalFields, p.Name) && !slices.Contains(notPersonal, p.Name):
+			t.Errorf("field %s of Fields is free text: list it in PersonalFields, or say here why it is not personal", p.Name)
+		case slices.Contains(todo.PersonalFields, p.Name) && !p.Editable:
+			t.Errorf("PersonalFields lists %s, which the user does not edit", p.Name)
+		}
+	}
+}
+
+// Erasing a snapshot removes the values and salts of its personal fields
+// that hold one, keeps their digests, so its hash still verifies, and a
+// second erasure changes nothing.
+func TestErasePersonal(t *testing.T) {
+	tt := todo.Todo{ID: "Work:1", Type: todo.TypeTodo, UserID: "alice", Fields: todo.Fields{Category: "Work", Title: "secret", Tags: []string{"x"}},
+		Version: 1, LastOperation: todo.OpCreate, UpdatedBy: "alice"}
+	c := tt.Seal()
+	v := todo.NewVersion(tt, c, 0)
+	r, err := todo.NewAuditRecord(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	digest := r.Commitments["title"].Digest
+	if changed, err := r.ErasePersonal(); err != nil || !changed {
+		t.Fatalf("erase: %v %v", changed, err)
+	}
+	if !slices.Equal(r.Erased, []string{"title", "tags"}) || r.Commitments["title"].Salt != "" || r.Commitments["title"].Digest != digest || r.Commitments["notes"].Erased {
+		t.Fatalf("erased %v, commitments %+v", r.Erased, r.Commitments)
+	}
+	a, err := r.Audited()
+	if err != nil || a.Verify(r.PrevHash, r.Hash) != nil || a.Entity.Title != "" || a.Entity.Tags != nil {
+		t.Fatalf("erased record: %+v %v", a.Entity, err)
+	}
+	if changed, err := r.ErasePersonal(); err != nil || changed {
+		t.Fatalf("a second erasure changed %v: %v", changed, err)
+	}
+}
+
+// The JSON form keeps every other property as it is.
+func TestErasePersonalJSON(t *testing.T) {
+	doc := json.RawMessage(`{"id":"Work:1","userId":"alice","category":"Work","title":"secret","notes":"n","tags":["x"],"isCompleted":true,"partitionKey":"alice-1","_etag":"e"}`)
+	out, changed, err := todo.ErasePersonalJSON(doc)
+	want := `{"_etag":"e","category":"Work","id":"Work:1","isCompleted":true,"partitionKey":"alice-1","title":"","userId":"alice"}`
+	if err != nil || !changed || string(out) != want {
+		t.Fatalf("erased %s (%v, %v), want %s", out, changed, err, want)
+	}
+	if again, changed, err := todo.ErasePersonalJSON(out); err != nil || changed || string(again) != want {
+		t.Fatalf("a second erasure: %s %v %v", again, changed, err)
+	}
+}

@@ -1,0 +1,80 @@
+package service
+
+import (
+	"context"
+	"strings"
+
+	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/audit/erasure"
+)
+
+// SelfErasureReason is the reason recorded for a user's erasure of their
+// own data.
+const SelfErasureReason = "the user's own request"
+
+// RequestErasure starts, for administrators, the erasure of a user's
+// personal content (see package erasure) and returns its status: the run
+// under way when one is (the request is idempotent). Conflict while a
+// legal hold covers the user or one of the user's todos.
+func (s *Service) RequestErasure(ctx context.Context, userID, reason string) (todo.Erasure, error) {
+	admin, err := caller(ctx)
+	if err != nil {
+		return todo.Erasure{}, err
+	}
+	if userID == "" {
+		return todo.Erasure{}, todo.Errorf(todo.Invalid, "userId is required")
+	}
+	if err := todo.ValidateUserID(userID); err != nil {
+		return todo.Erasure{}, err
+	}
+	if err := checkReason(reason); err != nil {
+		return todo.Erasure{}, err
+	}
+	return s.startErasure(ctx, userID, reason, admin)
+}
+
+// EraseMyData starts the erasure of the caller's own personal content, as
+// RequestErasure does for an administrator.
+func (s *Service) EraseMyData(ctx context.Context) (todo.Erasure, error) {
+	user, err := caller(ctx)
+	if err != nil {
+		return todo.Erasure{}, err
+	}
+	return s.startErasure(ctx, user, SelfErasureReason, user)
+}
+
+func (s *Service) startErasure(ctx context.Context, user, reason, actor string) (todo.Erasure, error) {
+	job, err := erasure.Start(ctx, s.auditC, user, reason, actor, s.stamp())
+	if err != nil {
+		return todo.Erasure{}, err
+	}
+	if s.onErasure != nil {
+		s.onErasure()
+	}
+	return job.Status(), nil
+}
+
+// Erasure reads, for administrators, the status of an erasure by id.
+func (s *Service) Erasure(ctx context.Context, id string) (todo.Erasure, error) {
+	if _, err := caller(ctx); err != nil {
+		return todo.Erasure{}, err
+	}
+	if !strings.HasPrefix(id, todo.ErasureIDPrefix) || todo.ValidateID(id) != nil {
+		return todo.Erasure{}, todo.Errorf(todo.NotFound, "erasure %q not found", id)
+	}
+	job, _, err := erasure.Get(ctx, s.auditC, id)
+	return job.Status(), err
+}
+
+// MyErasure reads the status of the erasure of the caller's own data.
+func (s *Service) MyErasure(ctx context.Context) (todo.Erasure, error) {
+	user, err := caller(ctx)
+	if err != nil {
+		return todo.Erasure{}, err
+	}
+	job, _, err := erasure.Get(ctx, s.auditC, todo.ErasureID(user))
+	if todo.IsKind(err, todo.NotFound) {
+		return todo.Erasure{}, todo.Errorf(todo.NotFound, "no erasure of your data was requested")
+	}
+	return job.Status(), err
+}
