@@ -24,8 +24,8 @@ import (
 // Report is what Verify checked.
 type Report struct {
 	Manifest Manifest
-	// Links counts the pairs of consecutive versions of one todo whose
-	// prevHash link was checked.
+	// Links counts the pairs of consecutive versions of one todo, both in
+	// the export, whose prevHash link was checked.
 	Links int
 	// Checkpoint is the manifest's, its signature verified.
 	Checkpoint tlog.Checkpoint
@@ -46,13 +46,15 @@ const (
 // against the checkpoint's root): the manifest is the last line and its
 // SHA-256, count, first and last record and pending count are those of the
 // lines before it; each record's hash is recomputed from its content (each
-// field by its commitment, so erased fields verify by digest); consecutive
-// versions of one todo link by prevHash; the checkpoint is signed by the
+// field by its commitment, so erased fields verify by digest); any two
+// consecutive versions of one todo in it link by prevHash, in whatever
+// order it lists them (versions written in the same millisecond may come
+// in either order in an activity export); the checkpoint is signed by the
 // key; and every record's leaf, derived from the record, is in the
 // checkpoint's tree at its logIndex. A record without a logIndex (not in
 // the log yet), a manifest without a checkpoint, or no tiles to check
 // inclusion with, fails too: an export verifies only when all of it does.
-// Memory grows by about 50 bytes a record and a hundred a todo.
+// Memory grows by about 200 bytes a record and a hundred a todo.
 func Verify(r io.Reader, v note.Verifier, tiles sumdb.TileReader) (Report, error) {
 	var rep Report
 	br := bufio.NewReaderSize(r, 64<<10)
@@ -60,7 +62,7 @@ func Verify(r io.Reader, v note.Verifier, tiles sumdb.TileReader) (Report, error
 	if err != nil {
 		return rep, fmt.Errorf("the export is empty: %w", err)
 	}
-	c := &checker{sum: sha256.New(), ends: map[string]linkEnd{}}
+	c := &checker{sum: sha256.New(), versions: map[string]map[int64]link{}}
 	var m Manifest
 	if first[0] == '{' {
 		m, err = c.ndjson(br)
@@ -92,11 +94,9 @@ func Verify(r io.Reader, v note.Verifier, tiles sumdb.TileReader) (Report, error
 	return rep, nil
 }
 
-// linkEnd is the version of a todo read last, to check the next one's link.
-type linkEnd struct {
-	version        int64
-	hash, prevHash string
-}
+// link is what a version of a todo says of the chain: its hash and the one
+// before it.
+type link struct{ hash, prevHash string }
 
 // checker checks records as they are read and keeps what the manifest is
 // compared with.
@@ -107,7 +107,7 @@ type checker struct {
 	links       int
 	first, last *Ref
 	leaves      []tlog.LeafAt
-	ends        map[string]linkEnd // by entity key
+	versions    map[string]map[int64]link // by entity key, then version
 }
 
 // ndjson reads NDJSON lines: records, then the manifest.
@@ -285,23 +285,27 @@ func (c *checker) record(r *todo.AuditRecord, logIndex *int64) error {
 	if err := a.Verify(r.PrevHash, r.Hash); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	if e, ok := c.ends[r.EntityKey]; ok {
-		switch r.Version {
-		case e.version:
-			return fmt.Errorf("%s is exported twice", name)
-		case e.version + 1:
-			if r.PrevHash != e.hash {
-				return fmt.Errorf("the prevHash of %s is not the hash of version %d", name, e.version)
-			}
-			c.links++
-		case e.version - 1:
-			if e.prevHash != r.Hash {
-				return fmt.Errorf("the prevHash of version %d of %s is not the hash of version %d", e.version, r.EntityKey, r.Version)
-			}
-			c.links++
-		}
+	vs := c.versions[r.EntityKey]
+	if vs == nil {
+		vs = map[int64]link{}
+		c.versions[r.EntityKey] = vs
 	}
-	c.ends[r.EntityKey] = linkEnd{version: r.Version, hash: r.Hash, prevHash: r.PrevHash}
+	if _, ok := vs[r.Version]; ok {
+		return fmt.Errorf("%s is exported twice", name)
+	}
+	if before, ok := vs[r.Version-1]; ok {
+		if r.PrevHash != before.hash {
+			return fmt.Errorf("the prevHash of %s is not the hash of version %d", name, r.Version-1)
+		}
+		c.links++
+	}
+	if after, ok := vs[r.Version+1]; ok {
+		if after.prevHash != r.Hash {
+			return fmt.Errorf("the prevHash of version %d of %s is not the hash of version %d", r.Version+1, r.EntityKey, r.Version)
+		}
+		c.links++
+	}
+	vs[r.Version] = link{hash: r.Hash, prevHash: r.PrevHash}
 	leaf, err := tlog.LeafOf(r)
 	if err != nil {
 		return fmt.Errorf("%s has no leaf: %w", name, err)
