@@ -31,7 +31,7 @@ node_modules/.package-lock.json: package.json package-lock.json
 ## test: every test that runs on one machine, Cosmos wire tests included
 test: node_modules/.package-lock.json
 	$(GO) test -race -count=1 -tags otlp ./...
-	$(GO) test -count=1 ./telemetry/
+	$(GO) test -count=1 ./telemetry/ && $(GO) test -count=1 -run 'TestBoundedAnswers' ./app/
 
 test-short:
 	$(GO) test -short -tags otlp ./...
