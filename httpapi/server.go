@@ -79,7 +79,7 @@ type api struct {
 	payloadTurns chan struct{}
 	// pageTurns admits maxPagesAtOnce paged answers at a time.
 	pageTurns chan struct{}
-	router       *router
+	router    *router
 }
 
 // New returns the handler: the API routes, the payload-mode functions at
