@@ -1,9 +1,8 @@
 // Package reconcile refills audit history from the version documents still
 // retained in the todo container: the safety net for batches the real
 // trigger dropped after its retries ran out. Each run reads only what was
-// written since the previous one, from its own change feed continuation
-// kept in the leases container. Handler serves it as the Reconcile timer
-// function.
+// written since the previous one, from a watermark kept in the leases
+// container. Handler serves it as the Reconcile timer function.
 package reconcile
 
 import (
@@ -12,6 +11,9 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
+	"strconv"
+	"time"
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/audit"
@@ -24,8 +26,8 @@ import (
 type Reconciler struct {
 	Todos store.Container
 	Audit store.Container
-	// Leases keeps the continuation, so that a run reads only the changes
-	// since the previous one.
+	// Leases keeps the watermark, so that a run reads only the version
+	// documents written since the previous successful one.
 	Leases store.Container
 	Log    *slog.Logger
 	// FinishMove, when set, is called with every version document a run
@@ -36,37 +38,134 @@ type Reconciler struct {
 	// amount of background work (the activity view's backfill, say), in
 	// order; each returns a line for the logs.
 	After []func(context.Context) (string, error)
+	// Margin is DefaultMargin when zero: see watermark.
+	Margin time.Duration
+	// Now is the clock, time.Now when nil.
+	Now func() time.Time
 }
 
-// feedPage is how many changed documents a run reads per request.
-const feedPage = 1000
+// DefaultMargin bounds how much earlier than its commit a write's _ts can
+// be (the clocks of the store's partitions and of this process differ; a
+// commit can be in flight while a run reads).
+const DefaultMargin = time.Minute
+
+// pageSize is the version documents a run reads per query page.
+const pageSize = 200
+
+// maxSeen caps the versions a watermark lists as examined.
+const maxSeen = 1000
+
+// watermark is what a successful run leaves for the next one: read the
+// version documents with _ts >= Since, and skip those in Seen, which the
+// run examined already. Since is the newest _ts examined plus one, or the
+// run's start less the margin if that is earlier: a write that commits
+// after the run read has a _ts of at least that. So a run after no writes
+// reads one query page, and only back-to-back runs read a version twice.
+type watermark struct {
+	Since int64    `json:"since"`
+	Seen  []string `json:"seen,omitempty"`
+}
 
 // Result says what a reconcile pass did.
 type Result struct {
 	Versions int // version documents examined
+	Skipped  int // version documents read again that the previous run examined
 	Refilled int // audit records written
-	// FromStart is set when the run read every retained change (the first
-	// run, or one whose continuation was lost).
-	FromStart bool
+	// Since is the _ts from which the run read, 0 when it read every
+	// retained version (the first run).
+	Since int64
 	// Steps are the lines of the After steps that ran.
 	Steps []string
 }
 
-// Run examines the version documents written since the previous run
-// (every retained one on the first), writes the audit records that are
-// missing, and saves its place after each page. It reads the todo
-// container's change feed, not a query by _ts: a change committed after a
-// run read is in the next run's feed whatever its _ts, so nothing is read
-// twice and a run after no writes costs the continuation's point read and
-// one empty read of the feed, whatever was written before. Then its After
-// steps run. It is background work: its store calls go at low priority.
+// stamped is a version document with the time of its write.
+type stamped struct {
+	todo.Version
+	TS int64 `json:"_ts"`
+}
+
+func seenKey(v todo.Version) string {
+	return todo.EntityKey(v.UserID, v.TodoID) + ":" + strconv.FormatInt(v.Version, 10)
+}
+
+// Run examines the version documents written since the previous
+// successful run (every retained one on the first), writes the audit
+// records that are missing, and saves the watermark. Its cost grows with
+// the writes since the previous run, not with the history retained. It is
+// background work: its store calls go at low priority.
 func (r *Reconciler) Run(ctx context.Context) (Result, error) {
 	ctx = store.WithLowPriority(ctx)
 	var res Result
-	if err := r.pass(ctx, &res); err != nil {
+	start := r.now()
+	mark, err := r.load(ctx)
+	if err != nil {
 		return res, err
 	}
-	r.logRefilled(res)
+	res.Since = mark.Since
+	seen := make(map[string]bool, len(mark.Seen))
+	for _, k := range mark.Seen {
+		seen[k] = true
+	}
+	q := store.Query{
+		Filters:  []store.Filter{{Field: "type", Op: store.Eq, Value: todo.TypeVersion}},
+		PageSize: pageSize,
+	}
+	if mark.Since > 0 {
+		q.Filters = append(q.Filters, store.Filter{Field: "_ts", Op: store.Ge, Value: mark.Since})
+	}
+	// For the next watermark: the newest _ts read, and the versions read
+	// that are within the margin of this run's start.
+	newest := mark.Since - 1
+	cutoff := start.Add(-r.margin()).Unix()
+	var recent []stamped
+	for {
+		page, err := r.Todos.Query(ctx, q)
+		if err != nil {
+			return res, err
+		}
+		byEntity := map[string][]todo.Version{}
+		for _, it := range page.Items {
+			var v stamped
+			if json.Unmarshal(it.Body, &v) != nil || audit.CheckVersion(v.Version) != nil {
+				continue // the trigger dead-letters it
+			}
+			newest = max(newest, v.TS)
+			if v.TS >= cutoff {
+				recent = append(recent, stamped{Version: todo.Version{UserID: v.UserID, TodoID: v.TodoID, Version: v.Version.Version}, TS: v.TS})
+			}
+			if seen[seenKey(v.Version)] {
+				res.Skipped++
+				continue
+			}
+			key := todo.EntityKey(v.UserID, v.TodoID)
+			byEntity[key] = append(byEntity[key], v.Version)
+			res.Versions++
+			if r.FinishMove != nil {
+				if err := r.FinishMove(ctx, v.Version); err != nil {
+					return res, err
+				}
+			}
+		}
+		for key, vs := range byEntity {
+			n, err := r.refill(ctx, key, vs)
+			res.Refilled += n
+			if err != nil {
+				return res, err
+			}
+		}
+		if page.Continuation == "" {
+			break
+		}
+		q.Continuation = page.Continuation
+	}
+	if next := nextWatermark(newest, cutoff, recent); !slices.Equal(next.Seen, mark.Seen) || next.Since != mark.Since {
+		if err := r.save(ctx, next); err != nil {
+			return res, err
+		}
+	}
+	if res.Refilled > 0 {
+		r.Log.Warn("reconcile refilled audit history", "records", res.Refilled, "versions", res.Versions)
+	}
 	for _, step := range r.After {
 		line, err := step(ctx)
 		if line != "" {
@@ -79,122 +178,59 @@ func (r *Reconciler) Run(ctx context.Context) (Result, error) {
 	return res, nil
 }
 
-// pass reads the change feed from the saved continuation, examining each
-// page and saving the continuation after it.
-func (r *Reconciler) pass(ctx context.Context, res *Result) error {
-	id := r.checkpointID()
-	cont, err := store.LoadCheckpoint(ctx, r.Leases, id)
+// nextWatermark is the watermark after a successful run, given the newest
+// _ts it read, its start less the margin, and the versions it read from
+// then on.
+func nextWatermark(newest, cutoff int64, recent []stamped) watermark {
+	next := watermark{Since: max(min(newest+1, cutoff), 0)}
+	for _, v := range recent {
+		if v.TS >= next.Since && len(next.Seen) < maxSeen {
+			next.Seen = append(next.Seen, seenKey(v.Version))
+		}
+	}
+	slices.Sort(next.Seen)
+	return next
+}
+
+func (r *Reconciler) margin() time.Duration {
+	if r.Margin > 0 {
+		return r.Margin
+	}
+	return DefaultMargin
+}
+
+func (r *Reconciler) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
+func (r *Reconciler) watermarkID() string { return "reconcile-" + r.Todos.Spec().Name }
+
+// load returns the watermark the previous successful run saved; the zero
+// watermark (read everything) before the first, or when it is damaged.
+func (r *Reconciler) load(ctx context.Context) (watermark, error) {
+	var mark watermark
+	s, err := store.LoadCheckpoint(ctx, r.Leases, r.watermarkID())
+	if err != nil || s == "" {
+		return mark, err
+	}
+	if err := json.Unmarshal([]byte(s), &mark); err != nil || mark.Since < 0 {
+		// Reading everything again is slow but safe.
+		r.Log.Warn("reconcile watermark does not decode; this run reads every retained version", "watermark", s)
+		return watermark{}, nil
+	}
+	return mark, nil
+}
+
+func (r *Reconciler) save(ctx context.Context, mark watermark) error {
+	b, err := json.Marshal(mark)
 	if err != nil {
 		return err
 	}
-	if cont == "" {
-		return r.fromStart(ctx, res)
-	}
-	for {
-		b, err := r.Todos.ChangeFeed(ctx, cont, feedPage)
-		if todo.IsKind(err, todo.Invalid) {
-			// Reading everything again is slow but safe.
-			r.Log.Warn("reconcile continuation is not valid; this run reads every retained version", "error", err.Error())
-			return r.fromStart(ctx, res)
-		}
-		if err != nil {
-			return err
-		}
-		if b.Continuation == cont {
-			return nil
-		}
-		if err := r.examine(ctx, b.Items, res); err != nil {
-			return err
-		}
-		cont = b.Continuation
-		if err := store.SaveCheckpoint(ctx, r.Leases, id, cont); err != nil {
-			return err
-		}
-		if len(b.Items) == 0 {
-			return nil // the feed moved past deleted items only
-		}
-	}
+	return store.SaveCheckpoint(ctx, r.Leases, r.watermarkID(), string(b))
 }
-
-// fromStart is the first run: it takes its continuation at the end of the
-// change feed, then examines every retained version document with a query
-// (what the feed holds up to that continuation, and perhaps more), and
-// saves the continuation once all are examined.
-func (r *Reconciler) fromStart(ctx context.Context, res *Result) error {
-	res.FromStart = true
-	end := ""
-	for {
-		b, err := r.Todos.ChangeFeed(ctx, end, feedPage)
-		if err != nil {
-			return err
-		}
-		if len(b.Items) == 0 || b.Continuation == end {
-			break
-		}
-		end = b.Continuation
-	}
-	q := store.Query{
-		Filters:  []store.Filter{{Field: "type", Op: store.Eq, Value: todo.TypeVersion}},
-		PageSize: store.MaxPageSize,
-	}
-	for {
-		page, err := r.Todos.Query(ctx, q)
-		if err != nil {
-			return err
-		}
-		if err := r.examine(ctx, page.Items, res); err != nil {
-			return err
-		}
-		if page.Continuation == "" {
-			break
-		}
-		q.Continuation = page.Continuation
-	}
-	if end == "" {
-		return nil // an empty feed: the next run starts over, as cheaply
-	}
-	return store.SaveCheckpoint(ctx, r.Leases, r.checkpointID(), end)
-}
-
-func (r *Reconciler) logRefilled(res Result) {
-	if res.Refilled > 0 {
-		r.Log.Warn("reconcile refilled audit history", "records", res.Refilled, "versions", res.Versions)
-	}
-}
-
-// examine refills the audit records missing for the version documents
-// among changed items, and finishes the moves they mark.
-func (r *Reconciler) examine(ctx context.Context, items []store.Item, res *Result) error {
-	byEntity := map[string][]todo.Version{}
-	var order []string
-	for _, it := range items {
-		var v todo.Version
-		if json.Unmarshal(it.Body, &v) != nil || v.Type != todo.TypeVersion || audit.CheckVersion(v) != nil {
-			continue // not a version document, or one the trigger dead-letters
-		}
-		key := todo.EntityKey(v.UserID, v.TodoID)
-		if byEntity[key] == nil {
-			order = append(order, key)
-		}
-		byEntity[key] = append(byEntity[key], v)
-		res.Versions++
-		if r.FinishMove != nil {
-			if err := r.FinishMove(ctx, v); err != nil {
-				return err
-			}
-		}
-	}
-	for _, key := range order {
-		n, err := r.refill(ctx, key, byEntity[key])
-		res.Refilled += n
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (r *Reconciler) checkpointID() string { return "reconcile-feed-" + r.Todos.Spec().Name }
 
 // refill writes the records of vs missing from one entity's history,
 // reading only the part of it from the oldest of vs on.
@@ -263,8 +299,8 @@ func Handler(rec *Reconciler, log *slog.Logger) http.Handler {
 			return
 		}
 		azfunc.WriteResponse(w, azfunc.InvokeResponse{Logs: append([]string{
-			fmt.Sprintf("reconcile: %d version documents changed since the previous run examined, %d audit records refilled, %.1f RU",
-				res.Versions, res.Refilled, m.Cost().Charge),
+			fmt.Sprintf("reconcile: %d version documents written since %d examined (%d more skipped, examined by the previous run), %d audit records refilled, %.1f RU",
+				res.Versions, res.Since, res.Skipped, res.Refilled, m.Cost().Charge),
 		}, res.Steps...)})
 	})
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/todoaudit/todo/bolt"
 	"github.com/todoaudit/todo/bolt/bolttest"
 	"github.com/todoaudit/todo/partition"
+	"github.com/todoaudit/todo/ru"
 	"github.com/todoaudit/todo/store"
 )
 
@@ -35,7 +36,7 @@ func newEnv(t testing.TB) *env {
 	clk.Set(time.Unix(1_800_000_000, 0))
 	c := bolttest.Open(t, partition.Hierarchical, &bolt.Options{Now: clk.Now})
 	return &env{clock: clk, rec: &Reconciler{Todos: c.Todos, Audit: c.Audit, Leases: c.Leases,
-		Log: slog.New(slog.DiscardHandler)}}
+		Log: slog.New(slog.DiscardHandler), Now: clk.Now}}
 }
 
 // writeVersions writes versions 1 to n of each of the given todos of one
@@ -105,57 +106,36 @@ func (e *env) run(t testing.TB) (Result, store.Cost) {
 	return res, m.Cost()
 }
 
-// toEnd moves the run's continuation to the end of the feed, as a run over
-// everything written so far leaves it.
-func (e *env) toEnd(t testing.TB) {
-	t.Helper()
-	cont := ""
-	for {
-		b, err := e.rec.Todos.ChangeFeed(context.Background(), cont, store.MaxPageSize)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(b.Items) == 0 || b.Continuation == cont {
-			break
-		}
-		cont = b.Continuation
-	}
-	if err := store.SaveCheckpoint(context.Background(), e.rec.Leases, e.rec.checkpointID(), cont); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// A run after no writes reads its continuation and the feed once, however
-// much was written just before the previous run: nothing is read twice.
-func TestRunAfterNoWritesIsOnePage(t *testing.T) {
+// A run after no writes reads its watermark and one query page: an empty
+// one when the previous run came well after the writes before it, and
+// one holding the versions it examined when it came right after them,
+// which it skips.
+func TestRunAfterNoWritesIsOneQueryPage(t *testing.T) {
 	e := newEnv(t)
 	e.writeVersions(t, "alice", ids("t", 5), 3)
-	if res, _ := e.run(t); res.Versions != 15 || res.Refilled != 15 || !res.FromStart {
+	e.clock.Set(e.clock.Now().Add(time.Hour))
+	if res, _ := e.run(t); res.Versions != 15 || res.Refilled != 15 || res.Since != 0 {
 		t.Fatalf("first run: %+v, want 15 versions examined and refilled from the beginning", res)
 	}
-	// The continuation's point read, then one read of the feed that finds
-	// nothing.
-	oneRead := func(what string) {
-		t.Helper()
-		res, cost := e.run(t)
-		if res.Versions != 0 || cost.Requests != 2 {
-			t.Fatalf("%s: %+v, cost %+v; want nothing examined in 2 requests", what, res, cost)
-		}
-		t.Logf("%s: %.1f RU in %d requests", what, cost.Charge, cost.Requests)
+	res, cost := e.run(t)
+	// The watermark's point read, then one page of a query whose two
+	// filters the index answers and that matches nothing.
+	page := ru.Query(ru.QueryWork{Partitions: 1, Lookups: 2})
+	if res.Versions != 0 || cost.Requests != 2 || cost.Charge > ru.Read(200)+page {
+		t.Fatalf("run after no writes: %+v, cost %+v; want 2 requests and at most %.2f RU", res, cost, ru.Read(200)+page)
 	}
-	oneRead("a run after no writes")
+	t.Logf("a run after no writes: %.1f RU in %d requests", cost.Charge, cost.Requests)
 
-	// A busy minute: 5,000 versions, all within a minute of the next run,
-	// and some with a _ts a little earlier than versions written before
-	// them (the clocks of a store's partitions differ).
-	e.writeVersions(t, "bob", ids("u", 250), 10)
-	e.clock.Set(e.clock.Now().Add(-20 * time.Second))
-	e.writeVersions(t, "carol", ids("v", 250), 10)
-	if res, _ := e.run(t); res.Versions != 5000 || res.Refilled != 5000 {
-		t.Fatalf("run right after 5,000 writes: %+v", res)
+	// Back to back: writes, a run right after them, another run.
+	e.writeVersions(t, "bob", ids("u", 5), 1)
+	if res, _ := e.run(t); res.Versions != 5 || res.Refilled != 5 {
+		t.Fatalf("run right after 5 writes: %+v", res)
 	}
-	oneRead("a run right after one that examined 5,000 versions")
-	oneRead("the run after that")
+	res, cost = e.run(t)
+	if res.Versions != 0 || res.Skipped != 5 || cost.Requests != 2 {
+		t.Fatalf("second run right after 5 writes: %+v, cost %+v; want nothing examined in one page", res, cost)
+	}
+	t.Logf("a run right after one that examined 5 versions: %.1f RU in %d requests", cost.Charge, cost.Requests)
 }
 
 // A run's cost grows with the writes since the previous run, not with the
@@ -169,7 +149,10 @@ func TestRunCostFollowsWritesNotHistory(t *testing.T) {
 	for _, retained := range []int{10_000, 200_000} {
 		e := newEnv(t)
 		e.writeVersions(t, "alice", ids("old", retained/20), 20)
-		e.toEnd(t)
+		// As a successful run over the retained history leaves it.
+		if err := e.rec.save(context.Background(), watermark{Since: e.clock.Now().Unix() + 1}); err != nil {
+			t.Fatal(err)
+		}
 		e.clock.Set(e.clock.Now().Add(time.Hour))
 		e.writeVersions(t, "bob", ids("new", 500), 20)
 		res, cost := e.run(t)
@@ -184,22 +167,25 @@ func TestRunCostFollowsWritesNotHistory(t *testing.T) {
 	}
 }
 
-// A write whose _ts is earlier than what a run examined, committed after
-// the run read, is refilled by the next run; a run that fails keeps its
-// continuation, so the next run reads its writes again; a continuation that
-// does not decode makes a run read everything.
-func TestLateWritesAndFailedRuns(t *testing.T) {
+// The margin reads again the window before the watermark, where a write
+// can land after a run read past it; the watermark moves only when a run
+// succeeds.
+func TestMarginAndWatermark(t *testing.T) {
 	e := newEnv(t)
 	start := e.clock.Now()
 	e.writeVersions(t, "alice", []string{"a"}, 1)
 	e.run(t)
+	// A write whose _ts is half a minute before the newest the run
+	// examined, committed after the run read.
 	e.clock.Set(start.Add(-30 * time.Second))
 	e.writeVersions(t, "alice", []string{"late"}, 1)
 	e.clock.Set(start.Add(time.Hour))
-	if res, _ := e.run(t); res.Refilled != 1 || res.Versions != 1 {
-		t.Fatalf("run after a late write: %+v, want it refilled", res)
+	if res, _ := e.run(t); res.Refilled != 1 || res.Since != start.Add(-DefaultMargin).Unix() {
+		t.Fatalf("run after a late write: %+v, want it refilled, read from %d", res, start.Add(-DefaultMargin).Unix())
 	}
 
+	// A failing run keeps the watermark, so the next run reads its writes
+	// again.
 	e.writeVersions(t, "alice", []string{"b"}, 1)
 	audit := e.rec.Audit
 	e.rec.Audit = failing{audit}
@@ -217,13 +203,6 @@ func TestLateWritesAndFailedRuns(t *testing.T) {
 	var rec todo.AuditRecord
 	if err := json.Unmarshal(got.Body, &rec); err != nil || rec.EntityID != "b" || rec.Version != 1 {
 		t.Fatalf("b's audit record %s: %v", got.Body, err)
-	}
-
-	if err := store.SaveCheckpoint(context.Background(), e.rec.Leases, e.rec.checkpointID(), "not a continuation"); err != nil {
-		t.Fatal(err)
-	}
-	if res, _ := e.run(t); !res.FromStart || res.Versions != 3 || res.Refilled != 0 {
-		t.Fatalf("run after a damaged continuation: %+v, want the 3 versions read again, none refilled", res)
 	}
 }
 

@@ -89,7 +89,8 @@ func (e *env) history() string {
 // Reconcile function does (no trigger runs here).
 func (e *env) reconcile() {
 	e.t.Helper()
-	rec := &reconcile.Reconciler{Todos: e.c.Todos, Audit: e.c.Audit, Leases: e.c.Leases, Log: slog.New(slog.DiscardHandler)}
+	rec := &reconcile.Reconciler{Todos: e.c.Todos, Audit: e.c.Audit, Leases: e.c.Leases, Log: slog.New(slog.DiscardHandler),
+		Now: func() time.Time { return e.clock.Add(time.Hour) }}
 	if _, err := rec.Run(context.Background()); err != nil {
 		e.t.Fatal(err)
 	}
