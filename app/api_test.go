@@ -171,6 +171,18 @@ func TestGoneIDs(t *testing.T) {
 	})
 }
 
+// asOf answers from everything retained: right after a write, before the
+// pump has audited it, and with the audit switched off.
+func TestAsOfBeforeTheAudit(t *testing.T) {
+	for _, pump := range []string{"on", "off"} {
+		t.Run("pump "+pump, func(t *testing.T) {
+			forEachScheme(t, map[string]string{"AUDIT_PUMP": pump}, func(t *testing.T, s *server, _ string) {
+				apitest.AsOfUnaudited(t, s.Client)
+			})
+		})
+	}
+}
+
 // The edge of the API (CORS, OPTIONS, 405, query parameters, unclean
 // paths) is the same under every scheme.
 func TestEdge(t *testing.T) {

@@ -265,7 +265,9 @@ func (a *App) openStore(ctx context.Context, specs []store.ContainerSpec) (store
 		}
 		s, err = cosmos.Open(ctx, c)
 	} else {
-		s, err = bolt.Open(a.cfg.DataDir, specs, &bolt.Options{Log: a.log})
+		// A write the disk refuses shows in health at once, before the
+		// audit pump's failure it causes.
+		s, err = bolt.Open(a.cfg.DataDir, specs, &bolt.Options{Log: a.log, OnFault: func(err error) { a.health.Report(health.StoreSource, err) }})
 	}
 	if err != nil {
 		return nil, err
@@ -497,7 +499,7 @@ func (a *App) open(ctx, bg context.Context) error {
 
 	// The probe keeps the default priority: it measures what users get.
 	a.goBackground(func() {
-		a.health.Probe(bg, "store", probeEvery, min(probeTimeout, a.cfg.StoreTimeout), st.Ping)
+		a.health.Probe(bg, health.StoreSource, probeEvery, min(probeTimeout, a.cfg.StoreTimeout), st.Ping)
 	})
 	if a.cfg.Mode != config.Standalone {
 		a.health.WatchAudit(func() health.Audit { return health.Audit{State: health.AuditHost} })
@@ -514,6 +516,13 @@ func (a *App) open(ctx, bg context.Context) error {
 		}
 		a.pump = p
 		p.ReportTo(func(err error) { a.health.Report("audit", err) })
+		// The pump's failures follow the store's: once the store recovers
+		// it retries at once, rather than at the end of its back-off.
+		a.health.OnClear(func(source string) {
+			if source == health.StoreSource {
+				p.Wake()
+			}
+		})
 		a.health.WatchAudit(p.Status)
 		// Background work yields to users: its store calls go at low
 		// priority.

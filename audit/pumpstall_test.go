@@ -29,16 +29,41 @@ func (d *downLeases) Read(ctx context.Context, pk store.PartitionKey, id string)
 	return d.Container.Read(ctx, pk, id)
 }
 
-// The pump survives a failing first read of its checkpoint: it retries
-// with backoff, reports that it cannot make progress meanwhile, and
-// audits everything once the store answers again.
-func TestPumpSurvivesFailingLeaseRead(t *testing.T) {
+// stalledPump writes a history and returns a pump whose lease container
+// does not answer until its down is cleared, retrying after delays.
+func stalledPump(t *testing.T, delays ...time.Duration) (*env, map[string]string, *downLeases, *pump.Pump) {
+	t.Helper()
 	e := newEnv(t)
 	want := e.writeHistory(t)
 	leases := &downLeases{Container: e.leases}
 	leases.down.Store(true)
 	p := e.newPump(t, e.audit, leases)
-	p.Delays = []time.Duration{5 * time.Millisecond, 20 * time.Millisecond}
+	p.Delays = delays
+	return e, want, leases, p
+}
+
+// run runs p until the returned stop is called (at the latest when the
+// test ends), which returns once p has stopped.
+func run(t *testing.T, p *pump.Pump) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		p.Run(ctx)
+	}()
+	stop = func() {
+		cancel()
+		<-done
+	}
+	t.Cleanup(stop)
+	return stop
+}
+
+// The pump survives a failing first read of its checkpoint: it retries
+// with backoff, reports that it cannot make progress meanwhile, and
+// audits everything once the store answers again.
+func TestPumpSurvivesFailingLeaseRead(t *testing.T) {
+	e, want, leases, p := stalledPump(t, 5*time.Millisecond, 20*time.Millisecond)
 	var mu sync.Mutex
 	var reports []error
 	p.ReportTo(func(err error) {
@@ -46,16 +71,7 @@ func TestPumpSurvivesFailingLeaseRead(t *testing.T) {
 		reports = append(reports, err)
 		mu.Unlock()
 	})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		p.Run(ctx)
-	}()
-	defer func() {
-		cancel()
-		<-done
-	}()
+	stop := run(t, p)
 	waitFor(t, "three failed lease reads", func() bool { return leases.reads.Load() >= 3 })
 	st := p.Status()
 	if st.State != pump.StateRetrying || st.LagSeconds == nil {
@@ -82,8 +98,7 @@ func TestPumpSurvivesFailingLeaseRead(t *testing.T) {
 		t.Fatalf("reports after recovery: %v", reports)
 	}
 	mu.Unlock()
-	cancel()
-	<-done
+	stop()
 	if st := p.Status(); st.State != pump.StateStopped {
 		t.Fatalf("status after Run returned: %+v", st)
 	}
@@ -97,5 +112,19 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 			t.Fatal(errors.New("timed out waiting for " + what))
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// Wake cuts a retry's back-off short: a pump told to wait an hour before
+// its next attempt tries again at once when woken (its store recovered).
+func TestPumpWakeCutsBackoffShort(t *testing.T) {
+	e, want, leases, p := stalledPump(t, time.Hour)
+	run(t, p)
+	waitFor(t, "a failed lease read", func() bool { return leases.reads.Load() >= 1 })
+	leases.down.Store(false)
+	p.Wake()
+	waitFor(t, "the whole history audited", func() bool { return len(e.stored(t)) == len(want) })
+	if n := leases.reads.Load(); n != 2 {
+		t.Fatalf("%d lease reads, want the failed one and the one Wake brought forward", n)
 	}
 }

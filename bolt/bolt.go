@@ -36,6 +36,10 @@ type Options struct {
 	// Log receives the failures of the background purge; they are
 	// discarded when nil.
 	Log *slog.Logger
+	// OnFault, when set, hears a write the disk refused as soon as it
+	// fails (once, until Ping finds the disk writable again), so that
+	// health can name the disk at once rather than at its next probe.
+	OnFault func(error)
 }
 
 // Store is the embedded store. It is safe for concurrent use.
@@ -75,7 +79,7 @@ func Open(dir string, specs []store.ContainerSpec, o *Options) (*Store, error) {
 	s := &Store{
 		dir:        dir,
 		db:         db,
-		commit:     newCommitter(db),
+		commit:     newCommitter(db, o.OnFault),
 		now:        o.Now,
 		log:        o.Log,
 		containers: map[string]*container{},

@@ -23,6 +23,7 @@ type committer struct {
 	// stand-in that fails as a full disk does where none can be made.
 	commitTx func(*bbolt.Tx) error
 	fault    atomic.Pointer[todo.Error]
+	onFault  func(error) // hears a fault when it is first remembered
 	mu       sync.Mutex
 	queue    []*pending
 	running  bool
@@ -32,8 +33,8 @@ type committer struct {
 	changed   chan struct{}
 }
 
-func newCommitter(db *bbolt.DB) *committer {
-	return &committer{db: db, commitTx: (*bbolt.Tx).Commit, changed: make(chan struct{})}
+func newCommitter(db *bbolt.DB, onFault func(error)) *committer {
+	return &committer{db: db, commitTx: (*bbolt.Tx).Commit, onFault: onFault, changed: make(chan struct{})}
 }
 
 // changes returns a channel closed by the next commit.
@@ -142,7 +143,9 @@ func (c *committer) commit(group []*pending) (err error) {
 		err = writeFault(err)
 		var fault *todo.Error
 		if errors.As(err, &fault) && fault.Kind == todo.InsufficientStorage {
-			c.fault.Store(fault)
+			if c.fault.Swap(fault) == nil && c.onFault != nil {
+				c.onFault(fault)
+			}
 		}
 		for _, p := range group {
 			if p.err == nil {

@@ -533,6 +533,7 @@ type page struct {
 	paths  int
 	now    time.Time
 	items  []store.Item
+	bytes  int // of the items' bodies
 	loaded int
 	// more is set when the walk met a match beyond the page: the page
 	// has a continuation, and the walk can stop.
@@ -555,12 +556,13 @@ func (p *page) offer(key, v []byte) (bool, error) {
 	if err != nil || !ok {
 		return false, err
 	}
-	if len(p.items) == p.size {
+	if len(p.items) == p.size || p.bytes >= store.MaxPageBytes {
 		p.more = true
 		return false, nil
 	}
 	pk, id := splitItemKey(key, p.paths)
 	p.items = append(p.items, store.Item{ID: id, PartitionKey: pk, ETag: etagOf(r.lsn), Body: bytes.Clone(r.body)})
+	p.bytes += len(r.body)
 	return true, nil
 }
 
@@ -590,12 +592,14 @@ func (c *container) queryOrdered(q store.Query, f filters, prefix []byte) ([]sto
 		}
 	}
 	type row struct {
-		item store.Item
+		item store.Item // its Body is the store's, valid within the transaction
 		keys [][]byte
 	}
-	var rows []row
+	var out []store.Item
+	next := ""
 	loaded := 0
 	err := c.s.db.View(func(tx *bbolt.Tx) error {
+		var rows []row
 		now := c.s.now()
 		cur := tx.Bucket(c.name).Bucket(bucketItems).Cursor()
 		for k, v := cur.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = cur.Next() {
@@ -620,44 +624,48 @@ func (c *container) queryOrdered(q store.Query, f filters, prefix []byte) ([]sto
 				keys[i] = appendValue(nil, fields[o.Field])
 			}
 			pk, id := splitItemKey(k, len(c.spec.PartitionKeyPaths))
-			rows = append(rows, row{store.Item{ID: id, PartitionKey: pk, ETag: etagOf(r.lsn), Body: bytes.Clone(r.body)}, keys})
+			rows = append(rows, row{store.Item{ID: id, PartitionKey: pk, ETag: etagOf(r.lsn), Body: r.body}, keys})
+		}
+		less := func(ak [][]byte, aid string, bk [][]byte, bid string) int {
+			for i, o := range q.OrderBy {
+				if d := bytes.Compare(ak[i], bk[i]); d != 0 {
+					if o.Desc {
+						return -d
+					}
+					return d
+				}
+			}
+			if q.OrderBy[len(q.OrderBy)-1].Desc {
+				return strings.Compare(bid, aid)
+			}
+			return strings.Compare(aid, bid)
+		}
+		sortRows(rows, func(a, b row) int { return less(a.keys, a.item.ID, b.keys, b.item.ID) })
+		start := 0
+		if after != nil {
+			for start < len(rows) && less(rows[start].keys, rows[start].item.ID, after.Values, after.ID) <= 0 {
+				start++
+			}
+		}
+		// The page ends at PageSize items or once they reach MaxPageBytes;
+		// only its items are copied out of the transaction.
+		size, end := 0, start
+		for end < len(rows) && end-start < q.PageSize && (end == start || size < store.MaxPageBytes) {
+			it := rows[end].item
+			it.Body = bytes.Clone(it.Body)
+			out = append(out, it)
+			size += len(it.Body)
+			end++
+		}
+		if end < len(rows) {
+			last := rows[end-1]
+			b, _ := json.Marshal(orderedCursor{Values: last.keys, ID: last.item.ID})
+			next = base64.RawURLEncoding.EncodeToString(b)
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, "", loaded, err
-	}
-	less := func(ak [][]byte, aid string, bk [][]byte, bid string) int {
-		for i, o := range q.OrderBy {
-			if d := bytes.Compare(ak[i], bk[i]); d != 0 {
-				if o.Desc {
-					return -d
-				}
-				return d
-			}
-		}
-		if q.OrderBy[len(q.OrderBy)-1].Desc {
-			return strings.Compare(bid, aid)
-		}
-		return strings.Compare(aid, bid)
-	}
-	sortRows(rows, func(a, b row) int { return less(a.keys, a.item.ID, b.keys, b.item.ID) })
-	start := 0
-	if after != nil {
-		for start < len(rows) && less(rows[start].keys, rows[start].item.ID, after.Values, after.ID) <= 0 {
-			start++
-		}
-	}
-	end := min(start+q.PageSize, len(rows))
-	out := make([]store.Item, 0, end-start)
-	for _, r := range rows[start:end] {
-		out = append(out, r.item)
-	}
-	next := ""
-	if end < len(rows) {
-		last := rows[end-1]
-		b, _ := json.Marshal(orderedCursor{Values: last.keys, ID: last.item.ID})
-		next = base64.RawURLEncoding.EncodeToString(b)
 	}
 	if len(f.rest) == 0 {
 		loaded = len(out)
@@ -690,7 +698,7 @@ func (c *container) ChangeFeed(ctx context.Context, continuation string, max int
 		cb := tx.Bucket(c.name)
 		items := cb.Bucket(bucketItems)
 		cur := cb.Bucket(bucketFeed).Cursor()
-		for k, key := cur.Seek(lsnKey(after + 1)); k != nil && len(batch.Items) < max; k, key = cur.Next() {
+		for k, key := cur.Seek(lsnKey(after + 1)); k != nil && len(batch.Items) < max && returned < store.MaxPageBytes; k, key = cur.Next() {
 			lsn := binaryLSN(k)
 			batch.Continuation = strconv.FormatUint(lsn, 10)
 			v := items.Get(key)

@@ -1275,6 +1275,9 @@ type Verification struct {
 	// Logged How many versions are in the transparency log's latest checkpoint with the hash checked (when there is a log)
 	Logged *int `json:"logged,omitempty"`
 
+	// Next Set when the answer ran out of its deadline before the end of the history: versions were checked, soundly, from this step's from, and GET of this URL (with from and prevHash) checks the rest
+	Next *string `json:"next,omitempty"`
+
 	// Pending How many versions are not in the latest checkpoint yet (not an error)
 	Pending *int `json:"pending,omitempty"`
 
@@ -1283,7 +1286,7 @@ type Verification struct {
 	Reason       *string `json:"reason,omitempty"`
 	Verified     bool    `json:"verified"`
 
-	// Versions How many versions were checked (when verified)
+	// Versions How many versions were checked (when verified, or when next is set)
 	Versions *int `json:"versions,omitempty"`
 }
 
@@ -1627,6 +1630,15 @@ type HistoryExportParams struct {
 type TodoProofParams struct {
 	// Version The version to prove
 	Version int `form:"version" json:"version"`
+}
+
+// VerifyHistoryParams defines parameters for VerifyHistory.
+type VerifyHistoryParams struct {
+	// From The version to start from, as a previous answer's next gives it (1 when absent)
+	From *int `form:"from,omitempty" json:"from,omitempty"`
+
+	// PrevHash The hash of version from - 1, as a previous answer's next gives it; only with from above 1
+	PrevHash *string `form:"prevHash,omitempty" json:"prevHash,omitempty"`
 }
 
 // MoveTodoParams defines parameters for MoveTodo.
@@ -1975,7 +1987,7 @@ type ClientInterface interface {
 	// VerifyHistory Recompute the todo's hash chain from its audit records
 	//
 	// Corresponds with GET /api/todos/{id}/history/verify (the `VerifyHistory` operationId).
-	VerifyHistory(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*http.Response, error)
+	VerifyHistory(ctx context.Context, id Id, params *VerifyHistoryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// MoveTodoWithBody Give the todo a new category: a new id in another logical partition
 	//
@@ -2599,8 +2611,8 @@ func (c *Client) TodoProof(ctx context.Context, id Id, params *TodoProofParams, 
 // VerifyHistory Recompute the todo's hash chain from its audit records
 //
 // Corresponds with GET /api/todos/{id}/history/verify (the `VerifyHistory` operationId).
-func (c *Client) VerifyHistory(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewVerifyHistoryRequest(c.Server, id)
+func (c *Client) VerifyHistory(ctx context.Context, id Id, params *VerifyHistoryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewVerifyHistoryRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -4703,7 +4715,7 @@ func NewTodoProofRequest(server string, id Id, params *TodoProofParams) (*http.R
 }
 
 // NewVerifyHistoryRequest constructs an http.Request for the VerifyHistory method
-func NewVerifyHistoryRequest(server string, id Id) (*http.Request, error) {
+func NewVerifyHistoryRequest(server string, id Id, params *VerifyHistoryParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -4726,6 +4738,45 @@ func NewVerifyHistoryRequest(server string, id Id) (*http.Request, error) {
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.From != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from", *params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrevHash != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prevHash", *params.PrevHash, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
@@ -5213,7 +5264,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /api/todos/{id}/history/verify (the `VerifyHistory` operationId).
-	VerifyHistoryWithResponse(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*VerifyHistoryResponse, error)
+	VerifyHistoryWithResponse(ctx context.Context, id Id, params *VerifyHistoryParams, reqEditors ...RequestEditorFn) (*VerifyHistoryResponse, error)
 
 	// MoveTodoWithBodyWithResponse Give the todo a new category: a new id in another logical partition
 	//
@@ -8891,8 +8942,8 @@ func (c *ClientWithResponses) TodoProofWithResponse(ctx context.Context, id Id, 
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /api/todos/{id}/history/verify (the `VerifyHistory` operationId).
-func (c *ClientWithResponses) VerifyHistoryWithResponse(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*VerifyHistoryResponse, error) {
-	rsp, err := c.VerifyHistory(ctx, id, reqEditors...)
+func (c *ClientWithResponses) VerifyHistoryWithResponse(ctx context.Context, id Id, params *VerifyHistoryParams, reqEditors ...RequestEditorFn) (*VerifyHistoryResponse, error) {
+	rsp, err := c.VerifyHistory(ctx, id, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}

@@ -57,7 +57,7 @@ func Example() {
 	history := must(api.TodoHistoryWithResponse(ctx, id, nil))
 	fmt.Println("history:", history.StatusCode(), len(history.JSON200.Items), "versions")
 
-	verified := must(api.VerifyHistoryWithResponse(ctx, id))
+	verified := must(api.VerifyHistoryWithResponse(ctx, id, nil))
 	fmt.Println("verify:", verified.StatusCode(), verified.JSON200.Verified, *verified.JSON200.Versions, "versions")
 
 	rolledBack := must(api.RollbackTodoWithResponse(ctx, id, nil, client.RollbackInput{Version: 1}))

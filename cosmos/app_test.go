@@ -27,6 +27,7 @@ func TestHandlerOnCosmos(t *testing.T) {
 	c := &apitest.Client{T: t, Base: "http://" + a.Addr(), User: "alice"}
 	apitest.CRUD(t, c, "category")
 	apitest.Gone(t, c.As("bob"), "category")
+	apitest.AsOfUnaudited(t, c.As("dave"))
 	// No pump here: a reconcile pass refills the audit from the version
 	// documents, as it would after the real trigger dropped them.
 	apitest.Proof(t, c.As("carol"), "category", func() {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/internal/backoff"
 )
 
 // State is the handler's condition as /api/health reports it.
@@ -55,6 +56,10 @@ const (
 	AuditOff = "off"
 )
 
+// StoreSource is the source name of the store's faults: the probe's and
+// the store's own reports.
+const StoreSource = "store"
+
 // Monitor holds the health state. It is safe for concurrent use; none of
 // its methods block on anything but its own lock.
 type Monitor struct {
@@ -65,6 +70,16 @@ type Monitor struct {
 	faults   map[string]string // source → public cause
 	starting map[string]string // source → what it is doing, until it reports
 	audit    func() Audit
+	onClear  func(source string)
+}
+
+// OnClear makes Report call f, outside the monitor's lock, each time the
+// fault of a source clears: work held back by it (the audit pump's
+// retries, after the store's) can resume at once.
+func (m *Monitor) OnClear(f func(source string)) {
+	m.mu.Lock()
+	m.onClear = f
+	m.mu.Unlock()
 }
 
 // WatchAudit makes Status report the audit state f returns; until it is
@@ -112,23 +127,39 @@ func (m *Monitor) Report(source string, err error) {
 		m.faults[source] = todo.Message(err)
 	}
 	now, has := m.faults[source]
+	onClear := m.onClear
 	m.mu.Unlock()
 	switch {
 	case has && (!had || old != now):
 		m.log.Warn("health: degraded", "source", source, "cause", now, "error", err.Error())
 	case had && !has:
 		m.log.Info("health: recovered", "source", source)
+		if onClear != nil {
+			onClear(source)
+		}
 	}
 }
 
-// Status returns the current state.
-func (m *Monitor) Status() Status {
+// faulty reports whether source has a fault.
+func (m *Monitor) faulty(source string) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	_, ok := m.faults[source]
+	return ok
+}
+
+// Status returns the current state. The audit state is read outside the
+// monitor's lock: the pump reports to Report while holding its own.
+func (m *Monitor) Status() Status {
+	m.mu.Lock()
+	watch := m.audit
+	m.mu.Unlock()
 	audit := Audit{State: AuditOff}
-	if m.audit != nil {
-		audit = m.audit()
+	if watch != nil {
+		audit = watch()
 	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	if !m.open {
 		return Status{State: Starting, Audit: audit}
 	}
@@ -141,32 +172,46 @@ func (m *Monitor) Status() Status {
 	return Status{State: OK, Audit: audit}
 }
 
-// causes joins the values of bySource in a stable order.
+// causes joins the values of bySource in a stable order, the store's
+// first: the others (the audit pump's) often follow from it.
 func causes(bySource map[string]string) string {
-	list := make([]string, 0, len(bySource))
-	for _, c := range bySource {
-		list = append(list, c)
+	sources := make([]string, 0, len(bySource))
+	for s := range bySource {
+		sources = append(sources, s)
 	}
-	sort.Strings(list)
+	sort.Slice(sources, func(i, j int) bool {
+		if (sources[i] == StoreSource) != (sources[j] == StoreSource) {
+			return sources[i] == StoreSource
+		}
+		return sources[i] < sources[j]
+	})
+	list := make([]string, len(sources))
+	for i, s := range sources {
+		list[i] = bySource[s]
+	}
 	return strings.Join(list, "; ")
 }
 
 // Probe runs check every interval, each run under its own deadline of
-// timeout, and reports each outcome as source, until ctx ends. A check that
-// overruns its deadline counts as a fault even if it ignores the deadline.
+// timeout, and reports each outcome as source, until ctx ends. While source
+// is faulty (by this check or another report) it checks four times as
+// often, so that health follows a recovery within a quarter of interval. A
+// check that overruns its deadline counts as a fault even if it ignores the
+// deadline.
 func (m *Monitor) Probe(ctx context.Context, source string, interval, timeout time.Duration, check func(context.Context) error) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
 	for {
+		start := time.Now()
 		err := runWithin(ctx, timeout, check)
 		if ctx.Err() != nil {
 			return
 		}
 		m.Report(source, err)
-		select {
-		case <-ctx.Done():
+		every := interval
+		if m.faulty(source) {
+			every = interval / 4
+		}
+		if backoff.Sleep(ctx, every-time.Since(start)) != nil {
 			return
-		case <-t.C:
 		}
 	}
 }

@@ -14,8 +14,8 @@ import (
 
 func newMonitor() *Monitor { return New(slog.New(slog.NewTextHandler(io.Discard, nil))) }
 
-// Starting until opened; then ok, degraded with every cause while any
-// source reports a fault, ok again once each has cleared.
+// Starting until opened; then ok, degraded with every cause (the store's
+// first) while any source reports a fault, ok again once each has cleared.
 func TestStates(t *testing.T) {
 	m := newMonitor()
 	m.Report("store", errors.New("early"))
@@ -32,7 +32,7 @@ func TestStates(t *testing.T) {
 	}
 	m.Report("store", todo.Errorf(todo.Unavailable, "the store did not answer"))
 	m.Report("disk", todo.Errorf(todo.Unavailable, "no space left"))
-	if st := m.Status(); st.State != Degraded || st.Cause != "no space left; the store did not answer" {
+	if st := m.Status(); st.State != Degraded || st.Cause != "the store did not answer; no space left" {
 		t.Fatalf("two faults: %+v", st)
 	}
 	m.Report("disk", nil)
@@ -119,5 +119,52 @@ func TestProbeStallAndRecovery(t *testing.T) {
 	case <-done:
 	case <-time.After(5 * time.Second):
 		t.Fatal("Probe did not end with its context")
+	}
+}
+
+// OnClear hears each source whose fault clears, once; Status may be read
+// by the audit function itself reporting (the pump reports while holding
+// the lock its status takes).
+func TestOnClearAndReentrantAudit(t *testing.T) {
+	m := newMonitor()
+	m.Opened()
+	var cleared []string
+	m.OnClear(func(source string) { cleared = append(cleared, source) })
+	m.WatchAudit(func() Audit {
+		m.Report("audit", nil)
+		return Audit{State: "running"}
+	})
+	m.Report(StoreSource, errors.New("full"))
+	m.Report(StoreSource, errors.New("full"))
+	m.Report(StoreSource, nil)
+	m.Report(StoreSource, nil)
+	if st := m.Status(); st.State != OK || st.Audit.State != "running" {
+		t.Fatalf("status %+v", st)
+	}
+	if len(cleared) != 1 || cleared[0] != StoreSource {
+		t.Fatalf("cleared %v", cleared)
+	}
+}
+
+// While its source is faulty a probe checks four times as often, so that
+// health follows the recovery soon.
+func TestProbeChecksOftenerWhileFaulty(t *testing.T) {
+	m := newMonitor()
+	m.Opened()
+	calls := make(chan time.Time, 10)
+	var n atomic.Int32
+	check := func(context.Context) error {
+		calls <- time.Now()
+		if n.Add(1) == 1 {
+			return errors.New("down")
+		}
+		return nil
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go m.Probe(ctx, StoreSource, 800*time.Millisecond, time.Second, check)
+	first, second := <-calls, <-calls
+	if d := second.Sub(first); d > 600*time.Millisecond {
+		t.Fatalf("re-checked a faulty source after %v, want about 200ms", d)
 	}
 }

@@ -169,26 +169,17 @@ func (a *api) historyProof(ctx context.Context, w http.ResponseWriter, r *http.R
 	return nil
 }
 
-// logged compares a verified history with the log: how many of its
-// versions are in the latest checkpoint, how many are not yet, and the
-// first version logged with another hash.
-func (a *api) logged(ctx context.Context, id string) (tlog.Logged, error) {
+// logged compares the versions a verification checked with the log: how
+// many of them are in the latest checkpoint, how many are not yet, and the
+// first logged with another hash.
+func (a *api) logged(ctx context.Context, id string, checked []service.CheckedVersion) (tlog.Logged, error) {
 	user, err := service.Caller(ctx)
 	if err != nil {
 		return tlog.Logged{}, err
 	}
-	var versions []tlog.VersionHash
-	for cont := ""; ; {
-		p, err := a.Service.History(ctx, id, service.MaxPageSize, cont)
-		if err != nil {
-			return tlog.Logged{}, err
-		}
-		for _, r := range p.Items {
-			versions = append(versions, tlog.VersionHash{Version: r.Version, Hash: r.Hash})
-		}
-		if cont = p.Continuation; cont == "" {
-			break
-		}
+	versions := make([]tlog.VersionHash, len(checked))
+	for i, c := range checked {
+		versions[i] = tlog.VersionHash{Version: c.Version, Hash: c.Hash}
 	}
 	return a.Transparency.Check(ctx, todo.EntityKey(user, id), versions)
 }

@@ -78,14 +78,16 @@ type api struct {
 	Config
 	// payloadTurns admits maxPayloadsAtOnce invocations at a time.
 	payloadTurns chan struct{}
-	router       *router
+	// pageTurns admits maxPagesAtOnce paged answers at a time.
+	pageTurns chan struct{}
+	router    *router
 }
 
 // New returns the handler: the API routes, the payload-mode functions at
 // POST /{name}, and GET / for the host's readiness poll, behind the CORS
 // policy when one is configured.
 func New(c Config) http.Handler {
-	a := &api{Config: c, payloadTurns: make(chan struct{}, maxPayloadsAtOnce), router: newRouter(Routes)}
+	a := &api{Config: c, payloadTurns: make(chan struct{}, maxPayloadsAtOnce), pageTurns: make(chan struct{}, maxPagesAtOnce), router: newRouter(Routes)}
 	return withCORS(a, c.CORS)
 }
 

@@ -411,20 +411,38 @@ type verification struct {
 	// latest checkpoint and those not integrated yet, when there is a log.
 	Logged  *int `json:"logged,omitempty"`
 	Pending *int `json:"pending,omitempty"`
+	// Next, when set, is the URL that checks the rest of a history this
+	// answer ran out of time for: Versions were checked, soundly, from the
+	// step's from.
+	Next string `json:"next,omitempty"`
 }
 
 func (a *api) verify(ctx context.Context, w http.ResponseWriter, r *http.Request, id string) error {
-	v, err := a.Service.Verify(ctx, id)
+	q, err := queryOf(r, "from", "prevHash")
+	if err != nil {
+		return err
+	}
+	var step service.VerifyStep
+	if _, ok := q["from"]; ok {
+		if step.From, err = versionParam(q, "from"); err != nil {
+			return err
+		}
+	}
+	step.PrevHash = q["prevHash"]
+	v, err := a.Service.Verify(ctx, id, step)
 	if err != nil {
 		return err
 	}
 	body := verification{Verified: v.Verified, BrokenAt: v.BrokenAt, Reason: v.Reason, PurgedBefore: v.PurgedBefore,
 		Erased: v.Erased, FirstEncoding: v.FirstEncoding}
-	if v.Verified {
+	if v.Verified || v.Next != nil {
 		body.Versions = &v.Versions
 	}
+	if v.Next != nil {
+		body.Next = todoPath(id) + "/history/verify?from=" + strconv.FormatInt(v.Next.From, 10) + "&prevHash=" + url.QueryEscape(v.Next.PrevHash)
+	}
 	if v.Verified && a.Transparency != nil {
-		l, err := a.logged(ctx, id)
+		l, err := a.logged(ctx, id, v.Checked)
 		if err != nil {
 			return err
 		}

@@ -92,7 +92,10 @@ type Spec struct {
 	// Sort, when set, orders the whole result, across every partition,
 	// by one property with id breaking ties (OrderBy must then be empty):
 	// see querySorted.
-	Sort     *store.Order
+	Sort *store.Order
+	// After, with OrderBy of one property, starts after a position in
+	// that order, as the index finds it (see store.Query.After).
+	After    *store.Seek
 	PageSize int
 	// Continuation is the token of the previous page, as returned in
 	// Page.Continuation; "" starts at the beginning.
@@ -127,6 +130,7 @@ func (r *Repository[T]) Query(ctx context.Context, s Spec) (Page[T], error) {
 			PartitionKey: s.Partitions[i],
 			Filters:      s.Filters,
 			OrderBy:      s.OrderBy,
+			After:        s.After,
 			PageSize:     want,
 			Continuation: tok.Store,
 		})

@@ -77,6 +77,10 @@ func fingerprint(s Spec) string {
 	if s.Sort != nil {
 		sort = *s.Sort
 	}
-	fmt.Fprintf(h, "%q|%#v|%#v|%v|%#v", s.Partitions, s.Filters, s.OrderBy, s.Sort != nil, sort)
+	var after store.Seek
+	if s.After != nil {
+		after = *s.After
+	}
+	fmt.Fprintf(h, "%q|%#v|%#v|%v|%#v|%#v", s.Partitions, s.Filters, s.OrderBy, s.Sort != nil, sort, after)
 	return fmt.Sprintf("%016x", h.Sum64())
 }

@@ -25,7 +25,7 @@ func (s *Service) AsOf(ctx context.Context, id string, at time.Time) (Result, er
 		return Result{}, err
 	}
 	var chosen *verified
-	v, newest, _, err := s.walk(ctx, user, id, pk, true, 0, func(x *verified) {
+	v, newest, _, err := s.walk(ctx, user, id, pk, true, 0, nil, func(x *verified) {
 		if !x.Record.DateCreatedUTC.After(at) {
 			chosen = x
 		}

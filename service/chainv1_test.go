@@ -53,7 +53,7 @@ func TestV1HistoryVerifies(t *testing.T) {
 	svc, c, ids := v1History(t)
 	ctx := service.WithUser(context.Background(), "alice")
 	for id, versions := range map[string]int{ids[0]: 5, ids[1]: 1} {
-		v, err := svc.Verify(ctx, id)
+		v, err := svc.Verify(ctx, id, service.VerifyStep{})
 		if err != nil || !v.Verified || v.Versions != versions {
 			t.Fatalf("%s: %+v, %v; want %d verified versions", id, v, err, versions)
 		}
@@ -66,7 +66,7 @@ func TestV1HistoryVerifies(t *testing.T) {
 		t.Fatal(err)
 	}
 	reconcileAll(t, c)
-	if v, err := svc.Verify(ctx, ids[0]); err != nil || !v.Verified || v.Versions != 6 {
+	if v, err := svc.Verify(ctx, ids[0], service.VerifyStep{}); err != nil || !v.Verified || v.Versions != 6 {
 		t.Fatalf("after a rollback: %+v, %v", v, err)
 	}
 }

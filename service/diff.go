@@ -153,7 +153,7 @@ func (s *Service) Diff(ctx context.Context, id string, from, to int64) (Diff, er
 	// Only versions that verify are compared, as rollback restores only
 	// those.
 	var va, vb *verified
-	v, _, _, err := s.walk(ctx, user, id, pk, true, max(from, to), func(x *verified) {
+	v, _, _, err := s.walk(ctx, user, id, pk, true, max(from, to), nil, func(x *verified) {
 		switch x.Record.Version {
 		case from:
 			va = x

@@ -144,7 +144,7 @@ func (s *Service) Rollback(ctx context.Context, id string, n int64, ifMatch stri
 		return Result{}, todo.Errorf(todo.Invalid, "version must be 1 or more")
 	}
 	var found *verified
-	v, _, head, err := s.walk(ctx, user, id, pk, true, n, func(x *verified) {
+	v, _, head, err := s.walk(ctx, user, id, pk, true, n, nil, func(x *verified) {
 		if x.Record.Version == n {
 			found = x
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/repo"
@@ -30,12 +31,41 @@ type Verification struct {
 	// chain encoding, which commit to no field separately, so that an
 	// erasure leaves their content as it is.
 	Erased, FirstEncoding int
+	// Next is set when the verification stopped at its deadline before the
+	// end: the Versions from the step's start up to Next.From are sound,
+	// and Verify from Next checks the rest.
+	Next *VerifyStep
+	// Checked are the versions checked, oldest first, with their hashes:
+	// what a comparison with the transparency log needs, without reading
+	// the history again.
+	Checked []CheckedVersion
 }
 
+// CheckedVersion is one version a verification checked, and its hash.
+type CheckedVersion struct {
+	Version int64
+	Hash    string
+}
+
+// VerifyStep is where a verification starts: at version From (1 when
+// zero), whose predecessor's hash is PrevHash. A history too long to check
+// within one request's deadline is checked in steps, each from the Next of
+// the one before.
+type VerifyStep struct {
+	From     int64
+	PrevHash string
+}
+
+// maxHashBytes bounds a prevHash given to Verify: longer than any hash.
+const maxHashBytes = 128
+
 // Verify recomputes the hash chain of the caller's todo id from its audit
-// records, oldest first (see walk), and compares its newest version with
-// the todo itself.
-func (s *Service) Verify(ctx context.Context, id string) (Verification, error) {
+// records, oldest first (see walk), from version from.From on, and
+// compares its newest version with the todo itself. It watches its
+// deadline record by record: when the history is too long to check in
+// time, it answers with the versions checked so far and the step to
+// continue from, rather than an error.
+func (s *Service) Verify(ctx context.Context, id string, from VerifyStep) (Verification, error) {
 	user, err := caller(ctx)
 	if err != nil {
 		return Verification{}, err
@@ -44,7 +74,18 @@ func (s *Service) Verify(ctx context.Context, id string) (Verification, error) {
 	if err != nil {
 		return Verification{}, err
 	}
-	v, _, _, err := s.walk(ctx, user, id, pk, false, 0, nil)
+	if from.From == 0 {
+		from.From = 1
+	}
+	switch {
+	case from.From < 1:
+		return Verification{}, todo.Errorf(todo.Invalid, "from must be a version, 1 or more")
+	case from.From == 1 && from.PrevHash != "":
+		return Verification{}, todo.Errorf(todo.Invalid, "version 1 has no previous hash: give prevHash only with from above 1")
+	case from.From > 1 && (from.PrevHash == "" || len(from.PrevHash) > maxHashBytes):
+		return Verification{}, todo.Errorf(todo.Invalid, "prevHash must be the hash of version %d, as the previous step's next gave it", from.From-1)
+	}
+	v, _, _, err := s.walk(ctx, user, id, pk, false, 0, &from, nil)
 	return v, err
 }
 
@@ -68,8 +109,14 @@ type verified struct {
 // the same version, hash and content, whatever the distance between them;
 // for a todo that is gone, a delete or a move. walk stops at the first
 // version that does not verify; it returns the newest one that did.
+//
+// walk checks its deadline record by record. Without step it walks the
+// whole chain and, past its deadline, fails with Unavailable. With step
+// it starts at step.From, linking to step.PrevHash, and stops checking at
+// three quarters of the time its deadline leaves, so that the answer still
+// comes in time: with the versions checked so far and out.Next.
 func (s *Service) walk(ctx context.Context, user, id string, pk store.PartitionKey, outbox bool, reach int64,
-	visit func(*verified)) (Verification, *verified, *repo.Doc[todo.Todo], error) {
+	step *VerifyStep, visit func(*verified)) (Verification, *verified, *repo.Doc[todo.Todo], error) {
 	var out Verification
 	var newest *verified
 	var head *repo.Doc[todo.Todo] // the caller's todo, as read, if it is there
@@ -83,9 +130,37 @@ func (s *Service) walk(ctx context.Context, user, id string, pk store.PartitionK
 		PageSize:   store.MaxPageSize,
 	}
 	prev, next := "", int64(1)
+	if step != nil && step.From > 1 {
+		prev, next = step.PrevHash, step.From
+		// The walk starts after version From - 1 in the range index, so
+		// that a step costs what it checks, not the versions before it.
+		spec.After = &store.Seek{Order: spec.OrderBy[0], Value: json.RawMessage(strconv.FormatInt(step.From-1, 10)), ID: todo.AuditID(id, step.From-1)}
+	}
+	check, cancel := checkDeadline(ctx, step != nil)
+	defer cancel()
+	start := next
+	// late answers a walk that ran out of time. A step that checked
+	// versions ends with them: before the version next it was about to
+	// read (more), or else before the newest it checked, which the next
+	// step checks again with the todo (its next may not exist).
+	late := func(more bool, err error) (Verification, *verified, *repo.Doc[todo.Todo], error) {
+		switch {
+		case step != nil && more && out.Versions > 0:
+			out.Next = &VerifyStep{From: next, PrevHash: prev}
+		case step != nil && out.Versions > 1:
+			out.Versions--
+			out.Checked = out.Checked[:out.Versions]
+			out.Next = &VerifyStep{From: newest.Record.Version, PrevHash: newest.Record.PrevHash}
+		case err != nil:
+			return out, newest, head, err
+		default:
+			return out, newest, head, todo.Wrap(todo.Unavailable, check.Err(), "the history could not be checked within the deadline")
+		}
+		return out, newest, head, nil
+	}
 	accept := func(v *verified) (int64, string, error) {
 		r, e := &v.Record, &v.Audited.Entity
-		if out.Versions == 0 && next == 1 && r.Version > 1 {
+		if out.Versions == 0 && r.Version > next {
 			// Versions purged under the retention period are left out, not
 			// missing; only a history that starts late can have any.
 			m, err := s.purgeMarker(ctx, user, id)
@@ -127,14 +202,22 @@ func (s *Service) walk(ctx context.Context, user, id string, pk store.PartitionK
 		newest, prev = v, r.Hash
 		next++
 		out.Versions++
+		out.Checked = append(out.Checked, CheckedVersion{r.Version, r.Hash})
 		return 0, "", nil
 	}
 	for {
-		p, err := s.records.Query(ctx, spec)
+		p, err := s.records.Query(check, spec)
+		if err != nil && check.Err() != nil {
+			return late(false, err)
+		}
 		if err != nil {
 			return out, newest, head, err
 		}
 		for _, d := range p.Items {
+			// A step checks at least one version, so that steps progress.
+			if check.Err() != nil && (step == nil || out.Versions > 0) {
+				return late(true, nil)
+			}
 			r, a, err := todo.DecodeRecord(d.Value)
 			if err != nil {
 				return broken(recordVersion(id, r.ID, next), "the audit record %q: %v", r.ID, err)
@@ -151,10 +234,16 @@ func (s *Service) walk(ctx context.Context, user, id string, pk store.PartitionK
 	}
 	d, err := s.todos.GetIn(ctx, pk, id)
 	if err != nil && !todo.IsKind(err, todo.NotFound) {
+		if ctx.Err() != nil {
+			return late(false, err)
+		}
 		return out, newest, head, err
 	}
 	if err == nil && d.Value.Type == todo.TypeTodo && d.Value.UserID == user {
 		head = &d
+	}
+	if newest == nil && start > 1 && (head == nil || head.Value.Version < start) {
+		return out, nil, head, todo.Errorf(todo.NotFound, "todo %q has no version %d", id, start)
 	}
 	for outbox && (head == nil || next <= max(head.Value.Version, reach)) {
 		v, ok, err := s.versionDoc(ctx, user, id, pk, next)
@@ -206,6 +295,16 @@ func (s *Service) walk(ctx context.Context, user, id string, pk store.PartitionK
 	}
 	out.Verified = true
 	return out, newest, head, nil
+}
+
+// checkDeadline is the context a walk checks under: ctx, or for a walk in
+// steps, ctx ending at three quarters of the time its deadline leaves, so
+// that the answer, and the check of the todo, still come within it.
+func checkDeadline(ctx context.Context, steps bool) (context.Context, context.CancelFunc) {
+	if dl, ok := ctx.Deadline(); ok && steps {
+		return context.WithDeadline(ctx, time.Now().Add(time.Until(dl)*3/4))
+	}
+	return ctx, func() {}
 }
 
 // versionDoc reads the retained version document n of the caller's todo

@@ -87,7 +87,7 @@ func TestVerifyDetectsTampering(t *testing.T) {
 	reconcileAll(t, c)
 	verify := func(id string) service.Verification {
 		t.Helper()
-		v, err := svc.Verify(ctx, id)
+		v, err := svc.Verify(ctx, id, service.VerifyStep{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -34,6 +34,12 @@ type Query struct {
 // MaxPageSize is the largest page a query may ask for.
 const MaxPageSize = 1000
 
+// MaxPageBytes bounds the documents of one query page, as Cosmos DB bounds
+// a query response (at 4 MB): a page ends early, with a continuation, once
+// its items reach it, so that a page of large documents is never a page of
+// hundreds of megabytes. A page always holds at least one item.
+const MaxPageBytes = 1 << 20
+
 // CompareOp is a filter's comparison.
 type CompareOp int
 

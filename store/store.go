@@ -191,7 +191,8 @@ type Container interface {
 	// q.PartitionKey (full key, prefix, or empty for every partition).
 	Query(ctx context.Context, q Query) (Page, error)
 	// ChangeFeed returns up to max changed items after continuation ("" is
-	// the beginning), in latest-version mode: an item changed several times
+	// the beginning), fewer once they reach MaxPageBytes (at least one), in
+	// latest-version mode: an item changed several times
 	// since the continuation appears once, at its latest version; deletes
 	// and expiries never appear; order is kept within a logical partition.
 	// The returned continuation stays valid across restarts.

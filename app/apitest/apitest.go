@@ -347,6 +347,38 @@ func Proof(t *testing.T, c *Client, scheme string, settle func()) {
 	}
 }
 
+// AsOfUnaudited reads todos as they were before the audit has recorded
+// them: right after a create, after an update, and after a delete, with no
+// wait for the audit (which may lag, or be off).
+func AsOfUnaudited(t *testing.T, c *Client) {
+	asOf := func(id string, at time.Time) Response {
+		return c.Do("GET", "/api/todos/"+id+"?asOf="+at.UTC().Format(time.RFC3339Nano), nil)
+	}
+	before := time.Now().Add(-time.Second)
+	id := c.Create("Grocery", "as of v1")["id"].(string)
+	if got := Want(t, asOf(id, time.Now()), 200).JSON(t); got["title"] != "as of v1" || got["version"] != 1.0 {
+		t.Fatalf("asOf right after the create: %v", got)
+	}
+	Want(t, asOf(id, before), 404)
+	// Versions are stamped to the millisecond: between is a time after
+	// version 1's stamp and before version 2's.
+	time.Sleep(3 * time.Millisecond)
+	between := time.Now()
+	time.Sleep(3 * time.Millisecond)
+	Want(t, c.Do("PUT", "/api/todos/"+id, map[string]any{"category": "Grocery", "title": "as of v2"}), 200)
+	if got := Want(t, asOf(id, time.Now()), 200).JSON(t); got["title"] != "as of v2" {
+		t.Fatalf("asOf right after the update: %v", got)
+	}
+	if got := Want(t, asOf(id, between), 200).JSON(t); got["title"] != "as of v1" {
+		t.Fatalf("asOf between the versions: %v", got)
+	}
+	Want(t, c.Do("DELETE", "/api/todos/"+id, nil), 204)
+	Want(t, asOf(id, time.Now()), 404)
+	if got := Want(t, asOf(id, between), 200).JSON(t); got["title"] != "as of v1" {
+		t.Fatalf("asOf before the delete: %v", got)
+	}
+}
+
 // Edge covers what the router answers before any handler: CORS for
 // origin (configured as the only CORS_ALLOWED_ORIGINS) and a refused one,
 // OPTIONS and 405 with the path's Allow on every path of the route table,

@@ -145,12 +145,12 @@ func TestErasureResumes(t *testing.T) {
 	}
 	alice := service.WithUser(ctx, "alice")
 	for _, id := range w.alice {
-		v, err := w.svc.Verify(alice, id)
+		v, err := w.svc.Verify(alice, id, service.VerifyStep{})
 		if err != nil || !v.Verified || v.Versions != 2 || v.Erased != 2 {
 			t.Fatalf("verify %s: %+v %v", id, v, err)
 		}
 	}
-	if v, err := w.svc.Verify(service.WithUser(ctx, "bob"), w.bob); err != nil || !v.Verified || v.Erased != 0 {
+	if v, err := w.svc.Verify(service.WithUser(ctx, "bob"), w.bob, service.VerifyStep{}); err != nil || !v.Verified || v.Erased != 0 {
 		t.Fatalf("verify bob's: %+v %v", v, err)
 	}
 

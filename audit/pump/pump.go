@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -72,6 +73,43 @@ type Pump struct {
 	Telemetry *telemetry.Telemetry
 
 	mon *monitor // follows Run for Status
+
+	wakeMu sync.Mutex
+	wake   chan struct{} // closed by Wake, replaced once a wait has seen it
+}
+
+// Wake cuts short every wait of the pump in progress, its retries' back-off
+// included, or else its next one, so that it tries again at once: the
+// store it failed on has recovered.
+func (p *Pump) Wake() {
+	p.wakeMu.Lock()
+	defer p.wakeMu.Unlock()
+	c := p.wakeLocked()
+	select {
+	case <-c:
+	default:
+		close(c)
+	}
+}
+
+// woken is closed by Wake; a Wake no wait has seen yet is seen by this one.
+func (p *Pump) woken() <-chan struct{} {
+	p.wakeMu.Lock()
+	defer p.wakeMu.Unlock()
+	c := p.wakeLocked()
+	select {
+	case <-c:
+		p.wake = make(chan struct{})
+	default:
+	}
+	return c
+}
+
+func (p *Pump) wakeLocked() chan struct{} {
+	if p.wake == nil {
+		p.wake = make(chan struct{})
+	}
+	return p.wake
 }
 
 // New returns a pump that audits with trig and retries with the policy of
@@ -211,11 +249,11 @@ func (p *Pump) traceRead(ctx context.Context, started time.Time, items int, err 
 	return ctx
 }
 
-// wait blocks until d passes or ctx ends.
+// wait blocks until d passes, Wake is called or ctx ends.
 func (p *Pump) wait(ctx context.Context, d time.Duration) { p.waitChange(ctx, nil, d) }
 
-// waitChange blocks until changed is closed (never, when nil), d passes
-// or ctx ends.
+// waitChange blocks until changed is closed (never, when nil), d passes,
+// Wake is called or ctx ends.
 func (p *Pump) waitChange(ctx context.Context, changed <-chan struct{}, d time.Duration) {
 	t := time.NewTimer(d)
 	defer t.Stop()
@@ -223,6 +261,7 @@ func (p *Pump) waitChange(ctx context.Context, changed <-chan struct{}, d time.D
 	case <-ctx.Done():
 	case <-changed:
 	case <-t.C:
+	case <-p.woken():
 	}
 }
 

@@ -26,14 +26,14 @@ func TestPurgeSparesHeld(t *testing.T) {
 	now := time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
 	svc := service.New(sch, c.Todos, c.Audit, &service.Options{Now: clock})
-	ids := map[string]string{}
+	ids, hashes := map[string]string{}, map[string]string{}
 	for _, u := range []string{"alice", "bob", "carol"} {
 		ctx := service.WithUser(context.Background(), u)
 		r, err := svc.Create(ctx, todo.Fields{Category: "Grocery", Title: "old"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		ids[u] = r.Todo.ID
+		ids[u], hashes[u] = r.Todo.ID, r.Todo.Hash
 		if _, err := svc.Put(ctx, r.Todo.ID, todo.Fields{Category: "Grocery", Title: "old too"}, "", false); err != nil {
 			t.Fatal(err)
 		}
@@ -79,12 +79,23 @@ func TestPurgeSparesHeld(t *testing.T) {
 		if err != nil || len(act.Items) != want {
 			t.Fatalf("%s: %d activity entries, want %d: %v", u, len(act.Items), want, err)
 		}
-		v, err := svc.Verify(ctx, ids[u])
+		v, err := svc.Verify(ctx, ids[u], service.VerifyStep{})
 		if err != nil || !v.Verified {
 			t.Fatalf("%s: verify %+v, %v", u, v, err)
 		}
 		if purged := u == "alice"; purged != (v.PurgedBefore == 3) {
 			t.Fatalf("%s: purgedBefore %d", u, v.PurgedBefore)
+		}
+		// A step from version 2, with the hash of version 1 as it was
+		// before any purge, checks versions 2 and 3, or for alice reports
+		// 2 purged and checks 3.
+		step := service.VerifyStep{From: 2, PrevHash: hashes[u]}
+		checked := 2
+		if u == "alice" {
+			checked = 1
+		}
+		if v, err := svc.Verify(ctx, ids[u], step); err != nil || !v.Verified || v.Versions != checked || (u == "alice") != (v.PurgedBefore == 3) {
+			t.Fatalf("%s: verify from 2: %+v, %v", u, v, err)
 		}
 	}
 	if err := svc.ReleaseHold(admin, byUser.ID, ""); err != nil {

@@ -101,7 +101,7 @@ func at(n int) time.Time { return time.Date(2026, 11, 30, 7, 0, n, 0, time.UTC) 
 
 func (e *env) verify(id string) service.Verification {
 	e.t.Helper()
-	v, err := e.svc.Verify(e.ctx, id)
+	v, err := e.svc.Verify(e.ctx, id, service.VerifyStep{})
 	if err != nil {
 		e.t.Fatal(err)
 	}
