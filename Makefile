@@ -33,8 +33,8 @@ node_modules/.package-lock.json: package.json package-lock.json
 # it) and the heavy tests that skip themselves under it (see internal/race),
 # which run again without it. telemetry runs once more without -tags otlp,
 # as make build builds it.
-HEAVY_PACKAGES := ./app/ ./service/
-HEAVY_TESTS    := TestBoundedAnswers|TestExportBoundedMemory|TestLargestTodosUnderTheHost|TestQueries
+HEAVY_PACKAGES := ./app/ ./audit/reconcile/ ./service/
+HEAVY_TESTS    := TestBoundedAnswers|TestExportBoundedMemory|TestLargestTodosUnderTheHost|TestQueries|TestRunCostFollowsWritesNotHistory
 
 ## test: every test that runs on one machine, Cosmos wire tests included
 test: node_modules/.package-lock.json

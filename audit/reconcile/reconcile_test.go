@@ -13,6 +13,7 @@ import (
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/bolt"
 	"github.com/todoaudit/todo/bolt/bolttest"
+	"github.com/todoaudit/todo/internal/race"
 	"github.com/todoaudit/todo/partition"
 	"github.com/todoaudit/todo/ru"
 	"github.com/todoaudit/todo/store"
@@ -145,6 +146,7 @@ func TestRunCostFollowsWritesNotHistory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes 220,000 version documents")
 	}
+	race.Heavy(t)
 	charge := map[int]float64{}
 	for _, retained := range []int{10_000, 200_000} {
 		e := newEnv(t)
