@@ -7,15 +7,18 @@ import (
 	"time"
 )
 
-// An activity entry is a copy of an audit record in a partition of the
-// audit container that holds one user's records of one calendar month
+// An activity entry is a reference to an audit record in a partition of
+// the audit container that holds one user's records of one calendar month
 // (UTC): those the user made (actor) and those of the user's todos
-// (owner). It is a materialized view: "what did Alice do in March" and
+// (owner). It is an index, not a copy: "what did Alice do in March" and
 // "what was done to Alice's todos" read one logical partition per month,
-// ordered by time, instead of every audit record. The entries are
-// written beside the record, in the same output, and carry no hash of
-// their own: the record in its entity's partition stays the one the chain
-// covers.
+// ordered by time, instead of every audit record, and then the records
+// of the page by id. An entry holds what the queries filter and sort on
+// and what locates the record; its entity, commitments and hash stay in
+// the record alone, so an entry is a few hundred bytes whatever the todo,
+// and an erasure or a retention purge has one copy of the content to
+// reach. Entries written before they were references are whole copies
+// (with an entity); Record serves those as they are.
 const activityPrefix = "activity/"
 
 // ActivityMonth is the period of an activity partition: the UTC month.
@@ -57,23 +60,35 @@ func ActivityEntries(r AuditRecord, category string) []AuditRecord {
 		users = append(users, owner)
 	}
 	out := make([]AuditRecord, 0, len(users))
+	sum := sha256.Sum256([]byte(owner + "/" + r.ID))
 	for _, u := range users {
 		if ValidateUserID(u) != nil {
 			continue
 		}
-		e := r
-		sum := sha256.Sum256([]byte(owner + "/" + r.ID))
-		e.ID = "activity-" + hex.EncodeToString(sum[:])
-		e.EntityKey = ActivityKey(u, r.DateCreatedUTC)
-		e.Owner, e.Category, e.At = owner, category, TimeKey(r.DateCreatedUTC)
-		out = append(out, e)
+		out = append(out, AuditRecord{ID: "activity-" + hex.EncodeToString(sum[:]), EntityKey: ActivityKey(u, r.DateCreatedUTC),
+			EntityID: r.EntityID, EntityType: r.EntityType, Version: r.Version, Operation: r.Operation,
+			DateCreatedUTC: r.DateCreatedUTC, Actor: r.Actor, Owner: owner, Category: category, At: TimeKey(r.DateCreatedUTC)})
 	}
 	return out
 }
 
-// Record returns the audit record an activity entry copies. An entry of
-// an erasure copies no record: it is shown with the erasure's id and the
-// governance partition that holds the erasure.
+// IsReference reports whether an activity entry is a reference to its
+// audit record, which RecordKey locates, rather than a copy of it.
+func (r AuditRecord) IsReference() bool {
+	return r.Owner != "" && r.EntityType == EntityTypeTodo && (len(r.Entity) == 0 || string(r.Entity) == "null")
+}
+
+// RecordKey is the audit partition key and id of the record an activity
+// entry of a todo refers to.
+func (r AuditRecord) RecordKey() (entityKey, id string) {
+	return EntityKey(r.Owner, r.EntityID), AuditID(r.EntityID, r.Version)
+}
+
+// Record returns the audit record an activity entry of the first form
+// copies. An entry of an erasure copies no record: it is shown with the
+// erasure's id and the governance partition that holds the erasure. A
+// reference (IsReference) gives only the record's key: its content is
+// read from there.
 func (r AuditRecord) Record() AuditRecord {
 	switch {
 	case r.Owner == "":
@@ -83,8 +98,7 @@ func (r AuditRecord) Record() AuditRecord {
 		r.Owner, r.Category, r.At = "", "", ""
 		return r
 	}
-	r.ID = AuditID(r.EntityID, r.Version)
-	r.EntityKey = EntityKey(r.Owner, r.EntityID)
+	r.EntityKey, r.ID = r.RecordKey()
 	r.Owner, r.Category, r.At = "", "", ""
 	return r
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/repo"
 	"github.com/todoaudit/todo/store"
@@ -141,13 +143,56 @@ func (s *Service) activity(ctx context.Context, f ActivityFilter) (ActivityPage,
 	if err != nil {
 		return page, err
 	}
-	for _, d := range p.Items {
-		page.Items = append(page.Items, d.Value.Record())
+	if page.Items, err = s.activityRecords(ctx, p.Items); err != nil {
+		return ActivityPage{}, err
 	}
 	if p.Continuation != "" {
 		page.Continuation = strconv.FormatInt(f.Until.UnixNano(), 10) + "." + p.Continuation
 	}
 	return page, nil
+}
+
+// recordReadsAtOnce bounds the point reads one activity page makes at once.
+const recordReadsAtOnce = 8
+
+// activityRecords returns the audit records a page of activity entries
+// stands for, in its order: a reference is read from its record's
+// partition (a point read each, at most recordReadsAtOnce at a time), a
+// copy is its own record. A reference whose record is gone (a retention
+// purge removes the entries first, the record after) is left out.
+func (s *Service) activityRecords(ctx context.Context, entries []repo.Doc[todo.AuditRecord]) ([]todo.AuditRecord, error) {
+	out := make([]todo.AuditRecord, len(entries))
+	found := make([]bool, len(entries))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(recordReadsAtOnce)
+	for i, d := range entries {
+		if !d.Value.IsReference() {
+			out[i], found[i] = d.Value.Record(), true
+			continue
+		}
+		g.Go(func() error {
+			key, id := d.Value.RecordKey()
+			r, err := s.audit.GetIn(gctx, store.PartitionKey{key}, id)
+			switch {
+			case todo.IsKind(err, todo.NotFound):
+				return nil
+			case err != nil:
+				return err
+			}
+			out[i], found[i] = r.Value, true
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	kept := out[:0]
+	for i, r := range out {
+		if found[i] {
+			kept = append(kept, r)
+		}
+	}
+	return kept, nil
 }
 
 // activityPartitions are user's activity partitions from the month of the

@@ -1,7 +1,9 @@
 // Package erasure forgets a user on request: it removes the values and
 // salts of the personal fields (todo.PersonalFields) of every todo
-// document, version document, audit record and activity entry of the
-// user, the copies dead letters and idempotency records keep, and, on the
+// document, version document and audit record of the user, the copies
+// dead letters, idempotency records and activity entries of the first
+// form keep (an entry now refers to its record and holds none of its
+// content), and, on the
 // embedded store, the old bytes the file still holds. Versions of the
 // second chain encoding keep their digests, so every chain, log leaf and
 // checkpoint still verifies; versions of the first are left as they are
@@ -546,10 +548,17 @@ func (e *Eraser) todoDocument(ctx context.Context, d repo.Doc[json.RawMessage], 
 	return nil
 }
 
-// record erases one audit record or activity entry.
+// record erases one audit record or activity entry (a reference holds
+// nothing to erase).
 func (e *Eraser) record(ctx context.Context, it store.Item, entry bool, w *work) error {
 	var r todo.AuditRecord
 	if err := json.Unmarshal(it.Body, &r); err != nil || r.EntityType != todo.EntityTypeTodo || (r.Owner != "") != entry {
+		return nil
+	}
+	if entry && r.IsReference() {
+		// It holds no content of the record it refers to, which the
+		// audit phase erased: the entry shows the record as erased.
+		w.erased.Activity++
 		return nil
 	}
 	count, first := &w.erased.Records, &w.firstEncoding.Records

@@ -13,9 +13,9 @@ import (
 // range costs in the audit container, newest first, as GET /api/activity
 // (the caller's todos) and GET /api/manage/audit?actor= (an administrator)
 // read it, before the activity view and with it. Every write of a
-// generated todo is an audit record; the view copies each into the
-// activity partition of its actor's month (the owner's is the same
-// partition: a generated todo is written by its owner only).
+// generated todo is an audit record; the view refers to each from an
+// entry in the activity partition of its actor's month (the owner's is the
+// same partition: a generated todo is written by its owner only).
 //
 // Before the view the only way is a cross-partition query of the audit
 // container for the actor's records in the range. Its indexing then held
@@ -29,7 +29,8 @@ import (
 //
 // With the view a page reads the user's month partitions newest first, one
 // request each, walking the range index of at and loading only the
-// documents it returns, until the page is full.
+// entries it returns, until the page is full, and then point-reads the
+// record each entry refers to.
 
 // systemBytes is what the embedded store adds to every stored document:
 // its _etag and _ts, which a query returns with the document.
@@ -39,17 +40,18 @@ const systemBytes = int64(len(`"_etag":"\"0000000000000001\"","_ts":1767225600,`
 // bounds of at and the actor (or owner).
 const activityLookups = 3
 
-// recordOverhead and entryOverhead are what an audit record and an
-// activity entry of a generated todo add to the todo document's size as
-// stored: measured on one built as the audit builds it.
-var recordOverhead, entryOverhead = auditOverheads()
+// recordOverhead is what an audit record of a generated todo adds to the
+// todo document's size as stored, and entryBytes the size of its activity
+// entry as stored (a reference: the same for every todo): measured on one
+// built as the audit builds it.
+var recordOverhead, entryBytes = auditSizes()
 
-// auditOverheads builds the audit record of a todo's second version as the
+// auditSizes builds the audit record of a todo's second version as the
 // audit builds it (sealed in the second chain encoding, with its
-// commitments) and its activity entry, and measures them against the todo
-// document as the generator sizes it (before its first write sets version
-// and operation: see EachVersion).
-func auditOverheads() (record, entry int64) {
+// commitments) and its activity entry, and measures the record against
+// the todo document as the generator sizes it (before its first write
+// sets version and operation: see EachVersion) and the entry as stored.
+func auditSizes() (record, entry int64) {
 	at := Start.Add(40*24*time.Hour + 123456789)
 	user := UserID(0)
 	t := todo.Todo{ID: CategoryName(0) + ":0123abcd-0123-4abc-8abc-0123456789ab", Type: todo.TypeTodo, UserID: user,
@@ -65,7 +67,7 @@ func auditOverheads() (record, entry int64) {
 	}
 	r, _ := json.Marshal(rec)
 	e, _ := json.Marshal(todo.ActivityEntries(rec, t.Category)[0])
-	return int64(len(r)-len(doc)) + systemBytes, int64(len(e)-len(doc)) + systemBytes
+	return int64(len(r)-len(doc)) + systemBytes, int64(len(e)) + systemBytes
 }
 
 // monthOf numbers a UTC calendar month.
@@ -79,11 +81,12 @@ func monthStart(m int32) time.Time {
 	return time.Date(int(m/12), time.Month(m%12+1), 1, 0, 0, 0, 0, time.UTC)
 }
 
-// monthCount is one user's activity partition of one month.
+// monthCount is one user's activity partition of one month: its entries
+// and the bytes of the records they refer to.
 type monthCount struct {
-	month        int32
-	entries      int64
-	entriesBytes int64
+	month       int32
+	entries     int64
+	recordBytes int64
 }
 
 // auditAgg is the audit container of a generated workload.
@@ -110,7 +113,7 @@ func (a *Analyzer) addAudit(r *Record, u *userAgg) {
 			u.months = append(u.months, monthCount{month: m})
 		}
 		u.months[i].entries++
-		u.months[i].entriesBytes += r.Bytes + entryOverhead
+		u.months[i].recordBytes += r.Bytes + recordOverhead
 	}
 }
 
@@ -167,12 +170,11 @@ func (a *Analyzer) activity() *Activity {
 		for _, m := range u.months {
 			if m.month >= first && m.month <= last {
 				n += m.entries
-				bytes += m.entriesBytes
+				bytes += m.recordBytes
 			}
 		}
-		// The records are the entries less what the view adds to them.
 		users[i] = ActivityUser{User: id, Records: n,
-			Before: scanCost(n, bytes-n*(entryOverhead-recordOverhead), a.audit.records, act.Partitions, act.PageSize),
+			Before: scanCost(n, bytes, a.audit.records, act.Partitions, act.PageSize),
 			After:  viewCost(u.months, first, last, act.PageSize)}
 	}
 	for _, p := range []string{"own activity (GET /api/activity)", "admin by actor (GET /api/manage/audit?actor=)"} {
@@ -213,8 +215,8 @@ func scanCost(n, bytes, docs int64, partitions, page int) Cost {
 }
 
 // viewCost is one page of the view: the month partitions from last back
-// to first, one request each, until the page is full; each request loads
-// just the entries it returns.
+// to first, one request each, until the page is full, each loading just
+// the entries it returns; then a point read of each entry's record.
 func viewCost(months []monthCount, first, last int32, page int) Cost {
 	var c Cost
 	left := int64(page)
@@ -222,19 +224,19 @@ func viewCost(months []monthCount, first, last int32, page int) Cost {
 		var n, bytes int64
 		for _, mc := range months {
 			if mc.month == m {
-				n, bytes = mc.entries, mc.entriesBytes
+				n, bytes = mc.entries, mc.recordBytes
 			}
 		}
 		k := min(left, n)
 		left -= k
-		returned := int64(0)
-		if n > 0 {
-			returned = int64(math.Round(float64(k) * float64(bytes) / float64(n)))
-		}
 		c.Requests++
 		c.Loaded += k
 		c.Items += k
-		c.RU += ru.Query(ru.QueryWork{Partitions: 1, Lookups: activityLookups, Loaded: k, ReturnedBytes: returned})
+		c.RU += ru.Query(ru.QueryWork{Partitions: 1, Lookups: activityLookups, Loaded: k, ReturnedBytes: k * entryBytes})
+		if k > 0 {
+			c.Requests += int(k)
+			c.RU += float64(k) * ru.Read(int64(math.Round(float64(bytes)/float64(n))))
+		}
 	}
 	return c
 }

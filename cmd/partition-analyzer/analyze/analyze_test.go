@@ -398,7 +398,8 @@ func BenchmarkAnalyze1M(b *testing.B) {
 // The two activity costs, worked out by hand from the query charge: a scan
 // loads every document once, answers a page of matches per request and
 // at least one request per physical partition; the view reads one month
-// partition per request, newest first, loading only what it returns.
+// partition per request, newest first, loading only what it returns, and
+// then each record.
 func TestActivityCosts(t *testing.T) {
 	// 45 matches of 1,000 B each among 10,000 documents on one physical
 	// partition: pages of 20, 20 and 5.
@@ -412,13 +413,15 @@ func TestActivityCosts(t *testing.T) {
 	if want := 4*2.5 + 0.05*10_000; got.Requests != 4 || math.Abs(got.RU-want) > 1e-9 {
 		t.Errorf("empty scan on four partitions: %+v, want 4 requests, %.2f RU", got, want)
 	}
-	// March holds 5 entries of 2,048 B, February 30: a page of 20 takes
-	// March's 5 and 15 of February's; January is not read.
+	// March holds 5 entries of records of 2,048 B, February 30: a page of
+	// 20 takes March's 5 and 15 of February's, and reads their 20 records
+	// at 2 RU each; January is not read.
 	months := []monthCount{{monthOf(Start), 9, 9 * 2048}, {monthOf(Start) + 1, 30, 30 * 2048}, {monthOf(Start) + 2, 5, 5 * 2048}}
 	got = viewCost(months, monthOf(Start), monthOf(Start)+2, 20)
-	want = (2.5 + 0.3 + 0.05*5 + 10) + (2.5 + 0.3 + 0.05*15 + 30)
-	if got.Requests != 2 || got.Items != 20 || got.Loaded != 20 || math.Abs(got.RU-want) > 1e-9 {
-		t.Errorf("view page: %+v, want 2 requests, 20 items, %.2f RU", got, want)
+	returned := func(n int64) float64 { return math.Ceil(float64(n*entryBytes) / 1024) }
+	want = (2.5 + 0.3 + 0.05*5 + returned(5)) + (2.5 + 0.3 + 0.05*15 + returned(15)) + 20*2
+	if got.Requests != 22 || got.Items != 20 || got.Loaded != 20 || math.Abs(got.RU-want) > 1e-9 {
+		t.Errorf("view page: %+v, want 22 requests, 20 items, %.2f RU", got, want)
 	}
 	// A month without entries still costs its request.
 	got = viewCost(nil, monthOf(Start), monthOf(Start)+1, 20)
@@ -448,8 +451,8 @@ func TestActivityReport(t *testing.T) {
 		t.Fatalf("queries %+v, want own activity and admin by actor", act.Queries)
 	}
 	b := act.Queries[0].Busiest
-	if b.Records <= int64(act.PageSize) || b.After.Items != int64(act.PageSize) || b.After.Requests != 1 {
-		t.Errorf("busiest user %+v: want more records than a page, a full page from one request", b)
+	if b.Records <= int64(act.PageSize) || b.After.Items != int64(act.PageSize) || b.After.Requests != 1+act.PageSize {
+		t.Errorf("busiest user %+v: want more records than a page, a full page from one query and a read of each record", b)
 	}
 	if b.Before.Loaded != act.Records || b.Before.Items != b.Records || b.Before.RU < 20*b.After.RU {
 		t.Errorf("busiest user before the view %+v: want every record loaded, every match returned, far above the view's %.1f RU", b.Before, b.After.RU)
