@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -50,10 +51,11 @@ type Integrator struct {
 	Now func() time.Time
 
 	mu sync.Mutex
-	// seen holds the versions known to be logged that the next pass may
-	// read again (their _ts is past the watermark), so that it need not
-	// look them up.
-	seen map[string]int64
+	// seen holds the audit container's items, by partition key and id,
+	// that the next pass may read again (their _ts is past the
+	// watermark) and need not decode again: the records known to be
+	// logged, and the documents that are not records.
+	seen map[string]seenItem
 	// built is the ETag of the state whose tiles this process wrote.
 	built string
 	// failAfter, in tests, fails the named step of an append.
@@ -151,11 +153,18 @@ func (in *Integrator) fail(step string) error {
 	return nil
 }
 
+// seenItem is what a pass learnt of an item of the audit container.
+type seenItem struct {
+	ts     int64
+	record bool // a record, logged already; otherwise not a record
+}
+
 // candidate is an audit record to append.
 type candidate struct {
 	leaf Leaf
 	ts   int64
-	key  string
+	key  string // its index document's id
+	item string // its item's key in seen
 }
 
 // storedRecord is an audit record with its _ts.
@@ -173,7 +182,7 @@ func (in *Integrator) pending(ctx context.Context, st *state, start time.Time) (
 		q.Filters = []store.Filter{{Field: "_ts", Op: store.Ge, Value: st.Since}}
 	}
 	if in.seen == nil {
-		in.seen = map[string]int64{}
+		in.seen = map[string]seenItem{}
 	}
 	newest := st.Since - 1
 	byKey := map[string]bool{}
@@ -183,29 +192,43 @@ func (in *Integrator) pending(ctx context.Context, st *state, start time.Time) (
 			return nil, 0, false, err
 		}
 		for _, it := range page.Items {
+			if len(it.PartitionKey) == 1 && todo.IsActivityKey(it.PartitionKey[0]) {
+				continue // an activity entry refers to a record
+			}
+			item := strings.Join(it.PartitionKey, "\x00") + "\x00" + it.ID
+			if s, ok := in.seen[item]; ok {
+				if s.record {
+					newest = max(newest, s.ts)
+				}
+				continue
+			}
 			var r storedRecord
 			if json.Unmarshal(it.Body, &r) != nil || r.EntityType == "" || r.Hash == "" || r.Owner != "" {
-				continue // a dead letter, an activity entry (a copy), or not an audit record
+				// A dead letter, an activity entry of the first form (a
+				// copy), or not an audit record.
+				in.seen[item] = seenItem{ts: r.TS}
+				continue
 			}
 			newest = max(newest, r.TS)
 			leaf, err := LeafOf(&r.AuditRecord)
 			if err != nil {
 				in.Log.Warn("audit record not logged: it has no valid leaf", "record", r.ID, "error", err.Error())
+				in.seen[item] = seenItem{ts: r.TS}
 				continue
 			}
 			key := indexID(r.EntityKey, r.Version)
-			if _, ok := in.seen[key]; ok || byKey[key] {
+			if byKey[key] {
 				continue
 			}
 			var d indexDoc
 			if _, err := read(ctx, in.Leases, key, &d); err == nil {
-				in.seen[key] = r.TS
+				in.seen[item] = seenItem{ts: r.TS, record: true}
 				continue
 			} else if !todo.IsKind(err, todo.NotFound) {
 				return nil, 0, false, err
 			}
 			byKey[key] = true
-			batch = append(batch, candidate{leaf: leaf, ts: r.TS, key: key})
+			batch = append(batch, candidate{leaf: leaf, ts: r.TS, key: key, item: item})
 		}
 		if page.Continuation == "" {
 			break
@@ -220,8 +243,8 @@ func (in *Integrator) pending(ctx context.Context, st *state, start time.Time) (
 		since = min(since, batch[n].ts)
 		batch, more = batch[:n], true
 	}
-	for k, ts := range in.seen {
-		if ts < since {
+	for k, s := range in.seen {
+		if s.ts < since {
 			delete(in.seen, k)
 		}
 	}
@@ -271,7 +294,7 @@ func (in *Integrator) append(ctx context.Context, st *state, batch []candidate, 
 	}
 	next.etag = it.ETag
 	for _, c := range batch {
-		in.seen[c.key] = c.ts
+		in.seen[c.item] = seenItem{ts: c.ts, record: true}
 	}
 	return next, in.fail("state")
 }
