@@ -2,7 +2,6 @@ package tlog
 
 import (
 	"context"
-	"encoding/json"
 	"slices"
 	"strconv"
 	"strings"
@@ -186,8 +185,8 @@ func storedHashes(ctx context.Context, audit store.Container) (map[string]stored
 			return nil, err
 		}
 		for _, it := range page.Items {
-			var r storedRecord
-			if json.Unmarshal(it.Body, &r) != nil || r.EntityType == "" || r.Hash == "" || r.Owner != "" {
+			r, err := skimRecord(it.Body)
+			if err != nil || r.EntityType == "" || r.Hash == "" || r.Owner != "" {
 				continue
 			}
 			out[r.EntityKey+"\x00"+strconv.FormatInt(r.Version, 10)] = storedRef{EntityID: r.EntityID, Version: r.Version, Hash: r.Hash, TS: r.TS}

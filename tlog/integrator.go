@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/internal/jsonfield"
 	"github.com/todoaudit/todo/store"
 )
 
@@ -167,10 +168,51 @@ type candidate struct {
 	item string // its item's key in seen
 }
 
-// storedRecord is an audit record with its _ts.
+// storedRecord is the head of an audit record as stored, with its _ts:
+// the members a leaf is made of and those that tell a record from the
+// other documents of the audit container. Its entity and commitments are
+// not read.
 type storedRecord struct {
 	todo.AuditRecord
-	TS int64 `json:"_ts"`
+	TS int64
+}
+
+// skimRecord reads the head of a stored audit item, skimming over the
+// rest: the entity and the commitments are most of a record's bytes and
+// none of its leaf.
+func skimRecord(body []byte) (storedRecord, error) {
+	var r storedRecord
+	var err error
+	each := jsonfield.Each(body, func(name, value []byte) bool {
+		var dst any
+		switch string(name) {
+		case "id":
+			dst = &r.ID
+		case "entityKey":
+			dst = &r.EntityKey
+		case "entityId":
+			dst = &r.EntityID
+		case "entityType":
+			dst = &r.EntityType
+		case "version":
+			dst = &r.Version
+		case "dateCreatedUtc":
+			dst = &r.DateCreatedUTC
+		case "prevHash":
+			dst = &r.PrevHash
+		case "hash":
+			dst = &r.Hash
+		case "owner":
+			dst = &r.Owner
+		case "_ts":
+			dst = &r.TS
+		default:
+			return true
+		}
+		err = json.Unmarshal(value, dst)
+		return err == nil
+	})
+	return r, cmp.Or(each, err)
 }
 
 // pending reads the audit records from the watermark on that are not in
@@ -202,8 +244,8 @@ func (in *Integrator) pending(ctx context.Context, st *state, start time.Time) (
 				}
 				continue
 			}
-			var r storedRecord
-			if json.Unmarshal(it.Body, &r) != nil || r.EntityType == "" || r.Hash == "" || r.Owner != "" {
+			r, err := skimRecord(it.Body)
+			if err != nil || r.EntityType == "" || r.Hash == "" || r.Owner != "" {
 				// A dead letter, an activity entry of the first form (a
 				// copy), or not an audit record.
 				in.seen[item] = seenItem{ts: r.TS}
