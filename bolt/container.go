@@ -16,6 +16,7 @@ import (
 	bbolt "go.etcd.io/bbolt"
 
 	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/internal/jsonfield"
 	"github.com/todoaudit/todo/ru"
 	"github.com/todoaudit/todo/store"
 )
@@ -394,17 +395,54 @@ func walksRangeIndex(order []store.Order) bool {
 	return len(order) == 1 || len(order) == 2 && slices.Equal(order, store.TieBroken(order[0]))
 }
 
-// filters are a query's filters split as the index answers them, and the
-// position it starts after.
+// filters are a query's filters split as the index answers them, the
+// position it starts after, and the properties of a document they and
+// the query's order read.
 type filters struct {
 	all, indexed, rest []store.Filter
 	after              *store.Seek
+	names              []string
 }
 
 func splitFilters(p *store.IndexingPolicy, q store.Query) filters {
 	f := filters{all: q.Filters, after: q.After}
 	f.indexed, f.rest = p.Split(q.Filters)
+	add := func(name string) {
+		if !slices.Contains(f.names, name) {
+			f.names = append(f.names, name)
+		}
+	}
+	for _, x := range q.Filters {
+		add(x.Field)
+	}
+	for _, o := range q.OrderBy {
+		add(o.Field)
+	}
+	if q.After != nil {
+		add("id")
+		add(q.After.Order.Field)
+	}
 	return f
+}
+
+// members reads the top-level properties of a stored document that the
+// filters name, as raw JSON that aliases body: a skim, not a decode of
+// every property. Stored documents were checked as JSON when written.
+func (f filters) members(body []byte) (map[string]json.RawMessage, error) {
+	fields := make(map[string]json.RawMessage, len(f.names))
+	err := jsonfield.Each(body, func(name, value []byte) bool {
+		for _, n := range f.names {
+			if string(name) == n {
+				fields[n] = value
+				break
+			}
+		}
+		return true
+	})
+	if err != nil {
+		return nil, todo.Wrap(todo.Internal, err, "stored document is not JSON")
+	}
+	return fields, nil
 }
 
 // load applies the filters to one stored document as Cosmos DB does: a
@@ -422,8 +460,8 @@ func (f filters) load(body []byte, loaded *int) (fields map[string]json.RawMessa
 		*loaded++
 		return nil, writtenPasses(ts, f.rest), nil
 	}
-	if err := json.Unmarshal(body, &fields); err != nil {
-		return nil, false, todo.Wrap(todo.Internal, err, "stored document is not JSON")
+	if fields, err = f.members(body); err != nil {
+		return nil, false, err
 	}
 	if !matchFields(fields, f.indexed) {
 		return fields, false, nil
@@ -615,8 +653,8 @@ func (c *container) queryOrdered(q store.Query, f filters, prefix []byte) ([]sto
 				continue
 			}
 			if fields == nil {
-				if err := json.Unmarshal(r.body, &fields); err != nil {
-					return todo.Wrap(todo.Internal, err, "stored document is not JSON")
+				if fields, err = f.members(r.body); err != nil {
+					return err
 				}
 			}
 			keys := make([][]byte, len(q.OrderBy))
