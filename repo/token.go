@@ -2,9 +2,11 @@ package repo
 
 import (
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"strconv"
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/store"
@@ -71,16 +73,61 @@ func (p *position) valid() bool {
 }
 
 // fingerprint identifies a query's shape: partitions, filters and order.
+// Every part is written length-prefixed, so that no two shapes write the
+// same bytes; a filter's value with its Go type, which the store compares
+// by.
 func fingerprint(s Spec) string {
-	h := fnv.New64a()
-	var sort store.Order
+	var b []byte
+	str := func(v string) {
+		b = strconv.AppendInt(b, int64(len(v)), 10)
+		b = append(b, ':')
+		b = append(b, v...)
+	}
+	order := func(o store.Order) {
+		str(o.Field)
+		b = strconv.AppendBool(b, o.Desc)
+	}
+	b = strconv.AppendInt(b, int64(len(s.Partitions)), 10)
+	for _, pk := range s.Partitions {
+		b = strconv.AppendInt(b, int64(len(pk)), 10)
+		for _, v := range pk {
+			str(v)
+		}
+	}
+	b = strconv.AppendInt(b, int64(len(s.Filters)), 10)
+	for _, f := range s.Filters {
+		str(f.Field)
+		b = strconv.AppendInt(b, int64(f.Op), 10)
+		switch v := f.Value.(type) {
+		case string:
+			str("string")
+			str(v)
+		case int64:
+			str("int64")
+			str(strconv.FormatInt(v, 10))
+		case bool:
+			str("bool")
+			b = strconv.AppendBool(b, v)
+		default:
+			str(fmt.Sprintf("%T", v))
+			str(fmt.Sprintf("%#v", v))
+		}
+	}
+	b = strconv.AppendInt(b, int64(len(s.OrderBy)), 10)
+	for _, o := range s.OrderBy {
+		order(o)
+	}
 	if s.Sort != nil {
-		sort = *s.Sort
+		b = append(b, 's')
+		order(*s.Sort)
 	}
-	var after store.Seek
 	if s.After != nil {
-		after = *s.After
+		b = append(b, 'a')
+		order(s.After.Order)
+		str(string(s.After.Value))
+		str(s.After.ID)
 	}
-	fmt.Fprintf(h, "%q|%#v|%#v|%v|%#v|%#v", s.Partitions, s.Filters, s.OrderBy, s.Sort != nil, sort, after)
-	return fmt.Sprintf("%016x", h.Sum64())
+	h := fnv.New64a()
+	_, _ = h.Write(b)
+	return hex.EncodeToString(h.Sum(nil))
 }
