@@ -47,6 +47,7 @@ type Store struct {
 	dir    string
 	db     *bbolt.DB
 	commit *committer
+	reads  *readCache
 	now    func() time.Time
 	log    *slog.Logger
 
@@ -80,12 +81,14 @@ func Open(dir string, specs []store.ContainerSpec, o *Options) (*Store, error) {
 		dir:        dir,
 		db:         db,
 		commit:     newCommitter(db, o.OnFault),
+		reads:      newReadCache(),
 		now:        o.Now,
 		log:        o.Log,
 		containers: map[string]*container{},
 		stop:       make(chan struct{}),
 		done:       make(chan struct{}),
 	}
+	s.commit.afterCommit = s.reads.committed
 	if s.now == nil {
 		s.now = time.Now
 	}

@@ -24,10 +24,13 @@ type committer struct {
 	commitTx func(*bbolt.Tx) error
 	fault    atomic.Pointer[todo.Error]
 	onFault  func(error) // hears a fault when it is first remembered
-	mu       sync.Mutex
-	queue    []*pending
-	running  bool
-	idle     sync.WaitGroup
+	// afterCommit, when set, runs after each group's commit attempts and
+	// before the writers hear their outcome.
+	afterCommit func()
+	mu          sync.Mutex
+	queue       []*pending
+	running     bool
+	idle        sync.WaitGroup
 	// changed is closed, and replaced, by every commit.
 	changedMu sync.Mutex
 	changed   chan struct{}
@@ -96,6 +99,9 @@ func (c *committer) loop() {
 			for _, p := range group {
 				_ = c.commit([]*pending{p})
 			}
+		}
+		if c.afterCommit != nil {
+			c.afterCommit()
 		}
 		c.committed()
 		for _, p := range group {

@@ -58,17 +58,27 @@ func (c *container) view(ctx context.Context, pk store.PartitionKey, id string, 
 	if err := c.spec.CheckKey(pk); err != nil {
 		return err
 	}
-	return c.s.db.View(func(tx *bbolt.Tx) error {
-		v := tx.Bucket(c.name).Bucket(bucketItems).Get(itemKey(pk, id))
-		if v == nil {
-			return notFound(id)
-		}
-		r := decodeRecord(v)
+	var buf [256]byte
+	key := cacheKey(buf[:0], c.name, itemKey(pk, id))
+	serve := func(r record) error {
 		if r.expired(c.s.now()) {
 			return notFound(id)
 		}
 		cost.Charge = ru.Read(int64(len(r.body)))
 		return f(store.Item{ID: id, PartitionKey: pk, ETag: etagOf(r.lsn), Body: r.body})
+	}
+	if r, ok := c.s.reads.get(key); ok {
+		return serve(r)
+	}
+	gen := c.s.reads.generation()
+	return c.s.db.View(func(tx *bbolt.Tx) error {
+		v := tx.Bucket(c.name).Bucket(bucketItems).Get(key[len(c.name)+1:])
+		if v == nil {
+			return notFound(id)
+		}
+		r := decodeRecord(v)
+		c.s.reads.fill(key, gen, r)
+		return serve(r)
 	})
 }
 
@@ -317,6 +327,7 @@ func (c *container) apply(tx *bbolt.Tx, preps []prepared, results []store.OpResu
 				return fmt.Errorf("%w: %v", errDirty, err)
 			}
 		}
+		c.s.reads.written(cacheKey(nil, c.name, p.key))
 		if p.kind == store.BatchDelete {
 			if err := items.Delete(p.key); err != nil {
 				return fmt.Errorf("%w: %v", errDirty, err)
@@ -848,6 +859,7 @@ func (c *container) deleteExpired(tx *bbolt.Tx, keys [][]byte) error {
 		if err := c.unindex(order, k, r); err != nil {
 			return fmt.Errorf("%w: %v", errDirty, err)
 		}
+		c.s.reads.written(cacheKey(nil, c.name, k))
 		if err := items.Delete(k); err != nil {
 			return fmt.Errorf("%w: %v", errDirty, err)
 		}

@@ -1,0 +1,125 @@
+package bolt
+
+import (
+	"bytes"
+	"sync"
+)
+
+// readCache keeps copies of recently read small items, so that a point
+// read of an item no commit has changed since needs no read transaction
+// (a transaction, two bucket lookups and a search, most of a point read's
+// work). It is never stale for a write that has been acknowledged:
+//
+//   - a write transaction names the keys it changes (written) before it
+//     commits, and the committer calls committed after the commit and
+//     before it answers the writers: that drops those keys' copies and
+//     stamps them with the new generation;
+//   - a reader takes the generation before its read transaction begins
+//     and keeps what it read only if no commit stamped the key since, so a
+//     transaction that began before a commit never caches what it read.
+//
+// The stamps of written keys are dropped in one go when there are too many
+// (the floor rises to the current generation: readers that began before
+// then keep nothing), and copies are evicted at random past the byte
+// budget, so the cache stays small whatever the traffic.
+type readCache struct {
+	mu      sync.RWMutex
+	gen     uint64
+	floor   uint64
+	entries map[string]record // by cacheKey; bodies are copies
+	bytes   int
+	stamped map[string]uint64 // by cacheKey: the generation that last changed it
+	pending [][]byte          // keys written by the transaction being committed
+}
+
+// The cache's bounds: copies of items up to maxCachedBody bytes, at most
+// cacheBudget bytes of them, and maxStamps stamps of written keys.
+const (
+	maxCachedBody = 4 << 10
+	cacheBudget   = 4 << 20
+	maxStamps     = 1 << 16
+)
+
+func newReadCache() *readCache {
+	return &readCache{entries: map[string]record{}, stamped: map[string]uint64{}}
+}
+
+// cacheKey is an item's key in the cache: its container's bucket name and
+// its item key, appended to buf.
+func cacheKey(buf []byte, container, item []byte) []byte {
+	buf = append(buf, container...)
+	buf = append(buf, 0xff) // in neither a bucket name nor an item key
+	return append(buf, item...)
+}
+
+// get returns the cached copy of key; the body must not be changed.
+func (rc *readCache) get(key []byte) (record, bool) {
+	rc.mu.RLock()
+	defer rc.mu.RUnlock()
+	r, ok := rc.entries[string(key)]
+	return r, ok
+}
+
+// generation is what a reader takes before its read transaction begins.
+func (rc *readCache) generation() uint64 {
+	rc.mu.RLock()
+	defer rc.mu.RUnlock()
+	return rc.gen
+}
+
+// fill keeps a copy of r, read under key in a transaction that began at
+// generation gen, unless a commit changed the key since.
+func (rc *readCache) fill(key []byte, gen uint64, r record) {
+	if len(r.body) > maxCachedBody {
+		return
+	}
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if gen < rc.floor || rc.stamped[string(key)] > gen {
+		return
+	}
+	if old, ok := rc.entries[string(key)]; ok {
+		rc.bytes -= len(old.body)
+	}
+	for k, old := range rc.entries {
+		if rc.bytes+len(r.body) <= cacheBudget {
+			break
+		}
+		rc.bytes -= len(old.body)
+		delete(rc.entries, k)
+	}
+	r.body = bytes.Clone(r.body)
+	rc.entries[string(key)] = r
+	rc.bytes += len(r.body)
+}
+
+// written names a key the transaction being committed changes. Only the
+// committer's goroutine calls it, inside the transaction.
+func (rc *readCache) written(key []byte) {
+	rc.mu.Lock()
+	rc.pending = append(rc.pending, key)
+	rc.mu.Unlock()
+}
+
+// committed follows every commit attempt, successful or not: the keys
+// named since the last one are dropped and stamped.
+func (rc *readCache) committed() {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if len(rc.pending) == 0 {
+		return
+	}
+	rc.gen++
+	if len(rc.stamped)+len(rc.pending) > maxStamps {
+		clear(rc.stamped)
+		rc.floor = rc.gen
+	}
+	for _, k := range rc.pending {
+		if old, ok := rc.entries[string(k)]; ok {
+			rc.bytes -= len(old.body)
+			delete(rc.entries, string(k))
+		}
+		rc.stamped[string(k)] = rc.gen
+	}
+	rc.pending = rc.pending[:0]
+}
