@@ -51,23 +51,33 @@ const DefaultMargin = time.Minute
 // pageSize is the version documents a run reads per query page.
 const pageSize = 200
 
-// watermark is what a successful run leaves for the next one. The version
-// documents with _ts >= Since are unread: Since is the newest _ts examined
-// plus one. A write can commit up to the margin after its _ts, so after a
-// run one can still land behind Since, at or after the run's start less
-// the margin: that is the window, the versions with Recheck <= _ts < Since,
-// examined already, and Counts[i] says how many of them second Recheck+i
-// held. Runs before RecheckAt (the window's end when it opened, plus the
-// margin: no write can land in it after that) read only from Since and add
-// what they read to the window; the first run from then on reads the
-// window again and examines only the seconds whose count changed. The
-// window starts at a run's start less the margin, so it spans about two
-// margins of seconds, whatever the write rate. RecheckAt is 0 when there
-// is no window. A watermark of the older form, {"since":…,"seen":[…]},
-// decodes as Since with no window: its run examines everything from Since
-// again, which is safe.
+// watermark is what a successful run leaves for the next one.
+//
+// The version documents with _ts >= Since are unread, but for the seconds
+// from Since on that a run read before they were over (it started in them,
+// or after them only by the skew of the clocks): Open[i] says how many
+// versions of second Since+i it examined, and the next run reads them
+// again and examines a second only if its count changed. Otherwise Since is
+// the newest _ts examined plus one.
+//
+// A write can commit up to the margin after its _ts, so one can still
+// land behind Since, at or after the run's start less the margin: that is
+// the window, the versions with Recheck <= _ts < Since, examined already;
+// Counts[i] says how many of them second Recheck+i held. Runs before
+// RecheckAt (the window's end when it opened, plus the margin: no write
+// can land in it after that) read only from Since and add what they read
+// to the window; the first run from then on reads the window again and
+// examines only the seconds whose count changed, and the window restarts
+// at its start less the margin. So the window spans about two margins of
+// seconds, whatever the write rate. RecheckAt is 0 when there is no
+// window.
+//
+// A watermark of the older form, {"since":…,"seen":[…]}, decodes as Since
+// with no window: its run examines everything from Since again, which is
+// safe.
 type watermark struct {
 	Since     int64   `json:"since"`
+	Open      []int64 `json:"open,omitempty"`
 	Recheck   int64   `json:"recheck,omitempty"`
 	RecheckAt int64   `json:"recheckAt,omitempty"`
 	Counts    []int64 `json:"counts,omitempty"`
@@ -76,28 +86,44 @@ type watermark struct {
 // pending reports whether the watermark has a window to check again.
 func (m watermark) pending() bool { return m.RecheckAt > 0 }
 
-// count is how many versions of the window's second sec were examined.
-func (m watermark) count(sec int64) int64 {
-	if i := sec - m.Recheck; m.pending() && i >= 0 && i < int64(len(m.Counts)) {
-		return m.Counts[i]
+// readAgain reports whether a run reads the versions of second sec again,
+// as second of the window or open second.
+func (m watermark) readAgain(sec int64) bool {
+	return sec < m.Since || sec-m.Since < int64(len(m.Open))
+}
+
+// examined is how many versions of second sec, in the window or open,
+// were examined.
+func (m watermark) examined(sec int64) int64 {
+	at := func(counts []int64, i int64) int64 {
+		if i >= 0 && i < int64(len(counts)) {
+			return counts[i]
+		}
+		return 0
 	}
-	return 0
+	if sec >= m.Since {
+		return at(m.Open, sec-m.Since)
+	}
+	if !m.pending() {
+		return 0
+	}
+	return at(m.Counts, sec-m.Recheck)
 }
 
 // valid reports whether the watermark is one a run could have saved.
 func (m watermark) valid() bool {
-	if m.Since < 0 {
+	negative := func(n int64) bool { return n < 0 }
+	if m.Since < 0 || slices.ContainsFunc(m.Open, negative) {
 		return false
 	}
 	if !m.pending() {
 		return m.Recheck == 0 && len(m.Counts) == 0
 	}
-	return m.Recheck >= 0 && m.Recheck < m.Since && int64(len(m.Counts)) <= m.Since-m.Recheck &&
-		!slices.ContainsFunc(m.Counts, func(n int64) bool { return n < 0 })
+	return m.Recheck >= 0 && m.Recheck < m.Since && int64(len(m.Counts)) <= m.Since-m.Recheck && !slices.ContainsFunc(m.Counts, negative)
 }
 
 func (m watermark) equal(o watermark) bool {
-	return m.Since == o.Since && m.Recheck == o.Recheck && m.RecheckAt == o.RecheckAt && slices.Equal(m.Counts, o.Counts)
+	return m.Since == o.Since && m.Recheck == o.Recheck && m.RecheckAt == o.RecheckAt && slices.Equal(m.Counts, o.Counts) && slices.Equal(m.Open, o.Open)
 }
 
 // Result says what a reconcile pass did.
@@ -148,9 +174,9 @@ func (r *Reconciler) Run(ctx context.Context) (Result, error) {
 		q.Filters = append(q.Filters, store.Filter{Field: "_ts", Op: store.Ge, Value: res.Since})
 	}
 	newest := mark.Since - 1
-	// The versions read, by second, of the window and from the cutoff on
-	// (a run before the window is due reads only those), and the versions
-	// read again in the window.
+	// The versions read, by second, of the seconds read again and from the
+	// cutoff on (a run before the window is due reads only those), and the
+	// versions read again.
 	counts := map[int64]int64{}
 	again := map[int64][]todo.Version{}
 	for {
@@ -165,10 +191,10 @@ func (r *Reconciler) Run(ctx context.Context) (Result, error) {
 				continue // the trigger dead-letters it
 			}
 			newest = max(newest, v.TS)
-			if v.TS >= cutoff || v.TS < mark.Since {
+			if v.TS >= cutoff || mark.readAgain(v.TS) {
 				counts[v.TS]++
 			}
-			if v.TS < mark.Since {
+			if mark.readAgain(v.TS) {
 				again[v.TS] = append(again[v.TS], v.Version)
 			} else {
 				fresh = append(fresh, v.Version)
@@ -182,11 +208,11 @@ func (r *Reconciler) Run(ctx context.Context) (Result, error) {
 		}
 		q.Continuation = page.Continuation
 	}
-	// A second of the window whose count changed holds a write that
-	// landed after the run that examined it: examine the second again.
+	// A second read again whose count changed holds a write that landed
+	// after the run that examined it: examine the second again.
 	var changed []todo.Version
 	for sec, vs := range again {
-		if counts[sec] == mark.count(sec) {
+		if counts[sec] == mark.examined(sec) {
 			res.Skipped += len(vs)
 		} else {
 			changed = append(changed, vs...)
@@ -195,7 +221,7 @@ func (r *Reconciler) Run(ctx context.Context) (Result, error) {
 	if err := r.examine(ctx, changed, &res); err != nil {
 		return res, err
 	}
-	if next := nextWatermark(mark, recheck, max(mark.Since, newest+1), cutoff, r.margin(), counts); !next.equal(mark) {
+	if next := nextWatermark(mark, recheck, newest, start.Unix(), cutoff, r.margin(), counts); !next.equal(mark) {
 		if err := r.save(ctx, next); err != nil {
 			return res, err
 		}
@@ -240,22 +266,30 @@ func (r *Reconciler) examine(ctx context.Context, vs []todo.Version, res *Result
 }
 
 // nextWatermark is the watermark after a successful run, given the one it
-// loaded, whether it checked that one's window again, the next Since, the
-// run's start less the margin, and the versions it read, by second. A run
-// before the window is due adds what it read to the window; otherwise the
-// window restarts at the cutoff, where writes can still land.
-func nextWatermark(mark watermark, recheck bool, since, cutoff int64, margin time.Duration, read map[int64]int64) watermark {
-	next := watermark{Since: since, Recheck: cutoff, RecheckAt: since + int64(margin/time.Second)}
+// loaded, whether it checked that one's window again, the newest _ts it
+// read, its start, its start less the margin, and the versions it read, by
+// second. A run before the window is due adds what it read to the window;
+// otherwise the window restarts at the cutoff, where writes can still land.
+func nextWatermark(mark watermark, recheck bool, newest, start, cutoff int64, margin time.Duration, read map[int64]int64) watermark {
+	next := watermark{Since: max(mark.Since, newest+1)}
+	if open := max(mark.Since, start); newest >= open {
+		next.Since = open
+		for sec := open; sec <= newest; sec++ {
+			next.Open = append(next.Open, read[sec])
+		}
+	}
+	next.Recheck, next.RecheckAt = cutoff, next.Since+int64(margin/time.Second)
 	if mark.pending() && !recheck {
 		next.Recheck, next.RecheckAt = mark.Recheck, mark.RecheckAt
 		next.Counts = slices.Clone(mark.Counts)
 	}
 	if next.Recheck >= next.Since {
-		return watermark{Since: since}
+		next.Recheck, next.RecheckAt, next.Counts = 0, 0, nil
+		return next
 	}
 	for sec, n := range read {
 		i := sec - next.Recheck
-		if i < 0 {
+		if i < 0 || sec >= next.Since {
 			continue
 		}
 		if grow := int(i) + 1 - len(next.Counts); grow > 0 {

@@ -3,7 +3,9 @@ package reconcile
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -114,7 +116,9 @@ var noWritesCost = ru.Read(200) + ru.Query(ru.QueryWork{Partitions: 1, Lookups: 
 
 // A run after no writes reads its watermark and one empty query page,
 // whether the previous run came well after the writes before it or right
-// after them.
+// after them; only when the previous run started in the second of the
+// newest write it read does the next one read that second again, which
+// can still get writes.
 func TestRunAfterNoWritesIsOneQueryPage(t *testing.T) {
 	e := newEnv(t)
 	e.writeVersions(t, "alice", ids("t", 5), 3)
@@ -128,8 +132,9 @@ func TestRunAfterNoWritesIsOneQueryPage(t *testing.T) {
 	}
 	t.Logf("a run after no writes: %.1f RU in %d requests", cost.Charge, cost.Requests)
 
-	// Back to back: writes, a run right after them, another run.
+	// Writes, a run the second after them, another run.
 	e.writeVersions(t, "bob", ids("u", 5), 1)
+	e.clock.Set(e.clock.Now().Add(time.Second))
 	if res, _ := e.run(t); res.Versions != 5 || res.Refilled != 5 {
 		t.Fatalf("run right after 5 writes: %+v", res)
 	}
@@ -138,6 +143,21 @@ func TestRunAfterNoWritesIsOneQueryPage(t *testing.T) {
 		t.Fatalf("second run right after 5 writes: %+v, cost %+v; want nothing read in one page", res, cost)
 	}
 	t.Logf("a run right after one that examined 5 versions: %.1f RU in %d requests", cost.Charge, cost.Requests)
+
+	// Writes and a run in the same second: the next run reads the
+	// second again and skips what the run examined, unless the second
+	// got another write, committed after the run read.
+	e.writeVersions(t, "carol", ids("v", 5), 1)
+	if res, _ := e.run(t); res.Versions != 5 || res.Refilled != 5 {
+		t.Fatalf("run in the second of 5 writes: %+v", res)
+	}
+	if res, cost := e.run(t); res.Versions != 0 || res.Skipped != 5 || res.Refilled != 0 || cost.Requests != 2 {
+		t.Fatalf("run after one in the second of 5 writes: %+v, cost %+v; want the 5 read again and skipped, in one page", res, cost)
+	}
+	e.writeVersions(t, "carol", []string{"w"}, 1)
+	if res, _ := e.run(t); res.Versions != 6 || res.Refilled != 1 {
+		t.Fatalf("run after a write in the second the previous run started in: %+v, want the second examined again, the write refilled", res)
+	}
 }
 
 // writeBusyMinute writes 100 versions a second for 50 seconds from the
@@ -275,6 +295,7 @@ func TestMarginAndWatermark(t *testing.T) {
 	e := newEnv(t)
 	start := e.clock.Now()
 	e.writeVersions(t, "alice", []string{"a"}, 1)
+	e.clock.Set(start.Add(time.Second))
 	e.run(t)
 	// A write whose _ts is half a minute before the newest the run
 	// examined, committed after the run read.
@@ -285,9 +306,12 @@ func TestMarginAndWatermark(t *testing.T) {
 	if res, cost := e.run(t); res.Versions != 0 || res.Since != start.Unix()+1 || cost.Requests != 2 {
 		t.Fatalf("run before the window is due: %+v, cost %+v; want nothing read from %d", res, cost, start.Unix()+1)
 	}
+	// The window opened by the run a second after start, from then less
+	// the margin, is due the margin after a's second.
 	e.clock.Set(start.Add(DefaultMargin + time.Second))
-	if res, _ := e.run(t); res.Versions != 1 || res.Skipped != 1 || res.Refilled != 1 || res.Since != start.Add(-DefaultMargin).Unix() {
-		t.Fatalf("run once the window is due: %+v, want the late write refilled, a skipped, read from %d", res, start.Add(-DefaultMargin).Unix())
+	window := start.Add(time.Second - DefaultMargin).Unix()
+	if res, _ := e.run(t); res.Versions != 1 || res.Skipped != 1 || res.Refilled != 1 || res.Since != window {
+		t.Fatalf("run once the window is due: %+v, want the late write refilled, a skipped, read from %d", res, window)
 	}
 	e.clock.Set(start.Add(time.Hour))
 
@@ -313,6 +337,53 @@ func TestMarginAndWatermark(t *testing.T) {
 	}
 }
 
+// Whatever the order of writes, late ones among them, and runs, every
+// version is refilled exactly once, by the run right after it or by the
+// run that checks its window again, and nothing is left to a run that
+// reads everything.
+func TestEveryVersionIsRefilledOnce(t *testing.T) {
+	for trial := range 10 {
+		rng := rand.New(rand.NewPCG(uint64(trial), 0))
+		e := newEnv(t)
+		now := e.clock.Now()
+		written, refilled := 0, 0
+		run := func() {
+			res, _ := e.run(t)
+			refilled += res.Refilled
+		}
+		for step := range 60 {
+			now = now.Add(time.Duration(rng.IntN(30)) * time.Second)
+			for k := range rng.IntN(4) {
+				// One in three commits late, with a _ts up to 50 s early.
+				at := now
+				if rng.IntN(3) == 0 {
+					at = now.Add(-time.Duration(rng.IntN(50)) * time.Second)
+				}
+				e.clock.Set(at)
+				n := 1 + rng.IntN(3)
+				e.writeVersions(t, "alice", []string{fmt.Sprintf("t%d-%d", step, k)}, n)
+				written += n
+			}
+			e.clock.Set(now)
+			if rng.IntN(2) == 0 {
+				run()
+			}
+		}
+		e.clock.Set(now.Add(3 * DefaultMargin))
+		run()
+		run()
+		if refilled != written {
+			t.Fatalf("trial %d: %d versions written, %d refilled", trial, written, refilled)
+		}
+		if err := e.rec.save(context.Background(), watermark{}); err != nil {
+			t.Fatal(err)
+		}
+		if res, _ := e.run(t); res.Versions != written || res.Refilled != 0 {
+			t.Fatalf("trial %d: a run over every version after them: %+v, want %d examined, none refilled", trial, res, written)
+		}
+	}
+}
+
 // A watermark of the older form, a Since and the versions examined
 // behind it, still bounds the next run, which examines those versions
 // again; a damaged one means reading everything.
@@ -330,7 +401,8 @@ func TestOldAndDamagedWatermarks(t *testing.T) {
 		t.Fatalf("run after an old watermark: %+v, want b examined and refilled from %d", res, start.Add(time.Hour).Unix())
 	}
 	for _, damaged := range []string{`[`, `{"since":-1}`, `{"since":10,"recheck":20}`, `{"since":20,"recheck":10,"counts":[1]}`,
-		`{"since":20,"recheck":10,"recheckAt":80,"counts":[1,2,3,4,5,6,7,8,9,10,11]}`, `{"since":20,"recheck":10,"recheckAt":80,"counts":[-1]}`} {
+		`{"since":20,"recheck":10,"recheckAt":80,"counts":[1,2,3,4,5,6,7,8,9,10,11]}`, `{"since":20,"recheck":10,"recheckAt":80,"counts":[-1]}`,
+		`{"since":20,"open":[-1]}`} {
 		if err := store.SaveCheckpoint(context.Background(), e.rec.Leases, e.rec.watermarkID(), damaged); err != nil {
 			t.Fatal(err)
 		}
