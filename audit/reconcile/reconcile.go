@@ -270,7 +270,12 @@ func (r *Reconciler) examine(ctx context.Context, vs []todo.Version, res *Result
 // read, its start, its start less the margin, and the versions it read, by
 // second. A run before the window is due adds what it read to the window;
 // otherwise the window restarts at the cutoff, where writes can still land.
+// A _ts more than the margin after the run's start is outside what the
+// margin allows (and would hold back every write before it until the
+// window's check): the watermark does not move past it, and the next run
+// examines such versions again.
 func nextWatermark(mark watermark, recheck bool, newest, start, cutoff int64, margin time.Duration, read map[int64]int64) watermark {
+	newest = min(newest, start+int64(margin/time.Second))
 	next := watermark{Since: max(mark.Since, newest+1)}
 	if open := max(mark.Since, start); newest >= open {
 		next.Since = open

@@ -384,6 +384,32 @@ func TestEveryVersionIsRefilledOnce(t *testing.T) {
 	}
 }
 
+// A version whose _ts is further ahead of the run's clock than the margin
+// allows does not move the watermark past the writes that follow it.
+func TestFutureTimestamp(t *testing.T) {
+	e := newEnv(t)
+	start := e.clock.Now()
+	e.clock.Set(start.Add(time.Hour))
+	e.writeVersions(t, "alice", []string{"ahead"}, 1)
+	e.clock.Set(start)
+	if res, _ := e.run(t); res.Versions != 1 {
+		t.Fatalf("first run: %+v", res)
+	}
+	e.clock.Set(start.Add(10 * time.Second))
+	e.writeVersions(t, "alice", []string{"next"}, 1)
+	e.clock.Set(start.Add(11 * time.Second))
+	if res, _ := e.run(t); res.Versions != 2 || res.Refilled != 1 {
+		t.Fatalf("run after a write that follows a _ts an hour ahead: %+v, want it refilled, the version ahead examined again", res)
+	}
+	mark, err := e.rec.load(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if limit := start.Add(11*time.Second + DefaultMargin).Unix(); mark.Since > limit+1 || len(mark.Open)+len(mark.Counts) > 200 {
+		t.Fatalf("watermark %+v after a _ts an hour ahead: want since at most %d, a few counts", mark, limit+1)
+	}
+}
+
 // A watermark of the older form, a Since and the versions examined
 // behind it, still bounds the next run, which examines those versions
 // again; a damaged one means reading everything.
