@@ -77,8 +77,9 @@ func TestTransparencyLogOnCosmos(t *testing.T) {
 	// A second handler on the same database, the same key and anchors.
 	b := apitest.Start(t, settings, opts)
 	cb := &apitest.Client{T: t, Base: "http://" + b.Addr(), User: "bob"}
+	bobs := map[string]bool{}
 	for range 30 {
-		cb.Create("Work", "from bob")
+		bobs[cb.Create("Work", "from bob")["id"].(string)] = true
 	}
 	reconcile(b)
 	var wg sync.WaitGroup
@@ -94,9 +95,16 @@ func TestTransparencyLogOnCosmos(t *testing.T) {
 	wg.Wait()
 	got := apitest.Want(t, c.Do("GET", "/api/manage/log/verify", nil), 200).JSON(t)
 	problems, _ := got["problems"].([]any)
-	// The two problems of the tampering above, and nothing else: no
-	// version of bob's is missing from the log or logged twice.
-	if len(problems) != 2 || got["pending"] != 0.0 {
+	// The problems of the tampering above, and nothing else: no version
+	// of bob's is missing from the log or logged twice. (A reconcile run
+	// that examines the deleted record's version again refills it.)
+	if len(problems) == 0 || len(problems) > 2 || got["pending"] != 0.0 {
 		t.Fatalf("audit after two integrators: %v", got)
+	}
+	for _, p := range problems {
+		m, _ := p.(map[string]any)
+		if id, _ := m["entityId"].(string); bobs[id] {
+			t.Fatalf("audit after two integrators: a problem with a version of bob's: %v", got)
+		}
 	}
 }

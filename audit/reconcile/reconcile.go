@@ -12,7 +12,6 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/todoaudit/todo"
@@ -52,24 +51,88 @@ const DefaultMargin = time.Minute
 // pageSize is the version documents a run reads per query page.
 const pageSize = 200
 
-// maxSeen caps the versions a watermark lists as examined.
-const maxSeen = 1000
-
-// watermark is what a successful run leaves for the next one: read the
-// version documents with _ts >= Since, and skip those in Seen, which the
-// run examined already. Since is the newest _ts examined plus one, or the
-// run's start less the margin if that is earlier: a write that commits
-// after the run read has a _ts of at least that. So a run after no writes
-// reads one query page, and only back-to-back runs read a version twice.
+// watermark is what a successful run leaves for the next one.
+//
+// The version documents with _ts >= Since are unread, but for the seconds
+// from Since on that a run read before they were over (it started in them,
+// or after them only by the skew of the clocks): Open[i] says how many
+// versions of second Since+i it examined, and the next run reads them
+// again and examines a second only if its count changed. Otherwise Since is
+// the newest _ts examined plus one.
+//
+// A write can commit up to the margin after its _ts, so one can still
+// land behind Since, at or after the run's start less the margin: that is
+// the window, the versions with Recheck <= _ts < Since, examined already;
+// Counts[i] says how many of them second Recheck+i held. Runs before
+// RecheckAt (the window's end when it opened, plus the margin: no write
+// can land in it after that) read only from Since and add what they read
+// to the window; the first run from then on reads the window again and
+// examines only the seconds whose count changed, and the window restarts
+// at its start less the margin. So the window spans about two margins of
+// seconds, whatever the write rate. RecheckAt is 0 when there is no
+// window.
+//
+// A watermark of the older form, {"since":…,"seen":[…]}, decodes as Since
+// with no window: its run examines everything from Since again, which is
+// safe.
 type watermark struct {
-	Since int64    `json:"since"`
-	Seen  []string `json:"seen,omitempty"`
+	Since     int64   `json:"since"`
+	Open      []int64 `json:"open,omitempty"`
+	Recheck   int64   `json:"recheck,omitempty"`
+	RecheckAt int64   `json:"recheckAt,omitempty"`
+	Counts    []int64 `json:"counts,omitempty"`
+}
+
+// pending reports whether the watermark has a window to check again.
+func (m watermark) pending() bool { return m.RecheckAt > 0 }
+
+// readAgain reports whether a run reads the versions of second sec again,
+// as second of the window or open second.
+func (m watermark) readAgain(sec int64) bool {
+	return sec < m.Since || sec-m.Since < int64(len(m.Open))
+}
+
+// examined is how many versions of second sec, in the window or open,
+// were examined.
+func (m watermark) examined(sec int64) int64 {
+	at := func(counts []int64, i int64) int64 {
+		if i >= 0 && i < int64(len(counts)) {
+			return counts[i]
+		}
+		return 0
+	}
+	if sec >= m.Since {
+		return at(m.Open, sec-m.Since)
+	}
+	if !m.pending() {
+		return 0
+	}
+	return at(m.Counts, sec-m.Recheck)
+}
+
+// valid reports whether the watermark is one a run could have saved.
+func (m watermark) valid() bool {
+	negative := func(n int64) bool { return n < 0 }
+	if m.Since < 0 || slices.ContainsFunc(m.Open, negative) {
+		return false
+	}
+	if !m.pending() {
+		return m.Recheck == 0 && len(m.Counts) == 0
+	}
+	return m.Recheck >= 0 && m.Recheck < m.Since && int64(len(m.Counts)) <= m.Since-m.Recheck && !slices.ContainsFunc(m.Counts, negative)
+}
+
+func (m watermark) equal(o watermark) bool {
+	return m.Since == o.Since && m.Recheck == o.Recheck && m.RecheckAt == o.RecheckAt && slices.Equal(m.Counts, o.Counts) && slices.Equal(m.Open, o.Open)
 }
 
 // Result says what a reconcile pass did.
 type Result struct {
 	Versions int // version documents examined
-	Skipped  int // version documents read again that the previous run examined
+	// Skipped are the version documents read again, in the window a
+	// previous run examined, and skipped: their second's count had not
+	// changed.
+	Skipped  int
 	Refilled int // audit records written
 	// Since is the _ts from which the run read, 0 when it read every
 	// retained version (the first run).
@@ -82,10 +145,6 @@ type Result struct {
 type stamped struct {
 	todo.Version
 	TS int64 `json:"_ts"`
-}
-
-func seenKey(v todo.Version) string {
-	return todo.EntityKey(v.UserID, v.TodoID) + ":" + strconv.FormatInt(v.Version, 10)
 }
 
 // Run examines the version documents written since the previous
@@ -101,64 +160,68 @@ func (r *Reconciler) Run(ctx context.Context) (Result, error) {
 	if err != nil {
 		return res, err
 	}
+	cutoff := start.Add(-r.margin()).Unix()
+	recheck := mark.pending() && start.Unix() >= mark.RecheckAt
 	res.Since = mark.Since
-	seen := make(map[string]bool, len(mark.Seen))
-	for _, k := range mark.Seen {
-		seen[k] = true
+	if recheck {
+		res.Since = mark.Recheck
 	}
 	q := store.Query{
 		Filters:  []store.Filter{{Field: "type", Op: store.Eq, Value: todo.TypeVersion}},
 		PageSize: pageSize,
 	}
-	if mark.Since > 0 {
-		q.Filters = append(q.Filters, store.Filter{Field: "_ts", Op: store.Ge, Value: mark.Since})
+	if res.Since > 0 {
+		q.Filters = append(q.Filters, store.Filter{Field: "_ts", Op: store.Ge, Value: res.Since})
 	}
-	// For the next watermark: the newest _ts read, and the versions read
-	// that are within the margin of this run's start.
 	newest := mark.Since - 1
-	cutoff := start.Add(-r.margin()).Unix()
-	var recent []stamped
+	// The versions read, by second, of the seconds read again and from the
+	// cutoff on (a run before the window is due reads only those), and the
+	// versions read again.
+	counts := map[int64]int64{}
+	again := map[int64][]todo.Version{}
 	for {
 		page, err := r.Todos.Query(ctx, q)
 		if err != nil {
 			return res, err
 		}
-		byEntity := map[string][]todo.Version{}
+		var fresh []todo.Version
 		for _, it := range page.Items {
 			var v stamped
 			if json.Unmarshal(it.Body, &v) != nil || audit.CheckVersion(v.Version) != nil {
 				continue // the trigger dead-letters it
 			}
 			newest = max(newest, v.TS)
-			if v.TS >= cutoff {
-				recent = append(recent, stamped{Version: todo.Version{UserID: v.UserID, TodoID: v.TodoID, Version: v.Version.Version}, TS: v.TS})
+			if v.TS >= cutoff || mark.readAgain(v.TS) {
+				counts[v.TS]++
 			}
-			if seen[seenKey(v.Version)] {
-				res.Skipped++
-				continue
-			}
-			key := todo.EntityKey(v.UserID, v.TodoID)
-			byEntity[key] = append(byEntity[key], v.Version)
-			res.Versions++
-			if r.FinishMove != nil {
-				if err := r.FinishMove(ctx, v.Version); err != nil {
-					return res, err
-				}
+			if mark.readAgain(v.TS) {
+				again[v.TS] = append(again[v.TS], v.Version)
+			} else {
+				fresh = append(fresh, v.Version)
 			}
 		}
-		for key, vs := range byEntity {
-			n, err := r.refill(ctx, key, vs)
-			res.Refilled += n
-			if err != nil {
-				return res, err
-			}
+		if err := r.examine(ctx, fresh, &res); err != nil {
+			return res, err
 		}
 		if page.Continuation == "" {
 			break
 		}
 		q.Continuation = page.Continuation
 	}
-	if next := nextWatermark(newest, cutoff, recent); !slices.Equal(next.Seen, mark.Seen) || next.Since != mark.Since {
+	// A second read again whose count changed holds a write that landed
+	// after the run that examined it: examine the second again.
+	var changed []todo.Version
+	for sec, vs := range again {
+		if counts[sec] == mark.examined(sec) {
+			res.Skipped += len(vs)
+		} else {
+			changed = append(changed, vs...)
+		}
+	}
+	if err := r.examine(ctx, changed, &res); err != nil {
+		return res, err
+	}
+	if next := nextWatermark(mark, recheck, newest, start.Unix(), cutoff, r.margin(), counts); !next.equal(mark) {
 		if err := r.save(ctx, next); err != nil {
 			return res, err
 		}
@@ -178,17 +241,67 @@ func (r *Reconciler) Run(ctx context.Context) (Result, error) {
 	return res, nil
 }
 
-// nextWatermark is the watermark after a successful run, given the newest
-// _ts it read, its start less the margin, and the versions it read from
-// then on.
-func nextWatermark(newest, cutoff int64, recent []stamped) watermark {
-	next := watermark{Since: max(min(newest+1, cutoff), 0)}
-	for _, v := range recent {
-		if v.TS >= next.Since && len(next.Seen) < maxSeen {
-			next.Seen = append(next.Seen, seenKey(v.Version))
+// examine finishes the moves among vs and refills their missing audit
+// records, one entity at a time.
+func (r *Reconciler) examine(ctx context.Context, vs []todo.Version, res *Result) error {
+	byEntity := map[string][]todo.Version{}
+	for _, v := range vs {
+		key := todo.EntityKey(v.UserID, v.TodoID)
+		byEntity[key] = append(byEntity[key], v)
+		res.Versions++
+		if r.FinishMove != nil {
+			if err := r.FinishMove(ctx, v); err != nil {
+				return err
+			}
 		}
 	}
-	slices.Sort(next.Seen)
+	for key, vs := range byEntity {
+		n, err := r.refill(ctx, key, vs)
+		res.Refilled += n
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// nextWatermark is the watermark after a successful run, given the one it
+// loaded, whether it checked that one's window again, the newest _ts it
+// read, its start, its start less the margin, and the versions it read, by
+// second. A run before the window is due adds what it read to the window;
+// otherwise the window restarts at the cutoff, where writes can still land.
+// A _ts more than the margin after the run's start is outside what the
+// margin allows (and would hold back every write before it until the
+// window's check): the watermark does not move past it, and the next run
+// examines such versions again.
+func nextWatermark(mark watermark, recheck bool, newest, start, cutoff int64, margin time.Duration, read map[int64]int64) watermark {
+	newest = min(newest, start+int64(margin/time.Second))
+	next := watermark{Since: max(mark.Since, newest+1)}
+	if open := max(mark.Since, start); newest >= open {
+		next.Since = open
+		for sec := open; sec <= newest; sec++ {
+			next.Open = append(next.Open, read[sec])
+		}
+	}
+	next.Recheck, next.RecheckAt = cutoff, next.Since+int64(margin/time.Second)
+	if mark.pending() && !recheck {
+		next.Recheck, next.RecheckAt = mark.Recheck, mark.RecheckAt
+		next.Counts = slices.Clone(mark.Counts)
+	}
+	if next.Recheck >= next.Since {
+		next.Recheck, next.RecheckAt, next.Counts = 0, 0, nil
+		return next
+	}
+	for sec, n := range read {
+		i := sec - next.Recheck
+		if i < 0 || sec >= next.Since {
+			continue
+		}
+		if grow := int(i) + 1 - len(next.Counts); grow > 0 {
+			next.Counts = append(next.Counts, make([]int64, grow)...)
+		}
+		next.Counts[i] += n
+	}
 	return next
 }
 
@@ -216,7 +329,7 @@ func (r *Reconciler) load(ctx context.Context) (watermark, error) {
 	if err != nil || s == "" {
 		return mark, err
 	}
-	if err := json.Unmarshal([]byte(s), &mark); err != nil || mark.Since < 0 {
+	if err := json.Unmarshal([]byte(s), &mark); err != nil || !mark.valid() {
 		// Reading everything again is slow but safe.
 		r.Log.Warn("reconcile watermark does not decode; this run reads every retained version", "watermark", s)
 		return watermark{}, nil
@@ -299,7 +412,7 @@ func Handler(rec *Reconciler, log *slog.Logger) http.Handler {
 			return
 		}
 		azfunc.WriteResponse(w, azfunc.InvokeResponse{Logs: append([]string{
-			fmt.Sprintf("reconcile: %d version documents written since %d examined (%d more skipped, examined by the previous run), %d audit records refilled, %.1f RU",
+			fmt.Sprintf("reconcile: %d version documents written since %d examined (%d more read again and skipped, their second unchanged since a previous run examined it), %d audit records refilled, %.1f RU",
 				res.Versions, res.Since, res.Skipped, res.Refilled, m.Cost().Charge),
 		}, res.Steps...)})
 	})
