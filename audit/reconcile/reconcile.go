@@ -12,11 +12,13 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/audit"
 	"github.com/todoaudit/todo/azfunc"
+	"github.com/todoaudit/todo/internal/jsonfield"
 	"github.com/todoaudit/todo/problem"
 	"github.com/todoaudit/todo/store"
 )
@@ -162,6 +164,7 @@ func (r *Reconciler) Run(ctx context.Context) (Result, error) {
 	}
 	cutoff := start.Add(-r.margin()).Unix()
 	recheck := mark.pending() && start.Unix() >= mark.RecheckAt
+	known := map[string]*history{}
 	res.Since = mark.Since
 	if recheck {
 		res.Since = mark.Recheck
@@ -200,7 +203,7 @@ func (r *Reconciler) Run(ctx context.Context) (Result, error) {
 				fresh = append(fresh, v.Version)
 			}
 		}
-		if err := r.examine(ctx, fresh, &res); err != nil {
+		if err := r.examine(ctx, fresh, known, &res); err != nil {
 			return res, err
 		}
 		if page.Continuation == "" {
@@ -218,7 +221,7 @@ func (r *Reconciler) Run(ctx context.Context) (Result, error) {
 			changed = append(changed, vs...)
 		}
 	}
-	if err := r.examine(ctx, changed, &res); err != nil {
+	if err := r.examine(ctx, changed, known, &res); err != nil {
 		return res, err
 	}
 	if next := nextWatermark(mark, recheck, newest, start.Unix(), cutoff, r.margin(), counts); !next.equal(mark) {
@@ -243,7 +246,7 @@ func (r *Reconciler) Run(ctx context.Context) (Result, error) {
 
 // examine finishes the moves among vs and refills their missing audit
 // records, one entity at a time.
-func (r *Reconciler) examine(ctx context.Context, vs []todo.Version, res *Result) error {
+func (r *Reconciler) examine(ctx context.Context, vs []todo.Version, known map[string]*history, res *Result) error {
 	byEntity := map[string][]todo.Version{}
 	for _, v := range vs {
 		key := todo.EntityKey(v.UserID, v.TodoID)
@@ -256,7 +259,12 @@ func (r *Reconciler) examine(ctx context.Context, vs []todo.Version, res *Result
 		}
 	}
 	for key, vs := range byEntity {
-		n, err := r.refill(ctx, key, vs)
+		h := known[key]
+		if h == nil {
+			h = &history{}
+			known[key] = h
+		}
+		n, err := r.refill(ctx, key, vs, h)
 		res.Refilled += n
 		if err != nil {
 			return err
@@ -345,37 +353,42 @@ func (r *Reconciler) save(ctx context.Context, mark watermark) error {
 	return store.SaveCheckpoint(ctx, r.Leases, r.watermarkID(), string(b))
 }
 
+// history is what a run knows of one entity's audit history: the
+// versions it holds from floor on (0: nothing known yet), read once and
+// kept up with the run's own refills. The versions of one entity come in
+// no particular order (by id: v10 before v2), so without it every page of
+// a long history would read the records after its oldest version again.
+type history struct {
+	floor int64
+	have  map[int64]bool
+}
+
 // refill writes the records of vs missing from one entity's history,
-// reading only the part of it from the oldest of vs on.
-func (r *Reconciler) refill(ctx context.Context, key string, vs []todo.Version) (int, error) {
+// reading only the part of it from the oldest of vs on that h does not
+// know already: each record at most once a run.
+func (r *Reconciler) refill(ctx context.Context, key string, vs []todo.Version, h *history) (int, error) {
 	oldest := vs[0].Version
 	for _, v := range vs {
 		oldest = min(oldest, v.Version)
 	}
-	have := map[int64]bool{}
-	q := store.Query{
-		PartitionKey: store.PartitionKey{key},
-		Filters:      []store.Filter{{Field: "version", Op: store.Ge, Value: oldest}},
-		PageSize:     store.MaxPageSize,
+	if h.have == nil {
+		h.have = map[int64]bool{}
 	}
-	for {
-		page, err := r.Audit.Query(ctx, q)
-		if err != nil {
+	if h.floor == 0 || oldest < h.floor {
+		q := store.Query{
+			PartitionKey: store.PartitionKey{key},
+			Filters:      []store.Filter{{Field: "version", Op: store.Ge, Value: oldest}},
+			PageSize:     store.MaxPageSize,
+		}
+		if h.floor > 0 {
+			q.Filters = append(q.Filters, store.Filter{Field: "version", Op: store.Lt, Value: h.floor})
+		}
+		if err := r.versionsIn(ctx, q, h.have); err != nil {
 			return 0, err
 		}
-		for _, it := range page.Items {
-			var rec struct {
-				Version int64 `json:"version"`
-			}
-			if json.Unmarshal(it.Body, &rec) == nil {
-				have[rec.Version] = true
-			}
-		}
-		if page.Continuation == "" {
-			break
-		}
-		q.Continuation = page.Continuation
+		h.floor = oldest
 	}
+	have := h.have
 	var missing audit.Outcome
 	refilled := 0
 	for _, v := range vs {
@@ -392,7 +405,34 @@ func (r *Reconciler) refill(ctx context.Context, key string, vs []todo.Version) 
 	if len(missing.Records) == 0 {
 		return 0, nil
 	}
-	return refilled, missing.Write(ctx, r.Audit)
+	if err := missing.Write(ctx, r.Audit); err != nil {
+		return 0, err
+	}
+	for _, v := range vs {
+		have[v.Version] = true
+	}
+	return refilled, nil
+}
+
+// versionsIn adds to have the versions of the records q finds, read from
+// each record's version alone.
+func (r *Reconciler) versionsIn(ctx context.Context, q store.Query, have map[int64]bool) error {
+	for {
+		page, err := r.Audit.Query(ctx, q)
+		if err != nil {
+			return err
+		}
+		for _, it := range page.Items {
+			raw, err := jsonfield.Get(it.Body, "version")
+			if n, perr := strconv.ParseInt(string(raw), 10, 64); err == nil && perr == nil {
+				have[n] = true
+			}
+		}
+		if page.Continuation == "" {
+			return nil
+		}
+		q.Continuation = page.Continuation
+	}
 }
 
 // Handler serves the Reconcile timer function in payload mode: one pass

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -443,4 +444,36 @@ type failing struct{ store.Container }
 
 func (failing) Batch(context.Context, store.PartitionKey, []store.Op) ([]store.OpResult, error) {
 	return nil, todo.Errorf(todo.Unavailable, "injected: audit container unavailable")
+}
+
+// Refilling one todo's long history costs what its versions cost, not
+// their square: the versions of one entity come from the query in no
+// particular order (by id, v10 before v2), pages of large documents hold
+// few of them, and each record of the history is read at most once a
+// run, so twice the versions cost about twice as much.
+func TestRefillOfOneLongHistoryIsLinear(t *testing.T) {
+	notes := strings.Repeat("n", 40<<10)
+	charge := map[int]float64{}
+	for _, n := range []int{150, 300} {
+		e := newEnv(t)
+		for v := int64(1); v <= int64(n); v++ {
+			doc, err := json.Marshal(todo.NewVersion(todo.Todo{ID: "long", Type: todo.TypeTodo, UserID: "alice",
+				Fields: todo.Fields{Category: "Grocery", Title: "paint the fence", Notes: notes}, Version: v, UpdatedBy: "alice", UpdatedAt: e.clock.Now()}, nil, 0))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := e.rec.Todos.Upsert(context.Background(), store.PartitionKey{"alice", "Grocery"}, doc, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		res, cost := e.run(t)
+		if res.Refilled != n {
+			t.Fatalf("%d versions of one todo: %+v, want all refilled", n, res)
+		}
+		charge[n] = cost.Charge
+		t.Logf("%d versions of 40 KB of one todo refilled: %.0f RU in %d requests", n, cost.Charge, cost.Requests)
+	}
+	if ratio := charge[300] / charge[150]; ratio > 2.3 {
+		t.Fatalf("twice the versions cost %.2f times as much", ratio)
+	}
 }
