@@ -34,7 +34,7 @@ node_modules/.package-lock.json: package.json package-lock.json
 # which run again without it. telemetry runs once more without -tags otlp,
 # as make build builds it.
 HEAVY_PACKAGES := ./app/ ./audit/reconcile/ ./service/
-HEAVY_TESTS    := TestBoundedAnswers|TestExportBoundedMemory|TestLargestTodosUnderTheHost|TestQueries|TestRunCostFollowsWritesNotHistory
+HEAVY_TESTS    := TestBoundedAnswers|TestExportBoundedMemory|TestLargestTodosUnderTheHost|TestQueries|TestRunCostFollowsWritesNotHistory|TestWatermarkStaysSmall|TestRefillOfOneLongHistoryIsLinear
 
 ## test: every test that runs on one machine, Cosmos wire tests included
 test: node_modules/.package-lock.json

@@ -218,6 +218,7 @@ func TestRunsAfterBusyMinute(t *testing.T) {
 // point read costs 1 RU, and its window is checked again at least every
 // two margins: runs never push it later.
 func TestWatermarkStaysSmall(t *testing.T) {
+	race.Heavy(t)
 	e := newEnv(t)
 	t0 := e.clock.Now()
 	lastCheck, checks, largest := t0, 0, 0
@@ -452,6 +453,7 @@ func (failing) Batch(context.Context, store.PartitionKey, []store.Op) ([]store.O
 // few of them, and each record of the history is read at most once a
 // run, so twice the versions cost about twice as much.
 func TestRefillOfOneLongHistoryIsLinear(t *testing.T) {
+	race.Heavy(t)
 	notes := strings.Repeat("n", 40<<10)
 	charge := map[int]float64{}
 	for _, n := range []int{150, 300} {
