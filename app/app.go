@@ -591,6 +591,9 @@ func (a *App) transparencyLog(ctx context.Context, auditC, leases store.Containe
 	l := &tlog.Log{Leases: leases, Audit: auditC, Keys: keys, Anchors: anchors}
 	in := &tlog.Integrator{Audit: auditC, Leases: leases, Keys: keys, Anchors: anchors, Log: a.log,
 		Report: func(err error) { a.health.Report("transparency log", err) }}
+	if a.cfg.Store == "embedded" {
+		in.Margin = bolt.CommitOrderMargin
+	}
 	return l, in, nil
 }
 

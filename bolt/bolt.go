@@ -48,6 +48,9 @@ type Store struct {
 	db     *bbolt.DB
 	commit *committer
 	reads  *readCache
+	// lastTS is the newest _ts a write was stamped with; only the
+	// committer's goroutine touches it.
+	lastTS int64
 	now    func() time.Time
 	log    *slog.Logger
 
@@ -96,6 +99,10 @@ func Open(dir string, specs []store.ContainerSpec, o *Options) (*Store, error) {
 		s.log = slog.New(slog.DiscardHandler)
 	}
 	if err := s.ensure(specs); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	if s.lastTS, err = s.newestStamp(); err != nil {
 		_ = db.Close()
 		return nil, err
 	}
@@ -261,6 +268,47 @@ func (s *Store) sweep(interval time.Duration) {
 
 // record is the stored value of an item: its LSN, its expiry (unix seconds,
 // 0 = never) and its JSON body.
+// CommitOrderMargin is how much earlier than the newest _ts a reader has
+// seen a later write's _ts can be: writes are stamped as they commit, one
+// transaction after another, and never earlier than the write before
+// (stamp), so only the second being written can still receive writes. A
+// reader of what was written past a _ts (the transparency log's
+// integrator) need re-read no more than that.
+const CommitOrderMargin = time.Second
+
+// newestStamp is the newest _ts of the stored items: the last written
+// item of each container's change feed.
+func (s *Store) newestStamp() (int64, error) {
+	var newest int64
+	err := s.db.View(func(tx *bbolt.Tx) error {
+		return tx.Bucket(bucketContainers).ForEach(func(name, _ []byte) error {
+			cb := tx.Bucket(containerBucket(string(name)))
+			if cb == nil {
+				return nil
+			}
+			if _, key := cb.Bucket(bucketFeed).Cursor().Last(); key != nil {
+				if v := cb.Bucket(bucketItems).Get(key); v != nil {
+					if ts, ok := bodyWrittenAt(decodeRecord(v).body); ok {
+						newest = max(newest, ts)
+					}
+				}
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return 0, fmt.Errorf("embedded store: %w", err)
+	}
+	return newest, nil
+}
+
+// stamp is the _ts of the writes of a transaction applied at now: now in
+// whole seconds, or the last stamp if the clock went back.
+func (s *Store) stamp(now time.Time) int64 {
+	s.lastTS = max(s.lastTS, now.Unix())
+	return s.lastTS
+}
+
 type record struct {
 	lsn     uint64
 	expires int64

@@ -313,7 +313,7 @@ func (c *container) apply(tx *bbolt.Tx, preps []prepared, results []store.OpResu
 		}
 	}
 	// Apply. Failures from here on leave the transaction half-written.
-	ts := now.Unix()
+	ts := c.s.stamp(now)
 	for i, p := range preps {
 		if p.kind == store.BatchRead {
 			continue
