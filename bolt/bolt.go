@@ -266,8 +266,6 @@ func (s *Store) sweep(interval time.Duration) {
 	}
 }
 
-// record is the stored value of an item: its LSN, its expiry (unix seconds,
-// 0 = never) and its JSON body.
 // CommitOrderMargin is how much earlier than the newest _ts a reader has
 // seen a later write's _ts can be: writes are stamped as they commit, one
 // transaction after another, and never earlier than the write before
@@ -309,6 +307,8 @@ func (s *Store) stamp(now time.Time) int64 {
 	return s.lastTS
 }
 
+// record is the stored value of an item: its LSN, its expiry (unix seconds,
+// 0 = never) and its JSON body.
 type record struct {
 	lsn     uint64
 	expires int64

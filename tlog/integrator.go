@@ -182,35 +182,21 @@ type storedRecord struct {
 // none of its leaf.
 func skimRecord(body []byte) (storedRecord, error) {
 	var r storedRecord
+	head := [...]struct {
+		name string
+		dst  any
+	}{{"id", &r.ID}, {"entityKey", &r.EntityKey}, {"entityId", &r.EntityID}, {"entityType", &r.EntityType},
+		{"version", &r.Version}, {"dateCreatedUtc", &r.DateCreatedUTC}, {"prevHash", &r.PrevHash}, {"hash", &r.Hash},
+		{"owner", &r.Owner}, {"_ts", &r.TS}}
 	var err error
 	each := jsonfield.Each(body, func(name, value []byte) bool {
-		var dst any
-		switch string(name) {
-		case "id":
-			dst = &r.ID
-		case "entityKey":
-			dst = &r.EntityKey
-		case "entityId":
-			dst = &r.EntityID
-		case "entityType":
-			dst = &r.EntityType
-		case "version":
-			dst = &r.Version
-		case "dateCreatedUtc":
-			dst = &r.DateCreatedUTC
-		case "prevHash":
-			dst = &r.PrevHash
-		case "hash":
-			dst = &r.Hash
-		case "owner":
-			dst = &r.Owner
-		case "_ts":
-			dst = &r.TS
-		default:
-			return true
+		for _, h := range head {
+			if string(name) == h.name {
+				err = json.Unmarshal(value, h.dst)
+				return err == nil
+			}
 		}
-		err = json.Unmarshal(value, dst)
-		return err == nil
+		return true
 	})
 	return r, cmp.Or(each, err)
 }
