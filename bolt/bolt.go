@@ -40,6 +40,11 @@ type Options struct {
 	// fails (once, until Ping finds the disk writable again), so that
 	// health can name the disk at once rather than at its next probe.
 	OnFault func(error)
+	// ClockStamps stamps writes with Now as it is, even when it goes back,
+	// rather than never earlier than the write before: for tests of
+	// readers that must cope with clocks like Cosmos DB's partitions',
+	// where a later commit can carry an earlier _ts.
+	ClockStamps bool
 }
 
 // Store is the embedded store. It is safe for concurrent use.
@@ -50,9 +55,10 @@ type Store struct {
 	reads  *readCache
 	// lastTS is the newest _ts a write was stamped with; only the
 	// committer's goroutine touches it.
-	lastTS int64
-	now    func() time.Time
-	log    *slog.Logger
+	lastTS      int64
+	clockStamps bool
+	now         func() time.Time
+	log         *slog.Logger
 
 	mu         sync.Mutex
 	containers map[string]*container
@@ -81,15 +87,16 @@ func Open(dir string, specs []store.ContainerSpec, o *Options) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{
-		dir:        dir,
-		db:         db,
-		commit:     newCommitter(db, o.OnFault),
-		reads:      newReadCache(),
-		now:        o.Now,
-		log:        o.Log,
-		containers: map[string]*container{},
-		stop:       make(chan struct{}),
-		done:       make(chan struct{}),
+		dir:         dir,
+		db:          db,
+		commit:      newCommitter(db, o.OnFault),
+		reads:       newReadCache(),
+		clockStamps: o.ClockStamps,
+		now:         o.Now,
+		log:         o.Log,
+		containers:  map[string]*container{},
+		stop:        make(chan struct{}),
+		done:        make(chan struct{}),
 	}
 	s.commit.afterCommit = s.reads.committed
 	if s.now == nil {
@@ -301,8 +308,12 @@ func (s *Store) newestStamp() (int64, error) {
 }
 
 // stamp is the _ts of the writes of a transaction applied at now: now in
-// whole seconds, or the last stamp if the clock went back.
+// whole seconds, or the last stamp if the clock went back (unless
+// Options.ClockStamps).
 func (s *Store) stamp(now time.Time) int64 {
+	if s.clockStamps {
+		return now.Unix()
+	}
 	s.lastTS = max(s.lastTS, now.Unix())
 	return s.lastTS
 }
