@@ -2,21 +2,27 @@ package bolt
 
 import (
 	"bytes"
+	"math"
 	"sync"
 )
 
 // readCache keeps copies of recently read small items, so that a point
 // read of an item no commit has changed since needs no read transaction
 // (a transaction, two bucket lookups and a search, most of a point read's
-// work). It is never stale for a write that has been acknowledged:
+// work). It never serves an item older than one a read transaction could
+// see, so reads never go back in time and an acknowledged write is always
+// seen:
 //
-//   - a write transaction names the keys it changes (written) before it
-//     commits, and the committer calls committed after the commit and
-//     before it answers the writers: that drops those keys' copies and
-//     stamps them with the new generation;
+//   - a write transaction names each key it changes (written) before it
+//     commits: that key's copy is dropped and the key is marked in flight,
+//     so no copy of it is served or kept while the commit becomes visible;
+//   - the committer calls committed after the commit and before it
+//     answers the writers: the keys in flight are stamped with a new
+//     generation;
 //   - a reader takes the generation before its read transaction begins
-//     and keeps what it read only if no commit stamped the key since, so a
-//     transaction that began before a commit never caches what it read.
+//     and keeps what it read only if the key is not in flight and was not
+//     stamped since, so a transaction that may have begun before a commit
+//     never caches what it read.
 //
 // The stamps of written keys are dropped in one go when there are too many
 // (the floor rises to the current generation: readers that began before
@@ -93,16 +99,31 @@ func (rc *readCache) fill(key []byte, gen uint64, r record) {
 	rc.bytes += len(r.body)
 }
 
-// written names a key the transaction being committed changes. Only the
-// committer's goroutine calls it, inside the transaction.
+// inFlight is the stamp of a key whose change is being committed: newer
+// than any generation, so no reader keeps a copy of it.
+const inFlight = math.MaxUint64
+
+// written names a key the transaction being committed changes, before the
+// commit. Only the committer's goroutine calls it, inside the transaction.
 func (rc *readCache) written(key []byte) {
 	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	rc.drop(key)
+	rc.stamped[string(key)] = inFlight
 	rc.pending = append(rc.pending, key)
-	rc.mu.Unlock()
+}
+
+// drop removes key's copy, if any.
+func (rc *readCache) drop(key []byte) {
+	if old, ok := rc.entries[string(key)]; ok {
+		rc.bytes -= len(old.body)
+		delete(rc.entries, string(key))
+	}
 }
 
 // committed follows every commit attempt, successful or not: the keys
-// named since the last one are dropped and stamped.
+// named since the last one are stamped with a new generation (and any
+// copy of them dropped).
 func (rc *readCache) committed() {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
@@ -115,10 +136,7 @@ func (rc *readCache) committed() {
 		rc.floor = rc.gen
 	}
 	for _, k := range rc.pending {
-		if old, ok := rc.entries[string(k)]; ok {
-			rc.bytes -= len(old.body)
-			delete(rc.entries, string(k))
-		}
+		rc.drop(k)
 		rc.stamped[string(k)] = rc.gen
 	}
 	rc.pending = rc.pending[:0]

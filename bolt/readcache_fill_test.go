@@ -8,7 +8,8 @@ import (
 // A reader whose transaction began before a commit changed its key keeps
 // nothing of what it read; one that began after keeps it until the next
 // change; and once the stamps of written keys are dropped, readers that
-// began before keep nothing at all.
+// began before keep nothing at all; nor does any reader while a key's
+// commit is in flight.
 func TestReadCacheFill(t *testing.T) {
 	rc := newReadCache()
 	key := cacheKey(nil, []byte("c/todos"), []byte("k"))
@@ -28,6 +29,19 @@ func TestReadCacheFill(t *testing.T) {
 	if _, ok := rc.get(key); ok {
 		t.Fatal("a changed key is still cached")
 	}
+	// From the moment a transaction names a key until its commit is
+	// stamped, the key's copy is gone and no read is kept, whenever it
+	// began: the commit may be visible to read transactions already.
+	rc.fill(key, rc.generation(), record{lsn: 5, body: []byte(`{}`)})
+	rc.written(key)
+	if _, ok := rc.get(key); ok {
+		t.Fatal("a key being committed is still served from the cache")
+	}
+	rc.fill(key, rc.generation(), record{lsn: 6, body: []byte(`{}`)})
+	if _, ok := rc.get(key); ok {
+		t.Fatal("a read of a key being committed was kept")
+	}
+	rc.committed()
 
 	other := cacheKey(nil, []byte("c/todos"), []byte("other"))
 	before := rc.generation()
