@@ -59,7 +59,8 @@ func (c *container) view(ctx context.Context, pk store.PartitionKey, id string, 
 		return err
 	}
 	var buf [256]byte
-	key := cacheKey(buf[:0], c.name, itemKey(pk, id))
+	item := itemKey(pk, id)
+	key := cacheKey(buf[:0], c.name, item)
 	serve := func(r record) error {
 		if r.expired(c.s.now()) {
 			return notFound(id)
@@ -72,7 +73,7 @@ func (c *container) view(ctx context.Context, pk store.PartitionKey, id string, 
 	}
 	gen := c.s.reads.generation()
 	return c.s.db.View(func(tx *bbolt.Tx) error {
-		v := tx.Bucket(c.name).Bucket(bucketItems).Get(key[len(c.name)+1:])
+		v := tx.Bucket(c.name).Bucket(bucketItems).Get(item)
 		if v == nil {
 			return notFound(id)
 		}

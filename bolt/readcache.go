@@ -108,22 +108,17 @@ const inFlight = math.MaxUint64
 func (rc *readCache) written(key []byte) {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
-	rc.drop(key)
-	rc.stamped[string(key)] = inFlight
-	rc.pending = append(rc.pending, key)
-}
-
-// drop removes key's copy, if any.
-func (rc *readCache) drop(key []byte) {
 	if old, ok := rc.entries[string(key)]; ok {
 		rc.bytes -= len(old.body)
 		delete(rc.entries, string(key))
 	}
+	rc.stamped[string(key)] = inFlight
+	rc.pending = append(rc.pending, key)
 }
 
 // committed follows every commit attempt, successful or not: the keys
-// named since the last one are stamped with a new generation (and any
-// copy of them dropped).
+// named since the last one (whose copies written dropped, and which no
+// reader kept since) are stamped with a new generation.
 func (rc *readCache) committed() {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
@@ -136,7 +131,6 @@ func (rc *readCache) committed() {
 		rc.floor = rc.gen
 	}
 	for _, k := range rc.pending {
-		rc.drop(k)
 		rc.stamped[string(k)] = rc.gen
 	}
 	rc.pending = rc.pending[:0]

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -161,13 +162,12 @@ const recordReadsAtOnce = 8
 // copy is its own record. A reference whose record is gone (a retention
 // purge removes the entries first, the record after) is left out.
 func (s *Service) activityRecords(ctx context.Context, entries []repo.Doc[todo.AuditRecord]) ([]todo.AuditRecord, error) {
-	out := make([]todo.AuditRecord, len(entries))
-	found := make([]bool, len(entries))
+	out := make([]todo.AuditRecord, len(entries)) // a record gone stays without an id
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(recordReadsAtOnce)
 	for i, d := range entries {
 		if !d.Value.IsReference() {
-			out[i], found[i] = d.Value.Record(), true
+			out[i] = d.Value.Record()
 			continue
 		}
 		g.Go(func() error {
@@ -179,20 +179,14 @@ func (s *Service) activityRecords(ctx context.Context, entries []repo.Doc[todo.A
 			case err != nil:
 				return err
 			}
-			out[i], found[i] = r.Value, true
+			out[i] = r.Value
 			return nil
 		})
 	}
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	kept := out[:0]
-	for i, r := range out {
-		if found[i] {
-			kept = append(kept, r)
-		}
-	}
-	return kept, nil
+	return slices.DeleteFunc(out, func(r todo.AuditRecord) bool { return r.ID == "" }), nil
 }
 
 // activityPartitions are user's activity partitions from the month of the
