@@ -457,9 +457,12 @@ func (a *Audited) Differs(t *Todo) string {
 }
 
 // Erased reports whether a field of the version was erased.
-func (a *Audited) Erased() bool {
-	for _, c := range a.Commitments {
-		if c.Erased {
+func (a *Audited) Erased() bool { return a.Commitments.AnyErased() }
+
+// AnyErased reports whether a field of c was erased.
+func (c Commitments) AnyErased() bool {
+	for _, com := range c {
+		if com.Erased {
 			return true
 		}
 	}

@@ -21,9 +21,6 @@ func (s *Service) RequestErasure(ctx context.Context, userID, reason string) (to
 	if err != nil {
 		return todo.Erasure{}, err
 	}
-	if userID == "" {
-		return todo.Erasure{}, todo.Errorf(todo.Invalid, "userId is required")
-	}
 	if err := todo.ValidateUserID(userID); err != nil {
 		return todo.Erasure{}, err
 	}

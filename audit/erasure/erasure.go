@@ -494,12 +494,11 @@ func (e *Eraser) todoDocument(ctx context.Context, d repo.Doc[json.RawMessage], 
 			w.firstEncoding.Todos++
 			return nil
 		}
+		w.erased.Todos++
 		out, changed, err := todo.ErasePersonalJSON(d.Value)
 		if err != nil || !changed {
-			w.erased.Todos++
 			return err
 		}
-		w.erased.Todos++
 		doc = out
 	case todo.TypeVersion:
 		var v todo.Version
@@ -514,7 +513,7 @@ func (e *Eraser) todoDocument(ctx context.Context, d repo.Doc[json.RawMessage], 
 		if err != nil {
 			return err
 		}
-		if len(v.Commitments.ErasedNames()) > 0 {
+		if v.Commitments.AnyErased() {
 			w.erased.Versions++
 		}
 		if !changed {
@@ -576,7 +575,7 @@ func (e *Eraser) record(ctx context.Context, it store.Item, entry bool, w *work)
 		e.log().Warn("erasure: an audit record is left as it is", "record", it.ID, "entityKey", r.EntityKey, "error", err.Error())
 		return nil
 	}
-	if len(r.Commitments.ErasedNames()) > 0 {
+	if r.Commitments.AnyErased() {
 		*count++
 	}
 	if !changed {

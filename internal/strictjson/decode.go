@@ -49,7 +49,6 @@ var (
 type shape struct {
 	kind   reflect.Kind
 	fields map[string]*shape // a struct's, by JSON name
-	names  map[string]bool   // every JSON name of a struct's fields
 	elem   *shape            // a map's values, a slice's or an array's items
 }
 
@@ -63,10 +62,12 @@ func (t *shape) member(name string, s *scanner) *shape {
 		return t.elem
 	case t.kind != reflect.Struct:
 		return nil
-	case !t.names[name] && s.unknown == nil:
+	}
+	sh, ok := t.fields[name]
+	if !ok && s.unknown == nil {
 		s.unknown = &UnknownMemberError{Name: name}
 	}
-	return t.fields[name]
+	return sh
 }
 
 // item is the shape of the items of a list of shape t.
@@ -114,7 +115,7 @@ func makeShape(t reflect.Type, made map[reflect.Type]*shape) *shape {
 	case reflect.Map, reflect.Slice, reflect.Array:
 		sh.elem = makeShape(t.Elem(), made)
 	case reflect.Struct:
-		sh.fields, sh.names = map[string]*shape{}, map[string]bool{}
+		sh.fields = map[string]*shape{} // a nil shape for a field that decodes itself
 		for _, f := range reflect.VisibleFields(t) {
 			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 			switch {
@@ -125,7 +126,7 @@ func makeShape(t reflect.Type, made map[reflect.Type]*shape) *shape {
 			case name == "":
 				name = f.Name
 			}
-			sh.fields[name], sh.names[name] = makeShape(f.Type, made), true
+			sh.fields[name] = makeShape(f.Type, made)
 		}
 	}
 	return sh
