@@ -55,19 +55,29 @@ func (r *AuditRecord) OwnerOf() string {
 // record rewrites them.
 func ActivityEntries(r AuditRecord, category string) []AuditRecord {
 	owner := r.OwnerOf()
-	users := []string{r.Actor}
-	if owner != r.Actor {
-		users = append(users, owner)
+	return PlaceActivity(AuditRecord{EntityID: r.EntityID, EntityType: r.EntityType, Version: r.Version, Operation: r.Operation,
+		DateCreatedUTC: r.DateCreatedUTC, Actor: r.Actor, Owner: owner, Category: category}, owner+"/"+r.ID)
+}
+
+// PlaceActivity returns entry e in the activity partition of its actor
+// and, when someone else is its owner, of its owner, in the month of its
+// DateCreatedUTC, with At set from it and the id "activity-" and the hex
+// SHA-256 of seed (deterministic, so that writing it again rewrites it).
+// A user whose id is not valid gets none.
+func PlaceActivity(e AuditRecord, seed string) []AuditRecord {
+	users := []string{e.Actor}
+	if e.Owner != e.Actor {
+		users = append(users, e.Owner)
 	}
+	sum := sha256.Sum256([]byte(seed))
+	e.ID, e.At = "activity-"+hex.EncodeToString(sum[:]), TimeKey(e.DateCreatedUTC)
 	out := make([]AuditRecord, 0, len(users))
-	sum := sha256.Sum256([]byte(owner + "/" + r.ID))
 	for _, u := range users {
 		if ValidateUserID(u) != nil {
 			continue
 		}
-		out = append(out, AuditRecord{ID: "activity-" + hex.EncodeToString(sum[:]), EntityKey: ActivityKey(u, r.DateCreatedUTC),
-			EntityID: r.EntityID, EntityType: r.EntityType, Version: r.Version, Operation: r.Operation,
-			DateCreatedUTC: r.DateCreatedUTC, Actor: r.Actor, Owner: owner, Category: category, At: TimeKey(r.DateCreatedUTC)})
+		e.EntityKey = ActivityKey(u, e.DateCreatedUTC)
+		out = append(out, e)
 	}
 	return out
 }

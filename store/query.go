@@ -90,6 +90,14 @@ type Seek struct {
 	ID    string
 }
 
+// IDPrefix is the filters of the items whose id starts with prefix: a
+// range of ids, which an index answers, up to prefix with its last byte
+// the next one. prefix must not be empty or end in byte 0xff.
+func IDPrefix(prefix string) []Filter {
+	end := string(append([]byte(prefix[:len(prefix)-1]), prefix[len(prefix)-1]+1))
+	return []Filter{{Field: "id", Op: Ge, Value: prefix}, {Field: "id", Op: Lt, Value: end}}
+}
+
 // TieBroken returns the ORDER BY that lists items in o's order, ties
 // broken by id: the order a Seek on o walks.
 func TieBroken(o Order) []Order { return []Order{o, {Field: "id", Desc: o.Desc}} }

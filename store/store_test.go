@@ -140,3 +140,19 @@ func TestLowPriority(t *testing.T) {
 		}
 	}
 }
+
+// IDPrefix's range holds exactly the ids that start with the prefix.
+func TestIDPrefix(t *testing.T) {
+	f := store.IDPrefix("hold-")
+	in := func(id string) bool {
+		return id >= f[0].Value.(string) && id < f[1].Value.(string)
+	}
+	for id, want := range map[string]bool{"hold-": true, "hold-abc": true, "hold-\xff": true, "hold": false, "hold.": false, "holc-z": false, "erasure-1": false} {
+		if in(id) != want {
+			t.Errorf("%q in the range of hold-: %v, want %v", id, in(id), want)
+		}
+	}
+	if f[0].Field != "id" || f[0].Op != store.Ge || f[1].Field != "id" || f[1].Op != store.Lt {
+		t.Fatalf("filters %+v", f)
+	}
+}

@@ -258,9 +258,8 @@ func (e *Eraser) Run(ctx context.Context) (Result, error) {
 func (e *Eraser) running(ctx context.Context) ([]string, error) {
 	q := store.Query{
 		PartitionKey: governance(),
-		Filters: []store.Filter{{Field: "id", Op: store.Ge, Value: todo.ErasureIDPrefix},
-			{Field: "id", Op: store.Lt, Value: todo.ErasureIDPrefix[:len(todo.ErasureIDPrefix)-1] + "."}},
-		PageSize: store.MaxPageSize,
+		Filters:      store.IDPrefix(todo.ErasureIDPrefix),
+		PageSize:     store.MaxPageSize,
 	}
 	var out []string
 	for {
@@ -376,23 +375,9 @@ func (e *Eraser) finish(ctx context.Context, job *todo.Erasure, etag string) err
 // their entity, the run's status) and no erasure touches them.
 func entries(job *todo.Erasure, summary []byte, at time.Time) []todo.AuditRecord {
 	digest := sha256.Sum256(summary)
-	r := todo.AuditRecord{EntityID: job.ID, EntityType: todo.EntityTypeErasure, Version: int64(job.Run), Operation: todo.OpErase,
-		Entity: summary, DateCreatedUTC: at, Actor: job.RequestedBy, Owner: job.UserID, At: todo.TimeKey(at),
-		Hash: hex.EncodeToString(digest[:])}
-	users := []string{job.RequestedBy}
-	if job.UserID != job.RequestedBy {
-		users = append(users, job.UserID)
-	}
-	sum := sha256.Sum256([]byte(job.ID + "/" + strconv.Itoa(job.Run)))
-	out := make([]todo.AuditRecord, 0, len(users))
-	for _, u := range users {
-		if todo.ValidateUserID(u) != nil {
-			continue
-		}
-		r.ID, r.EntityKey = "activity-"+hex.EncodeToString(sum[:]), todo.ActivityKey(u, at)
-		out = append(out, r)
-	}
-	return out
+	return todo.PlaceActivity(todo.AuditRecord{EntityID: job.ID, EntityType: todo.EntityTypeErasure, Version: int64(job.Run),
+		Operation: todo.OpErase, Entity: summary, DateCreatedUTC: at, Actor: job.RequestedBy, Owner: job.UserID,
+		Hash: hex.EncodeToString(digest[:])}, job.ID+"/"+strconv.Itoa(job.Run))
 }
 
 // work is what one page did.

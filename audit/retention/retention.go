@@ -186,9 +186,8 @@ func Holds(ctx context.Context, audit store.Container) ([]todo.Hold, error) {
 	var out []todo.Hold
 	q := store.Query{
 		PartitionKey: store.PartitionKey{todo.GovernanceKey},
-		Filters: []store.Filter{{Field: "id", Op: store.Ge, Value: todo.HoldIDPrefix},
-			{Field: "id", Op: store.Lt, Value: todo.HoldIDPrefix[:len(todo.HoldIDPrefix)-1] + "."}},
-		PageSize: store.MaxPageSize,
+		Filters:      store.IDPrefix(todo.HoldIDPrefix),
+		PageSize:     store.MaxPageSize,
 	}
 	for {
 		page, err := audit.Query(ctx, q)
