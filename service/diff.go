@@ -189,7 +189,8 @@ func (s *Service) Diff(ctx context.Context, id string, from, to int64) (Diff, er
 
 // addChanges sets each history item's changes against the version before
 // it: the item before it on the page, or for the page's first item, a
-// point read of the version before.
+// point read of the version before. The items are decoded records, whose
+// Erased DecodeRecord set.
 func (s *Service) addChanges(ctx context.Context, user, id string, items []HistoryItem) error {
 	var prev *todo.Todo
 	var prevErased []string
@@ -214,10 +215,10 @@ func (s *Service) addChanges(ctx context.Context, user, id string, items []Histo
 			if err != nil {
 				return err
 			}
-			c = withErased(c, prev.Fields, cur.Fields, prevErased, r.Commitments.ErasedNames())
+			c = withErased(c, prev.Fields, cur.Fields, prevErased, r.Erased)
 			items[i].Changes = &c
 		}
-		prev, prevErased = &cur, r.Commitments.ErasedNames()
+		prev, prevErased = &cur, r.Erased
 	}
 	return nil
 }
