@@ -1,6 +1,7 @@
 package todo
 
 import (
+	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -29,6 +30,12 @@ const (
 // encoding: enough that an erased short value (true, a three-letter
 // title) cannot be found again by trying values against its digest.
 const SaltBytes = 16
+
+// SeedBytes is the length of a version's seed: the random bytes its salts
+// follow from (see saltsOf) while none of its fields is erased, so that a
+// stored version carries one short seed instead of a salt and a digest
+// per field.
+const SeedBytes = 16
 
 // Commitment is one field of a version in the second chain encoding: the
 // digest the version's hash covers, and the salt that, with the field's
@@ -248,19 +255,60 @@ func (d *digester) digest(p *committedProperty, salt []byte, entity reflect.Valu
 	return d.b.sum()
 }
 
-// commit returns a fresh commitment of every committed field of entity,
-// each with its own random salt.
-func commit(entity *Todo) Commitments {
+// commitments returns the commitment of every committed field of entity,
+// each with its salt from seed (see saltsOf).
+func commitments(entity *Todo, seed []byte) Commitments {
 	v := reflect.ValueOf(entity).Elem()
 	c := make(Commitments, len(committed))
-	salts := make([]byte, SaltBytes*len(committed))
-	_, _ = rand.Read(salts) // crypto/rand.Read never returns an error
+	salts := saltsOf(seed)
 	var d digester
 	for i := range committed {
 		salt := salts[i*SaltBytes : (i+1)*SaltBytes]
 		c[committed[i].Name] = Commitment{Salt: hex.EncodeToString(salt), Digest: d.digest(&committed[i], salt, v)}
 	}
 	return c
+}
+
+// saltsOf returns the salts that follow from seed, SaltBytes for each
+// committed field in order: the first SaltBytes of HMAC-SHA256 keyed with
+// the seed over the field's name. Knowing some of them (a record erased
+// keeps the salts of the fields it did not erase) tells nothing of the
+// others without the seed.
+func saltsOf(seed []byte) []byte {
+	mac := hmac.New(sha256.New, seed)
+	out := make([]byte, 0, SaltBytes*len(committed)+sha256.Size)
+	for i := range committed {
+		mac.Reset()
+		mac.Write([]byte(committed[i].Name))
+		out = mac.Sum(out)[:(i+1)*SaltBytes]
+	}
+	return out
+}
+
+// parseSeed decodes a stored seed: SeedBytes in lowercase hex.
+func parseSeed(s string) ([]byte, error) {
+	seed, err := hex.DecodeString(s)
+	if err != nil || len(seed) != SeedBytes || hex.EncodeToString(seed) != s {
+		return nil, fmt.Errorf("its seed is not %d bytes in lowercase hex", SeedBytes)
+	}
+	return seed, nil
+}
+
+// fromSeed returns the commitments a stored version's seed stands for,
+// computed from entity: a version stores either a seed or its
+// commitments, never both, and a seed only in the second encoding.
+func fromSeed(entity *Todo, chain int, seed string, stored Commitments) (Commitments, error) {
+	switch {
+	case chain != ChainV2:
+		return nil, fmt.Errorf("a version of chain encoding %d has a seed", chain)
+	case stored != nil:
+		return nil, fmt.Errorf("a version has both a seed and commitments")
+	}
+	b, err := parseSeed(seed)
+	if err != nil {
+		return nil, err
+	}
+	return commitments(entity, b), nil
 }
 
 // Snapshot returns t as versions and audit records keep it: without the
@@ -280,15 +328,18 @@ func (t Todo) Snapshot() Todo {
 // second encoding: the hash t was read with becomes PrevHash, and Hash
 // covers fresh commitments of its content, with the operation, actor and
 // time taken from t itself. The todo document keeps the links, so the next
-// write chains on without reading anything more; the commitments, salts
-// included, belong in the version document (see NewVersion).
-func (t *Todo) Seal() Commitments {
+// write chains on without reading anything more. Seal returns the fresh
+// random seed the commitments' salts follow from, in hex: it belongs in the
+// version document (see NewVersion), which stores it for the commitments.
+func (t *Todo) Seal() string {
 	t.Chain = ChainV2
+	seed := make([]byte, SeedBytes)
+	_, _ = rand.Read(seed) // crypto/rand.Read never returns an error
 	entity := t.Snapshot()
 	a := Audited{EntityType: EntityTypeTodo, EntityID: t.ID, Version: t.Version, Operation: t.LastOperation,
-		Actor: t.UpdatedBy, At: t.UpdatedAt, Entity: entity, Chain: ChainV2, Commitments: commit(&entity)}
+		Actor: t.UpdatedBy, At: t.UpdatedAt, Entity: entity, Chain: ChainV2, Commitments: commitments(&entity, seed)}
 	t.PrevHash, t.Hash = t.Hash, a.Hash(t.Hash)
-	return a.Commitments
+	return hex.EncodeToString(seed)
 }
 
 // Verify reports why a, stored with links prevHash and hash, is not what
@@ -371,8 +422,29 @@ func Erase(entity *Todo, c Commitments, name string) error {
 	return nil
 }
 
-// Erase erases the field name of the version (see Erase).
-func (v *Version) Erase(name string) error { return Erase(&v.Entity, v.Commitments, name) }
+// Erase erases the field name of the version (see Erase), whose seed, if
+// it has one, gives way to its commitments.
+func (v *Version) Erase(name string) error {
+	if err := v.ExpandSeed(); err != nil {
+		return err
+	}
+	return Erase(&v.Entity, v.Commitments, name)
+}
+
+// ExpandSeed replaces v's seed, if it has one, with the commitments it
+// stands for: what an erasure changes, and what it must not leave behind
+// (the seed gives every salt, the erased field's too).
+func (v *Version) ExpandSeed() error {
+	if v.Seed == "" {
+		return nil
+	}
+	c, err := fromSeed(&v.Entity, v.Chain, v.Seed, v.Commitments)
+	if err != nil {
+		return err
+	}
+	v.Commitments, v.Seed = c, ""
+	return nil
+}
 
 // Erase erases the field name of the record (see Erase).
 func (r *AuditRecord) Erase(name string) error {
@@ -380,23 +452,53 @@ func (r *AuditRecord) Erase(name string) error {
 	if err != nil {
 		return err
 	}
-	if err := Erase(&a.Entity, r.Commitments, name); err != nil {
+	if err := Erase(&a.Entity, a.Commitments, name); err != nil {
 		return err
 	}
-	r.Entity, err = json.Marshal(a.Entity)
-	r.Erased = r.Commitments.ErasedNames()
-	return err
+	return r.set(&a)
 }
 
-// Audited returns the content r's hash covers. The entity is decoded as
-// strictly as a request body: an entity with a property no todo has, a
-// member given twice or a name in another case was not written by this
-// code, so it is refused.
+// set makes r hold a's entity and commitments, in place of a seed.
+func (r *AuditRecord) set(a *Audited) error {
+	entity, err := json.Marshal(a.Entity)
+	if err != nil {
+		return err
+	}
+	r.Entity, r.Commitments, r.Seed = entity, a.Commitments, ""
+	r.Erased = r.Commitments.ErasedNames()
+	return nil
+}
+
+// ExpandSeed replaces r's seed, if it has one, with the commitments it
+// stands for (see Version.ExpandSeed): how a record is served.
+func (r *AuditRecord) ExpandSeed() error {
+	if r.Seed == "" {
+		return nil
+	}
+	a, err := r.Audited()
+	if err != nil {
+		return err
+	}
+	return r.set(&a)
+}
+
+// Audited returns the content r's hash covers, its commitments computed
+// from its seed when it stores one. The entity is decoded as strictly as a
+// request body: an entity with a property no todo has, a member given
+// twice or a name in another case was not written by this code, so it is
+// refused.
 func (r *AuditRecord) Audited() (Audited, error) {
 	a := Audited{EntityType: r.EntityType, EntityID: r.EntityID, Version: r.Version, Operation: r.Operation,
 		Actor: r.Actor, At: r.DateCreatedUTC, Chain: r.Chain, Commitments: r.Commitments}
 	if err := strictjson.Unmarshal(r.Entity, &a.Entity); err != nil {
 		return a, fmt.Errorf("entity does not decode as a todo: %w", err)
+	}
+	if r.Seed != "" {
+		c, err := fromSeed(&a.Entity, r.Chain, r.Seed, r.Commitments)
+		if err != nil {
+			return a, err
+		}
+		a.Commitments = c
 	}
 	return a, nil
 }
@@ -419,7 +521,8 @@ type storedRecord struct {
 // name in another case is refused, in the record, its entity and its
 // commitments alike. It returns the record, its entity re-encoded from
 // the decoded todo (so that what is served is what was checked), and the
-// content its hash covers.
+// content its hash covers. The record returned holds commitments, not the
+// seed it may store them as.
 func DecodeRecord(data []byte) (AuditRecord, Audited, error) {
 	var s storedRecord
 	if err := strictjson.Unmarshal(data, &s); err != nil {
@@ -431,8 +534,7 @@ func DecodeRecord(data []byte) (AuditRecord, Audited, error) {
 	if err != nil {
 		return r, a, err
 	}
-	r.Entity, err = json.Marshal(a.Entity)
-	return r, a, err
+	return r, a, r.set(&a)
 }
 
 // Differs returns the first committed property in which t, a todo

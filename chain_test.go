@@ -1,6 +1,7 @@
 package todo_test
 
 import (
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -54,8 +55,7 @@ func sealed(t testing.TB) (todo.Todo, todo.Version) {
 	td := todo.Todo{ID: "a:1", Type: todo.TypeTodo, UserID: "u", Fields: todo.Fields{Category: "a", Title: "abc", Notes: "n",
 		DueDate: &due, Tags: []string{"t"}, IsCompleted: true}, Version: 1,
 		CreatedAt: at, UpdatedAt: at, LastOperation: todo.OpCreate, UpdatedBy: "u", MovedFrom: "b:1", MovingTo: "c:1", PartitionKey: "p"}
-	c := td.Seal()
-	return td, todo.NewVersion(td, c, 0)
+	return td, todo.NewVersion(td, td.Seal(), 0)
 }
 
 func auditedOf(t *testing.T, v todo.Version) (todo.AuditRecord, todo.Audited) {
@@ -174,21 +174,79 @@ func TestEveryFieldIsCommitted(t *testing.T) {
 	}
 }
 
-// Each field has its own random salt of at least 16 bytes, fresh for
-// every version: two versions with the same content share no digest, so
-// a short value cannot be found by hashing guesses.
+// Each field has its own salt of at least 16 bytes, fresh for every
+// version: two versions with the same content share no digest, so a short
+// value cannot be found by hashing guesses.
 func TestSaltsAreFreshAndLong(t *testing.T) {
 	_, v := sealed(t)
 	_, w := sealed(t)
-	for name, c := range v.Commitments {
+	_, a := auditedOf(t, v)
+	_, b := auditedOf(t, w)
+	if len(a.Commitments) != len(todo.Properties())-3 || v.Seed == w.Seed {
+		t.Fatalf("%d commitments; seeds %q and %q", len(a.Commitments), v.Seed, w.Seed)
+	}
+	salts := map[string]bool{}
+	for name, c := range a.Commitments {
 		salt, err := hex.DecodeString(c.Salt)
 		if err != nil || len(salt) < 16 {
 			t.Errorf("%s: salt %q", name, c.Salt)
 		}
-		if w.Commitments[name].Digest == c.Digest || w.Commitments[name].Salt == c.Salt {
+		if b.Commitments[name].Digest == c.Digest || b.Commitments[name].Salt == c.Salt || salts[c.Salt] {
 			t.Errorf("%s: the same digest or salt twice", name)
 		}
+		salts[c.Salt] = true
 	}
+}
+
+// A version stores a seed in place of its commitments: each salt is the
+// first 16 bytes of HMAC-SHA256 keyed with the seed over the field's name
+// (written out here with crypto/hmac, independently of the code), each
+// digest follows from the salt and the value, and the record decodes,
+// verifies and is handed on with the commitments the seed stands for.
+func TestSeedStandsForCommitments(t *testing.T) {
+	_, v := sealed(t)
+	if v.Commitments != nil || len(v.Seed) != 2*todo.SeedBytes {
+		t.Fatalf("version stores seed %q and commitments %v", v.Seed, v.Commitments)
+	}
+	seed, _ := hex.DecodeString(v.Seed)
+	r, a := auditedOf(t, v)
+	if r.Seed != "" || len(r.Commitments) != len(a.Commitments) {
+		t.Fatalf("the decoded record keeps its seed %q or lacks its commitments", r.Seed)
+	}
+	for name, c := range a.Commitments {
+		mac := hmac.New(sha256.New, seed)
+		mac.Write([]byte(name))
+		if want := hex.EncodeToString(mac.Sum(nil)[:todo.SaltBytes]); c.Salt != want {
+			t.Errorf("%s: salt %s, want %s", name, c.Salt, want)
+		}
+	}
+	if err := a.Verify(r.PrevHash, r.Hash); err != nil {
+		t.Fatal(err)
+	}
+	stored, _ := todo.NewAuditRecord(v)
+	compact, _ := json.Marshal(stored)
+	full, _ := json.Marshal(r)
+	again, b, err := todo.DecodeRecord(full)
+	if err != nil || b.Verify(again.PrevHash, again.Hash) != nil || !reflect.DeepEqual(a.Commitments, b.Commitments) {
+		t.Fatalf("the record with its commitments does not decode to the same: %v", err)
+	}
+	if len(compact) > len(full)/2 {
+		t.Errorf("the stored record is %d bytes, with its commitments %d", len(compact), len(full))
+	}
+	changed := stored
+	changed.Seed = strings.Repeat("0", 2*todo.SeedBytes)
+	if _, a, err := todo.DecodeRecord(mustJSON(t, changed)); err != nil || a.Verify(changed.PrevHash, changed.Hash) == nil {
+		t.Errorf("a record with another seed verifies: %v", err)
+	}
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 // Erasing a field removes its value and salt and keeps its digest: the
@@ -243,19 +301,29 @@ func TestErasureKeepsTheChain(t *testing.T) {
 func TestDecodeRecordIsStrict(t *testing.T) {
 	_, v := sealed(t)
 	rec, _ := todo.NewAuditRecord(v)
-	b, _ := json.Marshal(rec)
-	good := string(b)
-	for name, doc := range map[string]string{
-		"case-folded entity member": strings.Replace(good, `"title":"abc"`, `"title":"forged","TITLE":"abc"`, 1),
-		"duplicate entity member":   strings.Replace(good, `"title":"abc"`, `"title":"forged","title":"abc"`, 1),
-		"case-folded record member": strings.Replace(good, `"actor":"u"`, `"actor":"x","Actor":"u"`, 1),
-		"case-folded commitment":    strings.Replace(good, `"digest":`, `"Digest":`, 1),
-		"unknown member":            strings.Replace(good, `"actor":"u"`, `"actor":"u","extra":1`, 1),
+	good := string(mustJSON(t, rec))
+	expanded, _, err := todo.DecodeRecord([]byte(good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := string(mustJSON(t, expanded))
+	seed := `"seed":"` + rec.Seed + `"`
+	for name, doc := range map[string][2]string{
+		"case-folded entity member": {good, strings.Replace(good, `"title":"abc"`, `"title":"forged","TITLE":"abc"`, 1)},
+		"duplicate entity member":   {good, strings.Replace(good, `"title":"abc"`, `"title":"forged","title":"abc"`, 1)},
+		"case-folded record member": {good, strings.Replace(good, `"actor":"u"`, `"actor":"x","Actor":"u"`, 1)},
+		"case-folded commitment":    {full, strings.Replace(full, `"digest":`, `"Digest":`, 1)},
+		"unknown member":            {good, strings.Replace(good, `"actor":"u"`, `"actor":"u","extra":1`, 1)},
+		"case-folded seed":          {good, strings.Replace(good, `"seed":`, `"Seed":`, 1)},
+		"seed and commitments":      {full, strings.Replace(full, `"chain":2,`, `"chain":2,`+seed+`,`, 1)},
+		"seed in the first chain":   {good, strings.Replace(good, `"chain":2,`, ``, 1)},
+		"seed in upper case":        {good, strings.Replace(good, rec.Seed, strings.ToUpper(rec.Seed), 1)},
+		"short seed":                {good, strings.Replace(good, rec.Seed, rec.Seed[2:], 1)},
 	} {
-		if doc == good {
+		if doc[1] == doc[0] || strings.ToUpper(rec.Seed) == rec.Seed {
 			t.Fatalf("%s: the test did not change the record", name)
 		}
-		if _, _, err := todo.DecodeRecord([]byte(doc)); err == nil {
+		if _, _, err := todo.DecodeRecord([]byte(doc[1])); err == nil {
 			t.Errorf("%s decodes", name)
 		}
 	}

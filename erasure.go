@@ -119,19 +119,27 @@ func ErasePersonal(entity *Todo, c Commitments) (bool, error) {
 }
 
 // ErasePersonal erases the personal fields of the record (see the
-// function ErasePersonal) and lists the erased fields in r.Erased.
+// function ErasePersonal), in place of its seed, and lists the erased
+// fields in r.Erased.
 func (r *AuditRecord) ErasePersonal() (bool, error) {
 	a, err := r.Audited()
 	if err != nil {
 		return false, err
 	}
-	changed, err := ErasePersonal(&a.Entity, r.Commitments)
+	changed, err := ErasePersonal(&a.Entity, a.Commitments)
 	if err != nil || !changed {
 		return false, err
 	}
-	r.Entity, err = json.Marshal(a.Entity)
-	r.Erased = r.Commitments.ErasedNames()
-	return true, err
+	return true, r.set(&a)
+}
+
+// ErasePersonal erases the personal fields of the version (see the
+// function ErasePersonal), in place of its seed.
+func (v *Version) ErasePersonal() (bool, error) {
+	if err := v.ExpandSeed(); err != nil {
+		return false, err
+	}
+	return ErasePersonal(&v.Entity, v.Commitments)
 }
 
 // ErasedNames lists the erased fields of c in the order of the todo's

@@ -32,18 +32,27 @@ func TestPersonalFieldsCoverFreeText(t *testing.T) {
 func TestErasePersonal(t *testing.T) {
 	tt := todo.Todo{ID: "Work:1", Type: todo.TypeTodo, UserID: "alice", Fields: todo.Fields{Category: "Work", Title: "secret", Tags: []string{"x"}},
 		Version: 1, LastOperation: todo.OpCreate, UpdatedBy: "alice"}
-	c := tt.Seal()
-	v := todo.NewVersion(tt, c, 0)
+	v := todo.NewVersion(tt, tt.Seal(), 0)
 	r, err := todo.NewAuditRecord(v)
 	if err != nil {
 		t.Fatal(err)
 	}
-	digest := r.Commitments["title"].Digest
+	full := r
+	if err := full.ExpandSeed(); err != nil {
+		t.Fatal(err)
+	}
+	digest := full.Commitments["title"].Digest
 	if changed, err := r.ErasePersonal(); err != nil || !changed {
 		t.Fatalf("erase: %v %v", changed, err)
 	}
 	if !slices.Equal(r.Erased, []string{"title", "tags"}) || r.Commitments["title"].Salt != "" || r.Commitments["title"].Digest != digest || r.Commitments["notes"].Erased {
 		t.Fatalf("erased %v, commitments %+v", r.Erased, r.Commitments)
+	}
+	if r.Seed != "" || r.Commitments["notes"].Salt != full.Commitments["notes"].Salt {
+		t.Fatalf("the erased record keeps its seed %q or loses a salt it keeps", r.Seed)
+	}
+	if changed, err := v.ErasePersonal(); err != nil || !changed || v.Seed != "" || v.Commitments["title"].Digest != digest || !v.Commitments["tags"].Erased {
+		t.Fatalf("erased version: %v %v, seed %q, commitments %+v", changed, err, v.Seed, v.Commitments)
 	}
 	a, err := r.Audited()
 	if err != nil || a.Verify(r.PrevHash, r.Hash) != nil || a.Entity.Title != "" || a.Entity.Tags != nil {

@@ -113,9 +113,12 @@ type Version struct {
 	At           time.Time `json:"at"`
 	PrevHash     string    `json:"prevHash"`
 	Hash         string    `json:"hash"`
-	// Chain is the encoding of Hash (0 for the first); Commitments, in the
-	// second, its committed fields with their salts.
+	// Chain is the encoding of Hash (0 for the first); in the second,
+	// Seed or Commitments, never both, commit to its fields: the seed
+	// their salts follow from while none is erased, or each field's salt
+	// and digest.
 	Chain       int         `json:"chain,omitempty"`
+	Seed        string      `json:"seed,omitempty"`
 	Commitments Commitments `json:"commitments,omitempty"`
 	TTL         int         `json:"ttl,omitempty"`
 	// TraceParent is the W3C trace context of the request that wrote this
@@ -125,12 +128,12 @@ type Version struct {
 }
 
 // NewVersion returns the version document of t as Seal left it, with the
-// commitments Seal returned and the given time to live in seconds (0
-// keeps the container default). Its operation, actor and time are t's own
+// seed Seal returned and the given time to live in seconds (0 keeps the
+// container default). Its operation, actor and time are t's own
 // LastOperation, UpdatedBy and UpdatedAt.
-func NewVersion(t Todo, c Commitments, ttl int) Version {
+func NewVersion(t Todo, seed string, ttl int) Version {
 	v := VersionOf(t)
-	v.Commitments, v.TTL = c, ttl
+	v.Seed, v.TTL = seed, ttl
 	return v
 }
 
@@ -185,9 +188,11 @@ type AuditRecord struct {
 	// Hash covers PrevHash and this record's audited content.
 	PrevHash string `json:"prevHash"`
 	Hash     string `json:"hash"`
-	// Chain is the encoding of Hash (0 for the first); Commitments, in the
-	// second, the committed fields of the entity with their salts.
+	// Chain is the encoding of Hash (0 for the first); Seed or
+	// Commitments, in the second, commit to the fields of the entity (see
+	// Version). A record is served with its commitments (see ExpandSeed).
 	Chain       int         `json:"chain,omitempty"`
+	Seed        string      `json:"seed,omitempty"`
 	Commitments Commitments `json:"commitments,omitempty"`
 	// Erased lists the fields whose values an erasure removed, as their
 	// commitments say (see Commitments.ErasedNames): what history, activity
@@ -240,6 +245,7 @@ func NewAuditRecord(v Version) (AuditRecord, error) {
 		PrevHash:       v.PrevHash,
 		Hash:           v.Hash,
 		Chain:          v.Chain,
+		Seed:           v.Seed,
 		Commitments:    v.Commitments,
 		Erased:         v.Commitments.ErasedNames(),
 	}, nil

@@ -17,7 +17,7 @@ var at = time.Date(2026, 11, 30, 7, 34, 32, 0, time.UTC)
 func TestNewVersionDescribesTheTodo(t *testing.T) {
 	td := todo.Todo{ID: "Grocery:x", Type: todo.TypeTodo, UserID: "alice", Fields: todo.Fields{Category: "Grocery", Title: "milk"},
 		Version: 3, UpdatedAt: at, LastOperation: todo.OpRollback, UpdatedBy: "alice"}
-	v := todo.NewVersion(td, nil, 60)
+	v := todo.NewVersion(td, "", 60)
 	if v.ID != "Grocery:x:v3" || v.Type != todo.TypeVersion || v.TodoID != td.ID || v.Version != 3 ||
 		v.Operation != todo.OpRollback || v.Actor != "alice" || !v.At.Equal(at) || v.TTL != 60 || v.Entity.Title != "milk" {
 		t.Fatalf("NewVersion = %+v", v)
@@ -86,20 +86,25 @@ func ExampleNewAuditRecord() {
 	t := todo.Todo{ID: "Grocery:41500e6e-4e08-495b-9d09-824f03961f4a", Type: todo.TypeTodo, UserID: "alice",
 		Fields: todo.Fields{Category: "Grocery", Title: "Get more milk"}, Version: 1, CreatedAt: at, UpdatedAt: at,
 		LastOperation: todo.OpCreate, UpdatedBy: "alice"}
-	commitments := t.Seal()
-	rec, err := todo.NewAuditRecord(todo.NewVersion(t, commitments, 0))
+	seed := t.Seal()
+	rec, err := todo.NewAuditRecord(todo.NewVersion(t, seed, 0))
 	if err != nil {
 		panic(err)
 	}
 	fmt.Println(rec.ID)
 	fmt.Println(rec.EntityKey)
 	fmt.Println(rec.Operation, rec.Actor, rec.DateCreatedUTC.Format(time.RFC3339))
-	fmt.Println("chain", rec.Chain, "title salted:", len(rec.Commitments["title"].Salt) == 2*todo.SaltBytes)
+	fmt.Println("chain", rec.Chain, "stored with a seed:", len(rec.Seed) == 2*todo.SeedBytes, len(rec.Commitments))
+	if err := rec.ExpandSeed(); err != nil {
+		panic(err)
+	}
+	fmt.Println("served with commitments:", rec.Seed == "", len(rec.Commitments["title"].Salt) == 2*todo.SaltBytes)
 	// Output:
 	// Grocery:41500e6e-4e08-495b-9d09-824f03961f4a:v1
 	// todo/alice/Grocery:41500e6e-4e08-495b-9d09-824f03961f4a
 	// create alice 2026-11-30T07:34:32Z
-	// chain 2 title salted: true
+	// chain 2 stored with a seed: true 0
+	// served with commitments: true true
 }
 
 func TestParseTimeIsStrict(t *testing.T) {

@@ -157,7 +157,8 @@ func (s *Service) activity(ctx context.Context, f ActivityFilter) (ActivityPage,
 const recordReadsAtOnce = 8
 
 // activityRecords returns the audit records a page of activity entries
-// stands for, in its order: a reference is read from its record's
+// stands for, in its order, with their commitments (see
+// todo.AuditRecord.ExpandSeed): a reference is read from its record's
 // partition (a point read each, at most recordReadsAtOnce at a time), a
 // copy is its own record. A reference whose record is gone (a retention
 // purge removes the entries first, the record after) is left out.
@@ -168,6 +169,9 @@ func (s *Service) activityRecords(ctx context.Context, entries []repo.Doc[todo.A
 	for i, d := range entries {
 		if !d.Value.IsReference() {
 			out[i] = d.Value.Record()
+			if err := expand(&out[i]); err != nil {
+				return nil, err
+			}
 			continue
 		}
 		g.Go(func() error {
@@ -180,13 +184,22 @@ func (s *Service) activityRecords(ctx context.Context, entries []repo.Doc[todo.A
 				return err
 			}
 			out[i] = r.Value
-			return nil
+			return expand(&out[i])
 		})
 	}
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
 	return slices.DeleteFunc(out, func(r todo.AuditRecord) bool { return r.ID == "" }), nil
+}
+
+// expand gives r its commitments in place of the seed it stores them as.
+func expand(r *todo.AuditRecord) error {
+	if err := r.ExpandSeed(); err != nil {
+		return todo.Errorf(todo.Conflict, "the audit record %q of todo %q is refused (%v); see GET %s/history/verify",
+			r.ID, r.EntityID, err, todoPath(r.EntityID))
+	}
+	return nil
 }
 
 // activityPartitions are user's activity partitions from the month of the

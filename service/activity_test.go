@@ -140,10 +140,14 @@ func TestMyActivity(t *testing.T) {
 		byID[r.EntityKey+"|"+r.ID] = r
 	}
 	for _, r := range got {
+		want := byID[r.EntityKey+"|"+r.ID]
+		if want.Seed == "" || want.ExpandSeed() != nil {
+			t.Fatalf("the audit record %s is not stored with a seed", want.ID)
+		}
 		a, _ := json.Marshal(r)
-		b, _ := json.Marshal(byID[r.EntityKey+"|"+r.ID])
+		b, _ := json.Marshal(want)
 		if string(a) != string(b) {
-			t.Fatalf("activity item\n%s\ndiffers from its audit record\n%s", a, b)
+			t.Fatalf("activity item\n%s\ndiffers from its audit record with its commitments\n%s", a, b)
 		}
 	}
 	if _, err := svc.MyActivity(ctx, service.ActivityFilter{Actor: "alice"}); !todo.IsKind(err, todo.Invalid) {

@@ -131,12 +131,12 @@ func caller(ctx context.Context) (string, error) {
 // or delete), ifMatch its condition. The version, and so the audit record,
 // describe the change by t's LastOperation and UpdatedBy. It seals t
 // first (t.Hash must be the hash of the version t follows, "" for a new
-// id); the version document keeps the commitments with their salts, the
-// todo document only the links.
+// id); the version document keeps the seed of its commitments, the todo
+// document only the links.
 func (s *Service) write(ctx context.Context, t *todo.Todo, kind store.OpKind, ifMatch string) (string, error) {
-	commitments := t.Seal()
+	seed := t.Seal()
 	pk := s.scheme.KeyOf(t)
-	v := todo.NewVersion(*t, commitments, s.ttl)
+	v := todo.NewVersion(*t, seed, s.ttl)
 	v.TraceParent = telemetry.TraceParent(ctx)
 	vop, err := repo.Create(v)
 	if err != nil {

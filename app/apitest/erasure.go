@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -62,6 +63,12 @@ func Erasure(t *testing.T, admin *Client, scheme string, scan func() []byte, set
 	if !bytes.Contains(scan(), []byte(am)) {
 		t.Fatal("alice's values are not in the store before the erasure: the scan sees nothing")
 	}
+	// Versions are stored with the seed their salts follow from, which
+	// an erasure must not leave behind: it would give the erased salts
+	// back. Only bob's two versions keep theirs.
+	if n := len(seeds(scan())); n < len(ids)+2 {
+		t.Fatalf("%d seeds in the store for at least %d versions", n, len(ids)+2)
+	}
 	bobBefore := [][]byte{Want(t, bob.Do("GET", "/api/todos/"+kept, nil), 200).Body,
 		Want(t, bob.Do("GET", "/api/todos/"+kept+"/history", nil), 200).Body}
 
@@ -81,6 +88,9 @@ func Erasure(t *testing.T, admin *Client, scheme string, scan func() []byte, set
 	}
 	job := WaitErasure(t, admin, loc)
 	settle()
+	if left := seeds(scan()); len(left) > 2 {
+		t.Errorf("after the erasure the store holds %d seeds, more than bob's two versions", len(left))
+	}
 	if got := scan(); bytes.Contains(got, []byte(am)) {
 		i := bytes.Index(got, []byte(am))
 		t.Fatalf("after the erasure the store still holds alice's values: …%q…", got[max(0, i-200):min(len(got), i+100)])
@@ -207,4 +217,13 @@ func WaitErasure(t *testing.T, c *Client, path string) map[string]any {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// seeds returns the distinct seeds of the versions in stored bytes.
+func seeds(stored []byte) map[string]bool {
+	out := map[string]bool{}
+	for _, m := range regexp.MustCompile(`"seed":"([0-9a-f]{32})"`).FindAllSubmatch(stored, -1) {
+		out[string(m[1])] = true
+	}
+	return out
 }

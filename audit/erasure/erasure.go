@@ -494,7 +494,7 @@ func (e *Eraser) todoDocument(ctx context.Context, d repo.Doc[json.RawMessage], 
 			w.firstEncoding.Versions++
 			return nil
 		}
-		changed, err := todo.ErasePersonal(&v.Entity, v.Commitments)
+		changed, err := v.ErasePersonal()
 		if err != nil {
 			return err
 		}

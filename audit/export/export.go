@@ -179,7 +179,12 @@ func (w *Writer) readCheckpoint(ctx context.Context) error {
 	return nil
 }
 
+// write writes one record, with its commitments in place of the seed it
+// may be stored with: an export is read without this code.
 func (w *Writer) write(r *todo.AuditRecord, logIndex *int64) error {
+	if err := r.ExpandSeed(); err != nil {
+		return err
+	}
 	if w.csv != nil {
 		var chain, commitments, at string
 		if r.Chain != 0 {

@@ -67,7 +67,7 @@ func (e *env) writeVersions(t testing.TB, user string, todos []string, n int) {
 			}
 			for v := int64(1); v <= int64(n); v++ {
 				doc, err := json.Marshal(todo.NewVersion(todo.Todo{ID: id, Type: todo.TypeTodo, UserID: user,
-					Fields: todo.Fields{Category: "Grocery", Title: "paint the fence"}, Version: v, UpdatedBy: user, UpdatedAt: e.clock.Now()}, nil, 0))
+					Fields: todo.Fields{Category: "Grocery", Title: "paint the fence"}, Version: v, UpdatedBy: user, UpdatedAt: e.clock.Now()}, "", 0))
 				if err != nil {
 					errs <- err
 					return
@@ -462,7 +462,7 @@ func TestRefillOfOneLongHistoryIsLinear(t *testing.T) {
 		e := newEnv(t)
 		for v := int64(1); v <= int64(n); v++ {
 			doc, err := json.Marshal(todo.NewVersion(todo.Todo{ID: "long", Type: todo.TypeTodo, UserID: "alice",
-				Fields: todo.Fields{Category: "Grocery", Title: "paint the fence", Notes: notes}, Version: v, UpdatedBy: "alice", UpdatedAt: e.clock.Now()}, nil, 0))
+				Fields: todo.Fields{Category: "Grocery", Title: "paint the fence", Notes: notes}, Version: v, UpdatedBy: "alice", UpdatedAt: e.clock.Now()}, "", 0))
 			if err != nil {
 				t.Fatal(err)
 			}

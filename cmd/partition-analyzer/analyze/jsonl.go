@@ -37,7 +37,7 @@ func (w Workload) WriteJSONL(out io.Writer, scheme string, buckets int) error {
 	seq := map[string]int64{}
 	err := w.EachVersion(scheme, buckets, func(t *todo.Todo, last bool) error {
 		if !t.UpdatedAt.Before(cutoff) {
-			if err := line(todo.NewVersion(*t, nil, ttl)); err != nil {
+			if err := line(todo.NewVersion(*t, "", ttl)); err != nil {
 				return err
 			}
 		}
