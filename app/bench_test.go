@@ -3,6 +3,7 @@ package app_test
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -48,6 +49,7 @@ func BenchmarkUpdates(b *testing.B) {
 					errs <- err
 					return
 				}
+				_, _ = io.Copy(io.Discard, resp.Body) // so that the connection is kept
 				resp.Body.Close()
 				if resp.StatusCode != http.StatusOK {
 					errs <- fmt.Errorf("PUT: %d", resp.StatusCode)

@@ -71,6 +71,11 @@ const DefaultMargin = 3 * time.Second
 // DefaultMaxBatch bounds one append, and so the state document.
 const DefaultMaxBatch = 1000
 
+// ClockSkewBound is how far ahead of an integrator's clock the time of a
+// version logged by a build that kept no NewestAt can be: the first append
+// to such a log takes its bound from the clock.
+const ClockSkewBound = 24 * time.Hour
+
 // Result says what a pass did.
 type Result struct {
 	Appended  int   // leaves appended
@@ -248,12 +253,14 @@ func (in *Integrator) pending(ctx context.Context, st *state, start time.Time) (
 			if byKey[key] {
 				continue
 			}
-			var d indexDoc
-			if _, err := read(ctx, in.Leases, key, &d); err == nil {
-				in.seen[item] = seenItem{ts: r.TS, record: true}
-				continue
-			} else if !todo.IsKind(err, todo.NotFound) {
-				return nil, 0, false, err
+			if st.mayHold(leaf.At) {
+				var d indexDoc
+				if _, err := read(ctx, in.Leases, key, &d); err == nil {
+					in.seen[item] = seenItem{ts: r.TS, record: true}
+					continue
+				} else if !todo.IsKind(err, todo.NotFound) {
+					return nil, 0, false, err
+				}
 			}
 			byKey[key] = true
 			batch = append(batch, candidate{leaf: leaf, ts: r.TS, key: key, item: item})
@@ -279,6 +286,13 @@ func (in *Integrator) pending(ctx context.Context, st *state, start time.Time) (
 	return batch, since, more, nil
 }
 
+// mayHold reports whether a leaf of time at may be in the log of st, so
+// that a pass must look for its index document before it appends one: not
+// when the log is empty or at is later than every leaf in it.
+func (st *state) mayHold(at time.Time) bool {
+	return st.Size > 0 && (st.NewestAt.IsZero() || !at.After(st.NewestAt))
+}
+
 func (in *Integrator) margin() time.Duration {
 	if in.Margin > 0 {
 		return in.Margin
@@ -295,9 +309,18 @@ func (in *Integrator) maxBatch() int {
 
 // append commits the state that extends st by batch.
 func (in *Integrator) append(ctx context.Context, st *state, batch []candidate, since int64) (*state, error) {
-	next := &state{ID: stateID, PrevSize: st.Size, PrevRoot: st.Root, Size: st.Size + int64(len(batch)), Since: since}
+	next := &state{ID: stateID, PrevSize: st.Size, PrevRoot: st.Root, Size: st.Size + int64(len(batch)), Since: since,
+		NewestAt: st.NewestAt}
+	if st.Size > 0 && st.NewestAt.IsZero() {
+		// The log's leaves from before NewestAt was kept are of times
+		// the clocks that wrote them had reached.
+		next.NewestAt = in.now().Add(ClockSkewBound)
+	}
 	for _, c := range batch {
 		next.Leaves = append(next.Leaves, c.leaf.Encode())
+		if c.leaf.At.After(next.NewestAt) {
+			next.NewestAt = c.leaf.At
+		}
 	}
 	_, root, err := extend(newTileReader(ctx, in.Leases), next)
 	if err != nil {

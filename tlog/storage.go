@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/mod/sumdb/tlog"
 
@@ -41,8 +42,12 @@ type state struct {
 	Leaves   [][]byte  `json:"leaves"`
 	// Since is the audit watermark: the next pass reads the records with
 	// a _ts from it on.
-	Since int64  `json:"since"`
-	etag  string `json:"-"`
+	Since int64 `json:"since"`
+	// NewestAt bounds the times (dateCreatedUtc) of the leaves in the log:
+	// a record of a later time is not in it, so a pass need not look for
+	// its index document. Zero in a state written before it was kept.
+	NewestAt time.Time `json:"newestAt,omitzero"`
+	etag     string    `json:"-"`
 }
 
 func (s *state) tree() tlog.Tree { return tlog.Tree{N: s.Size, Hash: s.Root} }

@@ -147,7 +147,7 @@ var Model = []string{
 	"physical partitions: max(throughput/10,000 RU/s, data/50 GB), equal hash ranges; hash is MurmurHash3-32 per key level (Cosmos hashes its own binary key encoding), first level decides the range",
 	"throttling: the demand spread as the workload's write charges; a physical partition gets throughput/partitions, a logical partition never more than 10,000 RU/s",
 	"reads: the embedded store's query charge per request (2.5 per physical partition visited + 0.1 per index lookup + 0.05 per document loaded + 1 per KB returned); filters on indexed properties (partition.TodoIndexing) load only the matches, any other filter loads every document of the partitions a plan reads",
-	"activity (generated workloads): every write is an audit record, copied by the view into its actor's month partition; before the view a page is a cross-partition query of the audit container on unindexed actor and dateCreatedUtc, every page of it (newest first needs every match), loading every record; with it, one request per month partition read, loading what it returns",
+	"activity (generated workloads): every write is an audit record, which the view indexes by an entry referring to it in its actor's month partition; before the view a page is a cross-partition query of the audit container on unindexed actor and dateCreatedUtc, every page of it (newest first needs every match), loading every record; with it, one request per month partition read, loading what it returns",
 }
 
 // Finish completes the analysis.
