@@ -12,27 +12,29 @@ import (
 )
 
 // BenchmarkIntegrate appends batches of 1,000 new versions (100 todos of
-// 10) to a log on the embedded store, each pass signing and anchoring a
-// checkpoint, and reports leaves per second and the store requests and
-// request units the log spends per version.
+// 10, each batch later than the one before, as new versions are) to a log
+// on the embedded store, each pass signing and anchoring a checkpoint, and
+// reports leaves per second and the store requests and request units the
+// log spends per version.
 func BenchmarkIntegrate(b *testing.B) {
 	f := newFixture(b)
 	in := f.integrator()
 	var leaves int
 	var cost store.Cost
 	var took time.Duration
+	start := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 	for i := 0; b.Loop(); i++ {
 		b.StopTimer()
 		var recs []todo.AuditRecord
 		for j := range 100 {
-			recs = append(recs, chain(b, "alice", fmt.Sprintf("b%d-%d", i, j), 10)...)
+			recs = append(recs, chainAt(b, "alice", fmt.Sprintf("b%d-%d", i, j), 10, start.Add(time.Duration(i)*time.Hour))...)
 		}
 		put(b, f.audit, recs)
 		ctx, m := store.WithMeter(context.Background())
 		b.StartTimer()
-		start := time.Now()
+		began := time.Now()
 		res, err := in.Run(ctx)
-		took += time.Since(start)
+		took += time.Since(began)
 		if err != nil || res.Appended != len(recs) {
 			b.Fatalf("%+v %v", res, err)
 		}

@@ -40,7 +40,13 @@ var testKeys = func() *Keys {
 // chain returns the audit records of n versions of one todo of owner.
 func chain(t testing.TB, owner, id string, n int) []todo.AuditRecord {
 	t.Helper()
-	at := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	return chainAt(t, owner, id, n, time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC))
+}
+
+// chainAt is chain for a todo created at the given time, its versions a
+// second apart.
+func chainAt(t testing.TB, owner, id string, n int, at time.Time) []todo.AuditRecord {
+	t.Helper()
 	return historytest.Versions(t, todo.Todo{ID: id, Type: todo.TypeTodo, UserID: owner, Fields: todo.Fields{Category: "Work", Title: "title"}, CreatedAt: at}, n)
 }
 
@@ -185,14 +191,12 @@ func TestLooksUpOnlyWhatTheLogMayHold(t *testing.T) {
 	if res := run(t, in); res.Appended != 40 || counted.n.Load() != 0 {
 		t.Fatalf("first pass: %+v, %d lookups", res, counted.n.Load())
 	}
-	later := historytest.Versions(t, todo.Todo{ID: "b", Type: todo.TypeTodo, UserID: "alice", Fields: todo.Fields{Category: "Work", Title: "t"},
-		CreatedAt: first[len(first)-1].DateCreatedUTC.Add(time.Minute)}, 30)
+	later := chainAt(t, "alice", "b", 30, first[len(first)-1].DateCreatedUTC.Add(time.Minute))
 	put(t, f.audit, later)
 	if res := run(t, in); res.Appended != 30 || counted.n.Load() != 0 {
 		t.Fatalf("new versions: %+v, %d lookups", res, counted.n.Load())
 	}
-	more := historytest.Versions(t, todo.Todo{ID: "c", Type: todo.TypeTodo, UserID: "alice", Fields: todo.Fields{Category: "Work", Title: "t"},
-		CreatedAt: later[len(later)-1].DateCreatedUTC.Add(time.Minute)}, 20)
+	more := chainAt(t, "alice", "c", 20, later[len(later)-1].DateCreatedUTC.Add(time.Minute))
 	put(t, f.audit, more)
 	put(t, f.audit, first[:10]) // written again, after the log has them
 	// A restarted integrator has seen nothing: it looks up the 70 records
@@ -218,8 +222,7 @@ func TestLooksUpOnlyWhatTheLogMayHold(t *testing.T) {
 		t.Fatal(err)
 	}
 	counted.n.Store(0)
-	last := historytest.Versions(t, todo.Todo{ID: "d", Type: todo.TypeTodo, UserID: "alice", Fields: todo.Fields{Category: "Work", Title: "t"},
-		CreatedAt: more[len(more)-1].DateCreatedUTC.Add(time.Minute)}, 5)
+	last := chainAt(t, "alice", "d", 5, more[len(more)-1].DateCreatedUTC.Add(time.Minute))
 	put(t, f.audit, last)
 	if res := run(t, fresh); res.Appended != 5 || counted.n.Load() != 5 {
 		t.Fatalf("a state of the old form: %+v, %d lookups", res, counted.n.Load())
