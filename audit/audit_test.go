@@ -310,7 +310,7 @@ func TestReorderedBatches(t *testing.T) {
 // A todo document without its version document is audited when it is of
 // the first chain encoding (another tool wrote it), as its version document
 // would have been; one of the second is audited through its version
-// document only, which holds the salts its record needs.
+// document only, which holds the seed of the salts its record needs.
 func TestTodoWithoutVersionIsAudited(t *testing.T) {
 	e := newEnv(t)
 	want := e.writeHistory(t)

@@ -31,7 +31,7 @@ type Outcome struct {
 // they use, or by another tool) gives the record of the version it stands
 // for, unless the batch holds that version's document too; one of the
 // second is audited through its version document only, which holds the
-// salts of its commitments. Record ids are deterministic in entity and
+// seed of its commitments. Record ids are deterministic in entity and
 // version, and every source of a record builds it byte-equal, so
 // redelivered, reordered or overlapping batches never duplicate or
 // disagree. Other document types
@@ -78,7 +78,7 @@ func Records(docs []json.RawMessage, source string, now time.Time) Outcome {
 			continue
 		}
 		if v.Chain >= todo.ChainV2 {
-			continue // audited through its version document, which holds the salts
+			continue // audited through its version document, which holds the seed
 		}
 		candidates = append(candidates, candidate{v, raw})
 	}
