@@ -286,13 +286,6 @@ func (in *Integrator) pending(ctx context.Context, st *state, start time.Time) (
 	return batch, since, more, nil
 }
 
-// mayHold reports whether a leaf of time at may be in the log of st, so
-// that a pass must look for its index document before it appends one: not
-// when the log is empty or at is later than every leaf in it.
-func (st *state) mayHold(at time.Time) bool {
-	return st.Size > 0 && (st.NewestAt.IsZero() || !at.After(st.NewestAt))
-}
-
 func (in *Integrator) margin() time.Duration {
 	if in.Margin > 0 {
 		return in.Margin

@@ -52,6 +52,13 @@ type state struct {
 
 func (s *state) tree() tlog.Tree { return tlog.Tree{N: s.Size, Hash: s.Root} }
 
+// mayHold reports whether a leaf of time at may be in the log of s, so
+// that a pass must look for its index document before it appends one: not
+// when the log is empty or at is later than every leaf in it.
+func (s *state) mayHold(at time.Time) bool {
+	return s.Size > 0 && (s.NewestAt.IsZero() || !at.After(s.NewestAt))
+}
+
 type tileDoc struct {
 	ID   string `json:"id"`
 	Data []byte `json:"data"`
