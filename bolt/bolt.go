@@ -156,7 +156,7 @@ func (s *Store) ensure(specs []store.ContainerSpec) error {
 				return err
 			}
 			sorted := spec.Indexing.SortedPaths()
-			if stale := (cb.Bucket(bucketOrder) == nil) != (len(sorted) == 0) || !slices.Equal(have.Indexing.SortedPaths(), sorted); stale {
+			if indexStale(cb, have.Indexing.SortedPaths(), sorted) {
 				if err := (&container{spec: spec}).reindex(cb); err != nil {
 					return fmt.Errorf("embedded store: indexing container %s: %w", spec.Name, err)
 				}

@@ -93,7 +93,7 @@ type prepared struct {
 	body    []byte // JSON without system properties
 	ttl     *int64
 	ifMatch string
-	order   [][]byte // range-index keys
+	order   []indexEntry // its range-index entries
 }
 
 // prepare validates doc as Cosmos DB would (store.CheckDocument) and
@@ -138,7 +138,7 @@ func (c *container) prepare(pk store.PartitionKey, op store.Op) (prepared, error
 	}
 	p.body = body
 	p.key = itemKey(pk, p.id)
-	p.order = c.orderKeys(pk, p.id, d.Sorted)
+	p.order = c.orderEntries(pk, p.id, d.Sorted)
 	return p, nil
 }
 
@@ -319,17 +319,22 @@ func (c *container) apply(tx *bbolt.Tx, preps []prepared, results []store.OpResu
 		if p.kind == store.BatchRead {
 			continue
 		}
+		var was []indexEntry // the range-index entries of the stored item
 		if v := items.Get(p.key); v != nil {
 			old := decodeRecord(v)
 			if err := feed.Delete(lsnKey(old.lsn)); err != nil {
 				return fmt.Errorf("%w: %v", errDirty, err)
 			}
-			if err := c.unindex(order, p.key, old); err != nil {
+			var err error
+			if was, err = c.storedOrderEntries(p.key, old); err != nil {
 				return fmt.Errorf("%w: %v", errDirty, err)
 			}
 		}
 		c.s.reads.written(cacheKey(nil, c.name, p.key))
 		if p.kind == store.BatchDelete {
+			if err := updateIndex(order, was, nil); err != nil {
+				return fmt.Errorf("%w: %v", errDirty, err)
+			}
 			if err := items.Delete(p.key); err != nil {
 				return fmt.Errorf("%w: %v", errDirty, err)
 			}
@@ -354,10 +359,8 @@ func (c *container) apply(tx *bbolt.Tx, preps []prepared, results []store.OpResu
 		if err := feed.Put(lsnKey(lsn), p.key); err != nil {
 			return fmt.Errorf("%w: %v", errDirty, err)
 		}
-		for _, k := range p.order {
-			if err := order.Put(k, noValue); err != nil {
-				return fmt.Errorf("%w: %v", errDirty, err)
-			}
+		if err := updateIndex(order, was, p.order); err != nil {
+			return fmt.Errorf("%w: %v", errDirty, err)
 		}
 		results[i].ETag = etag
 		results[i].Body = body

@@ -57,42 +57,53 @@ func openIndexed(t *testing.T, dir string) (*Store, *container) {
 	return s, c.(*container)
 }
 
-// orderValues counts the range-index entries with and without a value.
-func orderValues(t *testing.T, c *container) (empty, keyed int) {
+// orderEntries counts the range-index entries of c: those that name the
+// items lacking sorted properties, and the others.
+func orderEntries(t *testing.T, c *container) (missing, valued int) {
 	t.Helper()
 	err := c.s.db.View(func(tx *bbolt.Tx) error {
-		return tx.Bucket(c.name).Bucket(bucketOrder).ForEach(func(_, v []byte) error {
-			if len(v) == 0 {
-				empty++
-			} else {
-				keyed++
+		return tx.Bucket(c.name).Bucket(bucketOrder).ForEach(func(k, v []byte) error {
+			for _, pk := range []store.PartitionKey{{"p"}, {"q\x00r"}} {
+				switch {
+				case bytes.HasPrefix(k, missingPrefix(pk)):
+					missing++
+					return nil
+				case bytes.HasPrefix(k, orderPrefix("n", pk)) && len(v) == 0:
+					valued++
+					return nil
+				}
 			}
-			return nil
+			return fmt.Errorf("range index key %q (value %q) is not of this layout", k, v)
 		})
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return empty, keyed
+	return missing, valued
 }
 
-// Range-index entries hold no copy of the item key, and a file whose
-// entries do (as files written before did) answers the same queries, in
-// both directions and across pages, also once some of its items have been
-// rewritten in the new form.
-func TestRangeIndexReadsBothLayouts(t *testing.T) {
+// An item has one range-index key for each sorted property it has and one
+// for all it lacks. A file whose range index is of an earlier layout (the
+// property's name first; an entry for a missing property too; the item
+// key as the value in the first files) has it rebuilt when it is opened,
+// and answers the same queries, in both directions and across pages.
+func TestRangeIndexRebuiltFromEarlierLayouts(t *testing.T) {
 	dir := t.TempDir()
 	s, c := openIndexed(t, dir)
 	ctx := context.Background()
-	for i, n := range []int{5, 3, 9, 1, 7} {
+	for i, n := range []string{"5", "3", "", "9", "1", "", "7"} {
 		for _, pk := range []string{"p", "q\x00r"} {
 			quoted, _ := json.Marshal(pk) // a string always encodes
-			if _, err := c.Create(ctx, store.PartitionKey{pk}, fmt.Appendf(nil, `{"id":"d%d","pk":%s,"n":%d}`, i, quoted, n)); err != nil {
+			doc := fmt.Sprintf(`{"id":"d%d","pk":%s`, i, quoted)
+			if n != "" {
+				doc += `,"n":` + n
+			}
+			if _, err := c.Create(ctx, store.PartitionKey{pk}, []byte(doc+"}")); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
-	const asc, desc = "d3,d1,d0,d4,d2", "d2,d4,d0,d1,d3"
+	const asc, desc = "d2,d5,d4,d1,d0,d6,d3", "d3,d6,d0,d1,d4,d5,d2"
 	check := func(when string) {
 		t.Helper()
 		for _, pk := range []string{"p", "q\x00r"} {
@@ -104,57 +115,64 @@ func TestRangeIndexReadsBothLayouts(t *testing.T) {
 			}
 		}
 	}
-	check("new layout")
-	if empty, keyed := orderValues(t, c); empty != 10 || keyed != 0 {
-		t.Fatalf("%d entries without a value, %d with one; want 10 and 0", empty, keyed)
+	check("written")
+	if missing, valued := orderEntries(t, c); missing != 4 || valued != 10 {
+		t.Fatalf("%d entries for missing properties, %d for values; want 4 and 10", missing, valued)
 	}
 
-	// The layout of files written before: each entry's value is the item key.
-	err := s.db.Update(func(tx *bbolt.Tx) error {
-		order := tx.Bucket(c.name).Bucket(bucketOrder)
-		type entry struct{ k, v []byte }
-		var old []entry
-		err := order.ForEach(func(k, _ []byte) error {
-			for _, pk := range []store.PartitionKey{{"p"}, {"q\x00r"}} {
-				if prefix := orderPrefix("n", pk); bytes.HasPrefix(k, prefix) {
-					id, ok := positionID(k[len(prefix):])
-					if !ok {
-						return fmt.Errorf("malformed key %q", k)
-					}
-					old = append(old, entry{bytes.Clone(k), itemKey(pk, string(id))})
+	for _, keyed := range []bool{false, true} {
+		// The earlier layout: the name, the partition key, the value (the
+		// undefined one's too) and the id.
+		err := s.db.Update(func(tx *bbolt.Tx) error {
+			cb := tx.Bucket(c.name)
+			if err := cb.DeleteBucket(bucketOrder); err != nil {
+				return err
+			}
+			order, err := cb.CreateBucket(bucketOrder)
+			if err != nil {
+				return err
+			}
+			if err := cb.Delete(orderLayoutKey); err != nil {
+				return err
+			}
+			return cb.Bucket(bucketItems).ForEach(func(k, v []byte) error {
+				pk, id := splitItemKey(k, 1)
+				vals, err := c.spec.SortedValues(decodeRecord(v).body)
+				if err != nil {
+					return err
 				}
+				value := noValue
+				if keyed {
+					value = k
+				}
+				return order.Put(append(appendValue(append(appendComponent(nil, "n"), pkPrefix(pk)...), vals[0]), id...), value)
+			})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		s, c = openIndexed(t, dir)
+		if missing, valued := orderEntries(t, c); missing != 4 || valued != 10 {
+			t.Fatalf("earlier layout (item keys as values: %v) reopened: %d entries for missing properties, %d for values; want 4 and 10",
+				keyed, missing, valued)
+		}
+		check("rebuilt")
+		err = s.db.View(func(tx *bbolt.Tx) error {
+			if got := tx.Bucket(c.name).Get(orderLayoutKey); !bytes.Equal(got, orderLayout) {
+				return fmt.Errorf("layout %q after the rebuild, want %q: every open would rebuild it", got, orderLayout)
 			}
 			return nil
 		})
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
-		for _, e := range old {
-			if err := order.Put(e.k, e.v); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	s, c = openIndexed(t, dir)
-	defer s.Close()
-	if empty, keyed := orderValues(t, c); empty != 0 || keyed != 10 {
-		t.Fatalf("old layout: %d entries without a value, %d with one; want 0 and 10", empty, keyed)
-	}
-	check("old layout")
-	if _, err := c.Upsert(ctx, store.PartitionKey{"p"}, []byte(`{"id":"d0","pk":"p","n":5}`), nil); err != nil {
-		t.Fatal(err)
-	}
-	if empty, keyed := orderValues(t, c); empty != 1 || keyed != 9 {
-		t.Fatalf("one item rewritten: %d entries without a value, %d with one; want 1 and 9", empty, keyed)
-	}
-	check("both layouts")
 }
 
 // feedIDs reads the whole change feed from the start.

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 
 	bbolt "go.etcd.io/bbolt"
 
@@ -15,16 +16,36 @@ import (
 )
 
 // bucketOrder is the range index of a container whose indexing policy
-// sorts some properties: for every item and every sorted property, one key
-// made of the property's name, the item's partition key, the property's value encoded
-// so that byte order is ORDER BY order, and the item's id; its value is
-// empty: the key holds the partition key and the id, so the item's key is
-// not repeated (files written before hold it as the value, which is read
-// as well). An ordered query within one partition walks these keys
-// from where its previous page stopped, so a page reads about one page of
-// documents however long the partition is, as a query on Cosmos DB's range
-// index does.
+// sorts some properties. Its keys start with the item's partition key, so
+// that an item's entries lie together when its partition is small (an
+// entity's audit records). For every sorted property an item has, one key:
+// the partition key, the property's name, its value encoded so that byte
+// order is ORDER BY order, and the item's id, with an empty value. An item
+// that lacks some sorted properties has one more key, the partition key,
+// missingMark and its id, whose value is the set of those it lacks (a bit
+// each, in the policy's order): a version document lacks every property
+// lists sort by, and one key stands for all of them. An ordered query
+// within one partition walks these keys from where its previous page
+// stopped, the items without the property first (they sort first, as on
+// Cosmos DB), so a page reads about one page of documents however long the
+// partition is, as a query on Cosmos DB's range index does.
 var bucketOrder = []byte("order")
+
+// orderLayoutKey, in a container's bucket, names the layout of its range
+// index; a file whose containers hold another (an earlier build's) has
+// its range indexes rebuilt when it is opened.
+var (
+	orderLayoutKey = []byte("orderLayout")
+	orderLayout    = []byte("partition,missing")
+)
+
+// missingMark follows the partition key in the keys of the items that lack
+// sorted properties: an empty component, which no property name encodes
+// to (a name's component has at least one byte before its end).
+var missingMark = []byte{escByte, escEnd}
+
+// indexEntry is one key of the range index and its value.
+type indexEntry struct{ key, value []byte }
 
 // noValue is the value of a range-index entry: empty, not nil, which
 // bbolt's walks (bbolt.Compact's among them) take for a nested bucket.
@@ -83,31 +104,54 @@ func appendValue(b []byte, raw json.RawMessage) []byte {
 // orderPrefix is the part of the range index that holds one property's
 // keys in one partition.
 func orderPrefix(field string, pk store.PartitionKey) []byte {
-	return append(appendComponent(nil, field), pkPrefix(pk)...)
+	return appendComponent(pkPrefix(pk), field)
 }
 
-// orderKeys returns the range-index keys of a document with the given
-// values of the properties its indexing policy sorts (in the policy's
-// order, as store.CheckDocument reads them): one for each.
-func (c *container) orderKeys(pk store.PartitionKey, id string, values []json.RawMessage) [][]byte {
+// missingPrefix is the part of the range index that holds the keys of one
+// partition's items that lack sorted properties.
+func missingPrefix(pk store.PartitionKey) []byte {
+	return append(pkPrefix(pk), missingMark...)
+}
+
+// lacks reports whether the value of a missingMark key says its item lacks
+// the sorted property of index i.
+func lacks(set []byte, i int) bool { return i/8 < len(set) && set[i/8]&(1<<(i%8)) != 0 }
+
+// orderEntries returns the range-index entries of a document with the
+// given values of the properties its indexing policy sorts (in the
+// policy's order, as store.CheckDocument reads them; nil where it has
+// none).
+func (c *container) orderEntries(pk store.PartitionKey, id string, values []json.RawMessage) []indexEntry {
 	sorted := c.spec.Indexing.SortedPaths()
 	if len(sorted) == 0 {
 		return nil
 	}
 	key := pkPrefix(pk)
-	keys := make([][]byte, len(sorted))
+	entries := make([]indexEntry, 0, len(sorted))
+	var missing []byte
 	for i, p := range sorted {
 		raw := values[i]
-		// Room for the name, the key, the value and the id, escapes aside.
-		k := make([]byte, 0, len(p)+len(key)+len(raw)+len(id)+12)
-		k = append(appendValue(append(appendComponent(k, p), key...), raw), id...)
-		keys[i] = k
+		if raw == nil {
+			if missing == nil {
+				missing = make([]byte, (len(sorted)+7)/8)
+			}
+			missing[i/8] |= 1 << (i % 8)
+			continue
+		}
+		// Room for the key, the name, the value and the id, escapes aside.
+		k := make([]byte, 0, len(key)+len(p)+len(raw)+len(id)+12)
+		k = append(appendValue(appendComponent(append(k, key...), p), raw), id...)
+		entries = append(entries, indexEntry{k, noValue})
 	}
-	return keys
+	if missing != nil {
+		k := make([]byte, 0, len(key)+len(missingMark)+len(id))
+		entries = append(entries, indexEntry{append(append(append(k, key...), missingMark...), id...), missing})
+	}
+	return entries
 }
 
-// storedOrderKeys returns the range-index keys of a stored item.
-func (c *container) storedOrderKeys(key []byte, r record) ([][]byte, error) {
+// storedOrderEntries returns the range-index entries of a stored item.
+func (c *container) storedOrderEntries(key []byte, r record) ([]indexEntry, error) {
 	if len(c.spec.Indexing.SortedPaths()) == 0 {
 		return nil, nil
 	}
@@ -116,26 +160,46 @@ func (c *container) storedOrderKeys(key []byte, r record) ([][]byte, error) {
 		return nil, fmt.Errorf("stored document is not JSON: %w", err)
 	}
 	pk, id := splitItemKey(key, len(c.spec.PartitionKeyPaths))
-	return c.orderKeys(pk, id, values), nil
+	return c.orderEntries(pk, id, values), nil
 }
 
-// unindex removes a stored item's range-index keys.
-func (c *container) unindex(order *bbolt.Bucket, key []byte, r record) error {
-	keys, err := c.storedOrderKeys(key, r)
-	if err != nil {
-		return err
+// updateIndex replaces an item's range-index entries was with is (either
+// nil when the item is new or deleted), leaving alone the entries they
+// share: a rewrite that keeps a sorted value changes none of its keys.
+func updateIndex(order *bbolt.Bucket, was, is []indexEntry) error {
+	for _, e := range was {
+		if !slices.ContainsFunc(is, e.equal) {
+			if err := order.Delete(e.key); err != nil {
+				return err
+			}
+		}
 	}
-	for _, k := range keys {
-		if err := order.Delete(k); err != nil {
-			return err
+	for _, e := range is {
+		if !slices.ContainsFunc(was, e.equal) {
+			if err := order.Put(e.key, e.value); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
 }
 
+func (e indexEntry) equal(o indexEntry) bool {
+	return bytes.Equal(e.key, o.key) && bytes.Equal(e.value, o.value)
+}
+
+// unindex removes a stored item's range-index entries.
+func (c *container) unindex(order *bbolt.Bucket, key []byte, r record) error {
+	was, err := c.storedOrderEntries(key, r)
+	if err != nil {
+		return err
+	}
+	return updateIndex(order, was, nil)
+}
+
 // reindex rebuilds the range index of the container bucket cb from its
-// items: for a file written before the index existed, or after the
-// indexing policy changed.
+// items: for a file written before the index existed, in another layout,
+// or after the indexing policy changed.
 func (c *container) reindex(cb *bbolt.Bucket) error {
 	if cb.Bucket(bucketOrder) != nil {
 		if err := cb.DeleteBucket(bucketOrder); err != nil {
@@ -143,24 +207,32 @@ func (c *container) reindex(cb *bbolt.Bucket) error {
 		}
 	}
 	if len(c.spec.Indexing.SortedPaths()) == 0 {
-		return nil
+		return cb.Delete(orderLayoutKey)
 	}
 	order, err := cb.CreateBucket(bucketOrder)
 	if err != nil {
 		return err
 	}
-	return cb.Bucket(bucketItems).ForEach(func(k, v []byte) error {
-		keys, err := c.storedOrderKeys(k, decodeRecord(v))
+	err = cb.Bucket(bucketItems).ForEach(func(k, v []byte) error {
+		entries, err := c.storedOrderEntries(k, decodeRecord(v))
 		if err != nil {
 			return fmt.Errorf("item %q: %w", k, err)
 		}
-		for _, ok := range keys {
-			if err := order.Put(ok, noValue); err != nil {
-				return err
-			}
-		}
-		return nil
+		return updateIndex(order, nil, entries)
 	})
+	if err != nil {
+		return err
+	}
+	return cb.Put(orderLayoutKey, orderLayout)
+}
+
+// indexStale reports whether the range index of container bucket cb, kept
+// for a policy that sorted had, must be rebuilt for one that sorts sorted.
+func indexStale(cb *bbolt.Bucket, had, sorted []string) bool {
+	if len(sorted) == 0 {
+		return cb.Bucket(bucketOrder) != nil
+	}
+	return cb.Bucket(bucketOrder) == nil || !slices.Equal(had, sorted) || !bytes.Equal(cb.Get(orderLayoutKey), orderLayout)
 }
 
 // validPosition reports whether pos, a continuation of queryIndexed, is
@@ -201,72 +273,95 @@ func positionID(pos []byte) ([]byte, bool) {
 	return rest, true
 }
 
-// indexedItem is the key of the item a range-index entry of partition pk
-// names: its value in files written before entries had none, else made
-// from the entry's key after prefix.
-func indexedItem(pk store.PartitionKey, pos, v []byte) ([]byte, error) {
-	if len(v) > 0 {
-		return v, nil
-	}
-	id, ok := positionID(pos)
-	if !ok {
-		return nil, todo.Errorf(todo.Internal, "range index key %q is malformed", pos)
-	}
-	return itemKey(pk, string(id)), nil
-}
-
 // queryIndexed serves an ordered query on one indexed property within one
 // partition from the range index: it walks the property's keys in order
 // (backwards for DESC) after the continuation's position and loads only
-// the documents it meets, stopping once the page is full. Ties are in id
-// order, reversed for DESC.
+// the documents it meets, stopping once the page is full. The items that
+// lack the property come first (last for DESC), from the partition's
+// missingMark keys. Ties are in id order, reversed for DESC. A position
+// is an encoded value and an id, as the keys hold them after orderPrefix;
+// an item without the property has the undefined value's.
 func (c *container) queryIndexed(q store.Query, f filters) ([]store.Item, string, int, error) {
 	o := q.OrderBy[0]
-	prefix := orderPrefix(o.Field, q.PartitionKey)
-	var from []byte
+	var pos []byte
 	if q.Continuation != "" {
-		pos, err := base64.RawURLEncoding.DecodeString(q.Continuation)
+		var err error
+		pos, err = base64.RawURLEncoding.DecodeString(q.Continuation)
 		if err != nil || !validPosition(pos) {
 			return nil, "", 0, badContinuation()
 		}
-		from = append(bytes.Clone(prefix), pos...)
 	} else if k := q.After; k != nil && k.Order == o {
-		// The walk starts at the position: the range index key of an
-		// item there.
-		from = append(appendValue(bytes.Clone(prefix), k.Value), k.ID...)
+		// The walk starts at the position: an item there.
+		pos = append(appendValue(nil, k.Value), k.ID...)
+	}
+	// The two runs of keys, in walking order: those of the items without
+	// the property, then those with it.
+	runs := []indexRun{
+		{prefix: missingPrefix(q.PartitionKey), field: slices.Index(c.spec.Indexing.SortedPaths(), o.Field)},
+		{prefix: orderPrefix(o.Field, q.PartitionKey), field: -1},
+	}
+	if o.Desc {
+		slices.Reverse(runs)
+	}
+	start := 0
+	if pos != nil {
+		at := 1 // the run holding the position
+		if pos[0] == rankUndefined {
+			at = 0
+			pos = pos[1:]
+		}
+		if o.Desc {
+			at = 1 - at
+		}
+		start, runs[at].from = at, append(bytes.Clone(runs[at].prefix), pos...)
 	}
 	pg := c.newPage(q, f)
-	var last []byte // the index key of the last item on the page
+	var last []byte // the position of the last item on the page
 	var next string
 	err := c.s.db.View(func(tx *bbolt.Tx) error {
 		pg.now = c.s.now()
 		cb := tx.Bucket(c.name)
 		items := cb.Bucket(bucketItems)
 		cur := cb.Bucket(bucketOrder).Cursor()
-		k, v := walkStart(cur, prefix, from, o.Desc)
 		step := cur.Next
 		if o.Desc {
 			step = cur.Prev
 		}
-		for ; k != nil && bytes.HasPrefix(k, prefix) && !pg.more; k, v = step() {
-			key, err := indexedItem(q.PartitionKey, k[len(prefix):], v)
-			if err != nil {
-				return err
+		for _, run := range runs[start:] {
+			k, v := walkStart(cur, run.prefix, run.from, o.Desc)
+			for ; k != nil && bytes.HasPrefix(k, run.prefix) && !pg.more; k, v = step() {
+				if run.field >= 0 && !lacks(v, run.field) {
+					continue
+				}
+				p := k[len(run.prefix):]
+				id := p
+				if run.field < 0 {
+					var ok bool
+					if id, ok = positionID(p); !ok {
+						return todo.Errorf(todo.Internal, "range index key %q is malformed", k)
+					}
+				}
+				key := itemKey(q.PartitionKey, string(id))
+				stored := items.Get(key)
+				if stored == nil {
+					return todo.Errorf(todo.Internal, "range index names a missing item %q", key)
+				}
+				added, err := pg.offer(key, stored)
+				if err != nil {
+					return err
+				}
+				if added {
+					if run.field >= 0 {
+						last = append([]byte{rankUndefined}, p...)
+					} else {
+						last = bytes.Clone(p)
+					}
+				}
 			}
-			stored := items.Get(key)
-			if stored == nil {
-				return todo.Errorf(todo.Internal, "range index names a missing item %q", key)
+			if pg.more {
+				next = base64.RawURLEncoding.EncodeToString(last)
+				break
 			}
-			added, err := pg.offer(key, stored)
-			if err != nil {
-				return err
-			}
-			if added {
-				last = bytes.Clone(k)
-			}
-		}
-		if pg.more {
-			next = base64.RawURLEncoding.EncodeToString(last[len(prefix):])
 		}
 		return nil
 	})
@@ -274,6 +369,15 @@ func (c *container) queryIndexed(q store.Query, f filters) ([]store.Item, string
 		pg.loaded = len(pg.items)
 	}
 	return pg.items, next, pg.loaded, err
+}
+
+// indexRun is one run of range-index keys an ordered walk reads: those of
+// one property's values (field -1), or the missingMark keys, of which it
+// takes the items that lack the sorted property of index field; from is
+// the key it starts after, when set.
+type indexRun struct {
+	prefix, from []byte
+	field        int
 }
 
 // walkStart positions cur on the first key of prefix's range in walking

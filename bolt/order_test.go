@@ -53,18 +53,23 @@ func rank(v string) int {
 // their JSON), then by value (negative numbers and zeros, strings with NUL
 // and prefixes, escapes), ties by id; paged in both directions. One
 // container keeps the index (it has an indexing policy), the other indexes
-// every path and so sorts.
+// every path and so sorts. Some items lack v, and some of those and of the
+// others lack w, the other sorted property: an item without v is found
+// from its one key for all it lacks, and one with v but not w is not.
 func TestRangeIndexOrdersAsSorting(t *testing.T) {
 	spec := store.ContainerSpec{Name: "c", PartitionKeyPaths: []string{"/pk"}}
 	sorting := openContainer(t, t.TempDir(), spec, nil)
-	spec.Indexing = &store.IndexingPolicy{Paths: []string{"pk", "v"}, Sorted: []string{"v"}}
+	spec.Indexing = &store.IndexingPolicy{Paths: []string{"pk", "v", "w"}, Sorted: []string{"w", "v"}}
 	indexed := openContainer(t, t.TempDir(), spec, nil)
-	values := []string{``, `null`, `true`, `false`, `0`, `-0`, `-1.5`, `1e300`, `-1e300`, `2`, `2.0`, `"a"`, `"a\u0000"`,
+	values := []string{``, `null`, ``, ``, `true`, `false`, `0`, `-0`, `-1.5`, `1e300`, `-1e300`, `2`, `2.0`, `"a"`, `"a\u0000"`,
 		`"a\u0000b"`, `"ab"`, `"\u0061b"`, `""`, `"Z"`, `"é"`, `[1,2]`, `{"a":1}`, `[]`, `3`, `"a"`, `true`, `null`}
 	for i, v := range values {
 		doc := fmt.Sprintf(`{"id":"d%02d","pk":"p"`, len(values)-i)
 		if v != "" {
 			doc += `,"v":` + v
+		}
+		if i%3 == 0 {
+			doc += fmt.Sprintf(`,"w":%d`, i)
 		}
 		doc += "}"
 		for _, c := range []store.Container{sorting, indexed} {
