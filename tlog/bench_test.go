@@ -15,9 +15,19 @@ import (
 // 10, each batch later than the one before, as new versions are) to a log
 // on the embedded store, each pass signing and anchoring a checkpoint, and
 // reports leaves per second and the store requests and request units the
-// log spends per version.
+// log spends per version: with the documents of an append written in one
+// transaction, as the embedded store does, and each on its own, as on
+// Cosmos DB.
 func BenchmarkIntegrate(b *testing.B) {
+	b.Run("one transaction", func(b *testing.B) { benchmarkIntegrate(b, false) })
+	b.Run("a request a document", func(b *testing.B) { benchmarkIntegrate(b, true) })
+}
+
+func benchmarkIntegrate(b *testing.B, each bool) {
 	f := newFixture(b)
+	if each {
+		f.leases = separately{f.leases}
+	}
 	in := f.integrator()
 	var leaves int
 	var cost store.Cost

@@ -406,49 +406,67 @@ func (in *Integrator) build(ctx context.Context, st *state) error {
 	if root != st.Root {
 		return todo.Errorf(todo.Internal, "the log state's root %s is not the root of its leaves (%s)", st.Root, root)
 	}
-	// The documents are independent: written at once, the embedded store
-	// commits them together and Cosmos DB overlaps their round trips.
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(writesAtOnce)
+	var docs []store.Upsert
+	add := func(id string, v any) error {
+		b, err := json.Marshal(v)
+		docs = append(docs, store.Upsert{Container: in.Leases.Spec().Name, PartitionKey: store.PartitionKey{id}, Doc: b})
+		return err
+	}
 	for _, t := range tlog.NewTiles(TileHeight, st.PrevSize, st.Size) {
 		data, err := tlog.ReadTileData(t, hr)
 		if err != nil {
 			return err
 		}
-		g.Go(func() error {
-			if err := upsert(gctx, in.Leases, tileID(t), tileDoc{ID: tileID(t), Data: data}); err != nil {
-				return err
-			}
-			return in.fail("tile")
-		})
+		if err := add(tileID(t), tileDoc{ID: tileID(t), Data: data}); err != nil {
+			return err
+		}
 	}
-	if err := in.writeBundles(ctx, g, tr, st); err != nil {
-		_ = g.Wait()
+	if err := in.addBundles(tr, st, add); err != nil {
 		return err
 	}
 	for i, leaf := range st.Leaves {
 		l, err := ParseLeaf(leaf)
 		if err != nil {
-			_ = g.Wait()
 			return err
 		}
 		id := indexID(l.EntityKey(), l.Version)
-		d := indexDoc{ID: id, EntityKey: l.EntityKey(), Version: l.Version, Index: st.PrevSize + int64(i), Leaf: leaf}
-		g.Go(func() error { return upsert(gctx, in.Leases, id, d) })
+		if err := add(id, indexDoc{ID: id, EntityKey: l.EntityKey(), Version: l.Version, Index: st.PrevSize + int64(i), Leaf: leaf}); err != nil {
+			return err
+		}
 	}
-	if err := g.Wait(); err != nil {
+	if err := in.write(ctx, docs); err != nil {
 		return err
 	}
 	in.built = st.etag
 	return nil
 }
 
+// write writes the documents of a build. They are independent: the
+// embedded store commits them in one transaction, and Cosmos DB, which
+// cannot, gets them at once so that their round trips overlap.
+func (in *Integrator) write(ctx context.Context, docs []store.Upsert) error {
+	if ok, err := store.UpsertAtomically(ctx, in.Leases, docs); ok || err != nil {
+		return cmp.Or(err, in.fail("tile"))
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(writesAtOnce)
+	for _, d := range docs {
+		g.Go(func() error {
+			if _, err := in.Leases.Upsert(gctx, d.PartitionKey, d.Doc, nil); err != nil {
+				return err
+			}
+			return in.fail("tile")
+		})
+	}
+	return g.Wait()
+}
+
 // writesAtOnce bounds the log documents one build writes concurrently.
 const writesAtOnce = 32
 
-// writeBundles writes the entry bundles st's leaves fall in, each with the
+// addBundles adds the entry bundles st's leaves fall in, each with the
 // entries before them that the previous tree's bundle holds.
-func (in *Integrator) writeBundles(gctx context.Context, g *errgroup.Group, tr *tileReader, st *state) error {
+func (in *Integrator) addBundles(tr *tileReader, st *state, add func(id string, v any) error) error {
 	for n := st.PrevSize / tileWidth; n*tileWidth < st.Size; n++ {
 		start := n * tileWidth
 		var entries [][]byte
@@ -471,7 +489,9 @@ func (in *Integrator) writeBundles(gctx context.Context, g *errgroup.Group, tr *
 		if err != nil {
 			return err
 		}
-		g.Go(func() error { return upsert(gctx, in.Leases, tileID(t), tileDoc{ID: tileID(t), Data: data}) })
+		if err := add(tileID(t), tileDoc{ID: tileID(t), Data: data}); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -99,15 +99,6 @@ func read[T any](ctx context.Context, c store.Container, id string, v *T) (strin
 	return it.ETag, nil
 }
 
-func upsert(ctx context.Context, c store.Container, id string, v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	_, err = c.Upsert(ctx, store.PartitionKey{id}, b, nil)
-	return err
-}
-
 // loadState reads the log state; the empty tree before the first append.
 func loadState(ctx context.Context, c store.Container) (*state, error) {
 	st := &state{ID: stateID}
