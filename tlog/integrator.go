@@ -278,8 +278,10 @@ func (in *Integrator) pending(ctx context.Context, st *state, start time.Time) (
 		since = min(since, batch[n].ts)
 		batch, more = batch[:n], true
 	}
+	// Only an append moves the watermark: until one does, the next pass
+	// reads from where this one did, and what it read is still of use.
 	for k, s := range in.seen {
-		if s.ts < since {
+		if s.ts < st.Since {
 			delete(in.seen, k)
 		}
 	}

@@ -229,6 +229,26 @@ func TestLooksUpOnlyWhatTheLogMayHold(t *testing.T) {
 	}
 }
 
+// A pass that appends nothing leaves the watermark where it was, so the
+// passes after it read what it read: they look none of it up again.
+func TestIdlePassesLookNothingUp(t *testing.T) {
+	f := newFixture(t)
+	counted := &lookups{Container: f.leases}
+	in := f.integrator()
+	in.Leases = counted
+	put(t, f.audit, chain(t, "alice", "a", 40))
+	if res := run(t, in); res.Appended != 40 {
+		t.Fatalf("first pass: %+v", res)
+	}
+	later := time.Now().Add(time.Minute) // past the margin of every record
+	in.Now = func() time.Time { return later }
+	for pass := range 3 {
+		if res := run(t, in); res.Appended != 0 || counted.n.Load() != 0 {
+			t.Fatalf("idle pass %d: %+v, %d lookups", pass+1, res, counted.n.Load())
+		}
+	}
+}
+
 // Consistency proofs from every earlier checkpoint verify offline.
 func TestConsistency(t *testing.T) {
 	f := newFixture(t)
