@@ -37,31 +37,41 @@ type DirAnchors struct{ Dir string }
 // names sort as sizes do.
 func anchorName(n int64) string { return fmt.Sprintf("%020d.checkpoint", n) }
 
-// Newest reads the checkpoint of the largest size in the directory.
+// Newest reads the checkpoint of the largest size in the directory. The
+// directory gains a file with every checkpoint, so it is read in one pass
+// without sorting, and only the files of the largest sizes are looked at
+// (usually one).
 func (d DirAnchors) Newest(context.Context) ([]byte, error) {
-	entries, err := os.ReadDir(d.Dir)
+	dir, err := os.Open(d.Dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
+	entries, err := dir.ReadDir(-1)
+	dir.Close()
+	if err != nil {
+		return nil, err
+	}
 	var names []string
 	for _, e := range entries {
 		n, ok := strings.CutSuffix(e.Name(), ".checkpoint")
-		if _, err := strconv.ParseUint(n, 10, 63); !ok || err != nil || len(n) != 20 || !e.Type().IsRegular() {
-			continue
-		}
-		// A file left empty by a crash between its creation and its write
-		// anchors nothing.
-		if info, err := e.Info(); err == nil && info.Size() > 0 {
+		if _, err := strconv.ParseUint(n, 10, 63); ok && err == nil && len(n) == 20 && e.Type().IsRegular() {
 			names = append(names, e.Name())
 		}
 	}
-	if len(names) == 0 {
-		return nil, nil
+	for len(names) > 0 {
+		i := slices.Index(names, slices.Max(names))
+		// A file left empty by a crash between its creation and its write
+		// anchors nothing.
+		b, err := os.ReadFile(filepath.Join(d.Dir, names[i]))
+		if err != nil && !errors.Is(err, os.ErrNotExist) || len(b) > 0 {
+			return b, err
+		}
+		names = slices.Delete(names, i, i+1)
 	}
-	return os.ReadFile(filepath.Join(d.Dir, slices.Max(names)))
+	return nil, nil
 }
 
 // Put creates the checkpoint's file, failing if it exists.

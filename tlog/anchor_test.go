@@ -1,0 +1,35 @@
+package tlog
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// The newest anchor is the non-empty checkpoint file of the largest size:
+// an empty one (a crash between its creation and its write) anchors
+// nothing, and other files are not anchors.
+func TestDirAnchorsNewest(t *testing.T) {
+	ctx := context.Background()
+	d := DirAnchors{Dir: filepath.Join(t.TempDir(), "anchors")}
+	if b, err := d.Newest(ctx); b != nil || err != nil {
+		t.Fatalf("no directory: %q, %v", b, err)
+	}
+	for _, n := range []int64{9, 100, 11, 2} {
+		if _, err := d.Put(ctx, n, []byte{byte(n)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, body := range map[string]string{anchorName(500): "", "99999999999999999999.note": "x", "999.checkpoint": "x"} {
+		if err := os.WriteFile(filepath.Join(d.Dir, name), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if b, err := d.Newest(ctx); err != nil || string(b) != string([]byte{100}) {
+		t.Fatalf("newest %q, %v; want the checkpoint of size 100", b, err)
+	}
+	if _, err := d.Put(ctx, 100, []byte{1}); err != ErrAnchored {
+		t.Fatalf("a second checkpoint of size 100: %v", err)
+	}
+}
