@@ -1,6 +1,7 @@
 package tlog
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -59,6 +60,9 @@ type Integrator struct {
 	seen map[string]seenItem
 	// built is the ETag of the state whose tiles this process wrote.
 	built string
+	// checked is the newest anchor and the state last found consistent
+	// with it.
+	checked consistency
 	// failAfter, in tests, fails the named step of an append.
 	failAfter func(step string) error
 }
@@ -149,7 +153,7 @@ func (in *Integrator) now() time.Time {
 }
 
 func (in *Integrator) reset() {
-	in.seen, in.built = nil, ""
+	in.seen, in.built, in.checked = nil, "", consistency{}
 }
 
 func (in *Integrator) fail(step string) error {
@@ -339,6 +343,10 @@ func (in *Integrator) append(ctx context.Context, st *state, batch []candidate, 
 		return nil, err
 	}
 	next.etag = it.ETag
+	if in.checked.etag == st.etag {
+		// It extends a state consistent with the anchor: so is it.
+		in.checked.etag = next.etag
+	}
 	for _, c := range batch {
 		in.seen[c.item] = seenItem{ts: c.ts, record: true}
 	}
@@ -500,29 +508,42 @@ func (in *Integrator) addBundles(tr *tileReader, st *state, add func(id string, 
 
 // checkAnchored refuses a log that is not consistent with the newest
 // anchored checkpoint: one behind it (a rollback), or with another root at
-// its size or a tree it does not extend (a rewrite).
+// its size or a tree it does not extend (a rewrite). A state this process
+// found consistent with the same anchor, or committed extending one it
+// had, is not checked again: its ETag names it, and the store gives any
+// other write another ETag.
 func (in *Integrator) checkAnchored(ctx context.Context, st *state) error {
-	anchored, err := in.newestAnchor(ctx)
-	if err == nil && anchored != nil {
-		err = consistent(newTileReader(ctx, in.Leases), st.tree(), *anchored)
+	note, err := in.Anchors.Newest(ctx)
+	if err == nil && note != nil && st.etag != "" && st.etag == in.checked.etag && bytes.Equal(note, in.checked.anchor) {
+		in.report(nil)
+		return nil
+	}
+	var anchored *Checkpoint
+	if err == nil && note != nil {
+		var c Checkpoint
+		if c, err = OpenCheckpoint(note, in.Keys.Verifier); err != nil {
+			err = fmt.Errorf("the newest anchored checkpoint: %w", err)
+		} else {
+			anchored = &c
+			err = consistent(newTileReader(ctx, in.Leases), st.tree(), c)
+		}
 	}
 	if err != nil {
+		in.checked = consistency{}
 		return in.refuse(st, anchored, err)
+	}
+	if note != nil {
+		in.checked = consistency{anchor: note, etag: st.etag}
 	}
 	in.report(nil)
 	return nil
 }
 
-func (in *Integrator) newestAnchor(ctx context.Context) (*Checkpoint, error) {
-	b, err := in.Anchors.Newest(ctx)
-	if err != nil || b == nil {
-		return nil, err
-	}
-	c, err := OpenCheckpoint(b, in.Keys.Verifier)
-	if err != nil {
-		return nil, fmt.Errorf("the newest anchored checkpoint: %w", err)
-	}
-	return &c, nil
+// consistency is a state document, by ETag, known to be consistent with
+// the anchored checkpoint note anchor.
+type consistency struct {
+	anchor []byte
+	etag   string
 }
 
 // consistent checks that the tree t, read through r, extends the
@@ -600,6 +621,7 @@ func (in *Integrator) publish(ctx context.Context, st *state) (bool, error) {
 	if err != nil && !errors.Is(err, ErrAnchored) {
 		return false, err
 	}
+	in.checked = consistency{anchor: msg, etag: st.etag}
 	b, err := json.Marshal(checkpointDoc{ID: checkpointID, Size: st.Size, Note: string(msg)})
 	if err != nil {
 		return false, err
