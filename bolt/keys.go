@@ -73,3 +73,20 @@ func splitItemKey(k []byte, n int) (store.PartitionKey, string) {
 	}
 	return pk, string(k[i:])
 }
+
+// partitionOf is the part of item key k that encodes its partition key,
+// of n components.
+func partitionOf(k []byte, n int) []byte {
+	for i := 0; i+1 < len(k) && n > 0; i++ {
+		if k[i] == escByte {
+			if k[i+1] == escEnd {
+				n--
+			}
+			i++
+			if n == 0 {
+				return k[:i+1]
+			}
+		}
+	}
+	return k
+}
