@@ -77,7 +77,7 @@ func (spec ContainerSpec) CheckDocument(pk PartitionKey, doc []byte) (Document, 
 		}
 		return true
 	})
-	if err != nil || !json.Valid(doc) {
+	if err != nil || !jsonfield.Valid(doc) {
 		return d, todo.Errorf(todo.Invalid, "document is not a JSON object")
 	}
 	if id == nil || json.Unmarshal(id, &d.ID) != nil {

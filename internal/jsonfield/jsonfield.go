@@ -14,7 +14,7 @@ var errMalformed = errors.New("not a JSON object")
 // Each calls f with the name and raw value of each top-level member of
 // the JSON object doc, in order, until f returns false. It checks the
 // object's structure only: a caller that needs doc to be valid JSON checks
-// that with json.Valid.
+// that with Valid.
 func Each(doc []byte, f func(name, value []byte) bool) error {
 	i := skipSpace(doc, 0)
 	if i >= len(doc) || doc[i] != '{' {
