@@ -63,7 +63,7 @@ func (l *Log) AuditStore(ctx context.Context, grace time.Duration, now time.Time
 	if err != nil && !todo.IsKind(err, todo.NotFound) {
 		return rep, err
 	}
-	st, err := loadState(ctx, l.Leases)
+	st, err := loadState(ctx, l.Leases, nil)
 	if err != nil {
 		return rep, err
 	}

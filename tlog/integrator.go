@@ -58,8 +58,9 @@ type Integrator struct {
 	// watermark) and need not decode again: the records known to be
 	// logged, and the documents that are not records.
 	seen map[string]seenItem
-	// built is the ETag of the state whose tiles this process wrote.
-	built string
+	// edge is what this process kept of the state whose tiles it wrote
+	// last.
+	edge edge
 	// checked is the newest anchor and the state last found consistent
 	// with it.
 	checked consistency
@@ -101,11 +102,11 @@ func (in *Integrator) Run(ctx context.Context) (Result, error) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	var res Result
-	st, err := loadState(ctx, in.Leases)
+	st, err := loadState(ctx, in.Leases, in.edge.st)
 	if err != nil {
 		return res, err
 	}
-	if err := in.build(ctx, st); err != nil {
+	if err := in.build(ctx, st, nil); err != nil {
 		return res, err
 	}
 	if err := in.checkAnchored(ctx, st); err != nil {
@@ -120,7 +121,7 @@ func (in *Integrator) Run(ctx context.Context) (Result, error) {
 		if len(batch) == 0 {
 			break
 		}
-		next, err := in.append(ctx, st, batch, since)
+		next, hr, err := in.append(ctx, st, batch, since)
 		if todo.IsKind(err, todo.PreconditionFailed) || todo.IsKind(err, todo.Conflict) {
 			// Another integrator appended first; the next pass goes on
 			// from its tree.
@@ -133,7 +134,7 @@ func (in *Integrator) Run(ctx context.Context) (Result, error) {
 		}
 		res.Appended += len(batch)
 		st = next
-		if err := in.build(ctx, st); err != nil {
+		if err := in.build(ctx, st, hr); err != nil {
 			return res, err
 		}
 		if !more {
@@ -153,7 +154,7 @@ func (in *Integrator) now() time.Time {
 }
 
 func (in *Integrator) reset() {
-	in.seen, in.built, in.checked = nil, "", consistency{}
+	in.seen, in.edge, in.checked = nil, edge{}, consistency{}
 }
 
 func (in *Integrator) fail(step string) error {
@@ -306,8 +307,9 @@ func (in *Integrator) maxBatch() int {
 	return DefaultMaxBatch
 }
 
-// append commits the state that extends st by batch.
-func (in *Integrator) append(ctx context.Context, st *state, batch []candidate, since int64) (*state, error) {
+// append commits the state that extends st by batch, and returns it with
+// a reader of its stored hashes.
+func (in *Integrator) append(ctx context.Context, st *state, batch []candidate, since int64) (*state, tlog.HashReader, error) {
 	next := &state{ID: stateID, PrevSize: st.Size, PrevRoot: st.Root, Size: st.Size + int64(len(batch)), Since: since,
 		NewestAt: st.NewestAt}
 	if st.Size > 0 && st.NewestAt.IsZero() {
@@ -321,17 +323,17 @@ func (in *Integrator) append(ctx context.Context, st *state, batch []candidate, 
 			next.NewestAt = c.leaf.At
 		}
 	}
-	_, root, err := extend(newTileReader(ctx, in.Leases), next)
+	hr, root, err := extend(newTileReader(ctx, in.Leases), next, &in.edge)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	next.Root = root
 	if err := in.fail("hash"); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	b, err := json.Marshal(next)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var it store.Item
 	if st.etag == "" {
@@ -340,7 +342,7 @@ func (in *Integrator) append(ctx context.Context, st *state, batch []candidate, 
 		it, err = in.Leases.Replace(ctx, store.PartitionKey{stateID}, b, &store.WriteOptions{IfMatch: st.etag})
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	next.etag = it.ETag
 	if in.checked.etag == st.etag {
@@ -350,16 +352,22 @@ func (in *Integrator) append(ctx context.Context, st *state, batch []candidate, 
 	for _, c := range batch {
 		in.seen[c.item] = seenItem{ts: c.ts, record: true}
 	}
-	return next, in.fail("state")
+	return next, hr, in.fail("state")
 }
 
 // extend computes the stored hashes of st's leaves on the tree they were
-// appended to, and the root they give.
-func extend(r *tileReader, st *state) (tlog.HashReader, tlog.Hash, error) {
+// appended to, and the root they give. When e is the edge of that tree,
+// the hashes it holds are not read from tiles (each read checked against
+// the tree's root).
+func extend(r *tileReader, st *state, e *edge) (tlog.HashReader, tlog.Hash, error) {
 	if st.PrevSize+int64(len(st.Leaves)) != st.Size {
 		return nil, tlog.Hash{}, fmt.Errorf("log state of size %d holds %d leaves appended to size %d", st.Size, len(st.Leaves), st.PrevSize)
 	}
-	base := r.hashes(tlog.Tree{N: st.PrevSize, Hash: st.PrevRoot})
+	prev := tlog.Tree{N: st.PrevSize, Hash: st.PrevRoot}
+	base := r.hashes(prev)
+	if known := e.of(prev); known != nil {
+		base = known.reader(base)
+	}
 	baseCount := tlog.StoredHashCount(st.PrevSize)
 	var added []tlog.Hash // the stored hashes from baseCount on
 	hr := tlog.HashReaderFunc(func(indexes []int64) ([]tlog.Hash, error) {
@@ -403,18 +411,23 @@ func extend(r *tileReader, st *state) (tlog.HashReader, tlog.Hash, error) {
 }
 
 // build writes the tiles, entry bundles and index documents of st's latest
-// append, unless this process has already.
-func (in *Integrator) build(ctx context.Context, st *state) error {
-	if st.etag == "" || st.etag == in.built {
+// append, unless this process has already, and keeps st's edge. hr reads
+// st's stored hashes when the caller has them (it appended st); nil, they
+// are computed again.
+func (in *Integrator) build(ctx context.Context, st *state, hr tlog.HashReader) error {
+	if st.etag == "" || (in.edge.st != nil && st.etag == in.edge.st.etag) {
 		return nil
 	}
 	tr := newTileReader(ctx, in.Leases)
-	hr, root, err := extend(tr, st)
-	if err != nil {
-		return err
-	}
-	if root != st.Root {
-		return todo.Errorf(todo.Internal, "the log state's root %s is not the root of its leaves (%s)", st.Root, root)
+	if hr == nil {
+		var root tlog.Hash
+		var err error
+		if hr, root, err = extend(tr, st, &in.edge); err != nil {
+			return err
+		}
+		if root != st.Root {
+			return todo.Errorf(todo.Internal, "the log state's root %s is not the root of its leaves (%s)", st.Root, root)
+		}
 	}
 	var docs []store.Upsert
 	add := func(id string, v any) error {
@@ -431,7 +444,8 @@ func (in *Integrator) build(ctx context.Context, st *state) error {
 			return err
 		}
 	}
-	if err := in.addBundles(tr, st, add); err != nil {
+	last, err := in.addBundles(tr, st, add)
+	if err != nil {
 		return err
 	}
 	for i, leaf := range st.Leaves {
@@ -447,7 +461,11 @@ func (in *Integrator) build(ctx context.Context, st *state) error {
 	if err := in.write(ctx, docs); err != nil {
 		return err
 	}
-	in.built = st.etag
+	e, err := edgeOf(st, hr, last)
+	if err != nil {
+		return err
+	}
+	in.edge = e
 	return nil
 }
 
@@ -475,35 +493,41 @@ func (in *Integrator) write(ctx context.Context, docs []store.Upsert) error {
 const writesAtOnce = 32
 
 // addBundles adds the entry bundles st's leaves fall in, each with the
-// entries before them that the previous tree's bundle holds.
-func (in *Integrator) addBundles(tr *tileReader, st *state, add func(id string, v any) error) error {
+// entries before them that the previous tree's bundle holds, and returns
+// the entries of the last.
+func (in *Integrator) addBundles(tr *tileReader, st *state, add func(id string, v any) error) ([][]byte, error) {
+	known := in.edge.of(tlog.Tree{N: st.PrevSize, Hash: st.PrevRoot})
+	var entries [][]byte
 	for n := st.PrevSize / tileWidth; n*tileWidth < st.Size; n++ {
 		start := n * tileWidth
-		var entries [][]byte
-		if start < st.PrevSize {
+		entries = nil
+		if start < st.PrevSize && known != nil {
+			entries = slices.Clone(known.entries)
+		}
+		if start < st.PrevSize && entries == nil {
 			b, err := tr.read(tlog.Tile{H: TileHeight, L: -1, N: n, W: int(st.PrevSize - start)})
 			if err != nil {
-				return err
+				return nil, err
 			}
 			if entries, err = ParseBundle(b); err != nil {
-				return err
+				return nil, err
 			}
-			if int64(len(entries)) != st.PrevSize-start {
-				return todo.Errorf(todo.Internal, "entry bundle %d holds %d entries, not %d", n, len(entries), st.PrevSize-start)
-			}
+		}
+		if int64(len(entries)) != max(st.PrevSize-start, 0) {
+			return nil, todo.Errorf(todo.Internal, "entry bundle %d holds %d entries, not %d", n, len(entries), st.PrevSize-start)
 		}
 		from, to := max(start, st.PrevSize)-st.PrevSize, min(st.Size, start+tileWidth)-st.PrevSize
 		entries = append(entries, st.Leaves[from:to]...)
 		t := tlog.Tile{H: TileHeight, L: -1, N: n, W: len(entries)}
 		data, err := EncodeBundle(entries)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if err := add(tileID(t), tileDoc{ID: tileID(t), Data: data}); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return nil
+	return entries, nil
 }
 
 // checkAnchored refuses a log that is not consistent with the newest

@@ -93,21 +93,32 @@ func read[T any](ctx context.Context, c store.Container, id string, v *T) (strin
 	if err != nil {
 		return "", err
 	}
+	return it.ETag, decode(it, id, v)
+}
+
+func decode[T any](it store.Item, id string, v *T) error {
 	if err := json.Unmarshal(it.Body, v); err != nil {
-		return "", todo.Wrap(todo.Internal, err, "log document "+id+" does not decode")
+		return todo.Wrap(todo.Internal, err, "log document "+id+" does not decode")
 	}
-	return it.ETag, nil
+	return nil
 }
 
 // loadState reads the log state; the empty tree before the first append.
-func loadState(ctx context.Context, c store.Container) (*state, error) {
-	st := &state{ID: stateID}
-	etag, err := read(ctx, c, stateID, st)
+// known is a state read or written before: when the store's state has its
+// ETag, it is known and not decoded again.
+func loadState(ctx context.Context, c store.Container, known *state) (*state, error) {
+	it, err := c.Read(ctx, store.PartitionKey{stateID}, stateID)
 	if todo.IsKind(err, todo.NotFound) {
 		return &state{ID: stateID, Root: emptyRoot}, nil
 	}
-	st.etag = etag
-	return st, err
+	if err != nil {
+		return nil, err
+	}
+	if known != nil && known.etag != "" && known.etag == it.ETag {
+		return known, nil
+	}
+	st := &state{ID: stateID, etag: it.ETag}
+	return st, decode(it, stateID, st)
 }
 
 // emptyRoot is the RFC 6962 hash of the empty tree: SHA-256 of nothing.

@@ -1,6 +1,7 @@
 package tlog
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -163,14 +164,16 @@ func TestIntegrate(t *testing.T) {
 	checkLog(t, f, append(all, more...))
 }
 
-// lookups counts the reads of one container.
+// lookups counts the reads of one container's documents whose ids start
+// with prefix, or with "tlog-leaf-" (index documents) when it is empty.
 type lookups struct {
 	store.Container
-	n atomic.Int32
+	prefix string
+	n      atomic.Int32
 }
 
 func (l *lookups) Read(ctx context.Context, pk store.PartitionKey, id string) (store.Item, error) {
-	if strings.HasPrefix(id, "tlog-leaf-") {
+	if strings.HasPrefix(id, cmp.Or(l.prefix, "tlog-leaf-")) {
 		l.n.Add(1)
 	}
 	return l.Container.Read(ctx, pk, id)
@@ -227,6 +230,38 @@ func TestLooksUpOnlyWhatTheLogMayHold(t *testing.T) {
 	if res := run(t, fresh); res.Appended != 5 || counted.n.Load() != 5 {
 		t.Fatalf("a state of the old form: %+v, %d lookups", res, counted.n.Load())
 	}
+}
+
+// An integrator appends to the tree it last wrote from what it kept of its
+// edge: it reads none of its tiles or entry bundles back, across tile and
+// bundle boundaries. A new one reads them (and checks them against the
+// root), and both write the same log.
+func TestAppendsReadNoTilesBack(t *testing.T) {
+	f := newFixture(t)
+	tiles := &lookups{Container: f.leases, prefix: "tlog-tile-"}
+	in := f.integrator()
+	in.Leases = tiles
+	var recs []todo.AuditRecord
+	for i := range 9 {
+		batch := chain(t, "alice", fmt.Sprintf("e%d", i), 37)
+		put(t, f.audit, batch)
+		recs = append(recs, batch...)
+		if res := run(t, in); res.Appended != 37 {
+			t.Fatalf("pass %d: %+v", i, res)
+		}
+	}
+	if n := tiles.n.Load(); n != 0 {
+		t.Fatalf("%d tiles read back in 9 appends", n)
+	}
+	checkLog(t, f, recs)
+	fresh := f.integrator()
+	fresh.Leases = tiles
+	batch := chain(t, "alice", "fresh", 37)
+	put(t, f.audit, batch)
+	if res := run(t, fresh); res.Appended != 37 || tiles.n.Load() == 0 {
+		t.Fatalf("a new integrator: %+v, %d tiles read", res, tiles.n.Load())
+	}
+	checkLog(t, f, append(recs, batch...))
 }
 
 // A pass that appends nothing leaves the watermark where it was, so the
@@ -420,7 +455,7 @@ func TestRollbackRefused(t *testing.T) {
 	in := f.integrator()
 	put(t, f.audit, chain(t, "alice", "r", 3))
 	run(t, in)
-	st, err := loadState(context.Background(), f.leases)
+	st, err := loadState(context.Background(), f.leases, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
