@@ -578,7 +578,7 @@ func (a *App) transparencyLog(ctx context.Context, auditC, leases store.Containe
 			return nil, nil, fmt.Errorf("transparency log key: %w", err)
 		}
 	}
-	var anchors tlog.Anchors = tlog.DirAnchors{Dir: a.cfg.LogAnchorDir}
+	var anchors tlog.Anchors = &tlog.DirAnchors{Dir: a.cfg.LogAnchorDir}
 	if a.cfg.LogAnchorURL != "" {
 		cred, err := a.azureCredential()
 		if err == nil {

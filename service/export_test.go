@@ -165,7 +165,7 @@ func BenchmarkExportWithLog(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	anchors := tlog.DirAnchors{Dir: b.TempDir()}
+	anchors := &tlog.DirAnchors{Dir: b.TempDir()}
 	in := &tlog.Integrator{Audit: c.Audit, Leases: c.Leases, Keys: keys, Anchors: anchors, Log: slog.New(slog.DiscardHandler),
 		MaxBatch: 5000, Now: func() time.Time { return time.Now().Add(time.Hour) }}
 	started := time.Now()

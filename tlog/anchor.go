@@ -1,6 +1,7 @@
 package tlog
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 )
 
 // Anchors is write-once storage of signed checkpoints, out of reach of
@@ -28,31 +31,68 @@ type Anchors interface {
 var ErrAnchored = errors.New("a checkpoint of this tree size is anchored already")
 
 // DirAnchors anchors checkpoints as files of a directory, one per tree
-// size, created exclusively and never overwritten or deleted by the
-// handler. It protects against a rollback of the store only when the
-// directory is somewhere the store's writers cannot reach.
-type DirAnchors struct{ Dir string }
+// size. The directory gains a file with every checkpoint, so that listing
+// it costs more as the log grows: DirAnchors keeps the newest checkpoint
+// it listed or wrote, with the directory's modification time then, and
+// lists again only when that time changes (a directory gains or loses an
+// entry only with a new one). An entry another process adds within the
+// same tick of the file system's clock as this one's last look is seen at
+// the next change.
+type DirAnchors struct {
+	Dir string
+
+	mu    sync.Mutex
+	known *knownAnchor
+}
+
+// knownAnchor is the newest checkpoint of a directory as it was at mtime.
+type knownAnchor struct {
+	mtime time.Time
+	size  int64
+	note  []byte
+}
 
 // anchorName is the file of the checkpoint of size n: zero-padded, so that
 // names sort as sizes do.
 func anchorName(n int64) string { return fmt.Sprintf("%020d.checkpoint", n) }
 
-// Newest reads the checkpoint of the largest size in the directory. The
-// directory gains a file with every checkpoint, so it is read in one pass
-// without sorting, and only the files of the largest sizes are looked at
-// (usually one).
-func (d DirAnchors) Newest(context.Context) ([]byte, error) {
-	dir, err := os.Open(d.Dir)
+// Newest reads the checkpoint of the largest size in the directory.
+func (d *DirAnchors) Newest(context.Context) ([]byte, error) {
+	fi, err := os.Stat(d.Dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
+	d.mu.Lock()
+	k := d.known
+	d.mu.Unlock()
+	if k != nil && fi.ModTime().Equal(k.mtime) {
+		return k.note, nil
+	}
+	size, note, err := d.list()
+	if err != nil {
+		return nil, err
+	}
+	d.mu.Lock()
+	// The time read before the listing: a change during it gives another.
+	d.known = &knownAnchor{mtime: fi.ModTime(), size: size, note: note}
+	d.mu.Unlock()
+	return note, nil
+}
+
+// list reads the directory in one pass without sorting, and only the files
+// of the largest sizes (usually one).
+func (d *DirAnchors) list() (int64, []byte, error) {
+	dir, err := os.Open(d.Dir)
+	if err != nil {
+		return 0, nil, err
+	}
 	entries, err := dir.ReadDir(-1)
 	dir.Close()
 	if err != nil {
-		return nil, err
+		return 0, nil, err
 	}
 	var names []string
 	for _, e := range entries {
@@ -67,15 +107,16 @@ func (d DirAnchors) Newest(context.Context) ([]byte, error) {
 		// anchors nothing.
 		b, err := os.ReadFile(filepath.Join(d.Dir, names[i]))
 		if err != nil && !errors.Is(err, os.ErrNotExist) || len(b) > 0 {
-			return b, err
+			size, _ := strconv.ParseInt(strings.TrimSuffix(names[i], ".checkpoint"), 10, 64)
+			return size, b, err
 		}
 		names = slices.Delete(names, i, i+1)
 	}
-	return nil, nil
+	return 0, nil, nil
 }
 
 // Put creates the checkpoint's file, failing if it exists.
-func (d DirAnchors) Put(_ context.Context, size int64, note []byte) ([]byte, error) {
+func (d *DirAnchors) Put(_ context.Context, size int64, note []byte) ([]byte, error) {
 	if err := os.MkdirAll(d.Dir, 0o700); err != nil {
 		return nil, err
 	}
@@ -88,7 +129,16 @@ func (d DirAnchors) Put(_ context.Context, size int64, note []byte) ([]byte, err
 		}
 		return existing, ErrAnchored
 	}
-	return nil, err
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	fi, serr := os.Stat(d.Dir)
+	if err != nil || serr != nil || d.known == nil || size <= d.known.size {
+		// Newest lists the directory again.
+		d.known = nil
+		return nil, err
+	}
+	d.known = &knownAnchor{mtime: fi.ModTime(), size: size, note: bytes.Clone(note)}
+	return nil, nil
 }
 
 // createFile writes a new file durably: created exclusively (an existing

@@ -62,12 +62,12 @@ var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 type fixture struct {
 	audit, leases store.Container
-	anchors       DirAnchors
+	anchors       *DirAnchors
 }
 
 func newFixture(t testing.TB) *fixture {
 	cs := bolttest.Open(t, partition.Hierarchical, nil)
-	return &fixture{audit: cs.Audit, leases: cs.Leases, anchors: DirAnchors{Dir: t.TempDir()}}
+	return &fixture{audit: cs.Audit, leases: cs.Leases, anchors: &DirAnchors{Dir: t.TempDir()}}
 }
 
 func (f *fixture) integrator() *Integrator {
