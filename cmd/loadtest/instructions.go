@@ -21,8 +21,10 @@ import (
 // callgrind, its counters are zeroed once it serves and a workload's setup
 // is done, the workload's requests are sent over keep-alive loopback
 // connections, and the counters are dumped. Every thread of the process is
-// counted (the audit pump's catch-up included: a write workload ends only
-// once /api/health reports no audit lag). An idle window of the same
+// counted, the catch-up of the audit pump and of the log's integrator
+// included: a write workload ends only once /api/health reports no audit
+// lag and the log's checkpoint holds a leaf for every write. An idle
+// window of the same
 // length, measured the same way, is subtracted, so what remains is per
 // request.
 
@@ -207,6 +209,13 @@ func startCounted(bin, tmp, name string, env []string, ready string, args ...str
 
 // count returns wk's instructions per request and the window's length.
 func (p *counted) count(c *http.Client, wk workload) (float64, float64, error) {
+	var logged int64
+	if wk.write {
+		var err error
+		if logged, err = logSize(c, p.base); err != nil {
+			return 0, 0, err
+		}
+	}
 	if err := p.control("--zero"); err != nil {
 		return 0, 0, err
 	}
@@ -215,7 +224,12 @@ func (p *counted) count(c *http.Client, wk workload) (float64, float64, error) {
 		return 0, 0, err
 	}
 	if wk.write {
+		// Each write is one version: its audit record, and its leaf in
+		// the log, are counted with it.
 		if err := waitAudit(c, p.base); err != nil {
+			return 0, 0, err
+		}
+		if err := waitLog(c, p.base, logged+int64(wk.n)); err != nil {
 			return 0, 0, err
 		}
 	}
@@ -325,6 +339,40 @@ func waitAudit(c *http.Client, base string) error {
 		time.Sleep(20 * time.Millisecond)
 	}
 	return fmt.Errorf("audit lag not 0 after 2 minutes")
+}
+
+// logSize reads the size of the log's latest checkpoint: its second line.
+func logSize(c *http.Client, base string) (int64, error) {
+	resp, err := c.Get(base + "/api/log/checkpoint")
+	if err != nil {
+		return 0, err
+	}
+	b, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return 0, err
+	}
+	if resp.StatusCode == http.StatusNotFound {
+		return 0, nil // nothing logged yet
+	}
+	lines := strings.SplitN(string(b), "\n", 3)
+	if resp.StatusCode != http.StatusOK || len(lines) < 3 {
+		return 0, fmt.Errorf("GET /api/log/checkpoint: %d %.80q", resp.StatusCode, b)
+	}
+	return strconv.ParseInt(lines[1], 10, 64)
+}
+
+// waitLog waits until the log's latest checkpoint holds n leaves or more.
+func waitLog(c *http.Client, base string, n int64) error {
+	deadline := time.Now().Add(2 * time.Minute)
+	for time.Now().Before(deadline) {
+		size, err := logSize(c, base)
+		if err != nil || size >= n {
+			return err
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return fmt.Errorf("the log holds fewer than %d leaves after 2 minutes", n)
 }
 
 func fetchBody(c *http.Client, url string) ([]byte, error) {
