@@ -69,15 +69,30 @@ func edgeIndexes(n int64) []int64 {
 
 // reader reads the hashes e holds from e and any other from base.
 func (e *edge) reader(base tlog.HashReader) tlog.HashReader {
+	return overlay(base, func(x int64) (tlog.Hash, bool, error) {
+		h, ok := e.hashes[x]
+		return h, ok, nil
+	})
+}
+
+// overlay is a hash reader that answers the indexes own has itself and
+// reads the others from base, in one call.
+func overlay(base tlog.HashReader, own func(x int64) (tlog.Hash, bool, error)) tlog.HashReader {
 	return tlog.HashReaderFunc(func(indexes []int64) ([]tlog.Hash, error) {
 		out := make([]tlog.Hash, len(indexes))
 		var missing []int64
+		var fromBase []int // where in out each of missing goes
 		for i, x := range indexes {
-			h, ok := e.hashes[x]
-			if !ok {
+			h, ok, err := own(x)
+			switch {
+			case err != nil:
+				return nil, err
+			case ok:
+				out[i] = h
+			default:
 				missing = append(missing, x)
+				fromBase = append(fromBase, i)
 			}
-			out[i] = h
 		}
 		if len(missing) == 0 {
 			return out, nil
@@ -86,12 +101,8 @@ func (e *edge) reader(base tlog.HashReader) tlog.HashReader {
 		if err != nil {
 			return nil, err
 		}
-		j := 0
-		for i, x := range indexes {
-			if _, ok := e.hashes[x]; !ok {
-				out[i] = hs[j]
-				j++
-			}
+		for j, i := range fromBase {
+			out[i] = hs[j]
 		}
 		return out, nil
 	})

@@ -370,34 +370,14 @@ func extend(r *tileReader, st *state, e *edge) (tlog.HashReader, tlog.Hash, erro
 	}
 	baseCount := tlog.StoredHashCount(st.PrevSize)
 	var added []tlog.Hash // the stored hashes from baseCount on
-	hr := tlog.HashReaderFunc(func(indexes []int64) ([]tlog.Hash, error) {
-		out := make([]tlog.Hash, len(indexes))
-		var old []int64
-		for i, x := range indexes {
-			switch {
-			case x < baseCount:
-				old = append(old, x)
-			case x-baseCount < int64(len(added)):
-				out[i] = added[x-baseCount]
-			default:
-				return nil, fmt.Errorf("stored hash %d is beyond the tree", x)
-			}
+	hr := overlay(base, func(x int64) (tlog.Hash, bool, error) {
+		switch {
+		case x < baseCount:
+			return tlog.Hash{}, false, nil
+		case x-baseCount < int64(len(added)):
+			return added[x-baseCount], true, nil
 		}
-		if len(old) == 0 {
-			return out, nil
-		}
-		hs, err := base.ReadHashes(old)
-		if err != nil {
-			return nil, err
-		}
-		j := 0
-		for i, x := range indexes {
-			if x < baseCount {
-				out[i] = hs[j]
-				j++
-			}
-		}
-		return out, nil
+		return tlog.Hash{}, false, fmt.Errorf("stored hash %d is beyond the tree", x)
 	})
 	for i, leaf := range st.Leaves {
 		hs, err := tlog.StoredHashes(st.PrevSize+int64(i), leaf, hr)
