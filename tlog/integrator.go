@@ -121,7 +121,7 @@ func (in *Integrator) Run(ctx context.Context) (Result, error) {
 		if len(batch) == 0 {
 			break
 		}
-		next, hr, err := in.append(ctx, st, batch, since)
+		next, ext, err := in.append(ctx, st, batch, since)
 		if todo.IsKind(err, todo.PreconditionFailed) || todo.IsKind(err, todo.Conflict) {
 			// Another integrator appended first; the next pass goes on
 			// from its tree.
@@ -134,7 +134,7 @@ func (in *Integrator) Run(ctx context.Context) (Result, error) {
 		}
 		res.Appended += len(batch)
 		st = next
-		if err := in.build(ctx, st, hr); err != nil {
+		if err := in.build(ctx, st, ext); err != nil {
 			return res, err
 		}
 		if !more {
@@ -307,9 +307,16 @@ func (in *Integrator) maxBatch() int {
 	return DefaultMaxBatch
 }
 
+// extension is what an append computed of the state it committed that the
+// state's build needs again.
+type extension struct {
+	hashes tlog.HashReader // the state's stored hashes
+	leaves []Leaf          // its leaves, decoded
+}
+
 // append commits the state that extends st by batch, and returns it with
-// a reader of its stored hashes.
-func (in *Integrator) append(ctx context.Context, st *state, batch []candidate, since int64) (*state, tlog.HashReader, error) {
+// what its build needs.
+func (in *Integrator) append(ctx context.Context, st *state, batch []candidate, since int64) (*state, *extension, error) {
 	next := &state{ID: stateID, PrevSize: st.Size, PrevRoot: st.Root, Size: st.Size + int64(len(batch)), Since: since,
 		NewestAt: st.NewestAt}
 	if st.Size > 0 && st.NewestAt.IsZero() {
@@ -317,7 +324,9 @@ func (in *Integrator) append(ctx context.Context, st *state, batch []candidate, 
 		// the clocks that wrote them had reached.
 		next.NewestAt = in.now().Add(ClockSkewBound)
 	}
-	for _, c := range batch {
+	ext := &extension{leaves: make([]Leaf, len(batch))}
+	for i, c := range batch {
+		ext.leaves[i] = c.leaf
 		next.Leaves = append(next.Leaves, c.leaf.Encode())
 		if c.leaf.At.After(next.NewestAt) {
 			next.NewestAt = c.leaf.At
@@ -327,6 +336,7 @@ func (in *Integrator) append(ctx context.Context, st *state, batch []candidate, 
 	if err != nil {
 		return nil, nil, err
 	}
+	ext.hashes = hr
 	next.Root = root
 	if err := in.fail("hash"); err != nil {
 		return nil, nil, err
@@ -352,7 +362,7 @@ func (in *Integrator) append(ctx context.Context, st *state, batch []candidate, 
 	for _, c := range batch {
 		in.seen[c.item] = seenItem{ts: c.ts, record: true}
 	}
-	return next, hr, in.fail("state")
+	return next, ext, in.fail("state")
 }
 
 // extend computes the stored hashes of st's leaves on the tree they were
@@ -391,24 +401,21 @@ func extend(r *tileReader, st *state, e *edge) (tlog.HashReader, tlog.Hash, erro
 }
 
 // build writes the tiles, entry bundles and index documents of st's latest
-// append, unless this process has already, and keeps st's edge. hr reads
-// st's stored hashes when the caller has them (it appended st); nil, they
-// are computed again.
-func (in *Integrator) build(ctx context.Context, st *state, hr tlog.HashReader) error {
+// append, unless this process has already, and keeps st's edge. ext is
+// what the append of st computed, when this process appended it; nil, it
+// is computed again from st.
+func (in *Integrator) build(ctx context.Context, st *state, ext *extension) error {
 	if st.etag == "" || (in.edge.st != nil && st.etag == in.edge.st.etag) {
 		return nil
 	}
 	tr := newTileReader(ctx, in.Leases)
-	if hr == nil {
-		var root tlog.Hash
+	if ext == nil {
 		var err error
-		if hr, root, err = extend(tr, st, &in.edge); err != nil {
+		if ext, err = in.extension(tr, st); err != nil {
 			return err
 		}
-		if root != st.Root {
-			return todo.Errorf(todo.Internal, "the log state's root %s is not the root of its leaves (%s)", st.Root, root)
-		}
 	}
+	hr := ext.hashes
 	var docs []store.Upsert
 	add := func(id string, v any) error {
 		b, err := json.Marshal(v)
@@ -429,10 +436,7 @@ func (in *Integrator) build(ctx context.Context, st *state, hr tlog.HashReader) 
 		return err
 	}
 	for i, leaf := range st.Leaves {
-		l, err := ParseLeaf(leaf)
-		if err != nil {
-			return err
-		}
+		l := ext.leaves[i]
 		id := indexID(l.EntityKey(), l.Version)
 		if err := add(id, indexDoc{ID: id, EntityKey: l.EntityKey(), Version: l.Version, Index: st.PrevSize + int64(i), Leaf: leaf}); err != nil {
 			return err
@@ -447,6 +451,26 @@ func (in *Integrator) build(ctx context.Context, st *state, hr tlog.HashReader) 
 	}
 	in.edge = e
 	return nil
+}
+
+// extension computes what the build of a committed state needs from the
+// state alone: its stored hashes, checked against its root, and its
+// leaves, decoded.
+func (in *Integrator) extension(tr *tileReader, st *state) (*extension, error) {
+	hr, root, err := extend(tr, st, &in.edge)
+	if err != nil {
+		return nil, err
+	}
+	if root != st.Root {
+		return nil, todo.Errorf(todo.Internal, "the log state's root %s is not the root of its leaves (%s)", st.Root, root)
+	}
+	ext := &extension{hashes: hr, leaves: make([]Leaf, len(st.Leaves))}
+	for i, b := range st.Leaves {
+		if ext.leaves[i], err = ParseLeaf(b); err != nil {
+			return nil, err
+		}
+	}
+	return ext, nil
 }
 
 // write writes the documents of a build. They are independent: the
