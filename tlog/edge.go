@@ -1,10 +1,6 @@
 package tlog
 
-import (
-	"slices"
-
-	"golang.org/x/mod/sumdb/tlog"
-)
+import "golang.org/x/mod/sumdb/tlog"
 
 // edge is what an integrator keeps of the last state whose tiles it wrote,
 // so that the next append reads none of it back: the state, the stored
@@ -40,7 +36,7 @@ func edgeOf(st *state, hr tlog.HashReader, last [][]byte) (edge, error) {
 		e.hashes[x] = hs[i]
 	}
 	if st.Size%tileWidth != 0 {
-		e.entries = slices.Clip(last)
+		e.entries = last
 	}
 	return e, nil
 }

@@ -411,7 +411,7 @@ func (in *Integrator) build(ctx context.Context, st *state, ext *extension) erro
 	tr := newTileReader(ctx, in.Leases)
 	if ext == nil {
 		var err error
-		if ext, err = in.extension(tr, st); err != nil {
+		if ext, err = in.extensionOf(tr, st); err != nil {
 			return err
 		}
 	}
@@ -453,10 +453,10 @@ func (in *Integrator) build(ctx context.Context, st *state, ext *extension) erro
 	return nil
 }
 
-// extension computes what the build of a committed state needs from the
+// extensionOf computes what the build of a committed state needs from the
 // state alone: its stored hashes, checked against its root, and its
 // leaves, decoded.
-func (in *Integrator) extension(tr *tileReader, st *state) (*extension, error) {
+func (in *Integrator) extensionOf(tr *tileReader, st *state) (*extension, error) {
 	hr, root, err := extend(tr, st, &in.edge)
 	if err != nil {
 		return nil, err
