@@ -591,8 +591,8 @@ func (a *App) transparencyLog(ctx context.Context, auditC, leases store.Containe
 	l := &tlog.Log{Leases: leases, Audit: auditC, Keys: keys, Anchors: anchors}
 	in := &tlog.Integrator{Audit: auditC, Leases: leases, Keys: keys, Anchors: anchors, Log: a.log,
 		Report: func(err error) { a.health.Report("transparency log", err) }}
-	if a.cfg.Store == "embedded" {
-		in.Margin = bolt.CommitOrderMargin
+	if o, ok := a.store.(interface{ StampsInCommitOrder() bool }); ok {
+		in.CommitOrdered = o.StampsInCommitOrder()
 	}
 	return l, in, nil
 }

@@ -273,13 +273,13 @@ func (s *Store) sweep(interval time.Duration) {
 	}
 }
 
-// CommitOrderMargin is how much earlier than the newest _ts a reader has
-// seen a later write's _ts can be: writes are stamped as they commit, one
-// transaction after another, and never earlier than the write before
-// (stamp), so only the second being written can still receive writes. A
-// reader of what was written past a _ts (the transparency log's
-// integrator) need re-read no more than that.
-const CommitOrderMargin = time.Second
+// StampsInCommitOrder reports whether writes are stamped as they commit,
+// one transaction after another and never earlier than the write before
+// (stamp): then a write committed after a read is stamped no earlier than
+// the newest _ts the read saw. A reader of what was written past a _ts (the
+// transparency log's integrator) need re-read no more than that second.
+// It is false under Options.ClockStamps.
+func (s *Store) StampsInCommitOrder() bool { return !s.clockStamps }
 
 // newestStamp is the newest _ts of the stored items: the last written
 // item of each container's change feed.

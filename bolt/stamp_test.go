@@ -13,7 +13,7 @@ import (
 
 // _ts never goes back, within a process or across a restart, when the
 // clock does: a reader of what was written past a _ts (see
-// CommitOrderMargin) can rely on commit order.
+// StampsInCommitOrder) can rely on commit order.
 func TestStampsFollowCommitOrder(t *testing.T) {
 	dir := t.TempDir()
 	clk := &clock{now: time.Unix(1_800_000_000, 0)}

@@ -47,6 +47,12 @@ type Integrator struct {
 	// Margin is DefaultMargin when zero: how much earlier than the last
 	// record read a record's _ts may be and still be found.
 	Margin time.Duration
+	// CommitOrdered is set for a store that stamps _ts as it commits, in
+	// commit order and never earlier than the write before (the embedded
+	// store): a record committed after a pass read is stamped no earlier
+	// than the newest record it read, so the next pass reads from that
+	// record's second, and Margin does not apply.
+	CommitOrdered bool
 	// MaxBatch is DefaultMaxBatch when zero: the leaves of one append.
 	MaxBatch int
 	// Now is the clock, time.Now when nil.
@@ -278,7 +284,11 @@ func (in *Integrator) pending(ctx context.Context, st *state, start time.Time) (
 	slices.SortFunc(batch, func(a, b candidate) int {
 		return cmp.Or(cmp.Compare(a.ts, b.ts), cmp.Compare(a.leaf.EntityKey(), b.leaf.EntityKey()), cmp.Compare(a.leaf.Version, b.leaf.Version))
 	})
-	since = max(st.Since, min(newest+1, start.Add(-in.margin()).Unix()))
+	if in.CommitOrdered {
+		since = max(st.Since, newest)
+	} else {
+		since = max(st.Since, min(newest+1, start.Add(-in.margin()).Unix()))
+	}
 	if n := in.maxBatch(); len(batch) > n {
 		since = min(since, batch[n].ts)
 		batch, more = batch[:n], true

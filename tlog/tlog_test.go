@@ -19,6 +19,7 @@ import (
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/audit"
+	"github.com/todoaudit/todo/bolt"
 	"github.com/todoaudit/todo/bolt/bolttest"
 	"github.com/todoaudit/todo/internal/historytest"
 	"github.com/todoaudit/todo/partition"
@@ -282,6 +283,55 @@ func TestIdlePassesLookNothingUp(t *testing.T) {
 			t.Fatalf("idle pass %d: %+v, %d lookups", pass+1, res, counted.n.Load())
 		}
 	}
+}
+
+// queried counts the audit records (not activity entries) a container's
+// queries return.
+type queried struct {
+	store.Container
+	n atomic.Int32
+}
+
+func (q *queried) Query(ctx context.Context, sq store.Query) (store.Page, error) {
+	page, err := q.Container.Query(ctx, sq)
+	for _, it := range page.Items {
+		if len(it.PartitionKey) != 1 || !todo.IsActivityKey(it.PartitionKey[0]) {
+			q.n.Add(1)
+		}
+	}
+	return page, err
+}
+
+// On a store that stamps in commit order, a pass reads again only the
+// records of the newest second the last append read: the records of
+// earlier seconds cannot be joined by later commits.
+func TestCommitOrderedPassesReadFromTheNewestSecond(t *testing.T) {
+	var now atomic.Int64
+	now.Store(1_800_000_000)
+	clock := func() time.Time { return time.Unix(now.Load(), 0) }
+	cs := bolttest.Open(t, partition.Hierarchical, &bolt.Options{Now: clock})
+	f := &fixture{audit: cs.Audit, leases: cs.Leases, anchors: &DirAnchors{Dir: t.TempDir()}}
+	read := &queried{Container: f.audit}
+	in := f.integrator()
+	in.Audit, in.Now = read, clock
+	in.CommitOrdered = cs.Store.StampsInCommitOrder()
+	var recs []todo.AuditRecord
+	last := 0 // the records of the previous pass's second
+	for i, n := range []int{20, 10, 5, 8} {
+		batch := chain(t, "alice", fmt.Sprintf("e%d", i), n)
+		put(t, f.audit, batch)
+		recs = append(recs, batch...)
+		read.n.Store(0)
+		if res := run(t, in); res.Appended != n {
+			t.Fatalf("pass %d: %+v", i, res)
+		}
+		if got := int(read.n.Load()); got != last+n {
+			t.Fatalf("pass %d read %d records, want %d", i, got, last+n)
+		}
+		last = n
+		now.Add(1)
+	}
+	checkLog(t, f, recs)
 }
 
 // countingVerifier counts the signatures it checks.
