@@ -19,7 +19,7 @@ require (
 	github.com/rs/cors v1.11.1
 	github.com/transparency-dev/formats v0.1.1
 	github.com/wI2L/jsondiff v0.7.1
-	go.etcd.io/bbolt v1.4.3
+	go.etcd.io/bbolt v1.5.0
 	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp v1.47.0
 	go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp v1.47.0
