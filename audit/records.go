@@ -133,13 +133,18 @@ func headOf(raw json.RawMessage) (head, error) {
 	}); err != nil {
 		return h, fmt.Errorf("not a JSON object: %w", err)
 	}
-	if typ != nil && json.Unmarshal(typ, &h.typ) != nil {
-		h.typ = ""
+	if typ != nil {
+		if t, err := jsonfield.String(typ); err == nil {
+			h.typ = t
+		}
 	}
 	if h.typ == todo.TypeTodo {
 		n, err := strconv.ParseInt(string(version), 10, 64)
 		h.version = n
-		h.ok = err == nil && json.Unmarshal(id, &h.id) == nil && json.Unmarshal(user, &h.userID) == nil
+		var idErr, userErr error
+		h.id, idErr = jsonfield.String(id)
+		h.userID, userErr = jsonfield.String(user)
+		h.ok = err == nil && idErr == nil && userErr == nil
 	}
 	return h, nil
 }

@@ -80,19 +80,27 @@ func (spec ContainerSpec) CheckDocument(pk PartitionKey, doc []byte) (Document, 
 	if err != nil || !jsonfield.Valid(doc) {
 		return d, todo.Errorf(todo.Invalid, "document is not a JSON object")
 	}
-	if id == nil || json.Unmarshal(id, &d.ID) != nil {
+	if id == nil {
+		return d, todo.Errorf(todo.Invalid, "document has no string id")
+	}
+	if d.ID, err = jsonfield.String(id); err != nil {
 		return d, todo.Errorf(todo.Invalid, "document has no string id")
 	}
 	if err := todo.ValidateID(d.ID); err != nil {
 		return d, err
 	}
 	for i, path := range spec.PartitionKeyPaths {
-		var v string
-		if keys[i] == nil || json.Unmarshal(keys[i], &v) != nil || i >= len(pk) || v != pk[i] {
+		if keys[i] == nil || i >= len(pk) || !keyIs(keys[i], pk[i]) {
 			return d, todo.Errorf(todo.Invalid, "partition key %s does not match the document's %s", pk, path)
 		}
 	}
 	return d, nil
+}
+
+// keyIs reports whether the JSON value raw is the string key.
+func keyIs(raw []byte, key string) bool {
+	v, err := jsonfield.String(raw)
+	return err == nil && v == key
 }
 
 // SortedValues returns the raw values of the spec's sorted index paths in

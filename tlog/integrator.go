@@ -198,21 +198,29 @@ type storedRecord struct {
 // none of its leaf.
 func skimRecord(body []byte) (storedRecord, error) {
 	var r storedRecord
-	head := [...]struct {
+	strs := [...]struct {
 		name string
-		dst  any
+		dst  *string
 	}{{"id", &r.ID}, {"entityKey", &r.EntityKey}, {"entityId", &r.EntityID}, {"entityType", &r.EntityType},
-		{"version", &r.Version}, {"dateCreatedUtc", &r.DateCreatedUTC}, {"prevHash", &r.PrevHash}, {"hash", &r.Hash},
-		{"owner", &r.Owner}, {"_ts", &r.TS}}
+		{"prevHash", &r.PrevHash}, {"hash", &r.Hash}, {"owner", &r.Owner}}
 	var err error
 	each := jsonfield.Each(body, func(name, value []byte) bool {
-		for _, h := range head {
-			if string(name) == h.name {
-				err = json.Unmarshal(value, h.dst)
-				return err == nil
+		switch string(name) {
+		case "version":
+			r.Version, err = jsonfield.Int(value)
+		case "_ts":
+			r.TS, err = jsonfield.Int(value)
+		case "dateCreatedUtc":
+			err = r.DateCreatedUTC.UnmarshalJSON(value) // as json.Unmarshal calls it
+		default:
+			for _, f := range strs {
+				if string(name) == f.name {
+					*f.dst, err = jsonfield.String(value)
+					break
+				}
 			}
 		}
-		return true
+		return err == nil
 	})
 	return r, cmp.Or(each, err)
 }
