@@ -14,6 +14,7 @@ import (
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/internal/jsonfield"
+	"github.com/todoaudit/todo/internal/jsonplan"
 )
 
 // Outcome is what one change-feed batch becomes.
@@ -153,9 +154,13 @@ func versionKey(user, id string, version int64) string {
 	return user + "\x00" + id + "\x00" + strconv.FormatInt(version, 10)
 }
 
+// versionDocs decodes the version documents the audit reads, one each
+// write.
+var versionDocs = jsonplan.For[todo.Version]()
+
 func decodeVersion(raw json.RawMessage) (todo.Version, error) {
 	var v todo.Version
-	if err := json.Unmarshal(raw, &v); err != nil {
+	if err := versionDocs.Unmarshal(raw, &v); err != nil {
 		return v, fmt.Errorf("version document does not decode: %w", err)
 	}
 	if err := CheckVersion(v); err != nil {

@@ -9,7 +9,7 @@ package repo
 import (
 	"context"
 	"encoding/json"
-	"reflect"
+	"github.com/todoaudit/todo/internal/jsonplan"
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/store"
@@ -19,9 +19,7 @@ import (
 type Repository[T any] struct {
 	c       store.Container
 	resolve Resolver
-	// fast decodes the common shape of a stored T; nil for types it
-	// cannot read.
-	fast *plan
+	decoder jsonplan.Decoder[T]
 }
 
 // Resolver maps an id (and the caller carried by ctx) to the entity's
@@ -31,7 +29,7 @@ type Resolver func(ctx context.Context, id string) (store.PartitionKey, error)
 // New returns the repository of entities of type T in c. resolve may be nil
 // for a repository that only reads by known partition key and queries.
 func New[T any](c store.Container, resolve Resolver) *Repository[T] {
-	return &Repository[T]{c: c, resolve: resolve, fast: planFor(reflect.TypeFor[T]())}
+	return &Repository[T]{c: c, resolve: resolve, decoder: jsonplan.For[T]()}
 }
 
 // Doc is an entity with its ETag.
@@ -65,17 +63,10 @@ type reading[T any] struct {
 
 func (rd *reading[T]) Decode(item store.Item) error { return rd.r.decode(item, &rd.doc) }
 
-// decode reads a stored document into the zero d: through the fast plan
-// when it can, otherwise with encoding/json, which gives the same value.
-// Neither keeps item.Body.
+// decode reads a stored document into d, keeping nothing of item.Body.
 func (r *Repository[T]) decode(item store.Item, d *Doc[T]) error {
 	d.ETag = item.ETag
-	if r.fast.decode(item.Body, reflect.ValueOf(&d.Value).Elem()) {
-		return nil
-	}
-	var zero T
-	d.Value = zero
-	if err := json.Unmarshal(item.Body, &d.Value); err != nil {
+	if err := r.decoder.Unmarshal(item.Body, &d.Value); err != nil {
 		return todo.Wrap(todo.Internal, err, "stored document does not decode")
 	}
 	return nil

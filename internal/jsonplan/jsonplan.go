@@ -1,4 +1,9 @@
-package repo
+// Package jsonplan decodes stored JSON documents of one struct type in a
+// single pass, without encoding/json's reflection per value, where the
+// point reads and the audit of every write spent most of their
+// allocations; what it cannot read exactly as encoding/json would, it
+// leaves to encoding/json.
+package jsonplan
 
 import (
 	"encoding"
@@ -12,17 +17,37 @@ import (
 	"github.com/todoaudit/todo/internal/jsonstr"
 )
 
+// Decoder decodes stored documents of type T.
+type Decoder[T any] struct{ p *plan }
+
+// For returns the decoder of T's documents. Make it once: it derives its
+// plan from T's fields.
+func For[T any]() Decoder[T] { return Decoder[T]{planFor(reflect.TypeFor[T]())} }
+
+// Unmarshal decodes doc into *v, zeroed first, giving what json.Unmarshal
+// gives: through the plan when it can, else with encoding/json, whose
+// error it returns.
+func (d Decoder[T]) Unmarshal(doc []byte, v *T) error {
+	var zero T
+	*v = zero
+	if d.p.decode(doc, reflect.ValueOf(v).Elem()) {
+		return nil
+	}
+	*v = zero
+	return json.Unmarshal(doc, v)
+}
+
 // A plan decodes stored documents of one struct type (embedded structs
-// read as encoding/json reads them, as the outer struct's fields) in a single pass,
-// without encoding/json's reflection per value, where a point read spent
-// most of its allocations. Its property names are the struct's json tags, so
-// the fields are still defined once, and every string it stores is a slice
-// of one copy of the document.
+// read as encoding/json reads them, as the outer struct's fields; structs
+// in fields through plans of their own). Its property names are the
+// struct's json tags, so the fields are still defined once, and every
+// string it stores is a slice of one copy of the document.
 //
 // It reads only what it reads exactly as encoding/json would and gives up
 // on anything else: an escaped string, invalid UTF-8, a null, a property
 // given twice or in another case, an object or array under an unknown
-// name, a number that is not an integer. The caller then decodes with
+// name, a number that is not an integer, a property of a kind it does not
+// read (a map, a type that decodes itself). The caller then decodes with
 // encoding/json, which also reports the errors.
 type plan struct {
 	names  []string            // property names, by field
@@ -34,6 +59,7 @@ type plan struct {
 type planField struct {
 	index []int // in the struct, for reflect.Value.FieldByIndex
 	kind  fieldKind
+	sub   *plan // of a kindStruct field
 }
 
 type fieldKind uint8
@@ -45,6 +71,10 @@ const (
 	kindTime
 	kindTimePointer
 	kindStrings
+	kindStruct
+	// kindUnread is a field the plan leaves to encoding/json: it gives up
+	// on a document that has it, and reads those without it.
+	kindUnread
 )
 
 var (
@@ -70,15 +100,25 @@ func planFor(t reflect.Type) *plan {
 		if name == "" {
 			name = f.Name
 		}
-		k := kindOf(f.Type)
 		_, dup := p.byName[name]
-		if k == 0 || dup || !f.IsExported() || f.Anonymous || !plainName(name) || strings.Contains(","+opts+",", ",string,") {
+		if dup || !f.IsExported() || f.Anonymous || !plainName(name) || strings.Contains(","+opts+",", ",string,") {
+			return nil
+		}
+		field := planField{index: f.Index, kind: kindOf(f.Type)}
+		if field.kind == kindStruct {
+			if field.sub = planFor(f.Type); field.sub == nil {
+				field.kind = kindUnread
+			}
+		}
+		if field.kind == kindUnread && !strings.Contains(","+opts+",", ",omitempty,") && !strings.Contains(","+opts+",", ",omitzero,") {
+			// encoding/json writes it into every document of the type,
+			// so the plan would give up on each after a wasted read.
 			return nil
 		}
 		p.byName[name] = len(p.fields)
 		p.folded[strings.ToLower(name)] = struct{}{}
 		p.names = append(p.names, name)
-		p.fields = append(p.fields, planField{index: f.Index, kind: k})
+		p.fields = append(p.fields, field)
 	}
 	if len(p.fields) > 64 { // decode keeps the fields it has seen in a uint64
 		return nil
@@ -96,7 +136,7 @@ func kindOf(t reflect.Type) fieldKind {
 		return kindStrings
 	}
 	if decodesItself(t) {
-		return 0
+		return kindUnread
 	}
 	switch t.Kind() {
 	case reflect.String:
@@ -105,8 +145,10 @@ func kindOf(t reflect.Type) fieldKind {
 		return kindBool
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		return kindInt
+	case reflect.Struct:
+		return kindStruct
 	}
-	return 0
+	return kindUnread
 }
 
 // decodesItself reports whether encoding/json would hand values of t to
@@ -136,6 +178,15 @@ func (p *plan) decode(doc []byte, v reflect.Value) bool {
 		return false
 	}
 	r := reader{s: string(doc)}
+	if !p.object(&r, v) {
+		return false
+	}
+	r.space()
+	return r.i == len(r.s)
+}
+
+// object reads one object of the plan's type into v.
+func (p *plan) object(r *reader, v reflect.Value) bool {
 	if !r.next('{') {
 		return false
 	}
@@ -153,7 +204,7 @@ func (p *plan) decode(doc []byte, v reflect.Value) bool {
 			}
 			switch {
 			case known:
-				if seen&(1<<i) != 0 || !p.fields[i].decode(&r, v.FieldByIndex(p.fields[i].index)) {
+				if seen&(1<<i) != 0 || !p.fields[i].decode(r, v.FieldByIndex(p.fields[i].index)) {
 					return false
 				}
 				seen |= 1 << i
@@ -169,8 +220,7 @@ func (p *plan) decode(doc []byte, v reflect.Value) bool {
 			}
 		}
 	}
-	r.space()
-	return r.i == len(r.s)
+	return true
 }
 
 // folds reports whether encoding/json might take name for one of the
@@ -225,6 +275,8 @@ func (f planField) decode(r *reader, v reflect.Value) bool {
 		return r.time(t)
 	case kindStrings:
 		return r.strings(v.Addr().Interface().(*[]string))
+	case kindStruct:
+		return f.sub.object(r, v)
 	}
 	return false
 }
