@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/todoaudit/todo/internal/jsonstr"
 )
 
 // String decodes the JSON value raw as json.Unmarshal into a string does
@@ -27,14 +29,13 @@ func String(raw []byte) (string, error) {
 // no quote, backslash or control character, and valid UTF-8 (which
 // encoding/json would otherwise replace).
 func verbatim(s []byte) bool {
-	ascii := true
-	for _, c := range s {
+	n := jsonstr.Plain(s, jsonstr.Slog) // the ASCII prefix, eight bytes at a time
+	for _, c := range s[n:] {
 		if !plain[c] {
 			return false
 		}
-		ascii = ascii && c < utf8.RuneSelf
 	}
-	return ascii || utf8.Valid(s)
+	return n == len(s) || utf8.Valid(s[n:])
 }
 
 // Int decodes the JSON value raw as json.Unmarshal into an int64 does

@@ -1,5 +1,7 @@
 package jsonfield
 
+import "github.com/todoaudit/todo/internal/jsonstr"
+
 // maxDepth is how deeply encoding/json lets arrays and objects nest.
 const maxDepth = 10000
 
@@ -107,8 +109,11 @@ func member(b []byte, i int) int {
 func stringEndValid(b []byte, i int) int {
 	i++
 	for {
-		for i < len(b) && plain[b[i]] {
+		// Eight bytes at a time while they are ASCII, then one at a time
+		// past what is not.
+		for i += jsonstr.Plain(b[i:], jsonstr.Slog); i < len(b) && plain[b[i]]; {
 			i++
+			i += jsonstr.Plain(b[i:], jsonstr.Slog)
 		}
 		if i >= len(b) {
 			return -1

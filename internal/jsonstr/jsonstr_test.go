@@ -67,6 +67,9 @@ func checkPlain(t *testing.T, s string) {
 		if got, want := Plain(s, st), plainRef(s, st); got != want {
 			t.Errorf("Plain(%q, %d) = %d, want %d", s, st, got, want)
 		}
+		if got, want := Plain([]byte(s), st), plainRef(s, st); got != want {
+			t.Errorf("Plain([]byte(%q), %d) = %d, want %d", s, st, got, want)
+		}
 	}
 }
 

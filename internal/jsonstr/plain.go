@@ -14,7 +14,7 @@ const (
 // Plain returns the length of the longest prefix of s whose bytes are
 // ASCII and written as they are in style st: no control character, no
 // quote, no backslash and, in the JSON style, none of <, > and &.
-func Plain(s string, st Style) int {
+func Plain[S ~string | ~[]byte](s S, st Style) int {
 	html := st == JSON
 	if len(s) < 8 {
 		for i := range len(s) {
