@@ -113,8 +113,8 @@ func (c *container) prepare(pk store.PartitionKey, op store.Op) (prepared, error
 	}
 	p.id = d.ID
 	if d.TTL != nil && c.spec.DefaultTTL != nil {
-		var ttl int64
-		if err := json.Unmarshal(d.TTL, &ttl); err != nil || ttl == 0 || ttl < -1 {
+		ttl, err := jsonfield.Int(d.TTL)
+		if err != nil || ttl == 0 || ttl < -1 {
 			return p, todo.Errorf(todo.Invalid, "ttl must be a positive number of seconds or -1")
 		}
 		p.ttl = &ttl
@@ -184,7 +184,7 @@ func ifMatch(o *store.WriteOptions) string {
 // single is a write of one item: a batch of one, charged as a point
 // operation.
 func (c *container) single(ctx context.Context, pk store.PartitionKey, op store.Op) (store.Item, error) {
-	res, cost, err := c.batch(ctx, pk, []store.Op{op})
+	res, preps, cost, err := c.batch(ctx, pk, []store.Op{op})
 	cost.Scope = store.Point
 	store.Charge(ctx, cost)
 	var be *store.BatchError
@@ -194,50 +194,43 @@ func (c *container) single(ctx context.Context, pk store.PartitionKey, op store.
 	if err != nil {
 		return store.Item{}, err
 	}
-	item := store.Item{ID: op.ID, PartitionKey: pk, ETag: res[0].ETag, Body: res[0].Body}
-	if op.Kind != store.BatchDelete {
-		var doc struct {
-			ID string `json:"id"`
-		}
-		_ = json.Unmarshal(op.Doc, &doc)
-		item.ID = doc.ID
-	}
-	return item, nil
+	return store.Item{ID: preps[0].id, PartitionKey: pk, ETag: res[0].ETag, Body: res[0].Body}, nil
 }
 
 // Batch runs ops atomically in one logical partition: every condition is
 // checked against the partition as the earlier operations leave it before
 // anything is written, and everything is written in one transaction.
 func (c *container) Batch(ctx context.Context, pk store.PartitionKey, ops []store.Op) ([]store.OpResult, error) {
-	res, cost, err := c.batch(ctx, pk, ops)
+	res, _, cost, err := c.batch(ctx, pk, ops)
 	store.Charge(ctx, cost)
 	return res, err
 }
 
-// batch runs a batch and says what it cost.
-func (c *container) batch(ctx context.Context, pk store.PartitionKey, ops []store.Op) ([]store.OpResult, store.Cost, error) {
+// batch runs a batch and says what it cost, with the operations as
+// prepared (their ids read from their documents).
+func (c *container) batch(ctx context.Context, pk store.PartitionKey, ops []store.Op) ([]store.OpResult, []prepared, store.Cost, error) {
 	cost := store.Cost{Scope: store.Partition, Requests: 1}
 	if err := ctx.Err(); err != nil {
-		return nil, cost, todo.Wrap(todo.Unavailable, err, "request cancelled")
+		return nil, nil, cost, todo.Wrap(todo.Unavailable, err, "request cancelled")
 	}
 	if err := c.spec.CheckKey(pk); err != nil {
-		return nil, cost, err
+		return nil, nil, cost, err
 	}
 	if len(ops) == 0 || len(ops) > store.MaxBatchOps {
-		return nil, cost, todo.Errorf(todo.Invalid, "a batch holds 1 to %d operations", store.MaxBatchOps)
+		return nil, nil, cost, todo.Errorf(todo.Invalid, "a batch holds 1 to %d operations", store.MaxBatchOps)
 	}
 	size := 0
 	for _, op := range ops {
 		size += len(op.Doc)
 	}
 	if size > store.MaxBatchBytes {
-		return nil, cost, todo.Errorf(todo.TooLarge, "a batch holds at most %d bytes of documents", store.MaxBatchBytes)
+		return nil, nil, cost, todo.Errorf(todo.TooLarge, "a batch holds at most %d bytes of documents", store.MaxBatchBytes)
 	}
 	preps := make([]prepared, len(ops))
 	for i, op := range ops {
 		p, err := c.prepare(pk, op)
 		if err != nil {
-			return nil, cost, &store.BatchError{Index: i, Err: err}
+			return nil, nil, cost, &store.BatchError{Index: i, Err: err}
 		}
 		preps[i] = p
 		cost.Charge += ru.Write(int64(len(p.body)))
@@ -246,7 +239,7 @@ func (c *container) batch(ctx context.Context, pk store.PartitionKey, ops []stor
 	err := c.s.commit.do(func(tx *bbolt.Tx) error {
 		return c.apply(tx, preps, results)
 	})
-	return results, cost, err
+	return results, preps, cost, err
 }
 
 // writeBuckets are the container's buckets in a write transaction. The

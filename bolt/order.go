@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 
 	bbolt "go.etcd.io/bbolt"
 
@@ -71,12 +72,14 @@ func appendValue(b []byte, raw json.RawMessage) []byte {
 	b = append(b, byte(rank))
 	switch rank {
 	case rankBool:
-		var x bool
-		_ = json.Unmarshal(raw, &x)
-		return append(b, byte(boolInt(x)))
+		return append(b, byte(boolInt(string(bytes.TrimSpace(raw)) == "true")))
 	case rankNumber:
-		var f float64
-		_ = json.Unmarshal(raw, &f)
+		// As json.Unmarshal reads it: a number out of float64's range
+		// leaves 0.
+		f, err := strconv.ParseFloat(string(bytes.TrimSpace(raw)), 64)
+		if err != nil {
+			f = 0
+		}
 		bits := math.Float64bits(f)
 		if f == 0 {
 			bits = 0 // -0 sorts with 0
