@@ -119,15 +119,18 @@ func (in *Integrator) Run(ctx context.Context) (Result, error) {
 		return res, err
 	}
 	start := in.now()
-	for {
-		batch, since, more, err := in.pending(ctx, st, start)
-		if err != nil {
-			return res, err
+	batch, since, err := in.pending(ctx, st, start)
+	if err != nil {
+		return res, err
+	}
+	for len(batch) > 0 {
+		// At most MaxBatch leaves an append; the watermark of one that
+		// leaves some for the next is the time of the first it leaves.
+		chunk, watermark := batch, since
+		if n := in.maxBatch(); len(batch) > n {
+			chunk, watermark = batch[:n], min(since, batch[n].ts)
 		}
-		if len(batch) == 0 {
-			break
-		}
-		next, ext, err := in.append(ctx, st, batch, since)
+		next, ext, err := in.append(ctx, st, chunk, watermark)
 		if todo.IsKind(err, todo.PreconditionFailed) || todo.IsKind(err, todo.Conflict) {
 			// Another integrator appended first; the next pass goes on
 			// from its tree.
@@ -138,14 +141,12 @@ func (in *Integrator) Run(ctx context.Context) (Result, error) {
 		if err != nil {
 			return res, err
 		}
-		res.Appended += len(batch)
+		res.Appended += len(chunk)
 		st = next
 		if err := in.build(ctx, st, ext); err != nil {
 			return res, err
 		}
-		if !more {
-			break
-		}
+		batch = batch[len(chunk):]
 	}
 	res.Size = st.Size
 	res.Published, err = in.publish(ctx, st)
@@ -178,10 +179,11 @@ type seenItem struct {
 
 // candidate is an audit record to append.
 type candidate struct {
-	leaf Leaf
-	ts   int64
-	key  string // its index document's id
-	item string // its item's key in seen
+	leaf   Leaf
+	ts     int64
+	entity string // the leaf's EntityKey
+	key    string // its index document's id
+	item   string // its item's key in seen
 }
 
 // storedRecord is the head of an audit record as stored, with its _ts:
@@ -226,9 +228,11 @@ func skimRecord(body []byte) (storedRecord, error) {
 }
 
 // pending reads the audit records from the watermark on that are not in
-// the log, oldest first, at most MaxBatch of them; more says there are
-// others. since is the watermark once they are appended.
-func (in *Integrator) pending(ctx context.Context, st *state, start time.Time) (batch []candidate, since int64, more bool, err error) {
+// the log, oldest first; since is the watermark once they are appended.
+// They are read once, however many appends they take: reading them again
+// for each would make a catch-up quadratic, and find the records the
+// first appends left behind times the log may hold, so look them up.
+func (in *Integrator) pending(ctx context.Context, st *state, start time.Time) (batch []candidate, since int64, err error) {
 	q := store.Query{PageSize: store.MaxPageSize}
 	if st.Since > 0 {
 		q.Filters = []store.Filter{{Field: "_ts", Op: store.Ge, Value: st.Since}}
@@ -241,7 +245,7 @@ func (in *Integrator) pending(ctx context.Context, st *state, start time.Time) (
 	for {
 		page, err := in.Audit.Query(ctx, q)
 		if err != nil {
-			return nil, 0, false, err
+			return nil, 0, err
 		}
 		for _, it := range page.Items {
 			if len(it.PartitionKey) == 1 && todo.IsActivityKey(it.PartitionKey[0]) {
@@ -278,11 +282,11 @@ func (in *Integrator) pending(ctx context.Context, st *state, start time.Time) (
 					in.seen[item] = seenItem{ts: r.TS, record: true}
 					continue
 				} else if !todo.IsKind(err, todo.NotFound) {
-					return nil, 0, false, err
+					return nil, 0, err
 				}
 			}
 			byKey[key] = true
-			batch = append(batch, candidate{leaf: leaf, ts: r.TS, key: key, item: item})
+			batch = append(batch, candidate{leaf: leaf, ts: r.TS, entity: r.EntityKey, key: key, item: item})
 		}
 		if page.Continuation == "" {
 			break
@@ -290,16 +294,12 @@ func (in *Integrator) pending(ctx context.Context, st *state, start time.Time) (
 		q.Continuation = page.Continuation
 	}
 	slices.SortFunc(batch, func(a, b candidate) int {
-		return cmp.Or(cmp.Compare(a.ts, b.ts), cmp.Compare(a.leaf.EntityKey(), b.leaf.EntityKey()), cmp.Compare(a.leaf.Version, b.leaf.Version))
+		return cmp.Or(cmp.Compare(a.ts, b.ts), cmp.Compare(a.entity, b.entity), cmp.Compare(a.leaf.Version, b.leaf.Version))
 	})
 	if in.CommitOrdered {
 		since = max(st.Since, newest)
 	} else {
 		since = max(st.Since, min(newest+1, start.Add(-in.margin()).Unix()))
-	}
-	if n := in.maxBatch(); len(batch) > n {
-		since = min(since, batch[n].ts)
-		batch, more = batch[:n], true
 	}
 	// Only an append moves the watermark: until one does, the next pass
 	// reads from where this one did, and what it read is still of use.
@@ -308,7 +308,7 @@ func (in *Integrator) pending(ctx context.Context, st *state, start time.Time) (
 			delete(in.seen, k)
 		}
 	}
-	return batch, since, more, nil
+	return batch, since, nil
 }
 
 func (in *Integrator) margin() time.Duration {

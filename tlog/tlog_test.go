@@ -133,11 +133,16 @@ func checkLog(t *testing.T, f *fixture, recs []todo.AuditRecord) {
 }
 
 // Every version is appended once, whatever the batches, across tile and
-// bundle boundaries, and each is proven in the published checkpoint.
+// bundle boundaries, and each is proven in the published checkpoint. A
+// pass reads its records once, however many appends they take, and looks
+// none of them up.
 func TestIntegrate(t *testing.T) {
 	f := newFixture(t)
 	in := f.integrator()
 	in.MaxBatch = 100
+	read := &queried{Container: f.audit}
+	counted := &lookups{Container: f.leases}
+	in.Audit, in.Leases = read, counted
 	var all []todo.AuditRecord
 	for i := range 3 {
 		recs := chain(t, "alice", fmt.Sprintf("t%d", i), 120)
@@ -147,6 +152,9 @@ func TestIntegrate(t *testing.T) {
 	res := run(t, in)
 	if res.Appended != 360 || res.Size != 360 || !res.Published {
 		t.Fatalf("first pass: %+v", res)
+	}
+	if read.n.Load() != 360 || counted.n.Load() != 0 {
+		t.Fatalf("first pass: %d records read for 360, %d looked up", read.n.Load(), counted.n.Load())
 	}
 	// Redelivered records and a pass with nothing new append nothing.
 	put(t, f.audit, all[:50])
