@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/todoaudit/todo/internal/strictjson"
@@ -77,6 +78,13 @@ func (b *canonical) field(s string) {
 	*b = strconv.AppendInt(*b, int64(len(s)), 10)
 	*b = append(*b, ':')
 	*b = append(*b, s...)
+}
+
+// fieldHex writes s in lowercase hex as one field.
+func (b *canonical) fieldHex(s []byte) {
+	*b = strconv.AppendInt(*b, int64(hex.EncodedLen(len(s))), 10)
+	*b = append(*b, ':')
+	*b = hex.AppendEncode(*b, s)
 }
 
 func (b *canonical) fieldBytes(s []byte) {
@@ -150,22 +158,57 @@ func (a *Audited) hashV1(prevHash string) string {
 // the number of commitments followed by each one's name and digest, in
 // byte order of the names. The values are not in it: only their digests.
 func (a *Audited) hashV2(prevHash string) string {
-	b := make(canonical, 0, 1024)
-	b.field(prevHash)
-	b.field(strconv.Itoa(ChainV2))
-	b.head(a)
 	names := make([]string, 0, len(a.Commitments))
 	for name := range a.Commitments {
 		names = append(names, name)
 	}
 	slices.Sort(names)
-	b.field(strconv.Itoa(len(names)))
+	b := a.hashV2Head(prevHash, len(names))
 	for _, name := range names {
 		b.field(name)
 		b.field(a.Commitments[name].Digest)
 	}
 	return b.sum()
 }
+
+// hashV2Head starts hashV2's bytes, up to the count of n commitments.
+func (a *Audited) hashV2Head(prevHash string, n int) canonical {
+	b := make(canonical, 0, 1024)
+	b.field(prevHash)
+	b.field(strconv.Itoa(ChainV2))
+	b.head(a)
+	b.field(strconv.Itoa(n))
+	return b
+}
+
+// sealHash is hashV2 of a with the commitments of its entity under the
+// salts from seed (commitments(&a.Entity, seed)), each digest written as
+// it is computed: the hash of every write, without the map and the hex
+// strings of the commitments, which the version keeps as its seed.
+func (a *Audited) sealHash(prevHash string, seed []byte) string {
+	b := a.hashV2Head(prevHash, len(committed))
+	v := reflect.ValueOf(&a.Entity).Elem()
+	salts := saltsOf(seed)
+	var d digester
+	for _, i := range committedByName {
+		p := &committed[i]
+		b.field(p.Name)
+		sum := d.sum(p, salts[i*SaltBytes:(i+1)*SaltBytes], v)
+		b.fieldHex(sum[:])
+	}
+	return b.sum()
+}
+
+// committedByName are the indexes in committed in byte order of the
+// properties' names, as hashV2 takes the commitments.
+var committedByName = func() []int {
+	idx := make([]int, len(committed))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(x, y int) int { return strings.Compare(committed[x].Name, committed[y].Name) })
+	return idx
+}()
 
 func canonicalTime(t time.Time) string {
 	if t.IsZero() {
@@ -243,16 +286,22 @@ func canonicalOf(t reflect.Type) (func(b *canonical, v reflect.Value), error) {
 // field to the next.
 type digester struct{ value, b canonical }
 
-// digest is the digest of one field: SHA-256 over the salt, the field's
-// name and its canonical bytes, each length-prefixed.
+// digest is the digest of one field, in lowercase hex (see sum).
 func (d *digester) digest(p *committedProperty, salt []byte, entity reflect.Value) string {
+	sum := d.sum(p, salt, entity)
+	return hex.EncodeToString(sum[:])
+}
+
+// sum is the SHA-256 of one field: over the salt, the field's name and
+// its canonical bytes, each length-prefixed.
+func (d *digester) sum(p *committedProperty, salt []byte, entity reflect.Value) [sha256.Size]byte {
 	d.value = d.value[:0]
 	p.canonical(&d.value, entity.FieldByIndex(p.Index))
 	d.b = d.b[:0]
 	d.b.fieldBytes(salt)
 	d.b.field(p.Name)
 	d.b.fieldBytes(d.value)
-	return d.b.sum()
+	return sha256.Sum256(d.b)
 }
 
 // commitments returns the commitment of every committed field of entity,
@@ -337,8 +386,8 @@ func (t *Todo) Seal() string {
 	_, _ = rand.Read(seed) // crypto/rand.Read never returns an error
 	entity := t.Snapshot()
 	a := Audited{EntityType: EntityTypeTodo, EntityID: t.ID, Version: t.Version, Operation: t.LastOperation,
-		Actor: t.UpdatedBy, At: t.UpdatedAt, Entity: entity, Chain: ChainV2, Commitments: commitments(&entity, seed)}
-	t.PrevHash, t.Hash = t.Hash, a.Hash(t.Hash)
+		Actor: t.UpdatedBy, At: t.UpdatedAt, Entity: entity, Chain: ChainV2}
+	t.PrevHash, t.Hash = t.Hash, a.sealHash(t.Hash, seed)
 	return hex.EncodeToString(seed)
 }
 
