@@ -43,8 +43,8 @@ var SystemProperties = []string{"_rid", "_self", "_etag", "_attachments", "_ts",
 // CheckDocument checks a document to be written under the full key pk as
 // Cosmos DB does before it stores anything: a JSON object of at most
 // todo.MaxDocumentBytes, with a valid string id and partition key
-// properties equal to pk. It reads only the members it needs and skims
-// over the rest, rather than decoding the document.
+// properties equal to pk. It reads only the members it needs, and checks
+// the rest is JSON in the same pass, rather than decoding the document.
 func (spec ContainerSpec) CheckDocument(pk PartitionKey, doc []byte) (Document, error) {
 	var d Document
 	if len(doc) > todo.MaxDocumentBytes {
@@ -56,7 +56,7 @@ func (spec ContainerSpec) CheckDocument(pk PartitionKey, doc []byte) (Document, 
 	if len(sorted) > 0 {
 		d.Sorted = make([]json.RawMessage, len(sorted))
 	}
-	err := jsonfield.Each(doc, func(name, value []byte) bool {
+	err := jsonfield.EachValid(doc, func(name, value []byte) bool {
 		switch {
 		case string(name) == "id":
 			id = value
@@ -77,7 +77,7 @@ func (spec ContainerSpec) CheckDocument(pk PartitionKey, doc []byte) (Document, 
 		}
 		return true
 	})
-	if err != nil || !jsonfield.Valid(doc) {
+	if err != nil {
 		return d, todo.Errorf(todo.Invalid, "document is not a JSON object")
 	}
 	if id == nil {

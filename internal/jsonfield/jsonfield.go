@@ -15,7 +15,15 @@ var errMalformed = errors.New("not a JSON object")
 // the JSON object doc, in order, until f returns false. It checks the
 // object's structure only: a caller that needs doc to be valid JSON checks
 // that with Valid.
-func Each(doc []byte, f func(name, value []byte) bool) error {
+func Each(doc []byte, f func(name, value []byte) bool) error { return each(doc, f, false) }
+
+// EachValid is Each, and fails unless doc is valid JSON as Valid says:
+// both in one pass, for a reader of a few members that must also check
+// the whole document.
+func EachValid(doc []byte, f func(name, value []byte) bool) error { return each(doc, f, true) }
+
+func each(doc []byte, f func(name, value []byte) bool, valid bool) error {
+	stopped := false
 	i := skipSpace(doc, 0)
 	if i >= len(doc) || doc[i] != '{' {
 		return errMalformed
@@ -28,8 +36,13 @@ func Each(doc []byte, f func(name, value []byte) bool) error {
 		if i >= len(doc) || doc[i] != '"' {
 			return errMalformed
 		}
-		end, err := stringEnd(doc, i)
-		if err != nil {
+		var end int
+		var err error
+		if valid {
+			if end = stringEndValid(doc, i); end < 0 {
+				return errMalformed
+			}
+		} else if end, err = stringEnd(doc, i); err != nil {
 			return err
 		}
 		name, err := unquote(doc[i:end])
@@ -41,11 +54,18 @@ func Each(doc []byte, f func(name, value []byte) bool) error {
 			return errMalformed
 		}
 		start := skipSpace(doc, i+1)
-		if i, err = valueEnd(doc, start); err != nil {
+		if valid {
+			if i = validEnd(doc, start, 1); i < 0 {
+				return errMalformed
+			}
+		} else if i, err = valueEnd(doc, start); err != nil {
 			return err
 		}
-		if !f(name, doc[start:i]) {
-			return nil
+		if !stopped && !f(name, doc[start:i]) {
+			if !valid {
+				return nil
+			}
+			stopped = true // the rest is checked all the same
 		}
 		i = skipSpace(doc, i)
 		switch {

@@ -19,18 +19,24 @@ var plain = func() (t [256]bool) {
 // a single pass several times cheaper: a store checks every document it
 // writes, and most of a document's bytes are strings.
 func Valid(b []byte) bool {
+	i := validEnd(b, skipSpace(b, 0), 0)
+	return i >= 0 && skipSpace(b, i) == len(b)
+}
+
+// validEnd returns the index after the valid JSON value that starts at
+// b[i], or -1; the value is inside depth arrays and objects.
+func validEnd(b []byte, i, depth int) int {
 	var buf [32]byte
 	open := buf[:0] // the '{' and '[' the value at i is inside, innermost last
-	i := skipSpace(b, 0)
 	for {
 		// A value starts at i.
 		if i >= len(b) {
-			return false
+			return -1
 		}
 		switch c := b[i]; c {
 		case '{', '[':
-			if len(open) >= maxDepth {
-				return false
+			if depth+len(open) >= maxDepth {
+				return -1
 			}
 			i = skipSpace(b, i+1)
 			if i < len(b) && b[i] == c+2 { // '}' is '{'+2, ']' is '['+2
@@ -40,7 +46,7 @@ func Valid(b []byte) bool {
 			open = append(open, c)
 			if c == '{' {
 				if i = member(b, i); i < 0 {
-					return false
+					return -1
 				}
 			}
 			continue
@@ -57,15 +63,12 @@ func Valid(b []byte) bool {
 		}
 		// A value ended at i: close what it ends, or go on to the next.
 		for {
-			if i < 0 {
-				return false
+			if i < 0 || len(open) == 0 {
+				return i
 			}
 			i = skipSpace(b, i)
-			if len(open) == 0 {
-				return i == len(b)
-			}
 			if i >= len(b) {
-				return false
+				return -1
 			}
 			top := open[len(open)-1]
 			if b[i] == top+2 {
@@ -74,7 +77,7 @@ func Valid(b []byte) bool {
 				continue
 			}
 			if b[i] != ',' {
-				return false
+				return -1
 			}
 			i = skipSpace(b, i+1)
 			if top == '{' {
@@ -83,7 +86,7 @@ func Valid(b []byte) bool {
 			break
 		}
 		if i < 0 {
-			return false
+			return -1
 		}
 	}
 }

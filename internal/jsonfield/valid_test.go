@@ -1,7 +1,9 @@
 package jsonfield
 
 import (
+	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -31,6 +33,41 @@ func FuzzValid(f *testing.F) {
 	f.Fuzz(func(t *testing.T, doc []byte) {
 		if got, want := Valid(doc), json.Valid(doc); got != want {
 			t.Fatalf("Valid(%q) = %v, json.Valid says %v", doc, got, want)
+		}
+	})
+}
+
+// EachValid refuses nesting where Valid does: the object it reads is the
+// first level.
+func TestEachValidDepth(t *testing.T) {
+	for _, n := range []int{maxDepth - 2, maxDepth - 1, maxDepth} {
+		doc := []byte(`{"a":` + strings.Repeat("[", n) + strings.Repeat("]", n) + `}`)
+		if err := EachValid(doc, func(_, _ []byte) bool { return true }); (err == nil) != json.Valid(doc) {
+			t.Errorf("%d deep in an object: EachValid %v, json.Valid %v", n, err, json.Valid(doc))
+		}
+	}
+}
+
+// EachValid reads what Each reads, and only from what Valid accepts.
+func FuzzEachValid(f *testing.F) {
+	for _, s := range []string{`{"id":"x","v":[1,"]",{"a":"\""}],"n":null}`, `{"a\u0062":"\\","b":-1.5e3}`, `{"a":01}`, `{"a":[}`, `{} x`, `[1]`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		var got, want [][]byte
+		err := EachValid(doc, func(name, value []byte) bool {
+			got = append(got, name, value)
+			return true
+		})
+		eachErr := Each(doc, func(name, value []byte) bool {
+			want = append(want, name, value)
+			return true
+		})
+		if ok := eachErr == nil && Valid(doc); (err == nil) != ok {
+			t.Fatalf("EachValid(%q): %v; Each: %v, Valid: %v", doc, err, eachErr, Valid(doc))
+		}
+		if err == nil && !slices.EqualFunc(got, want, bytes.Equal) {
+			t.Fatalf("EachValid(%q) read %q, Each %q", doc, got, want)
 		}
 	})
 }
