@@ -52,7 +52,8 @@ func itemKey(pk store.PartitionKey, id string) []byte {
 // into its partition key and id.
 func splitItemKey(k []byte, n int) (store.PartitionKey, string) {
 	pk := make(store.PartitionKey, 0, n)
-	var cur []byte
+	var buf [64]byte
+	cur := buf[:0] // a component as it is unescaped; most fit the buffer
 	i := 0
 	for len(pk) < n && i < len(k) {
 		if k[i] == escByte && i+1 < len(k) {
