@@ -48,10 +48,12 @@ type Integrator struct {
 	// record read a record's _ts may be and still be found.
 	Margin time.Duration
 	// CommitOrdered is set for a store that stamps _ts as it commits, in
-	// commit order and never earlier than the write before (the embedded
+	// commit order and never earlier than the write before, and serves a
+	// query with a lower bound on _ts in commit order (the embedded
 	// store): a record committed after a pass read is stamped no earlier
-	// than the newest record it read, so the next pass reads from that
-	// record's second, and Margin does not apply.
+	// than the newest record it read, and one committed while it reads is
+	// read after those, so the next pass reads from the newest record's
+	// second, and Margin does not apply.
 	CommitOrdered bool
 	// MaxBatch is DefaultMaxBatch when zero: the leaves of one append.
 	MaxBatch int
@@ -81,6 +83,11 @@ const DefaultMargin = 3 * time.Second
 
 // DefaultMaxBatch bounds one append, and so the state document.
 const DefaultMaxBatch = 1000
+
+// passAppends bounds the appends of one pass, and so the leaves it holds
+// in memory while it appends them (under a kilobyte each): a log
+// switched on beside a long history catches up over several passes.
+const passAppends = 100
 
 // ClockSkewBound is how far ahead of an integrator's clock the time of a
 // version logged by a build that kept no NewestAt can be: the first append
@@ -230,19 +237,23 @@ func skimRecord(body []byte) (storedRecord, error) {
 // pending reads the audit records from the watermark on that are not in
 // the log, oldest first; since is the watermark once they are appended.
 // They are read once, however many appends they take: reading them again
-// for each would make a catch-up quadratic, and find the records the
-// first appends left behind times the log may hold, so look them up.
+// for each would make a catch-up quadratic, and each append after the
+// first would look up the records it shares a second with, since the log
+// may hold them by then.
+//
+// The query always bounds _ts, from 0 on the first pass: on a store that
+// stamps in commit order that makes it read in commit order, so a record
+// committed while the pass reads is read after the ones before it, never
+// passed over at a key already read (see CommitOrdered).
 func (in *Integrator) pending(ctx context.Context, st *state, start time.Time) (batch []candidate, since int64, err error) {
-	q := store.Query{PageSize: store.MaxPageSize}
-	if st.Since > 0 {
-		q.Filters = []store.Filter{{Field: "_ts", Op: store.Ge, Value: st.Since}}
-	}
+	q := store.Query{PageSize: store.MaxPageSize, Filters: []store.Filter{{Field: "_ts", Op: store.Ge, Value: st.Since}}}
 	if in.seen == nil {
 		in.seen = map[string]seenItem{}
 	}
 	newest := st.Since - 1
 	byKey := map[string]bool{}
-	for {
+	full := false // the pass holds as many leaves as it may append
+	for !full {
 		page, err := in.Audit.Query(ctx, q)
 		if err != nil {
 			return nil, 0, err
@@ -287,6 +298,9 @@ func (in *Integrator) pending(ctx context.Context, st *state, start time.Time) (
 			}
 			byKey[key] = true
 			batch = append(batch, candidate{leaf: leaf, ts: r.TS, entity: r.EntityKey, key: key, item: item})
+			if full = len(batch) == passAppends*in.maxBatch(); full {
+				break
+			}
 		}
 		if page.Continuation == "" {
 			break
@@ -296,9 +310,17 @@ func (in *Integrator) pending(ctx context.Context, st *state, start time.Time) (
 	slices.SortFunc(batch, func(a, b candidate) int {
 		return cmp.Or(cmp.Compare(a.ts, b.ts), cmp.Compare(a.entity, b.entity), cmp.Compare(a.leaf.Version, b.leaf.Version))
 	})
-	if in.CommitOrdered {
+	switch {
+	case in.CommitOrdered:
+		// Read in commit order: what this pass did not read is no older
+		// than what it did.
 		since = max(st.Since, newest)
-	} else {
+	case full:
+		// What this pass did not read may be of any time from the
+		// watermark on: the next pass reads from it again, passing over
+		// what it has seen.
+		since = st.Since
+	default:
 		since = max(st.Since, min(newest+1, start.Add(-in.margin()).Unix()))
 	}
 	// Only an append moves the watermark: until one does, the next pass

@@ -173,6 +173,42 @@ func TestIntegrate(t *testing.T) {
 	checkLog(t, f, append(all, more...))
 }
 
+// A pass appends at most passAppends appends of leaves, so that what it
+// holds in memory is bounded; the passes after it catch up, on a store
+// that reads in commit order and on one that does not.
+func TestPassesCatchUpInBoundedSteps(t *testing.T) {
+	for _, ordered := range []bool{false, true} {
+		t.Run(fmt.Sprintf("commit ordered %v", ordered), func(t *testing.T) {
+			// Each owner's records a second apart, so that a pass stops
+			// within the records of one second.
+			var now atomic.Int64
+			now.Store(1_800_000_000)
+			clock := func() time.Time { return time.Unix(now.Load(), 0) }
+			cs := bolttest.Open(t, partition.Hierarchical, &bolt.Options{Now: clock})
+			f := &fixture{audit: cs.Audit, leases: cs.Leases, anchors: &DirAnchors{Dir: t.TempDir()}}
+			in := f.integrator()
+			in.MaxBatch = 2
+			in.CommitOrdered = ordered
+			perPass := passAppends * in.MaxBatch
+			var all []todo.AuditRecord
+			for _, owner := range []string{"amy", "mia", "zed"} {
+				recs := chain(t, owner, "t", perPass*3/4)
+				put(t, f.audit, recs)
+				all = append(all, recs...)
+				now.Add(1)
+			}
+			now.Add(60) // past every margin
+			in.Now = clock
+			for i, want := range []int{perPass, perPass, len(all) - 2*perPass, 0} {
+				if res := run(t, in); res.Appended != want {
+					t.Fatalf("pass %d appended %d, want %d", i, res.Appended, want)
+				}
+			}
+			checkLog(t, f, all)
+		})
+	}
+}
+
 // lookups counts the reads of one container's documents whose ids start
 // with prefix, or with "tlog-leaf-" (index documents) when it is empty.
 type lookups struct {
@@ -337,6 +373,54 @@ func TestCommitOrderedPassesReadFromTheNewestSecond(t *testing.T) {
 			t.Fatalf("pass %d read %d records, want %d", i, got, last+n)
 		}
 		last = n
+		now.Add(1)
+	}
+	checkLog(t, f, recs)
+}
+
+// writesAfterFirstPage is an audit container that, once it has served
+// the first page of a query that has more, runs write: a write committed
+// while a pass reads.
+type writesAfterFirstPage struct {
+	store.Container
+	write func()
+	done  bool
+}
+
+func (w *writesAfterFirstPage) Query(ctx context.Context, q store.Query) (store.Page, error) {
+	page, err := w.Container.Query(ctx, q)
+	if err == nil && !w.done && page.Continuation != "" {
+		w.done = true
+		w.write()
+	}
+	return page, err
+}
+
+// On a store that stamps in commit order, the first pass reads in commit
+// order too: a record committed while it reads, at a key it has already
+// passed, is found, even when a later record read after it moves the
+// watermark past its second.
+func TestCommitOrderedFirstPassFindsRecordsCommittedWhileItReads(t *testing.T) {
+	var now atomic.Int64
+	now.Store(1_800_000_000)
+	clock := func() time.Time { return time.Unix(now.Load(), 0) }
+	cs := bolttest.Open(t, partition.Hierarchical, &bolt.Options{Now: clock})
+	f := &fixture{audit: cs.Audit, leases: cs.Leases, anchors: &DirAnchors{Dir: t.TempDir()}}
+	recs := chain(t, "mmmm", "m", store.MaxPageSize+200)
+	put(t, f.audit, recs)
+	early, late := chain(t, "aaaa", "a", 1), chain(t, "zzzz", "z", 1)
+	recs = append(append(recs, early...), late...)
+	in := f.integrator()
+	in.Now = clock
+	in.CommitOrdered = cs.Store.StampsInCommitOrder()
+	in.Audit = &writesAfterFirstPage{Container: f.audit, write: func() {
+		now.Add(1)
+		put(t, f.audit, early) // before the keys the pass has read
+		now.Add(1)
+		put(t, f.audit, late) // after them, a second later
+	}}
+	for range 3 {
+		run(t, in)
 		now.Add(1)
 	}
 	checkLog(t, f, recs)
