@@ -9,9 +9,9 @@ package repo
 import (
 	"context"
 	"encoding/json"
-	"github.com/todoaudit/todo/internal/jsonplan"
 
 	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/internal/jsonplan"
 	"github.com/todoaudit/todo/store"
 )
 

@@ -86,7 +86,8 @@ var (
 )
 
 // planFor returns the plan of struct type t, or nil (which always gives
-// up) when a field of t is of a kind the plan does not read.
+// up) when a field of t is of a kind the plan does not read and
+// encoding/json writes it into every document of the type.
 func planFor(t reflect.Type) *plan {
 	if t.Kind() != reflect.Struct || decodesItself(t) {
 		return nil
@@ -110,7 +111,7 @@ func planFor(t reflect.Type) *plan {
 				field.kind = kindUnread
 			}
 		}
-		if field.kind == kindUnread && !strings.Contains(","+opts+",", ",omitempty,") && !strings.Contains(","+opts+",", ",omitzero,") {
+		if field.kind == kindUnread && !omittable(f.Type, opts) {
 			// encoding/json writes it into every document of the type,
 			// so the plan would give up on each after a wasted read.
 			return nil
@@ -279,6 +280,23 @@ func (f planField) decode(r *reader, v reflect.Value) bool {
 		return f.sub.object(r, v)
 	}
 	return false
+}
+
+// omittable reports whether encoding/json leaves a field of type t with
+// tag options opts out of some documents: omitzero leaves out a zero
+// value, omitempty an empty one, which no struct and no array of
+// elements is.
+func omittable(t reflect.Type, opts string) bool {
+	has := func(o string) bool { return strings.Contains(","+opts+",", ","+o+",") }
+	switch {
+	case has("omitzero"):
+		return true
+	case !has("omitempty"):
+		return false
+	case t.Kind() == reflect.Struct, t.Kind() == reflect.Array && t.Len() > 0:
+		return false
+	}
+	return true
 }
 
 // reader reads one document; every string it returns is a slice of s.

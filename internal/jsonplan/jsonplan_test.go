@@ -93,7 +93,10 @@ func TestPlanFor(t *testing.T) {
 	type always struct {
 		Raw json.RawMessage `json:"raw"`
 	}
-	for _, typ := range []reflect.Type{reflect.TypeFor[quoted](), reflect.TypeFor[skipped](), reflect.TypeFor[always](),
+	type neverEmpty struct { // omitempty leaves no struct out
+		A always `json:"a,omitempty"`
+	}
+	for _, typ := range []reflect.Type{reflect.TypeFor[quoted](), reflect.TypeFor[skipped](), reflect.TypeFor[always](), reflect.TypeFor[neverEmpty](),
 		reflect.TypeFor[json.RawMessage](), reflect.TypeFor[upper](), reflect.TypeFor[todo.AuditRecord]()} {
 		if planFor(typ) != nil {
 			t.Errorf("%v got a plan", typ)
