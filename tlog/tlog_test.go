@@ -71,6 +71,18 @@ func newFixture(t testing.TB) *fixture {
 	return &fixture{audit: cs.Audit, leases: cs.Leases, anchors: &DirAnchors{Dir: t.TempDir()}}
 }
 
+// clockedFixture is a fixture on an embedded store that stamps from now
+// (unix seconds), with an integrator that reads the same clock and knows
+// whether the store stamps in commit order.
+func clockedFixture(t *testing.T, now *atomic.Int64) (*fixture, *Integrator) {
+	clock := func() time.Time { return time.Unix(now.Load(), 0) }
+	cs := bolttest.Open(t, partition.Hierarchical, &bolt.Options{Now: clock})
+	f := &fixture{audit: cs.Audit, leases: cs.Leases, anchors: &DirAnchors{Dir: t.TempDir()}}
+	in := f.integrator()
+	in.Now, in.CommitOrdered = clock, cs.Store.StampsInCommitOrder()
+	return f, in
+}
+
 func (f *fixture) integrator() *Integrator {
 	return &Integrator{Audit: f.audit, Leases: f.leases, Keys: testKeys, Anchors: f.anchors, Log: quiet}
 }
@@ -183,10 +195,7 @@ func TestPassesCatchUpInBoundedSteps(t *testing.T) {
 			// within the records of one second.
 			var now atomic.Int64
 			now.Store(1_800_000_000)
-			clock := func() time.Time { return time.Unix(now.Load(), 0) }
-			cs := bolttest.Open(t, partition.Hierarchical, &bolt.Options{Now: clock})
-			f := &fixture{audit: cs.Audit, leases: cs.Leases, anchors: &DirAnchors{Dir: t.TempDir()}}
-			in := f.integrator()
+			f, in := clockedFixture(t, &now)
 			in.MaxBatch = 2
 			in.CommitOrdered = ordered
 			perPass := passAppends * in.MaxBatch
@@ -198,7 +207,6 @@ func TestPassesCatchUpInBoundedSteps(t *testing.T) {
 				now.Add(1)
 			}
 			now.Add(60) // past every margin
-			in.Now = clock
 			for i, want := range []int{perPass, perPass, len(all) - 2*perPass, 0} {
 				if res := run(t, in); res.Appended != want {
 					t.Fatalf("pass %d appended %d, want %d", i, res.Appended, want)
@@ -352,13 +360,9 @@ func (q *queried) Query(ctx context.Context, sq store.Query) (store.Page, error)
 func TestCommitOrderedPassesReadFromTheNewestSecond(t *testing.T) {
 	var now atomic.Int64
 	now.Store(1_800_000_000)
-	clock := func() time.Time { return time.Unix(now.Load(), 0) }
-	cs := bolttest.Open(t, partition.Hierarchical, &bolt.Options{Now: clock})
-	f := &fixture{audit: cs.Audit, leases: cs.Leases, anchors: &DirAnchors{Dir: t.TempDir()}}
+	f, in := clockedFixture(t, &now)
 	read := &queried{Container: f.audit}
-	in := f.integrator()
-	in.Audit, in.Now = read, clock
-	in.CommitOrdered = cs.Store.StampsInCommitOrder()
+	in.Audit = read
 	var recs []todo.AuditRecord
 	last := 0 // the records of the previous pass's second
 	for i, n := range []int{20, 10, 5, 8} {
@@ -403,16 +407,11 @@ func (w *writesAfterFirstPage) Query(ctx context.Context, q store.Query) (store.
 func TestCommitOrderedFirstPassFindsRecordsCommittedWhileItReads(t *testing.T) {
 	var now atomic.Int64
 	now.Store(1_800_000_000)
-	clock := func() time.Time { return time.Unix(now.Load(), 0) }
-	cs := bolttest.Open(t, partition.Hierarchical, &bolt.Options{Now: clock})
-	f := &fixture{audit: cs.Audit, leases: cs.Leases, anchors: &DirAnchors{Dir: t.TempDir()}}
+	f, in := clockedFixture(t, &now)
 	recs := chain(t, "mmmm", "m", store.MaxPageSize+200)
 	put(t, f.audit, recs)
 	early, late := chain(t, "aaaa", "a", 1), chain(t, "zzzz", "z", 1)
 	recs = append(append(recs, early...), late...)
-	in := f.integrator()
-	in.Now = clock
-	in.CommitOrdered = cs.Store.StampsInCommitOrder()
 	in.Audit = &writesAfterFirstPage{Container: f.audit, write: func() {
 		now.Add(1)
 		put(t, f.audit, early) // before the keys the pass has read
