@@ -13,7 +13,7 @@ import (
 
 // viewType is the API view as a struct type built from todo.Todo's shown
 // properties with their own tags: the reference whose encoding/json output
-// appendTodo must equal, derived like appendTodo and not listed again.
+// Todo.AppendView must equal, derived like it and not listed again.
 var viewType = func() reflect.Type {
 	var fields []reflect.StructField
 	for _, p := range todo.Properties() {
@@ -79,8 +79,8 @@ func TestTodoFieldsAgree(t *testing.T) {
 		}
 	}
 	full := filled(t)
-	if got := objectKeys(t, appendTodo(nil, &full)); !slices.Equal(got, view) {
-		t.Errorf("appendTodo writes %v, the API view is %v", got, view)
+	if got := objectKeys(t, full.AppendView(nil)); !slices.Equal(got, view) {
+		t.Errorf("AppendView writes %v, the API view is %v", got, view)
 	}
 	for _, name := range editable {
 		if !slices.Contains(view, name) {

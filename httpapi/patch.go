@@ -42,7 +42,7 @@ func (a *api) patch(ctx context.Context, w http.ResponseWriter, r *http.Request,
 		return err
 	}
 	res, err := a.Service.Patch(ctx, id, match, func(t todo.Todo) (todo.Fields, error) {
-		merged, err := jsonpatch.MergePatch(appendTodo(nil, &t), body)
+		merged, err := jsonpatch.MergePatch(t.AppendView(nil), body)
 		if err != nil {
 			return todo.Fields{}, todo.Wrap(todo.Invalid, err, "the merge patch does not apply")
 		}

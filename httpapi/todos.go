@@ -15,6 +15,7 @@ import (
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/health"
 	"github.com/todoaudit/todo/internal/header"
+	"github.com/todoaudit/todo/internal/jsonstr"
 	"github.com/todoaudit/todo/problem"
 	"github.com/todoaudit/todo/service"
 	"github.com/todoaudit/todo/telemetry/partitionload"
@@ -51,7 +52,7 @@ const maxPooledBody = 4 << 10
 // writeOne answers the API view of t.
 func writeOne(w http.ResponseWriter, status int, t *todo.Todo) {
 	buf := bodies.Get().(*[]byte)
-	*buf = append(appendTodo((*buf)[:0], t), '\n')
+	*buf = append(t.AppendView((*buf)[:0]), '\n')
 	writeBytes(w, status, *buf)
 	if cap(*buf) <= maxPooledBody {
 		bodies.Put(buf)
@@ -331,11 +332,11 @@ func writePage(w http.ResponseWriter, p service.Page) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendTodo(b, &p.Items[i].Todo)
+		b = p.Items[i].Todo.AppendView(b)
 	}
 	b = append(b, `],"continuation":`...)
 	if p.Continuation != "" {
-		b = appendString(b, p.Continuation)
+		b = jsonstr.Append(b, p.Continuation, jsonstr.JSON)
 	} else {
 		b = append(b, "null"...)
 	}

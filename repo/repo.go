@@ -174,8 +174,24 @@ func Delete(id, ifMatch string) store.Op {
 	return store.Op{Kind: store.BatchDelete, ID: id, IfMatch: ifMatch}
 }
 
+// appender is a document that encodes itself, with the bytes json.Marshal
+// gives, faster than json.Marshal does (a todo: every write stores one).
+type appender interface {
+	AppendJSON([]byte) ([]byte, error)
+}
+
+// documentBytes is the room a self-encoding document's encoding starts
+// with, about a todo's.
+const documentBytes = 1024
+
 func op(kind store.OpKind, v any, ifMatch string) (store.Op, error) {
-	b, err := json.Marshal(v)
+	var b []byte
+	var err error
+	if a, ok := v.(appender); ok {
+		b, err = a.AppendJSON(make([]byte, 0, documentBytes))
+	} else {
+		b, err = json.Marshal(v)
+	}
 	if err != nil {
 		return store.Op{}, todo.Wrap(todo.Internal, err, "encoding a document")
 	}

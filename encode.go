@@ -1,0 +1,281 @@
+package todo
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strconv"
+	"time"
+	"unsafe"
+
+	"github.com/todoaudit/todo/internal/jsonstr"
+)
+
+// AppendJSON appends t as json.Marshal encodes it, or fails where it
+// fails (a time it cannot write in RFC 3339): the stored document, and
+// the entity of its audit record.
+func (t Todo) AppendJSON(b []byte) ([]byte, error) {
+	for i := range documentEncoders {
+		if err := rfc3339Time(&documentEncoders[i], &t); err != nil {
+			return nil, err
+		}
+	}
+	return appendProperties(b, &t, documentEncoders), nil
+}
+
+// rfc3339Time reports why the property e encodes of t, if it is a time,
+// is one json.Marshal refuses: a year before 0 or after 9999, or a zone
+// offset of a day or more.
+func rfc3339Time(e *propertyEncoder, t *Todo) error {
+	var tm *time.Time
+	switch p := unsafe.Add(unsafe.Pointer(t), e.offset); e.kind {
+	case kindTime:
+		tm = (*time.Time)(p)
+	case kindTimePointer:
+		tm = *(**time.Time)(p)
+	}
+	if tm == nil {
+		return nil
+	}
+	_, offset := tm.Zone()
+	if y := tm.Year(); y < 0 || y > 9999 || offset <= -24*3600 || offset >= 24*3600 {
+		return fmt.Errorf("todo: %s, of year %d and zone offset %d s, cannot be written in RFC 3339", e.key[2:len(e.key)-2], y, offset)
+	}
+	return nil
+}
+
+// AppendView appends the API view of t: the properties a client is shown
+// (Property.Shown), as json.Marshal would encode a struct of only those.
+func (t *Todo) AppendView(b []byte) []byte { return appendProperties(b, t, viewEncoders) }
+
+// appendProperties appends the properties encs encode of t as a JSON
+// object, in declaration order, the bytes encoding/json would give. The
+// encoders are derived once from the struct tags, so a field added to Todo
+// is encoded with no change here. A point read spends a good part of its
+// time encoding, so each property is read at its offset in the struct and
+// written by a direct call: reflection (reflect.ValueOf) or calls through
+// function values would make t escape, and every answer allocate its todo.
+func appendProperties(b []byte, t *Todo, encs []propertyEncoder) []byte {
+	base := unsafe.Pointer(t)
+	b = append(b, '{')
+	first := true
+	for i := range encs {
+		e := &encs[i]
+		p := unsafe.Add(base, e.offset)
+		if e.omitEmpty && empty(e.kind, p) {
+			continue
+		}
+		if first {
+			b = append(b, e.key[1:]...)
+			first = false
+		} else {
+			b = append(b, e.key...)
+		}
+		b = appendValue(b, e.kind, p)
+	}
+	return append(b, '}')
+}
+
+// valueKind is how a property's value is stored, and so encoded.
+type valueKind uint8
+
+const (
+	kindString valueKind = iota + 1 // any type whose underlying type is string
+	kindBool
+	kindInt
+	kindInt64
+	kindTime
+	kindTimePointer
+	kindStrings
+)
+
+// propertyEncoder writes one property of a todo.
+type propertyEncoder struct {
+	offset    uintptr // in Todo
+	key       string  // ,"name":
+	omitEmpty bool
+	kind      valueKind
+}
+
+var (
+	documentEncoders = encodersOf(func(*Property) bool { return true })
+	viewEncoders     = encodersOf((*Property).Shown)
+)
+
+// encodersOf returns the encoders of the properties for which include is
+// true.
+func encodersOf(include func(*Property) bool) []propertyEncoder {
+	var out []propertyEncoder
+	for _, p := range Properties() {
+		if !include(&p) {
+			continue
+		}
+		k := kindOf(p.Type)
+		if k == 0 {
+			panic(fmt.Sprintf("todo: property %s is a %s, which appendProperties cannot encode: add its kind to kindOf and appendValue", p.Name, p.Type))
+		}
+		var offset uintptr
+		t := reflect.TypeFor[Todo]()
+		for _, i := range p.Index {
+			f := t.Field(i)
+			offset, t = offset+f.Offset, f.Type
+		}
+		key := string(jsonstr.Append([]byte{','}, p.Name, jsonstr.JSON)) + ":"
+		out = append(out, propertyEncoder{offset: offset, key: key, omitEmpty: p.OmitEmpty, kind: k})
+	}
+	return out
+}
+
+func kindOf(t reflect.Type) valueKind {
+	switch t {
+	case reflect.TypeFor[time.Time]():
+		return kindTime
+	case reflect.TypeFor[*time.Time]():
+		return kindTimePointer
+	case reflect.TypeFor[[]string]():
+		return kindStrings
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return kindString
+	case reflect.Bool:
+		return kindBool
+	case reflect.Int:
+		return kindInt
+	case reflect.Int64:
+		return kindInt64
+	}
+	return 0
+}
+
+// empty reports whether encoding/json's omitempty leaves the value of kind
+// k at p out.
+func empty(k valueKind, p unsafe.Pointer) bool {
+	switch k {
+	case kindString:
+		return *(*string)(p) == ""
+	case kindBool:
+		return !*(*bool)(p)
+	case kindInt:
+		return *(*int)(p) == 0
+	case kindInt64:
+		return *(*int64)(p) == 0
+	case kindTimePointer:
+		return *(**time.Time)(p) == nil
+	case kindStrings:
+		return len(*(*[]string)(p)) == 0
+	}
+	return false // a struct (time.Time) is never empty
+}
+
+// appendValue appends the value of kind k at p as JSON.
+func appendValue(b []byte, k valueKind, p unsafe.Pointer) []byte {
+	switch k {
+	case kindString:
+		return jsonstr.Append(b, *(*string)(p), jsonstr.JSON)
+	case kindBool:
+		return strconv.AppendBool(b, *(*bool)(p))
+	case kindInt:
+		return strconv.AppendInt(b, int64(*(*int)(p)), 10)
+	case kindInt64:
+		return strconv.AppendInt(b, *(*int64)(p), 10)
+	case kindTime:
+		return appendTime(b, *(*time.Time)(p))
+	case kindTimePointer:
+		if t := *(**time.Time)(p); t != nil {
+			return appendTime(b, *t)
+		}
+	case kindStrings:
+		if tags := *(*[]string)(p); tags != nil {
+			b = append(b, '[')
+			for i, tag := range tags {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = jsonstr.Append(b, tag, jsonstr.JSON)
+			}
+			return append(b, ']')
+		}
+	}
+	return append(b, "null"...)
+}
+
+func appendTime(b []byte, t time.Time) []byte {
+	b = append(b, '"')
+	b = t.AppendFormat(b, time.RFC3339Nano)
+	return append(b, '"')
+}
+
+// AppendJSON appends r encoded as json.Marshal encodes it, property for
+// property, without its reflection and without compacting the entity
+// again: every write stores at least one record, and encoding/json spent
+// most of a record's encoding scanning an entity it had itself written.
+// r.Entity is written as it is, so it must be compact JSON, as
+// json.Marshal writes it (NewAuditRecord's, an erasure's); a store checks
+// every document it is given, so an entity that is not JSON is refused
+// there. The test holds the two encodings equal for every property.
+func (r *AuditRecord) AppendJSON(b []byte) ([]byte, error) {
+	b = appendMember(b, `{"id":`, r.ID)
+	b = appendMember(b, `,"entityKey":`, r.EntityKey)
+	b = appendMember(b, `,"entityId":`, r.EntityID)
+	b = appendMember(b, `,"entityType":`, r.EntityType)
+	b = strconv.AppendInt(append(b, `,"version":`...), r.Version, 10)
+	b = appendMember(b, `,"operation":`, string(r.Operation))
+	b = append(b, `,"entity":`...)
+	switch {
+	case r.Entity == nil:
+		b = append(b, "null"...)
+	case len(r.Entity) == 0:
+		return nil, errors.New("todo: audit record with an empty entity")
+	default:
+		b = append(b, r.Entity...)
+	}
+	b = append(b, `,"dateCreatedUtc":"`...)
+	b, err := r.DateCreatedUTC.AppendText(b) // what its MarshalJSON quotes
+	if err != nil {
+		return nil, err
+	}
+	b = append(b, '"')
+	b = appendMember(b, `,"actor":`, r.Actor)
+	b = appendMember(b, `,"prevHash":`, r.PrevHash)
+	b = appendMember(b, `,"hash":`, r.Hash)
+	if r.Chain != 0 {
+		b = strconv.AppendInt(append(b, `,"chain":`...), int64(r.Chain), 10)
+	}
+	b = appendOmitEmpty(b, `,"seed":`, r.Seed)
+	if len(r.Commitments) > 0 {
+		c, err := json.Marshal(r.Commitments)
+		if err != nil {
+			return nil, err
+		}
+		b = append(append(b, `,"commitments":`...), c...)
+	}
+	if len(r.Erased) > 0 {
+		b = append(b, `,"erased":[`...)
+		for i, name := range r.Erased {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = jsonstr.Append(b, name, jsonstr.JSON)
+		}
+		b = append(b, ']')
+	}
+	b = appendOmitEmpty(b, `,"owner":`, r.Owner)
+	b = appendOmitEmpty(b, `,"category":`, r.Category)
+	b = appendOmitEmpty(b, `,"at":`, r.At)
+	return append(b, '}'), nil
+}
+
+// appendMember appends key (with its comma and colon) and the string s.
+func appendMember(b []byte, key, s string) []byte {
+	return jsonstr.Append(append(b, key...), s, jsonstr.JSON)
+}
+
+// appendOmitEmpty is appendMember for a property tagged omitempty.
+func appendOmitEmpty(b []byte, key, s string) []byte {
+	if s == "" {
+		return b
+	}
+	return appendMember(b, key, s)
+}
