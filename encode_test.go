@@ -7,6 +7,22 @@ import (
 	"time"
 )
 
+// selfEncoding is a document that encodes itself as json.Marshal does.
+type selfEncoding interface {
+	AppendJSON([]byte) ([]byte, error)
+}
+
+// checkJSON fails t unless v encodes itself with the bytes json.Marshal
+// gives, or fails where json.Marshal fails.
+func checkJSON[T selfEncoding](t *testing.T, v T) {
+	t.Helper()
+	want, wantErr := json.Marshal(v)
+	got, err := v.AppendJSON(nil)
+	if (err != nil) != (wantErr != nil) || string(got) != string(want) {
+		t.Fatalf("%T.AppendJSON:\n got %s, %v\nwant %s, %v", v, got, err, want, wantErr)
+	}
+}
+
 // fill sets every field of struct v by its type, those of embedded
 // structs too, so that a property an encoder does not write fails a test
 // however it is added; s goes into each string.
@@ -31,6 +47,8 @@ func fill(t testing.TB, v reflect.Value, s string, at time.Time) {
 			f.Set(reflect.ValueOf(Commitments{"title": {Salt: "ab", Digest: s}, "notes": {Digest: "cd", Erased: true}}))
 		case []string:
 			f.Set(reflect.ValueOf([]string{"title", s}))
+		case Todo:
+			fill(t, f, s, at)
 		default:
 			if !sf.Anonymous {
 				t.Fatalf("fill cannot fill %s, a %s: teach it, and the encoders", sf.Name, f.Type())
@@ -45,15 +63,6 @@ func filledRecord(t testing.TB, s string, at time.Time) AuditRecord {
 	var r AuditRecord
 	fill(t, reflect.ValueOf(&r).Elem(), s, at)
 	return r
-}
-
-func checkRecordJSON(t *testing.T, r AuditRecord) {
-	t.Helper()
-	want, wantErr := json.Marshal(r)
-	got, err := r.AppendJSON(nil)
-	if (err != nil) != (wantErr != nil) || string(got) != string(want) {
-		t.Fatalf("AppendJSON:\n got %s, %v\nwant %s, %v", got, err, want, wantErr)
-	}
 }
 
 func TestAuditRecordAppendJSONMatchesEncodingJSON(t *testing.T) {
@@ -72,7 +81,7 @@ func TestAuditRecordAppendJSONMatchesEncodingJSON(t *testing.T) {
 		{Entity: json.RawMessage{}}, // encoding/json refuses an empty entity
 		{DateCreatedUTC: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)}, // and a year of five digits
 	} {
-		checkRecordJSON(t, r)
+		checkJSON(t, r)
 	}
 }
 
@@ -81,19 +90,36 @@ func FuzzAuditRecordJSON(f *testing.F) {
 	f.Add("\"\\\n\x00\u2028<>&\xff", int64(1_800_000_000), int64(999_999_999))
 	f.Fuzz(func(t *testing.T, s string, sec, nsec int64) {
 		r := filledRecord(t, s, time.Unix(sec, nsec).UTC())
-		checkRecordJSON(t, r)
+		checkJSON(t, r)
 		r.Seed, r.Owner, r.Chain, r.Commitments, r.Erased, r.Entity = "", "", 0, nil, nil, nil
-		checkRecordJSON(t, r)
+		checkJSON(t, r)
 	})
 }
 
-func checkTodoJSON(t *testing.T, td Todo) {
-	t.Helper()
-	want, wantErr := json.Marshal(td)
-	got, err := td.AppendJSON(nil)
-	if (err != nil) != (wantErr != nil) || string(got) != string(want) {
-		t.Fatalf("AppendJSON:\n got %s, %v\nwant %s, %v", got, err, want, wantErr)
+func TestVersionAppendJSONMatchesEncodingJSON(t *testing.T) {
+	at := time.Date(2026, 12, 1, 9, 30, 0, 120000000, time.FixedZone("x", 3600))
+	var full Version
+	fill(t, reflect.ValueOf(&full).Elem(), `<&> "quoted" \ ctl `+"\u0001 \u2028 \xff", at)
+	td := benchTodo()
+	late := full
+	late.At = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)
+	lateEntity := full
+	lateEntity.Entity.UpdatedAt = late.At
+	for _, v := range []Version{{}, full, NewVersion(td, td.Seal(), 0), late, lateEntity} { // json.Marshal refuses the last two
+		checkJSON(t, v)
 	}
+}
+
+func FuzzVersionJSON(f *testing.F) {
+	f.Add("plain", int64(0), int64(0))
+	f.Add("\"\\\n\x00\u2028<>&\xff", int64(1_800_000_000), int64(3600))
+	f.Fuzz(func(t *testing.T, s string, sec, offset int64) {
+		var v Version
+		fill(t, reflect.ValueOf(&v).Elem(), s, time.Unix(sec, 0).In(time.FixedZone("", int(offset%(200*3600)))))
+		checkJSON(t, v)
+		v.PartitionKey, v.Chain, v.Seed, v.Commitments, v.TTL, v.TraceParent = "", 0, "", nil, 0, ""
+		checkJSON(t, v)
+	})
 }
 
 func TestTodoAppendJSONMatchesEncodingJSON(t *testing.T) {
@@ -105,7 +131,7 @@ func TestTodoAppendJSONMatchesEncodingJSON(t *testing.T) {
 	far := full
 	far.DueDate = new(time.Date(2026, 1, 1, 0, 0, 0, 0, time.FixedZone("", 24*3600)))
 	for _, td := range []Todo{{}, full, full.Snapshot(), late, far} { // json.Marshal refuses the last two
-		checkTodoJSON(t, td)
+		checkJSON(t, td)
 	}
 }
 
@@ -117,9 +143,9 @@ func FuzzTodoJSON(f *testing.F) {
 		at := time.Unix(sec, 0).In(time.FixedZone("", int(offset%(200*3600))))
 		var td Todo
 		fill(t, reflect.ValueOf(&td).Elem(), s, at)
-		checkTodoJSON(t, td)
+		checkJSON(t, td)
 		td.Notes, td.DueDate, td.Tags, td.IsCompleted = "", nil, nil, false
-		checkTodoJSON(t, td)
+		checkJSON(t, td)
 	})
 }
 
@@ -135,42 +161,38 @@ func benchTodo() Todo {
 
 // BenchmarkTodoJSON encodes a todo document, as every write stores one and
 // its audit record the same again, with AppendJSON and with encoding/json.
-func BenchmarkTodoJSON(b *testing.B) {
+func BenchmarkTodoJSON(b *testing.B) { benchJSON(b, benchTodo()) }
+
+// BenchmarkVersionJSON encodes the version document every write stores.
+func BenchmarkVersionJSON(b *testing.B) {
 	td := benchTodo()
-	b.Run("AppendJSON", func(b *testing.B) {
-		for b.Loop() {
-			if _, err := td.AppendJSON(make([]byte, 0, 1024)); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("encoding/json", func(b *testing.B) {
-		for b.Loop() {
-			if _, err := json.Marshal(td); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
+	benchJSON(b, NewVersion(td, td.Seal(), 0))
 }
 
 // BenchmarkAuditRecordJSON encodes the audit record of an update, as every
-// write stores one, with AppendJSON and with encoding/json.
+// write stores one.
 func BenchmarkAuditRecordJSON(b *testing.B) {
 	td := benchTodo()
 	rec, err := NewAuditRecord(NewVersion(td, td.Seal(), 0))
 	if err != nil {
 		b.Fatal(err)
 	}
+	benchJSON(b, rec)
+}
+
+func benchJSON[T selfEncoding](b *testing.B, v T) {
 	b.Run("AppendJSON", func(b *testing.B) {
+		buf := make([]byte, 0, 2048)
 		for b.Loop() {
-			if _, err := rec.AppendJSON(make([]byte, 0, len(rec.Entity)+512)); err != nil {
+			var err error
+			if buf, err = v.AppendJSON(buf[:0]); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
 	b.Run("encoding/json", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := json.Marshal(rec); err != nil {
+			if _, err := json.Marshal(v); err != nil {
 				b.Fatal(err)
 			}
 		}
