@@ -149,6 +149,28 @@ func FuzzTodoJSON(f *testing.F) {
 	})
 }
 
+// MarshalJSON returns what json.Marshal returns, each result its own
+// copy of the pooled buffer it was built in, and fails where it fails.
+func TestMarshalJSON(t *testing.T) {
+	first, other := benchTodo(), benchTodo()
+	other.Title = "another title, longer than the first one's"
+	want, _ := json.Marshal(first)
+	got, err := MarshalJSON(first)
+	if err != nil || string(got) != string(want) {
+		t.Fatalf("MarshalJSON = %s, %v; want %s", got, err, want)
+	}
+	if _, err := MarshalJSON(other); err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Fatalf("the next encoding overwrote the first: %s", got)
+	}
+	other.CreatedAt = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)
+	if b, err := MarshalJSON(other); err == nil || b != nil {
+		t.Fatalf("MarshalJSON of a year json.Marshal refuses = %s, %v", b, err)
+	}
+}
+
 // benchTodo is a todo as an update leaves it.
 func benchTodo() Todo {
 	at := time.Date(2026, 12, 1, 9, 30, 0, 120000000, time.UTC)

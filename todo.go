@@ -228,7 +228,7 @@ func VersionID(todoID string, version int64) string {
 // is encoded from the typed todo, so records derived from one version
 // document are byte-for-byte equal however often it is delivered.
 func NewAuditRecord(v Version) (AuditRecord, error) {
-	entity, err := v.Entity.AppendJSON(make([]byte, 0, 1024))
+	entity, err := MarshalJSON(v.Entity)
 	if err != nil {
 		return AuditRecord{}, err
 	}

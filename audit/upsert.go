@@ -6,6 +6,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/store"
 )
 
@@ -13,9 +14,8 @@ import (
 // the audit container (named container), each under its partition key.
 func (o Outcome) Upserts(container string) ([]store.Upsert, error) {
 	ups := make([]store.Upsert, 0, len(o.Records)+len(o.DeadLetters))
-	for i := range o.Records {
-		r := &o.Records[i]
-		b, err := r.AppendJSON(make([]byte, 0, len(r.Entity)+recordBytes))
+	for _, r := range o.Records {
+		b, err := todo.MarshalJSON(r)
 		if err != nil {
 			return nil, err
 		}
@@ -30,10 +30,6 @@ func (o Outcome) Upserts(container string) ([]store.Upsert, error) {
 	}
 	return ups, nil
 }
-
-// recordBytes is about what an audit record takes beyond its entity: the
-// room its encoding starts with, so that it grows once at most.
-const recordBytes = 512
 
 // batchLen is how many of ops fit one transactional batch: at most
 // store.MaxBatchOps operations and store.MaxBatchBytes of documents, and

@@ -174,22 +174,11 @@ func Delete(id, ifMatch string) store.Op {
 	return store.Op{Kind: store.BatchDelete, ID: id, IfMatch: ifMatch}
 }
 
-// appender is a document that encodes itself, with the bytes json.Marshal
-// gives, faster than json.Marshal does (a todo and its version: every
-// write stores both).
-type appender interface {
-	AppendJSON([]byte) ([]byte, error)
-}
-
-// documentBytes is the room a self-encoding document's encoding starts
-// with, about a version document's.
-const documentBytes = 2048
-
 func op(kind store.OpKind, v any, ifMatch string) (store.Op, error) {
 	var b []byte
 	var err error
-	if a, ok := v.(appender); ok {
-		b, err = a.AppendJSON(make([]byte, 0, documentBytes))
+	if a, ok := v.(todo.JSONAppender); ok {
+		b, err = todo.MarshalJSON(a)
 	} else {
 		b, err = json.Marshal(v)
 	}
