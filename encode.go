@@ -11,6 +11,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/todoaudit/todo/internal/jsonfield"
 	"github.com/todoaudit/todo/internal/jsonstr"
 )
 
@@ -235,11 +236,13 @@ func appendTime(b []byte, t time.Time) []byte {
 // AppendJSON appends r encoded as json.Marshal encodes it, property for
 // property, without its reflection and without compacting the entity
 // again: every write stores at least one record, and encoding/json spent
-// most of a record's encoding scanning an entity it had itself written.
-// r.Entity is written as it is, so it must be compact JSON, as
-// json.Marshal writes it (NewAuditRecord's, an erasure's); a store checks
-// every document it is given, so an entity that is not JSON is refused
-// there. The test holds the two encodings equal for every property.
+// most of a record's encoding compacting an entity it had itself written.
+// r.Entity is checked to be one JSON value, which json.Marshal refuses
+// otherwise, and written as it is: the bytes are json.Marshal's for an
+// entity as json.Marshal and Todo.AppendJSON write it (compact, <, > and &
+// escaped), and the same value with the entity's own spacing and escapes
+// for any other. The test holds the two encodings equal for every
+// property.
 func (r AuditRecord) AppendJSON(b []byte) ([]byte, error) {
 	b = appendMember(b, `{"id":`, r.ID)
 	b = appendMember(b, `,"entityKey":`, r.EntityKey)
@@ -251,8 +254,8 @@ func (r AuditRecord) AppendJSON(b []byte) ([]byte, error) {
 	switch {
 	case r.Entity == nil:
 		b = append(b, "null"...)
-	case len(r.Entity) == 0:
-		return nil, errors.New("todo: audit record with an empty entity")
+	case !jsonfield.Valid(r.Entity):
+		return nil, errors.New("todo: audit record whose entity is not one JSON value")
 	default:
 		b = append(b, r.Entity...)
 	}

@@ -78,10 +78,27 @@ func TestAuditRecordAppendJSONMatchesEncodingJSON(t *testing.T) {
 		filledRecord(t, `<&> "quoted" \ ctl `+"\u0001 \u2028 \xff", at),
 		rec,
 		ActivityEntries(rec, "Work")[0],
-		{Entity: json.RawMessage{}}, // encoding/json refuses an empty entity
+		{Entity: json.RawMessage{}},                // encoding/json refuses an empty entity,
+		{Entity: json.RawMessage(`{"a":`)},         // one that is not JSON,
+		{Entity: json.RawMessage(`1,"owner":"x"`)}, // or more than one value,
 		{DateCreatedUTC: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)}, // and a year of five digits
 	} {
 		checkJSON(t, r)
+	}
+}
+
+// An entity not as json.Marshal writes it, spaced or with its own
+// escapes, is written as it is: the same value, not the same bytes.
+func TestAuditRecordEntityKeepsItsSpacing(t *testing.T) {
+	r := AuditRecord{Entity: json.RawMessage(` { "title" : "a<b\u0026c" } `)}
+	got, err := r.AppendJSON(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := json.Marshal(r)
+	var gotValue, wantValue any
+	if json.Unmarshal(got, &gotValue) != nil || json.Unmarshal(want, &wantValue) != nil || !reflect.DeepEqual(gotValue, wantValue) {
+		t.Fatalf("AppendJSON = %s, json.Marshal = %s: not the same value", got, want)
 	}
 }
 

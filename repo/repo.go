@@ -177,9 +177,12 @@ func Delete(id, ifMatch string) store.Op {
 func op(kind store.OpKind, v any, ifMatch string) (store.Op, error) {
 	var b []byte
 	var err error
-	if a, ok := v.(todo.JSONAppender); ok {
-		b, err = todo.MarshalJSON(a)
-	} else {
+	switch d := v.(type) { // the documents of every write encode themselves
+	case todo.Todo:
+		b, err = todo.MarshalJSON(d)
+	case todo.Version:
+		b, err = todo.MarshalJSON(d)
+	default: // a type that embeds one of them has more to write
 		b, err = json.Marshal(v)
 	}
 	if err != nil {
