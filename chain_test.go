@@ -1,7 +1,8 @@
 package todo_test
 
 import (
-	"crypto/hmac"
+	"crypto/aes"
+	"crypto/cipher"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -48,6 +49,30 @@ func TestHashV2KnownAnswer(t *testing.T) {
 	}
 }
 
+// The third encoding's hash is the second's with the encoding's number 3
+// and each digest's 32 bytes in place of its hex; a digest spelled any
+// other way (in upper case, too short) gives no hash that verifies.
+func TestHashV3KnownAnswer(t *testing.T) {
+	at := time.Date(2026, 11, 30, 7, 34, 32, 334000000, time.UTC)
+	x, yz := strings.Repeat("0f", 32), strings.Repeat("a1", 32)
+	a := todo.Audited{EntityType: "todo", EntityID: "Grocery:1", Version: 2, Operation: todo.OpUpdate, Actor: "alice", At: at,
+		Chain: todo.ChainV3, Commitments: todo.Commitments{"title": {Digest: yz}, "a": {Digest: x, Salt: "00"}},
+		Entity: todo.Todo{Fields: todo.Fields{Title: "not hashed"}}}
+	canonical := "2:ab" + "1:3" + "4:todo" + "9:Grocery:1" + "1:2" + "6:update" + "5:alice" + "30:2026-11-30T07:34:32.334000000Z" +
+		"1:2" + "1:a" + "32:" + strings.Repeat("\x0f", 32) + "5:title" + "32:" + strings.Repeat("\xa1", 32)
+	sum := sha256.Sum256([]byte(canonical))
+	if got, want := a.Hash("ab"), hex.EncodeToString(sum[:]); got != want {
+		t.Fatalf("hash %s, want %s", got, want)
+	}
+	for _, digest := range []string{strings.ToUpper(x), x[2:], x + "00", strings.Repeat("g", 64)} {
+		b := a
+		b.Commitments = todo.Commitments{"title": {Digest: yz}, "a": {Digest: digest, Salt: "00"}}
+		if got := b.Hash("ab"); got != "" {
+			t.Errorf("digest %q: hash %s, want none", digest, got)
+		}
+	}
+}
+
 func sealed(t testing.TB) (todo.Todo, todo.Version) {
 	t.Helper()
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -78,7 +103,7 @@ func auditedOf(t *testing.T, v todo.Version) (todo.AuditRecord, todo.Audited) {
 func TestSealChains(t *testing.T) {
 	td, v1 := sealed(t)
 	first := td.Hash
-	if td.PrevHash != "" || len(first) != 64 || td.Chain != todo.ChainV2 {
+	if td.PrevHash != "" || len(first) != 64 || td.Chain != todo.ChainV3 {
 		t.Fatalf("first version links %d %q %q", td.Chain, td.PrevHash, td.Hash)
 	}
 	td.Version, td.Title, td.LastOperation = 2, "y", todo.OpUpdate
@@ -94,7 +119,7 @@ func TestSealChains(t *testing.T) {
 		rec, a := auditedOf(t, v)
 		var entity map[string]any
 		_ = json.Unmarshal(rec.Entity, &entity)
-		if rec.Chain != todo.ChainV2 || entity["hash"] != nil || entity["prevHash"] != nil || entity["chain"] != nil {
+		if rec.Chain != todo.ChainV3 || entity["hash"] != nil || entity["prevHash"] != nil || entity["chain"] != nil {
 			t.Fatalf("record %d: chain %d, entity %v", v.Version, rec.Chain, entity)
 		}
 		if err := a.Verify(rec.PrevHash, rec.Hash); err != nil {
@@ -199,10 +224,12 @@ func TestSaltsAreFreshAndLong(t *testing.T) {
 }
 
 // A version stores a seed in place of its commitments: each salt is the
-// first 16 bytes of HMAC-SHA256 keyed with the seed over the field's name
-// (written out here with crypto/hmac, independently of the code), each
-// digest follows from the salt and the value, and the record decodes,
-// verifies and is handed on with the commitments the seed stands for.
+// AES-128 CBC-MAC keyed with the seed of the name's length byte and the
+// name, zero-padded to whole blocks (written out here with crypto/cipher's
+// CBC mode and a zero IV, whose last block is the MAC, independently of
+// the code), each digest follows from the salt and the value, and the
+// record decodes, verifies and is handed on with the commitments the seed
+// stands for.
 func TestSeedStandsForCommitments(t *testing.T) {
 	_, v := sealed(t)
 	if v.Commitments != nil || len(v.Seed) != 2*todo.SeedBytes {
@@ -213,10 +240,17 @@ func TestSeedStandsForCommitments(t *testing.T) {
 	if r.Seed != "" || len(r.Commitments) != len(a.Commitments) {
 		t.Fatalf("the decoded record keeps its seed %q or lacks its commitments", r.Seed)
 	}
+	block, err := aes.NewCipher(seed)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for name, c := range a.Commitments {
-		mac := hmac.New(sha256.New, seed)
-		mac.Write([]byte(name))
-		if want := hex.EncodeToString(mac.Sum(nil)[:todo.SaltBytes]); c.Salt != want {
+		msg := make([]byte, 32)
+		msg[0] = byte(len(name))
+		msg = msg[:(1+len(name)+15)/16*16]
+		copy(msg[1:], name)
+		cipher.NewCBCEncrypter(block, make([]byte, 16)).CryptBlocks(msg, msg)
+		if want := hex.EncodeToString(msg[len(msg)-16:]); c.Salt != want {
 			t.Errorf("%s: salt %s, want %s", name, c.Salt, want)
 		}
 	}
@@ -315,8 +349,9 @@ func TestDecodeRecordIsStrict(t *testing.T) {
 		"case-folded commitment":    {full, strings.Replace(full, `"digest":`, `"Digest":`, 1)},
 		"unknown member":            {good, strings.Replace(good, `"actor":"u"`, `"actor":"u","extra":1`, 1)},
 		"case-folded seed":          {good, strings.Replace(good, `"seed":`, `"Seed":`, 1)},
-		"seed and commitments":      {full, strings.Replace(full, `"chain":2,`, `"chain":2,`+seed+`,`, 1)},
-		"seed in the first chain":   {good, strings.Replace(good, `"chain":2,`, ``, 1)},
+		"seed and commitments":      {full, strings.Replace(full, `"chain":3,`, `"chain":3,`+seed+`,`, 1)},
+		"seed in the first chain":   {good, strings.Replace(good, `"chain":3,`, ``, 1)},
+		"seed in an unknown chain":  {good, strings.Replace(good, `"chain":3,`, `"chain":4,`, 1)},
 		"seed in upper case":        {good, strings.Replace(good, rec.Seed, strings.ToUpper(rec.Seed), 1)},
 		"short seed":                {good, strings.Replace(good, rec.Seed, rec.Seed[2:], 1)},
 	} {

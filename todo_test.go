@@ -103,7 +103,7 @@ func ExampleNewAuditRecord() {
 	// Grocery:41500e6e-4e08-495b-9d09-824f03961f4a:v1
 	// todo/alice/Grocery:41500e6e-4e08-495b-9d09-824f03961f4a
 	// create alice 2026-11-30T07:34:32Z
-	// chain 2 stored with a seed: true 0
+	// chain 3 stored with a seed: true 0
 	// served with commitments: true true
 }
 

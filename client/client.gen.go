@@ -20,12 +20,15 @@ import (
 // Defines values for AuditRecordChain.
 const (
 	AuditRecordChainN2 AuditRecordChain = 2
+	AuditRecordChainN3 AuditRecordChain = 3
 )
 
 // Valid indicates whether the value is a known member of the AuditRecordChain enum.
 func (e AuditRecordChain) Valid() bool {
 	switch e {
 	case AuditRecordChainN2:
+		return true
+	case AuditRecordChainN3:
 		return true
 	default:
 		return false
@@ -311,12 +314,15 @@ func (e HealthStatus) Valid() bool {
 // Defines values for HistoryItemChain.
 const (
 	HistoryItemChainN2 HistoryItemChain = 2
+	HistoryItemChainN3 HistoryItemChain = 3
 )
 
 // Valid indicates whether the value is a known member of the HistoryItemChain enum.
 func (e HistoryItemChain) Valid() bool {
 	switch e {
 	case HistoryItemChainN2:
+		return true
+	case HistoryItemChainN3:
 		return true
 	default:
 		return false
@@ -783,7 +789,7 @@ type ActivityPage struct {
 type AuditRecord struct {
 	Actor string `json:"actor"`
 
-	// Chain The chain encoding of hash: 2, one salted commitment per field; absent for the first encoding, which hashes the values themselves
+	// Chain The chain encoding of hash: 2 or 3, one salted commitment per field (3, written now, derives the salts by AES and hashes the digests' bytes); absent for the first encoding, which hashes the values themselves
 	Chain *AuditRecordChain `json:"chain,omitempty"`
 
 	// Commitments In the second chain encoding, one commitment per field of the entity, by name: the digest hash covers, and the salt that with the entity's value reproduces it; an erased field keeps only its digest
@@ -813,7 +819,7 @@ type AuditRecord struct {
 	Version  int    `json:"version"`
 }
 
-// AuditRecordChain The chain encoding of hash: 2, one salted commitment per field; absent for the first encoding, which hashes the values themselves
+// AuditRecordChain The chain encoding of hash: 2 or 3, one salted commitment per field (3, written now, derives the salts by AES and hashes the digests' bytes); absent for the first encoding, which hashes the values themselves
 type AuditRecordChain int
 
 // AuditRecordEntityType todo for the records of a todo; erasure for the entries of the admin audit view that record an erasure (entity is then the erasure's status)
@@ -1035,7 +1041,7 @@ type HealthStatus string
 type HistoryItem struct {
 	Actor string `json:"actor"`
 
-	// Chain The chain encoding of hash: 2, one salted commitment per field; absent for the first encoding, which hashes the values themselves
+	// Chain The chain encoding of hash: 2 or 3, one salted commitment per field (3, written now, derives the salts by AES and hashes the digests' bytes); absent for the first encoding, which hashes the values themselves
 	Chain *HistoryItemChain `json:"chain,omitempty"`
 
 	// Changes What changed against the version before: absent for version 1 (and when the version before is not in the audit), empty when no editable field changed
@@ -1068,7 +1074,7 @@ type HistoryItem struct {
 	Version  int    `json:"version"`
 }
 
-// HistoryItemChain The chain encoding of hash: 2, one salted commitment per field; absent for the first encoding, which hashes the values themselves
+// HistoryItemChain The chain encoding of hash: 2 or 3, one salted commitment per field (3, written now, derives the salts by AES and hashes the digests' bytes); absent for the first encoding, which hashes the values themselves
 type HistoryItemChain int
 
 // HistoryItemEntityType todo for the records of a todo; erasure for the entries of the admin audit view that record an erasure (entity is then the erasure's status)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/bolt/bolttest"
 	"github.com/todoaudit/todo/partition"
 	"github.com/todoaudit/todo/service"
@@ -18,8 +19,15 @@ import (
 // created, edited in every field, rolled back, deleted and re-created; one
 // created), into a new embedded store under the hierarchical scheme.
 func v1History(t *testing.T) (svc *service.Service, c bolttest.Containers, ids []string) {
+	return storedHistory(t, "testdata/chain-v1-history.json")
+}
+
+// storedHistory loads a file of stored documents (the ids of its todos,
+// and each document of the todo and audit containers with its partition
+// key) into a new embedded store under the hierarchical scheme.
+func storedHistory(t *testing.T, file string) (svc *service.Service, c bolttest.Containers, ids []string) {
 	t.Helper()
-	b, err := os.ReadFile("testdata/chain-v1-history.json")
+	b, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,5 +76,41 @@ func TestV1HistoryVerifies(t *testing.T) {
 	reconcileAll(t, c)
 	if v, err := svc.Verify(ctx, ids[0], service.VerifyStep{}); err != nil || !v.Verified || v.Versions != 6 {
 		t.Fatalf("after a rollback: %+v, %v", v, err)
+	}
+}
+
+// Histories written in the second chain encoding (HMAC salts, hex digests
+// in the hash; testdata/chain-v2-history.json: one todo created and
+// edited twice, one created and edited, its first record with a field
+// erased) keep verifying, and the next write chains a third-encoding
+// version onto them that verifies, and rolls back to a second-encoding
+// version.
+func TestV2HistoryVerifies(t *testing.T) {
+	svc, c, ids := storedHistory(t, "testdata/chain-v2-history.json")
+	ctx := service.WithUser(context.Background(), "alice")
+	for id, versions := range map[string]int{ids[0]: 3, ids[1]: 2} {
+		v, err := svc.Verify(ctx, id, service.VerifyStep{})
+		if err != nil || !v.Verified || v.Versions != versions {
+			t.Fatalf("%s: %+v, %v; want %d verified versions", id, v, err, versions)
+		}
+	}
+	old, err := svc.AsOf(ctx, ids[0], time.Date(2026, 12, 1, 8, 2, 30, 0, time.UTC))
+	if err != nil || old.Todo.Title != "oat milk" || len(old.Todo.Tags) != 2 {
+		t.Fatalf("as of version 2: %+v, %v", old.Todo, err)
+	}
+	cur, err := svc.Get(ctx, ids[0])
+	if err != nil || cur.Todo.Chain != todo.ChainV2 {
+		t.Fatalf("the stored todo: chain %d, %v", cur.Todo.Chain, err)
+	}
+	next, err := svc.Put(ctx, ids[0], todo.Fields{Category: "Grocery", Title: "rice milk"}, "", false)
+	if err != nil || next.Todo.Chain != todo.ChainV3 || next.Todo.PrevHash != cur.Todo.Hash {
+		t.Fatalf("the next write: chain %d, prevHash %q (want %q), %v", next.Todo.Chain, next.Todo.PrevHash, cur.Todo.Hash, err)
+	}
+	if _, err := svc.Rollback(ctx, ids[0], 2, ""); err != nil {
+		t.Fatal(err)
+	}
+	reconcileAll(t, c)
+	if v, err := svc.Verify(ctx, ids[0], service.VerifyStep{}); err != nil || !v.Verified || v.Versions != 5 {
+		t.Fatalf("after a third-encoding write and a rollback: %+v, %v", v, err)
 	}
 }
