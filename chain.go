@@ -38,8 +38,9 @@ const (
 func commits(chain int) bool { return chain == ChainV2 || chain == ChainV3 }
 
 // SaltBytes is the length of each field's salt in the encodings that
-// commit to each field: enough that an erased short value (true, a three-letter
-// title) cannot be found again by trying values against its digest.
+// commit to each field: enough that an erased short value (true, a
+// three-letter title) cannot be found again by trying values against its
+// digest.
 const SaltBytes = 16
 
 // SeedBytes is the length of a version's seed: the random bytes its salts
@@ -50,8 +51,8 @@ const SeedBytes = 16
 
 // Commitment is one field of a version in the second and third chain
 // encodings: the digest the version's hash covers, and the salt that,
-// with the field's value in the entity, reproduces it. Erasing the field removes the salt
-// and the value and leaves the digest.
+// with the field's value in the entity, reproduces it. Erasing the field
+// removes the salt and the value and leaves the digest.
 type Commitment struct {
 	// Salt is the lowercase hex of SaltBytes random bytes.
 	Salt string `json:"salt,omitempty"`
@@ -194,6 +195,9 @@ func (a *Audited) hashCommitted(prevHash string) string {
 	return b.sum()
 }
 
+// lowerHex reports whether s is lowercase hex digits only, the one
+// spelling of a digest that hex.Decode's acceptance of upper case leaves
+// to be checked.
 func lowerHex(s string) bool {
 	for i := range len(s) {
 		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {

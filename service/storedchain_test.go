@@ -55,17 +55,24 @@ func storedHistory(t *testing.T, file string) (svc *service.Service, c bolttest.
 	return service.New(sch, c.Todos, c.Audit, nil), c, f.IDs
 }
 
+// verifiesAll fails t unless each todo's history verifies with the
+// number of versions given.
+func verifiesAll(t *testing.T, svc *service.Service, ctx context.Context, versions map[string]int) {
+	t.Helper()
+	for id, want := range versions {
+		v, err := svc.Verify(ctx, id, service.VerifyStep{})
+		if err != nil || !v.Verified || v.Versions != want {
+			t.Fatalf("%s: %+v, %v; want %d verified versions", id, v, err, want)
+		}
+	}
+}
+
 // Histories written in the first chain encoding keep verifying, and their
 // versions can still be read as of a time and rolled back to.
 func TestV1HistoryVerifies(t *testing.T) {
 	svc, c, ids := v1History(t)
 	ctx := service.WithUser(context.Background(), "alice")
-	for id, versions := range map[string]int{ids[0]: 5, ids[1]: 1} {
-		v, err := svc.Verify(ctx, id, service.VerifyStep{})
-		if err != nil || !v.Verified || v.Versions != versions {
-			t.Fatalf("%s: %+v, %v; want %d verified versions", id, v, err, versions)
-		}
-	}
+	verifiesAll(t, svc, ctx, map[string]int{ids[0]: 5, ids[1]: 1})
 	old, err := svc.AsOf(ctx, ids[0], time.Date(2026, 11, 30, 7, 2, 30, 0, time.UTC))
 	if err != nil || old.Todo.Title != "oat milk" || len(old.Todo.Tags) != 2 {
 		t.Fatalf("as of version 2: %+v, %v", old.Todo, err)
@@ -88,12 +95,7 @@ func TestV1HistoryVerifies(t *testing.T) {
 func TestV2HistoryVerifies(t *testing.T) {
 	svc, c, ids := storedHistory(t, "testdata/chain-v2-history.json")
 	ctx := service.WithUser(context.Background(), "alice")
-	for id, versions := range map[string]int{ids[0]: 3, ids[1]: 2} {
-		v, err := svc.Verify(ctx, id, service.VerifyStep{})
-		if err != nil || !v.Verified || v.Versions != versions {
-			t.Fatalf("%s: %+v, %v; want %d verified versions", id, v, err, versions)
-		}
-	}
+	verifiesAll(t, svc, ctx, map[string]int{ids[0]: 3, ids[1]: 2})
 	old, err := svc.AsOf(ctx, ids[0], time.Date(2026, 12, 1, 8, 2, 30, 0, time.UTC))
 	if err != nil || old.Todo.Title != "oat milk" || len(old.Todo.Tags) != 2 {
 		t.Fatalf("as of version 2: %+v, %v", old.Todo, err)
