@@ -1,6 +1,7 @@
 package tlog
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -698,5 +699,39 @@ func TestTamperedTileRefused(t *testing.T) {
 	}
 	if _, err := f.log().Prove(ctx, recs[0].EntityKey, 1); err == nil {
 		t.Fatal("a proof through a tampered tile was served")
+	}
+}
+
+// The latest checkpoint is verified once however often it is read, and a
+// stored note that differs from the one verified is verified again: one
+// that does not verify is refused, not served from what was read before.
+func TestCheckpointVerifiedOncePerNote(t *testing.T) {
+	f := newFixture(t)
+	put(t, f.audit, chain(t, "alice", "o1", 2))
+	run(t, f.integrator())
+	var verified atomic.Int32
+	keys := *testKeys
+	keys.Verifier = countingVerifier{testKeys.Verifier, &verified}
+	l := f.log()
+	l.Keys = &keys
+	ctx := context.Background()
+	for range 3 {
+		if _, c, err := l.Checkpoint(ctx); err != nil || c.Size != 2 {
+			t.Fatalf("checkpoint of size %d, %v; want 2", c.Size, err)
+		}
+	}
+	if n := verified.Load(); n != 1 {
+		t.Fatalf("three reads of one checkpoint checked %d signatures, want 1", n)
+	}
+	msg, _, err := l.Checkpoint(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tampered := bytes.Replace(msg, []byte("\n2\n"), []byte("\n3\n"), 1)
+	if err := upsert(ctx, f.leases, checkpointID, checkpointDoc{ID: checkpointID, Size: 3, Note: string(tampered)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := l.Checkpoint(ctx); !todo.IsKind(err, todo.Internal) {
+		t.Fatalf("a tampered stored checkpoint read after a good one: %v, want Internal", err)
 	}
 }
