@@ -122,7 +122,11 @@ func (in *Integrator) Run(ctx context.Context) (Result, error) {
 	if err := in.build(ctx, st, nil); err != nil {
 		return res, err
 	}
-	if err := in.checkAnchored(ctx, st); err != nil {
+	if err := in.checkAnchored(ctx, st); errors.Is(err, errMovedOn) {
+		in.reset()
+		res.Size = st.Size
+		return res, nil
+	} else if err != nil {
 		return res, err
 	}
 	start := in.now()
@@ -596,6 +600,13 @@ func (in *Integrator) checkAnchored(ctx context.Context, st *state) error {
 			err = consistent(newTileReader(ctx, in.Leases), st.tree(), c)
 		}
 	}
+	if err != nil && anchored != nil && anchored.Size > st.Size {
+		// Another integrator may have appended and anchored since st
+		// was read: a state read after the anchor is as new as it.
+		if now, lerr := loadState(ctx, in.Leases, nil); lerr == nil && now.Size > st.Size {
+			return errMovedOn
+		}
+	}
 	if err != nil {
 		in.checked = consistency{}
 		return in.refuse(st, anchored, err)
@@ -606,6 +617,10 @@ func (in *Integrator) checkAnchored(ctx context.Context, st *state) error {
 	in.report(nil)
 	return nil
 }
+
+// errMovedOn is a pass's state found older than the anchor because the log
+// grew since it was read: the next pass checks the newer state.
+var errMovedOn = errors.New("the log state moved on while it was checked")
 
 // consistency is a state document, by ETag, known to be consistent with
 // the anchored checkpoint note anchor.

@@ -735,3 +735,45 @@ func TestCheckpointVerifiedOncePerNote(t *testing.T) {
 		t.Fatalf("a tampered stored checkpoint read after a good one: %v, want Internal", err)
 	}
 }
+
+// overtaken is an integrator's anchors that let another integrator append
+// and anchor, once, between the pass reading its state and its anchor.
+type overtaken struct {
+	Anchors
+	other func()
+	once  sync.Once
+}
+
+func (o *overtaken) Newest(ctx context.Context) ([]byte, error) {
+	o.once.Do(o.other)
+	return o.Anchors.Newest(ctx)
+}
+
+// A pass whose state another integrator extends and anchors while the pass
+// checks it finds the anchor ahead of the state it read: that is the log
+// moving on, not a rollback, and the pass signs nothing and refuses
+// nothing; the next pass appends from the newer state.
+func TestOvertakenPassRefusesNothing(t *testing.T) {
+	f := newFixture(t)
+	put(t, f.audit, chain(t, "alice", "o1", 2))
+	run(t, f.integrator())
+	put(t, f.audit, chain(t, "alice", "o2", 3))
+	in := f.integrator()
+	var refused error
+	in.Report = func(err error) { refused = cmp.Or(refused, err) }
+	in.Anchors = &overtaken{Anchors: f.anchors, other: func() {
+		if res := run(t, f.integrator()); res.Appended != 3 || !res.Published {
+			t.Fatalf("the other integrator: %+v", res)
+		}
+	}}
+	if res := run(t, in); res.Appended != 0 || res.Published {
+		t.Fatalf("the overtaken pass: %+v, want nothing appended or signed", res)
+	}
+	put(t, f.audit, chain(t, "alice", "o3", 1))
+	if res := run(t, in); res.Appended != 1 || !res.Published || res.Size != 6 {
+		t.Fatalf("the next pass: %+v, want one leaf appended and signed at size 6", res)
+	}
+	if refused != nil {
+		t.Fatalf("refused: %v", refused)
+	}
+}
