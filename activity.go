@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"strings"
 	"time"
+
+	"github.com/todoaudit/todo/internal/timetext"
 )
 
 // An activity entry is a reference to an audit record in a partition of
@@ -33,7 +35,10 @@ func ActivityKey(user string, at time.Time) string {
 // TimeKey is t in UTC with exactly nine fractional digits: strings of
 // this form compare as the times do (RFC 3339 text with trimmed fractions
 // does not), so that a store's string order is time order.
-func TimeKey(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000000000Z") }
+func TimeKey(t time.Time) string {
+	var b [len(timetext.KeyLayout)]byte
+	return string(timetext.AppendKey(b[:0], t))
+}
 
 // IsActivityKey reports whether an audit partition key is an activity
 // partition's.

@@ -255,7 +255,7 @@ func canonicalTime(t time.Time) string {
 	if t.IsZero() {
 		return ""
 	}
-	return t.UTC().Format("2006-01-02T15:04:05.000000000Z")
+	return TimeKey(t)
 }
 
 // committed are the properties the chain commits to, each with the

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/todoaudit/todo/internal/timetext"
 )
 
 // TypeDeadLetter is the type of dead-letter records in the audit container.
@@ -22,7 +24,7 @@ const MaxDeadLetterDocumentBytes = 256 * 1024
 
 // DeadLetterTimeLayout is a fixed-width RFC 3339 UTC layout, so that dead
 // letters sort by time as strings.
-const DeadLetterTimeLayout = "2006-01-02T15:04:05.000000000Z"
+const DeadLetterTimeLayout = timetext.KeyLayout
 
 // DeadLetter is a change-feed document the audit could not turn into a
 // record. It is kept in the audit container instead of failing its batch,
@@ -57,7 +59,7 @@ func NewDeadLetter(source string, raw json.RawMessage, reason string, at time.Ti
 		Type:      TypeDeadLetter,
 		Source:    source,
 		Reason:    reason,
-		At:        at.UTC().Format(DeadLetterTimeLayout),
+		At:        TimeKey(at),
 		Size:      len(raw),
 		SHA256:    hex.EncodeToString(sum[:]),
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/todoaudit/todo/internal/jsonfield"
 	"github.com/todoaudit/todo/internal/jsonstr"
+	"github.com/todoaudit/todo/internal/timetext"
 )
 
 // JSONAppender is a document that appends its own encoding, the bytes
@@ -231,7 +232,7 @@ func appendValue(b []byte, k valueKind, p unsafe.Pointer) []byte {
 
 func appendTime(b []byte, t time.Time) []byte {
 	b = append(b, '"')
-	b = t.AppendFormat(b, time.RFC3339Nano)
+	b = timetext.AppendRFC3339Nano(b, t)
 	return append(b, '"')
 }
 

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/internal/timetext"
 )
 
 // leafHeader is the first line of every leaf: the encoding and its version.
@@ -89,8 +90,6 @@ func isHex(s string, emptyOK bool) bool {
 	return true
 }
 
-const leafTime = "2006-01-02T15:04:05.000000000Z"
-
 // Encode is the leaf's bytes: the header line, then one "name value" line
 // each for type, owner, id, version, hash, prev and at, every line ending in
 // a newline. Times are UTC RFC 3339 with nine fractional digits, so that a
@@ -111,7 +110,7 @@ func (l *Leaf) fields() [7][2]string {
 	return [7][2]string{
 		{"type", l.EntityType}, {"owner", l.Owner}, {"id", l.ID},
 		{"version", strconv.FormatInt(l.Version, 10)}, {"hash", l.Hash}, {"prev", l.PrevHash},
-		{"at", l.At.UTC().Format(leafTime)},
+		{"at", todo.TimeKey(l.At)},
 	}
 }
 
@@ -136,7 +135,7 @@ func ParseLeaf(b []byte) (Leaf, error) {
 	if l.Version, err = strconv.ParseInt(vals[3], 10, 64); err != nil {
 		return l, fmt.Errorf("leaf version %q is not a number", vals[3])
 	}
-	if l.At, err = time.Parse(leafTime, vals[6]); err != nil {
+	if l.At, err = time.Parse(timetext.KeyLayout, vals[6]); err != nil {
 		return l, fmt.Errorf("leaf time %q is not UTC RFC 3339 with nine fractional digits", vals[6])
 	}
 	if err := l.check(); err != nil {

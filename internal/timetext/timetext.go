@@ -1,0 +1,70 @@
+// Package timetext writes the two time layouts the audit writes on every
+// version, the bytes time.Time.AppendFormat gives, in about a third of its
+// time (see the benchmarks): it interprets its layout on every call, and
+// every write formats several times.
+package timetext
+
+import "time"
+
+// KeyLayout is UTC with exactly nine fractional digits: strings of this
+// form compare as the times do, where RFC 3339 text with trimmed fractions
+// does not.
+const KeyLayout = "2006-01-02T15:04:05.000000000Z"
+
+// AppendKey appends t in UTC in KeyLayout.
+func AppendKey(b []byte, t time.Time) []byte {
+	t = t.UTC()
+	if y := t.Year(); y < 0 || y > 9999 {
+		return t.AppendFormat(b, KeyLayout)
+	}
+	b = appendDateTime(b, t)
+	b = append(b, '.')
+	b = appendDigits(b, t.Nanosecond(), 9)
+	return append(b, 'Z')
+}
+
+// AppendRFC3339Nano appends t as t.AppendFormat(b, time.RFC3339Nano) does.
+func AppendRFC3339Nano(b []byte, t time.Time) []byte {
+	if _, offset := t.Zone(); offset != 0 || t.Year() < 0 || t.Year() > 9999 {
+		return t.AppendFormat(b, time.RFC3339Nano)
+	}
+	b = appendDateTime(b, t)
+	if ns := t.Nanosecond(); ns != 0 {
+		digits := 9
+		for ns%10 == 0 {
+			ns /= 10
+			digits--
+		}
+		b = append(b, '.')
+		b = appendDigits(b, ns, digits)
+	}
+	return append(b, 'Z')
+}
+
+// appendDateTime appends t's 2006-01-02T15:04:05 in its own zone, for a
+// year of at most four digits.
+func appendDateTime(b []byte, t time.Time) []byte {
+	year, month, day := t.Date()
+	hour, minute, second := t.Clock()
+	b = appendDigits(b, year, 4)
+	b = append(b, '-')
+	b = appendDigits(b, int(month), 2)
+	b = append(b, '-')
+	b = appendDigits(b, day, 2)
+	b = append(b, 'T')
+	b = appendDigits(b, hour, 2)
+	b = append(b, ':')
+	b = appendDigits(b, minute, 2)
+	b = append(b, ':')
+	return appendDigits(b, second, 2)
+}
+
+// appendDigits appends the n low decimal digits of v ≥ 0, zero-padded.
+func appendDigits(b []byte, v, n int) []byte {
+	b = append(b, "000000000"[:n]...)
+	for i := len(b) - 1; n > 0; i, n = i-1, n-1 {
+		b[i] = byte('0' + v%10)
+		v /= 10
+	}
+	return b
+}
