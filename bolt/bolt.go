@@ -354,6 +354,14 @@ func lsnKey(lsn uint64) []byte {
 	return b
 }
 
+// appendJSONETag appends an ETag etagOf wrote as a JSON string: its
+// quotes escaped, its hex digits as they are.
+func appendJSONETag(b []byte, etag string) []byte {
+	b = append(b, `"\"`...)
+	b = append(b, etag[1:len(etag)-1]...)
+	return append(b, `\""`...)
+}
+
 func etagOf(lsn uint64) string {
 	var b [18]byte
 	hex := strconv.AppendUint(b[:0], lsn, 16)

@@ -340,7 +340,7 @@ func (c *container) apply(tx *bbolt.Tx, preps []prepared, results []store.OpResu
 		etag := etagOf(lsn)
 		body := make([]byte, 0, len(p.body)+48)
 		body = append(body, `{"_etag":`...)
-		body = strconv.AppendQuote(body, etag)
+		body = appendJSONETag(body, etag)
 		body = append(body, `,"_ts":`...)
 		body = strconv.AppendInt(body, ts, 10)
 		body = append(body, ',')

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -301,6 +302,18 @@ func TestWrittenSinceWithoutDecoding(t *testing.T) {
 		ts, ok := bodyWrittenAt([]byte(body))
 		if ok != (want >= 0) || ok && ts != want {
 			t.Errorf("bodyWrittenAt(%s) = %d, %v; want %d", body, ts, ok, want)
+		}
+	}
+}
+
+// A stored document's _etag is its ETag as a JSON string, for every width
+// of the sequence number behind it.
+func TestETagInTheDocument(t *testing.T) {
+	for _, lsn := range []uint64{0, 1, 0xabc, 1<<63 + 5, math.MaxUint64} {
+		etag := etagOf(lsn)
+		var got string
+		if err := json.Unmarshal(appendJSONETag(nil, etag), &got); err != nil || got != etag {
+			t.Errorf("lsn %d: %q decodes to %q, %v; want %q", lsn, appendJSONETag(nil, etag), got, err, etag)
 		}
 	}
 }
