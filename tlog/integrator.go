@@ -461,19 +461,15 @@ func (in *Integrator) build(ctx context.Context, st *state, ext *extension) erro
 	}
 	hr := ext.hashes
 	var docs []store.Upsert
-	add := func(id string, v any) error {
-		b, err := json.Marshal(v)
-		docs = append(docs, store.Upsert{Container: in.Leases.Spec().Name, PartitionKey: store.PartitionKey{id}, Doc: b})
-		return err
+	add := func(id string, doc []byte) {
+		docs = append(docs, store.Upsert{Container: in.Leases.Spec().Name, PartitionKey: store.PartitionKey{id}, Doc: doc})
 	}
 	for _, t := range tlog.NewTiles(TileHeight, st.PrevSize, st.Size) {
 		data, err := tlog.ReadTileData(t, hr)
 		if err != nil {
 			return err
 		}
-		if err := add(tileID(t), tileDoc{ID: tileID(t), Data: data}); err != nil {
-			return err
-		}
+		add(tileID(t), tileDoc{ID: tileID(t), Data: data}.appendJSON(nil))
 	}
 	last, err := in.addBundles(tr, st, add)
 	if err != nil {
@@ -482,9 +478,7 @@ func (in *Integrator) build(ctx context.Context, st *state, ext *extension) erro
 	for i, leaf := range st.Leaves {
 		l := ext.leaves[i]
 		id := indexID(l.EntityKey(), l.Version)
-		if err := add(id, indexDoc{ID: id, EntityKey: l.EntityKey(), Version: l.Version, Index: st.PrevSize + int64(i), Leaf: leaf}); err != nil {
-			return err
-		}
+		add(id, indexDoc{ID: id, EntityKey: l.EntityKey(), Version: l.Version, Index: st.PrevSize + int64(i), Leaf: leaf}.appendJSON(nil))
 	}
 	if err := in.write(ctx, docs); err != nil {
 		return err
@@ -543,7 +537,7 @@ const writesAtOnce = 32
 // addBundles adds the entry bundles st's leaves fall in, each with the
 // entries before them that the previous tree's bundle holds, and returns
 // the entries of the last.
-func (in *Integrator) addBundles(tr *tileReader, st *state, add func(id string, v any) error) ([][]byte, error) {
+func (in *Integrator) addBundles(tr *tileReader, st *state, add func(id string, doc []byte)) ([][]byte, error) {
 	known := in.edge.of(tlog.Tree{N: st.PrevSize, Hash: st.PrevRoot})
 	var entries [][]byte
 	for n := st.PrevSize / tileWidth; n*tileWidth < st.Size; n++ {
@@ -571,9 +565,7 @@ func (in *Integrator) addBundles(tr *tileReader, st *state, add func(id string, 
 		if err != nil {
 			return nil, err
 		}
-		if err := add(tileID(t), tileDoc{ID: tileID(t), Data: data}); err != nil {
-			return nil, err
-		}
+		add(tileID(t), tileDoc{ID: tileID(t), Data: data}.appendJSON(nil))
 	}
 	return entries, nil
 }

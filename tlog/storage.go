@@ -3,6 +3,7 @@ package tlog
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/internal/jsonstr"
 	"github.com/todoaudit/todo/store"
 )
 
@@ -64,6 +66,15 @@ type tileDoc struct {
 	Data []byte `json:"data"`
 }
 
+// appendJSON appends d as json.Marshal encodes it when Data is not nil:
+// an append writes a tile, a bundle and an index document a leaf, and
+// encoding/json's reflection and the copy out of its buffer were a good
+// part of their cost.
+func (d tileDoc) appendJSON(b []byte) []byte {
+	b = appendMember(b, '{', "id", d.ID)
+	return appendBytes(b, "data", d.Data)
+}
+
 // indexDoc locates one version's leaf.
 type indexDoc struct {
 	ID        string `json:"id"`
@@ -71,6 +82,35 @@ type indexDoc struct {
 	Version   int64  `json:"version"`
 	Index     int64  `json:"index"`
 	Leaf      []byte `json:"leaf"`
+}
+
+// appendJSON appends d as json.Marshal encodes it when Leaf is not nil.
+func (d indexDoc) appendJSON(b []byte) []byte {
+	b = appendMember(b, '{', "id", d.ID)
+	b = appendMember(b, ',', "entityKey", d.EntityKey)
+	b = append(b, `,"version":`...)
+	b = strconv.AppendInt(b, d.Version, 10)
+	b = append(b, `,"index":`...)
+	b = strconv.AppendInt(b, d.Index, 10)
+	return appendBytes(b, "leaf", d.Leaf)
+}
+
+// appendMember appends sep, then the member name: value, value a string.
+func appendMember(b []byte, sep byte, name, value string) []byte {
+	b = append(b, sep, '"')
+	b = append(b, name...)
+	b = append(b, '"', ':')
+	return jsonstr.Append(b, value, jsonstr.JSON)
+}
+
+// appendBytes appends the last member of an object, name: value in
+// base64, as encoding/json writes a []byte, and closes the object.
+func appendBytes(b []byte, name string, value []byte) []byte {
+	b = append(b, ',', '"')
+	b = append(b, name...)
+	b = append(b, `":"`...)
+	b = base64.StdEncoding.AppendEncode(b, value)
+	return append(b, '"', '}')
 }
 
 type checkpointDoc struct {

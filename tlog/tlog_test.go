@@ -777,3 +777,26 @@ func TestOvertakenPassRefusesNothing(t *testing.T) {
 		t.Fatalf("refused: %v", refused)
 	}
 }
+
+// The log's tile and index documents are the bytes json.Marshal gives.
+func TestDocumentsEncodeAsJSON(t *testing.T) {
+	for _, d := range []tileDoc{
+		{ID: "tlog-tile-tile_0_000.p_3", Data: []byte{0, 1, 2, 0xff, 0xfe}},
+		{ID: "tlog-tile-tile_entries_001", Data: bytes.Repeat([]byte("entry\n"), 100)},
+		{ID: "x", Data: []byte{}},
+	} {
+		want, _ := json.Marshal(d)
+		if got := d.appendJSON(nil); !bytes.Equal(got, want) {
+			t.Errorf("tile document\n got %s\nwant %s", got, want)
+		}
+	}
+	for _, d := range []indexDoc{
+		{ID: "tlog-leaf-ab-v1", EntityKey: "todo/alice/t1", Version: 1, Index: 0, Leaf: []byte("todoaudit/leaf/v1\n")},
+		{ID: "tlog-leaf-cd-v9", EntityKey: "todo/b<o>b&\"\\\u2028é\xff/t\x01", Version: 1 << 40, Index: 123456789, Leaf: []byte{1}},
+	} {
+		want, _ := json.Marshal(d)
+		if got := d.appendJSON(nil); !bytes.Equal(got, want) {
+			t.Errorf("index document\n got %s\nwant %s", got, want)
+		}
+	}
+}
