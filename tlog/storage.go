@@ -67,9 +67,9 @@ type tileDoc struct {
 }
 
 // appendJSON appends d as json.Marshal encodes it when Data is not nil:
-// an append writes a tile, a bundle and an index document a leaf, and
-// encoding/json's reflection and the copy out of its buffer were a good
-// part of their cost.
+// an append writes its tiles, its entry bundle and an index document a
+// leaf, and encoding/json's reflection and the copy out of its buffer were
+// a good part of their cost.
 func (d tileDoc) appendJSON(b []byte) []byte {
 	b = appendMember(b, '{', "id", d.ID)
 	return appendBytes(b, "data", d.Data)

@@ -14,21 +14,22 @@ const KeyLayout = "2006-01-02T15:04:05.000000000Z"
 // AppendKey appends t in UTC in KeyLayout.
 func AppendKey(b []byte, t time.Time) []byte {
 	t = t.UTC()
-	if y := t.Year(); y < 0 || y > 9999 {
+	out, ok := appendDateTime(b, t)
+	if !ok {
 		return t.AppendFormat(b, KeyLayout)
 	}
-	b = appendDateTime(b, t)
-	b = append(b, '.')
+	b = append(out, '.')
 	b = appendDigits(b, t.Nanosecond(), 9)
 	return append(b, 'Z')
 }
 
 // AppendRFC3339Nano appends t as t.AppendFormat(b, time.RFC3339Nano) does.
 func AppendRFC3339Nano(b []byte, t time.Time) []byte {
-	if _, offset := t.Zone(); offset != 0 || t.Year() < 0 || t.Year() > 9999 {
+	out, ok := appendDateTime(b, t)
+	if _, offset := t.Zone(); !ok || offset != 0 {
 		return t.AppendFormat(b, time.RFC3339Nano)
 	}
-	b = appendDateTime(b, t)
+	b = out
 	if ns := t.Nanosecond(); ns != 0 {
 		digits := 9
 		for ns%10 == 0 {
@@ -41,10 +42,14 @@ func AppendRFC3339Nano(b []byte, t time.Time) []byte {
 	return append(b, 'Z')
 }
 
-// appendDateTime appends t's 2006-01-02T15:04:05 in its own zone, for a
-// year of at most four digits.
-func appendDateTime(b []byte, t time.Time) []byte {
+// appendDateTime appends t's 2006-01-02T15:04:05 in its own zone; not
+// ok, and b as it was, for a year outside 0 to 9999, which the layouts
+// write otherwise.
+func appendDateTime(b []byte, t time.Time) ([]byte, bool) {
 	year, month, day := t.Date()
+	if year < 0 || year > 9999 {
+		return b, false
+	}
 	hour, minute, second := t.Clock()
 	b = appendDigits(b, year, 4)
 	b = append(b, '-')
@@ -56,7 +61,7 @@ func appendDateTime(b []byte, t time.Time) []byte {
 	b = append(b, ':')
 	b = appendDigits(b, minute, 2)
 	b = append(b, ':')
-	return appendDigits(b, second, 2)
+	return appendDigits(b, second, 2), true
 }
 
 // appendDigits appends the n low decimal digits of v ≥ 0, zero-padded.
