@@ -6,13 +6,15 @@ import "golang.org/x/mod/sumdb/tlog"
 // so that the next append reads none of it back: the state, the stored
 // hashes of its tree that an append to it reads (the roots of the complete
 // subtrees the tree is made of, and the hashes in its partial tiles) and
-// the entries of its partial entry bundle. They were computed from the
+// the entries of its partial entry bundle, with the chains of pieces its
+// partial tiles were written as, where known. They were computed from the
 // committed leaves, so they need no check against the tree's root; what
 // the tree's root is, its hashes are, whatever the store holds meanwhile.
 type edge struct {
 	st      *state
 	hashes  map[int64]tlog.Hash
 	entries [][]byte
+	pieces  map[tileKey]pieces
 }
 
 // of returns e when it is the edge of the tree t, else nil.

@@ -63,6 +63,30 @@ func FuzzParseBundle(f *testing.F) {
 	})
 }
 
+// The first w entries of a bundle's bytes are a prefix of them that parses
+// as w entries, or an error when they hold fewer.
+func FuzzBundlePrefix(f *testing.F) {
+	b, _ := EncodeBundle([][]byte{[]byte("a"), {}, []byte("leaf")})
+	f.Add(b, uint8(2))
+	f.Add([]byte{0, 5, 'x'}, uint8(1))
+	f.Fuzz(func(t *testing.T, b []byte, w uint8) {
+		got, err := prefix(tlog.Tile{H: TileHeight, L: -1, W: int(w)}, b)
+		entries, perr := ParseBundle(b)
+		if perr == nil && len(entries) >= int(w) && err != nil {
+			t.Fatalf("%x holds %d entries, but its first %d do not read: %v", b, len(entries), w, err)
+		}
+		if err != nil {
+			return
+		}
+		if !bytes.HasPrefix(b, got) {
+			t.Fatalf("%x: %x is not its prefix", b, got)
+		}
+		if entries, err := ParseBundle(got); err != nil || len(entries) != int(w) {
+			t.Fatalf("%x: its first %d entries %x parse as %d (%v)", b, w, got, len(entries), err)
+		}
+	})
+}
+
 // A checkpoint note opens only when signed by the log's key; a body that
 // parses gives back the tree it names.
 func FuzzOpenCheckpoint(f *testing.F) {

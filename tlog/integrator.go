@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -29,7 +30,7 @@ import (
 // commits and the other gets PreconditionFailed and appends nothing. Only
 // then are the tiles, entry bundles and index documents of the append
 // written, and they are derived from the committed state alone, so every
-// integrator that writes them writes the same bytes; the next pass of any
+// integrator that writes them writes the same tiles; the next pass of any
 // integrator writes them again before it appends. So an integrator killed
 // at any point leaves no gap (the state names every leaf its tiles need)
 // and no duplicate (a version whose index document exists is not appended
@@ -464,14 +465,40 @@ func (in *Integrator) build(ctx context.Context, st *state, ext *extension) erro
 	add := func(id string, doc []byte) {
 		docs = append(docs, store.Upsert{Container: in.Leases.Spec().Name, PartitionKey: store.PartitionKey{id}, Doc: doc})
 	}
-	for _, t := range tlog.NewTiles(TileHeight, st.PrevSize, st.Size) {
-		data, err := tlog.ReadTileData(t, hr)
+	chains := map[tileKey]pieces{}
+	if known := in.edge.of(tlog.Tree{N: st.PrevSize, Hash: st.PrevRoot}); known != nil {
+		chains = maps.Clone(known.pieces)
+	}
+	// addTile adds the document of t: the whole tile when it is full,
+	// else the next piece of its chain. data gives t's hashes or entries
+	// from a width on.
+	addTile := func(t tlog.Tile, data func(from int) ([]byte, error)) error {
+		from := 0
+		if t.W < tileWidth {
+			from, chains[keyOf(t)] = chains[keyOf(t)].grow(t.W)
+		} else {
+			delete(chains, keyOf(t))
+		}
+		b, err := data(from)
 		if err != nil {
 			return err
 		}
-		add(tileID(t), tileDoc{ID: tileID(t), Data: data}.appendJSON(nil))
+		add(tileID(t), tileDoc{ID: tileID(t), From: from, Data: b}.appendJSON(nil))
+		return nil
 	}
-	last, err := in.addBundles(tr, st, add)
+	for _, t := range tlog.NewTiles(TileHeight, st.PrevSize, st.Size) {
+		err := addTile(t, func(from int) ([]byte, error) {
+			b, err := tlog.ReadTileData(t, hr)
+			if err != nil {
+				return nil, err
+			}
+			return b[from*tlog.HashSize:], nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	last, err := in.addBundles(tr, st, addTile)
 	if err != nil {
 		return err
 	}
@@ -487,6 +514,7 @@ func (in *Integrator) build(ctx context.Context, st *state, ext *extension) erro
 	if err != nil {
 		return err
 	}
+	e.pieces = chains
 	in.edge = e
 	return nil
 }
@@ -537,7 +565,7 @@ const writesAtOnce = 32
 // addBundles adds the entry bundles st's leaves fall in, each with the
 // entries before them that the previous tree's bundle holds, and returns
 // the entries of the last.
-func (in *Integrator) addBundles(tr *tileReader, st *state, add func(id string, doc []byte)) ([][]byte, error) {
+func (in *Integrator) addBundles(tr *tileReader, st *state, addTile func(tlog.Tile, func(from int) ([]byte, error)) error) ([][]byte, error) {
 	known := in.edge.of(tlog.Tree{N: st.PrevSize, Hash: st.PrevRoot})
 	var entries [][]byte
 	for n := st.PrevSize / tileWidth; n*tileWidth < st.Size; n++ {
@@ -561,11 +589,9 @@ func (in *Integrator) addBundles(tr *tileReader, st *state, add func(id string, 
 		from, to := max(start, st.PrevSize)-st.PrevSize, min(st.Size, start+tileWidth)-st.PrevSize
 		entries = append(entries, st.Leaves[from:to]...)
 		t := tlog.Tile{H: TileHeight, L: -1, N: n, W: len(entries)}
-		data, err := EncodeBundle(entries)
-		if err != nil {
+		if err := addTile(t, func(from int) ([]byte, error) { return EncodeBundle(entries[from:]) }); err != nil {
 			return nil, err
 		}
-		add(tileID(t), tileDoc{ID: tileID(t), Data: data}.appendJSON(nil))
 	}
 	return entries, nil
 }

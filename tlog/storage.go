@@ -4,9 +4,9 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -25,7 +25,8 @@ import (
 //     append, with the tree they extended, so that the tiles of the tree
 //     can always be rebuilt from what was committed (see Integrator);
 //   - tlog-tile-<path>: one C2SP tile or entry bundle, its path with "/"
-//     spelt "_" (ids cannot hold a slash);
+//     spelt "_" (ids cannot hold a slash); a partial one may continue the
+//     document of a narrower width (see pieces);
 //   - tlog-leaf-<digest>: where one version's leaf is, for its proof;
 //   - tlog-checkpoint: the latest signed checkpoint.
 const (
@@ -62,7 +63,10 @@ func (s *state) mayHold(at time.Time) bool {
 }
 
 type tileDoc struct {
-	ID   string `json:"id"`
+	ID string `json:"id"`
+	// From is the width of the same tile whose document holds the hashes
+	// or entries before Data's; 0 when Data is the whole tile.
+	From int    `json:"from,omitempty"`
 	Data []byte `json:"data"`
 }
 
@@ -72,6 +76,10 @@ type tileDoc struct {
 // a good part of their cost.
 func (d tileDoc) appendJSON(b []byte) []byte {
 	b = appendMember(b, '{', "id", d.ID)
+	if d.From != 0 {
+		b = append(b, `,"from":`...)
+		b = strconv.AppendInt(b, int64(d.From), 10)
+	}
 	return appendBytes(b, "data", d.Data)
 }
 
@@ -191,7 +199,7 @@ func (r *tileReader) ReadTiles(tiles []tlog.Tile) ([][]byte, error) {
 			return nil, err
 		}
 		if len(b) != t.W*tlog.HashSize {
-			return nil, fmt.Errorf("tile %s holds %d bytes, not %d", TilePath(t), len(b), t.W*tlog.HashSize)
+			return nil, todo.Errorf(todo.Internal, "tile %s holds %d bytes, not %d", TilePath(t), len(b), t.W*tlog.HashSize)
 		}
 		r.cache[t] = b
 		out[i] = b
@@ -201,12 +209,80 @@ func (r *tileReader) ReadTiles(tiles []tlog.Tile) ([][]byte, error) {
 
 func (r *tileReader) SaveTiles([]tlog.Tile, [][]byte) {}
 
+// read reads the tile t: a partial tile's chain of documents, or, when
+// the log no longer holds them, the start of its full tile.
 func (r *tileReader) read(t tlog.Tile) ([]byte, error) {
-	var d tileDoc
-	if _, err := read(r.ctx, r.c, tileID(t), &d); err != nil {
+	b, err := r.chain(t)
+	if todo.IsKind(err, todo.NotFound) && t.W < tileWidth {
+		full := t
+		full.W = tileWidth
+		whole, ferr := r.chain(full)
+		if ferr != nil {
+			return nil, err
+		}
+		return prefix(t, whole)
+	}
+	if err != nil {
 		return nil, err
 	}
-	return d.Data, nil
+	p, err := prefix(t, b)
+	if err == nil && len(p) != len(b) {
+		err = todo.Errorf(todo.Internal, "tile %s holds more than its width", TilePath(t))
+	}
+	return p, err
+}
+
+// chain reads the documents of t, from its own back to a whole one, and
+// joins their data.
+func (r *tileReader) chain(t tlog.Tile) ([]byte, error) {
+	var parts [][]byte
+	size := 0
+	for w := t.W; ; {
+		var d tileDoc
+		at := t
+		at.W = w
+		if _, err := read(r.ctx, r.c, tileID(at), &d); err != nil {
+			return nil, err
+		}
+		parts = append(parts, d.Data)
+		size += len(d.Data)
+		if d.From == 0 {
+			break
+		}
+		if d.From < 0 || d.From >= w {
+			return nil, todo.Errorf(todo.Internal, "log document %s continues a tile of width %d", tileID(at), d.From)
+		}
+		w = d.From
+	}
+	if len(parts) == 1 {
+		return parts[0], nil
+	}
+	b := make([]byte, 0, size)
+	for i := len(parts) - 1; i >= 0; i-- {
+		b = append(b, parts[i]...)
+	}
+	return b, nil
+}
+
+// prefix returns the first t.W hashes or entries of b, the data of a tile
+// at least as wide; an error when b holds fewer.
+func prefix(t tlog.Tile, b []byte) ([]byte, error) {
+	if t.L >= 0 {
+		if n := t.W * tlog.HashSize; len(b) >= n {
+			return b[:n], nil
+		}
+		return nil, todo.Errorf(todo.Internal, "tile %s holds %d bytes, not %d", TilePath(t), len(b), t.W*tlog.HashSize)
+	}
+	n := 0
+	for range t.W {
+		if len(b)-n < 2 {
+			return nil, todo.Errorf(todo.Internal, "entry bundle %s holds fewer than %d entries", TilePath(t), t.W)
+		}
+		if n += 2 + int(binary.BigEndian.Uint16(b[n:])); n > len(b) {
+			return nil, todo.Errorf(todo.Internal, "entry bundle %s ends inside an entry", TilePath(t))
+		}
+	}
+	return b[:n], nil
 }
 
 // hashes is a hash reader over the tree t, every tile it reads checked

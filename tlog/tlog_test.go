@@ -783,6 +783,7 @@ func TestDocumentsEncodeAsJSON(t *testing.T) {
 	for _, d := range []tileDoc{
 		{ID: "tlog-tile-tile_0_000.p_3", Data: []byte{0, 1, 2, 0xff, 0xfe}},
 		{ID: "tlog-tile-tile_entries_001", Data: bytes.Repeat([]byte("entry\n"), 100)},
+		{ID: "tlog-tile-tile_entries_002.p_9", From: 4, Data: []byte("piece")},
 		{ID: "x", Data: []byte{}},
 	} {
 		want, _ := json.Marshal(d)
