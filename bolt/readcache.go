@@ -2,6 +2,7 @@ package bolt
 
 import (
 	"bytes"
+	"hash/maphash"
 	"math"
 	"sync"
 )
@@ -28,14 +29,21 @@ import (
 // (the floor rises to the current generation: readers that began before
 // then keep nothing), and copies are evicted at random past the byte
 // budget, so the cache stays small whatever the traffic.
+//
+// Stamps are kept by a hash of the key: tens of thousands of key strings
+// were most of the process's live heap, each an object the garbage
+// collector marks, and a string allocated a key each commit. Keys that
+// share a hash share the newest of their stamps, which only keeps a reader
+// from caching a copy it could have kept.
 type readCache struct {
 	mu      sync.RWMutex
 	gen     uint64
 	floor   uint64
 	entries map[string]record // by cacheKey; bodies are copies
 	bytes   int
-	stamped map[string]uint64 // by cacheKey: the generation that last changed it
-	pending [][]byte          // keys written by the transaction being committed
+	seed    maphash.Seed
+	stamped map[uint64]uint64 // by the hash of a cacheKey: the generation that last changed it
+	pending []uint64          // the hashes of the keys the transaction being committed writes
 }
 
 // The cache's bounds: copies of items up to maxCachedBody bytes, at most
@@ -47,7 +55,7 @@ const (
 )
 
 func newReadCache() *readCache {
-	return &readCache{entries: map[string]record{}, stamped: map[string]uint64{}}
+	return &readCache{entries: map[string]record{}, seed: maphash.MakeSeed(), stamped: map[uint64]uint64{}}
 }
 
 // cacheKey is an item's key in the cache: its container's bucket name and
@@ -81,7 +89,7 @@ func (rc *readCache) fill(key []byte, gen uint64, r record) {
 	}
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
-	if gen < rc.floor || rc.stamped[string(key)] > gen {
+	if gen < rc.floor || rc.stamped[maphash.Bytes(rc.seed, key)] > gen {
 		return
 	}
 	if old, ok := rc.entries[string(key)]; ok {
@@ -112,8 +120,9 @@ func (rc *readCache) written(key []byte) {
 		rc.bytes -= len(old.body)
 		delete(rc.entries, string(key))
 	}
-	rc.stamped[string(key)] = inFlight
-	rc.pending = append(rc.pending, key)
+	h := maphash.Bytes(rc.seed, key)
+	rc.stamped[h] = inFlight
+	rc.pending = append(rc.pending, h)
 }
 
 // committed follows every commit attempt, successful or not: the keys
@@ -130,8 +139,8 @@ func (rc *readCache) committed() {
 		clear(rc.stamped)
 		rc.floor = rc.gen
 	}
-	for _, k := range rc.pending {
-		rc.stamped[string(k)] = rc.gen
+	for _, h := range rc.pending {
+		rc.stamped[h] = rc.gen
 	}
 	rc.pending = rc.pending[:0]
 }
