@@ -18,7 +18,9 @@
 // With -instructions it instead counts, under valgrind's callgrind, the
 // instructions per request of the handler and of the bare server for a
 // point read, a list page, a create and updates from 1 and 32 clients:
-// figures that do not move with the machine's load.
+// figures that do not move with the machine's load. With -store-bytes N
+// it creates N todos (from 32 clients, or one every -every apart) and
+// prints where the embedded store's bytes go.
 //
 // It only talks to servers it starts on 127.0.0.1, and every phase is
 // bounded in time. Run it with make bench.
@@ -49,6 +51,7 @@ func main() {
 		bin      = flag.String("handler", "", "handler binary (default: build ./handler)")
 		baseline = flag.String("serve-baseline", "", "internal: serve the answers in this directory as the bare net/http baseline")
 		bytesOf  = flag.Int("store-bytes", 0, "create this many todos on the embedded store and print where the file's bytes go, instead of the wall-clock rounds")
+		every    = flag.Duration("every", 0, "with -store-bytes: create the todos one at a time, this far apart, instead of from 32 clients at once")
 		counts   = flag.Bool("instructions", false, "count instructions per request under valgrind's callgrind instead of the wall-clock rounds")
 		keep     = flag.String("callgrind-dir", "", "with -instructions: keep each workload's callgrind dump in this directory, for callgrind_annotate")
 		listen   = flag.String("listen", "", "internal: baseline listen address")
@@ -59,13 +62,13 @@ func main() {
 		serveBaseline(*baseline, *listen)
 		return
 	}
-	if err := run(*bin, *duration, *clients, *counts, *bytesOf); err != nil {
+	if err := run(*bin, *duration, *clients, *counts, *bytesOf, *every); err != nil {
 		fmt.Fprintln(os.Stderr, "loadtest:", err)
 		os.Exit(1)
 	}
 }
 
-func run(bin string, d time.Duration, clients int, counts bool, todos int) error {
+func run(bin string, d time.Duration, clients int, counts bool, todos int, every time.Duration) error {
 	tmp, err := os.MkdirTemp("", "loadtest")
 	if err != nil {
 		return err
@@ -83,7 +86,7 @@ func run(bin string, d time.Duration, clients int, counts bool, todos int) error
 		return instructions(bin, tmp)
 	}
 	if todos > 0 {
-		return storeBytes(bin, tmp, todos)
+		return storeBytes(bin, tmp, todos, every)
 	}
 	fmt.Printf("loadtest: %d clients, %v rounds, GOMAXPROCS of this machine: %d cores\n\n", clients, d, numCPU())
 

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"go.etcd.io/bbolt"
 
@@ -14,11 +17,14 @@ import (
 )
 
 // storeBytes creates n todos through the handler on the embedded store
-// (the audit on), waits until the audit has caught up, stops the handler
-// and prints where the file's bytes go: key and value bytes per bucket
-// path (container, then its inner buckets), and the pages bbolt holds
-// free or part-filled.
-func storeBytes(bin, tmp string, n int) error {
+// (the audit on), as fast as 32 clients can or, when every is set, one at
+// a time that far apart, as a quiet deployment writes: then each of the
+// log's passes holds a leaf or two. It waits until the audit, and the log
+// when the handler keeps one, hold every version, stops the handler and
+// prints where the file's bytes go: key and value bytes per bucket path
+// (container, then its inner buckets), and the pages bbolt holds free or
+// part-filled.
+func storeBytes(bin, tmp string, n int, every time.Duration) error {
 	dir := filepath.Join(tmp, "bytes")
 	h, err := startHandler(bin, dir)
 	if err != nil {
@@ -26,29 +32,23 @@ func storeBytes(bin, tmp string, n int) error {
 	}
 	defer h.stop()
 	c := newClient(32)
-	var made atomic.Int64
-	errs := make(chan error, 32)
-	for range 32 {
-		go func() {
-			for made.Add(1) <= int64(n) {
-				if _, err := sendPost(c, h.base); err != nil {
-					errs <- err
-					return
-				}
-			}
-			errs <- nil
-		}()
-	}
-	for range 32 {
-		if e := <-errs; e != nil && err == nil {
-			err = e
-		}
+	if every > 0 {
+		err = createPaced(c, h.base, n, every)
+	} else {
+		err = createAtOnce(c, h.base, n)
 	}
 	if err != nil {
 		return err
 	}
 	if err := waitAudit(c, h.base); err != nil {
 		return err
+	}
+	if logs, err := keepsLog(c, h.base); err != nil {
+		return err
+	} else if logs {
+		if err := waitLog(c, h.base, int64(n)); err != nil {
+			return err
+		}
 	}
 	h.stop()
 
@@ -81,7 +81,11 @@ func storeBytes(bin, tmp string, n int) error {
 		return nil
 	})
 	stats := db.Stats()
-	fmt.Printf("embedded store after %d todos created, audit caught up: file %d bytes, %.0f bytes a todo\n", n, fi.Size(), float64(fi.Size())/float64(n))
+	pace := "from 32 clients"
+	if every > 0 {
+		pace = "one every " + every.String()
+	}
+	fmt.Printf("embedded store after %d todos created %s, audit and log caught up: file %d bytes, %.0f bytes a todo\n", n, pace, fi.Size(), float64(fi.Size())/float64(n))
 	fmt.Printf("%-40s %10s %12s %12s %10s\n", "bucket", "keys", "key bytes", "value bytes", "per todo")
 	names := make([]string, 0, len(sizes))
 	for k := range sizes {
@@ -112,6 +116,41 @@ func storeBytes(bin, tmp string, n int) error {
 		return err
 	}
 	fmt.Printf("%-40s %36d %10.0f\n", "the file compacted (cmd/store-compact)", after, float64(after)/float64(n))
+	return nil
+}
+
+// createAtOnce creates n todos from 32 clients.
+func createAtOnce(c *http.Client, base string, n int) error {
+	var made atomic.Int64
+	errs := make(chan error, 32)
+	for range 32 {
+		go func() {
+			for made.Add(1) <= int64(n) {
+				if _, err := sendPost(c, base); err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	var err error
+	for range 32 {
+		err = cmp.Or(err, <-errs)
+	}
+	return err
+}
+
+// createPaced creates n todos from one client, one every d.
+func createPaced(c *http.Client, base string, n int, d time.Duration) error {
+	tick := time.NewTicker(d)
+	defer tick.Stop()
+	for range n {
+		if _, err := sendPost(c, base); err != nil {
+			return err
+		}
+		<-tick.C
+	}
 	return nil
 }
 
