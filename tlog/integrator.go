@@ -465,9 +465,12 @@ func (in *Integrator) build(ctx context.Context, st *state, ext *extension) erro
 	add := func(id string, doc []byte) {
 		docs = append(docs, store.Upsert{Container: in.Leases.Spec().Name, PartitionKey: store.PartitionKey{id}, Doc: doc})
 	}
-	chains := map[tileKey]pieces{}
+	var chains map[tileKey]pieces
 	if known := in.edge.of(tlog.Tree{N: st.PrevSize, Hash: st.PrevRoot}); known != nil {
 		chains = maps.Clone(known.pieces)
+	}
+	if chains == nil {
+		chains = map[tileKey]pieces{}
 	}
 	// addTile adds the document of t: the whole tile when it is full,
 	// else the next piece of its chain. data gives t's hashes or entries
