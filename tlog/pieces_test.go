@@ -186,6 +186,19 @@ func TestPartialTileReadFromFullTile(t *testing.T) {
 	if _, _, err := l.Tile(ctx, TilePath(last)); !todo.IsKind(err, todo.NotFound) {
 		t.Fatalf("a document continuing a width the log does not hold: %v, want NotFound", err)
 	}
+
+	hashes := tlog.Tile{H: TileHeight, L: 0, N: 1, W: 300 - tileWidth}
+	var h tileDoc
+	if _, err := read(ctx, f.leases, tileID(hashes), &h); err != nil {
+		t.Fatal(err)
+	}
+	h.Data = append(h.Data, make([]byte, tlog.HashSize)...)
+	if err := upsert(ctx, f.leases, h.ID, h); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := l.Tile(ctx, TilePath(hashes)); !todo.IsKind(err, todo.Internal) {
+		t.Fatalf("a tile holding a hash more than its width: %v, want Internal", err)
+	}
 }
 
 // memHashes is a tree's stored hashes in memory.
