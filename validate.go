@@ -32,13 +32,17 @@ func ValidateSegment(what, s string, maxBytes int) error {
 		return Errorf(Invalid, "%s is required", what)
 	case len(s) > maxBytes:
 		return Errorf(Invalid, "%s is longer than %d bytes", what, maxBytes)
+	case plainASCII(s):
+		// Valid UTF-8 with nothing forbidden: of the spaces TrimSpace
+		// trims, only ' ' is printable ASCII.
+		if s[0] == ' ' || s[len(s)-1] == ' ' {
+			return Errorf(Invalid, "%s has leading or trailing spaces", what)
+		}
+		return nil
 	case !utf8.ValidString(s):
 		return Errorf(Invalid, "%s is not valid UTF-8", what)
 	case strings.TrimSpace(s) != s:
 		return Errorf(Invalid, "%s has leading or trailing spaces", what)
-	}
-	if plainASCII(s) {
-		return nil
 	}
 	for _, r := range s {
 		switch {
@@ -51,12 +55,20 @@ func ValidateSegment(what, s string, maxBytes int) error {
 	return nil
 }
 
-// plainASCII reports whether s is printable ASCII without / \\ ? #: the
-// common case, which ValidateSegment checks without decoding runes.
+// segmentPlain marks the bytes that ValidateSegment accepts without
+// decoding runes: printable ASCII but / \ ? #.
+var segmentPlain = func() (t [256]bool) {
+	for c := 0x20; c < 0x7f; c++ {
+		t[c] = c != '/' && c != '\\' && c != '?' && c != '#'
+	}
+	return t
+}()
+
+// plainASCII reports whether every byte of s is segmentPlain: the common
+// case, which ValidateSegment checks in one pass.
 func plainASCII(s string) bool {
 	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c < 0x20 || c >= 0x7f, c == '/', c == '\\', c == '?', c == '#':
+		if !segmentPlain[s[i]] {
 			return false
 		}
 	}
