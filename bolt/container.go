@@ -138,7 +138,7 @@ func (c *container) prepare(pk store.PartitionKey, op store.Op) (prepared, error
 	}
 	p.body = body
 	p.key = itemKey(pk, p.id)
-	p.order = c.orderEntries(pk, p.id, d.Sorted)
+	p.order = c.orderEntries(p.key, d.Sorted)
 	return p, nil
 }
 
@@ -257,19 +257,37 @@ type state struct {
 	exists bool
 }
 
+// apply checks and writes preps in tx. Each key is read once: what an
+// operation finds is the stored record, read for the checks and used again
+// for the write, unless an earlier operation of the batch wrote the key.
 func (c *container) apply(tx *bbolt.Tx, preps []prepared, results []store.OpResult) error {
 	cb, items, feed, order := c.writeBuckets(tx)
 	now := c.s.now()
-	overlay := map[string]state{}
-	current := func(key []byte) state {
-		if st, ok := overlay[string(key)]; ok {
-			return st
+	// stored[i] is the record at preps[i].key before the batch, when
+	// written[i] is -1; otherwise written[i] is the last earlier operation
+	// that writes the key.
+	stored := make([][]byte, len(preps))
+	written := make([]int, len(preps))
+	for i, p := range preps {
+		written[i] = -1
+		for j := i - 1; j >= 0; j-- {
+			if preps[j].kind != store.BatchRead && bytes.Equal(preps[j].key, p.key) {
+				written[i] = j
+				break
+			}
 		}
-		v := items.Get(key)
-		if v == nil {
+		if written[i] < 0 {
+			stored[i] = items.Get(p.key)
+		}
+	}
+	current := func(i int) state {
+		if j := written[i]; j >= 0 {
+			return state{exists: preps[j].kind != store.BatchDelete}
+		}
+		if stored[i] == nil {
 			return state{}
 		}
-		r := decodeRecord(v)
+		r := decodeRecord(stored[i])
 		if r.expired(now) {
 			return state{}
 		}
@@ -277,7 +295,7 @@ func (c *container) apply(tx *bbolt.Tx, preps []prepared, results []store.OpResu
 	}
 	// Check every operation before changing anything.
 	for i, p := range preps {
-		st := current(p.key)
+		st := current(i)
 		var err error
 		switch {
 		case p.kind == store.BatchCreate && st.exists:
@@ -294,7 +312,6 @@ func (c *container) apply(tx *bbolt.Tx, preps []prepared, results []store.OpResu
 		}
 		switch p.kind {
 		case store.BatchDelete:
-			overlay[string(p.key)] = state{}
 			results[i].StatusCode = http.StatusNoContent
 		case store.BatchRead:
 			results[i] = store.OpResult{StatusCode: http.StatusOK, ETag: etagOf(st.rec.lsn), Body: bytes.Clone(st.rec.body)}
@@ -303,7 +320,6 @@ func (c *container) apply(tx *bbolt.Tx, preps []prepared, results []store.OpResu
 			if !st.exists {
 				results[i].StatusCode = http.StatusCreated
 			}
-			overlay[string(p.key)] = state{exists: true}
 		}
 	}
 	// Apply. Failures from here on leave the transaction half-written.
@@ -313,7 +329,11 @@ func (c *container) apply(tx *bbolt.Tx, preps []prepared, results []store.OpResu
 			continue
 		}
 		var was []indexEntry // the range-index entries of the stored item
-		if v := items.Get(p.key); v != nil {
+		v := stored[i]
+		if written[i] >= 0 {
+			v = items.Get(p.key)
+		}
+		if v != nil {
 			old := decodeRecord(v)
 			if err := feed.Delete(lsnKey(old.lsn)); err != nil {
 				return fmt.Errorf("%w: %v", errDirty, err)
