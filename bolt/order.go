@@ -120,17 +120,26 @@ func missingPrefix(pk store.PartitionKey) []byte {
 // the sorted property of index i.
 func lacks(set []byte, i int) bool { return i/8 < len(set) && set[i/8]&(1<<(i%8)) != 0 }
 
-// orderEntries returns the range-index entries of a document with the
-// given values of the properties its indexing policy sorts (in the
-// policy's order, as store.CheckDocument reads them; nil where it has
-// none).
-func (c *container) orderEntries(pk store.PartitionKey, id string, values []json.RawMessage) []indexEntry {
+// orderEntries returns the range-index entries of the document at item
+// key with the given values of the properties its indexing policy sorts
+// (in the policy's order, as store.CheckDocument reads them; nil where it
+// has none). The keys are cut from one buffer: the item key's partition
+// part and id are copied as they are encoded.
+func (c *container) orderEntries(key []byte, values []json.RawMessage) []indexEntry {
 	sorted := c.spec.Indexing.SortedPaths()
 	if len(sorted) == 0 {
 		return nil
 	}
-	key := pkPrefix(pk)
-	entries := make([]indexEntry, 0, len(sorted))
+	part := partitionOf(key, len(c.spec.PartitionKeyPaths))
+	id := key[min(len(part)+1, len(key)):] // after the idMarker
+	// Room for every key: the partition, the name, the value and the id,
+	// escapes aside.
+	n := len(part) + len(missingMark) + len(id)
+	for i, p := range sorted {
+		n += len(part) + len(p) + len(values[i]) + len(id) + 12
+	}
+	buf := make([]byte, 0, n)
+	entries := make([]indexEntry, 0, len(sorted)+1)
 	var missing []byte
 	for i, p := range sorted {
 		raw := values[i]
@@ -141,14 +150,14 @@ func (c *container) orderEntries(pk store.PartitionKey, id string, values []json
 			missing[i/8] |= 1 << (i % 8)
 			continue
 		}
-		// Room for the key, the name, the value and the id, escapes aside.
-		k := make([]byte, 0, len(key)+len(p)+len(raw)+len(id)+12)
-		k = append(appendValue(appendComponent(append(k, key...), p), raw), id...)
-		entries = append(entries, indexEntry{k, noValue})
+		start := len(buf)
+		buf = append(appendValue(appendComponent(append(buf, part...), p), raw), id...)
+		entries = append(entries, indexEntry{buf[start:len(buf):len(buf)], noValue})
 	}
 	if missing != nil {
-		k := make([]byte, 0, len(key)+len(missingMark)+len(id))
-		entries = append(entries, indexEntry{append(append(append(k, key...), missingMark...), id...), missing})
+		start := len(buf)
+		buf = append(append(append(buf, part...), missingMark...), id...)
+		entries = append(entries, indexEntry{buf[start:len(buf):len(buf)], missing})
 	}
 	return entries
 }
@@ -162,8 +171,7 @@ func (c *container) storedOrderEntries(key []byte, r record) ([]indexEntry, erro
 	if err != nil {
 		return nil, fmt.Errorf("stored document is not JSON: %w", err)
 	}
-	pk, id := splitItemKey(key, len(c.spec.PartitionKeyPaths))
-	return c.orderEntries(pk, id, values), nil
+	return c.orderEntries(key, values), nil
 }
 
 // updateIndex replaces an item's range-index entries was with is (either
