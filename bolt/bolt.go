@@ -328,11 +328,12 @@ type record struct {
 
 const recordHeader = 16
 
-func (r record) encode() []byte {
-	b := make([]byte, recordHeader+len(r.body))
-	binary.BigEndian.PutUint64(b, r.lsn)
-	binary.BigEndian.PutUint64(b[8:], uint64(r.expires))
-	copy(b[recordHeader:], r.body)
+// recordValue starts the stored value of a record: its header, with room
+// for a body of up to size bytes to be appended.
+func recordValue(lsn uint64, expires int64, size int) []byte {
+	b := make([]byte, recordHeader, recordHeader+size)
+	binary.BigEndian.PutUint64(b, lsn)
+	binary.BigEndian.PutUint64(b[8:], uint64(expires))
 	return b
 }
 

@@ -358,15 +358,17 @@ func (c *container) apply(tx *bbolt.Tx, preps []prepared, results []store.OpResu
 			return fmt.Errorf("%w: %v", errDirty, err)
 		}
 		etag := etagOf(lsn)
-		body := make([]byte, 0, len(p.body)+48)
-		body = append(body, `{"_etag":`...)
-		body = appendJSONETag(body, etag)
-		body = append(body, `,"_ts":`...)
-		body = strconv.AppendInt(body, ts, 10)
-		body = append(body, ',')
-		body = append(body, p.body[1:]...)
-		rec := record{lsn: lsn, expires: c.expiry(ts, p.ttl), body: body}
-		if err := items.Put(p.key, rec.encode()); err != nil {
+		// The stored body is the document with the system properties
+		// first, built once: the answer's body is the stored value's.
+		value := recordValue(lsn, c.expiry(ts, p.ttl), len(p.body)+48)
+		value = append(value, `{"_etag":`...)
+		value = appendJSONETag(value, etag)
+		value = append(value, `,"_ts":`...)
+		value = strconv.AppendInt(value, ts, 10)
+		value = append(value, ',')
+		value = append(value, p.body[1:]...)
+		body := value[recordHeader:len(value):len(value)]
+		if err := items.Put(p.key, value); err != nil {
 			return fmt.Errorf("%w: %v", errDirty, err)
 		}
 		if err := feed.Put(lsnKey(lsn), p.key); err != nil {
