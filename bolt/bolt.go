@@ -1,6 +1,7 @@
 package bolt
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -327,6 +328,23 @@ type record struct {
 }
 
 const recordHeader = 16
+
+// getter reads the values of one bucket's keys through one cursor: unlike
+// Bucket.Get, which makes a cursor and grows its stack for every read, a
+// reader of many keys allocates once. Each read repositions the cursor, so
+// writes to the bucket between reads are seen.
+type getter struct{ cur *bbolt.Cursor }
+
+func getterOf(b *bbolt.Bucket) getter { return getter{b.Cursor()} }
+
+// get is Bucket.Get: the value at key, nil when there is none.
+func (g getter) get(key []byte) []byte {
+	k, v := g.cur.Seek(key)
+	if !bytes.Equal(k, key) {
+		return nil
+	}
+	return v
+}
 
 // recordValue starts the stored value of a record: its header, with room
 // for a body of up to size bytes to be appended.

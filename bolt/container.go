@@ -266,6 +266,7 @@ func (c *container) apply(tx *bbolt.Tx, preps []prepared, results []store.OpResu
 	// stored[i] is the record at preps[i].key before the batch, when
 	// written[i] is -1; otherwise written[i] is the last earlier operation
 	// that writes the key.
+	get := getterOf(items)
 	stored := make([][]byte, len(preps))
 	written := make([]int, len(preps))
 	for i, p := range preps {
@@ -277,7 +278,7 @@ func (c *container) apply(tx *bbolt.Tx, preps []prepared, results []store.OpResu
 			}
 		}
 		if written[i] < 0 {
-			stored[i] = items.Get(p.key)
+			stored[i] = get.get(p.key)
 		}
 	}
 	current := func(i int) state {
@@ -331,7 +332,7 @@ func (c *container) apply(tx *bbolt.Tx, preps []prepared, results []store.OpResu
 		var was []indexEntry // the range-index entries of the stored item
 		v := stored[i]
 		if written[i] >= 0 {
-			v = items.Get(p.key)
+			v = get.get(p.key)
 		}
 		if v != nil {
 			old := decodeRecord(v)
@@ -764,12 +765,12 @@ func (c *container) ChangeFeed(ctx context.Context, continuation string, max int
 	err := c.s.db.View(func(tx *bbolt.Tx) error {
 		now := c.s.now()
 		cb := tx.Bucket(c.name)
-		items := cb.Bucket(bucketItems)
+		items := getterOf(cb.Bucket(bucketItems))
 		cur := cb.Bucket(bucketFeed).Cursor()
 		for k, key := cur.Seek(lsnKey(after + 1)); k != nil && len(batch.Items) < max && returned < store.MaxPageBytes; k, key = cur.Next() {
 			lsn := binaryLSN(k)
 			batch.Continuation = strconv.FormatUint(lsn, 10)
-			v := items.Get(key)
+			v := items.get(key)
 			if v == nil {
 				continue
 			}
@@ -863,8 +864,9 @@ func (c *container) expiredAfter(after []byte) (dead [][]byte, next []byte, err 
 func (c *container) deleteExpired(tx *bbolt.Tx, keys [][]byte) error {
 	now := c.s.now()
 	_, items, feed, order := c.writeBuckets(tx)
+	get := getterOf(items)
 	for _, k := range keys {
-		v := items.Get(k)
+		v := get.get(k)
 		if v == nil {
 			continue
 		}

@@ -361,7 +361,7 @@ func (c *container) queryIndexed(q store.Query, f filters) ([]store.Item, string
 	err := c.s.db.View(func(tx *bbolt.Tx) error {
 		pg.now = c.s.now()
 		cb := tx.Bucket(c.name)
-		items := cb.Bucket(bucketItems)
+		items := getterOf(cb.Bucket(bucketItems))
 		cur := cb.Bucket(bucketOrder).Cursor()
 		step := cur.Next
 		if o.Desc {
@@ -382,7 +382,7 @@ func (c *container) queryIndexed(q store.Query, f filters) ([]store.Item, string
 					}
 				}
 				key := itemKey(q.PartitionKey, string(id))
-				stored := items.Get(key)
+				stored := items.get(key)
 				if stored == nil {
 					return todo.Errorf(todo.Internal, "range index names a missing item %q", key)
 				}

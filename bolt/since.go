@@ -61,13 +61,13 @@ func (c *container) queryByCommit(q store.Query, f filters, prefix []byte, since
 	err := c.s.db.View(func(tx *bbolt.Tx) error {
 		pg.now = c.s.now()
 		cb := tx.Bucket(c.name)
-		items := cb.Bucket(bucketItems)
+		items := getterOf(cb.Bucket(bucketItems))
 		cur := cb.Bucket(bucketFeed).Cursor()
 		if q.Continuation == "" {
 			start = firstWrittenSince(cur, items, since)
 		}
 		for k, key := cur.Seek(lsnKey(start)); k != nil && !pg.more; k, key = cur.Next() {
-			v := items.Get(key)
+			v := items.get(key)
 			if v == nil || !bytes.HasPrefix(key, prefix) {
 				continue
 			}
@@ -92,7 +92,7 @@ func (c *container) queryByCommit(q store.Query, f filters, prefix []byte, since
 // x such that the first feed entry at or after x was written since then
 // (or there is none). Commits take increasing LSNs at non-decreasing
 // times, so that predicate is false and then true.
-func firstWrittenSince(cur *bbolt.Cursor, items *bbolt.Bucket, since int64) uint64 {
+func firstWrittenSince(cur *bbolt.Cursor, items getter, since int64) uint64 {
 	last, _ := cur.Last()
 	if last == nil {
 		return 0
@@ -100,7 +100,7 @@ func firstWrittenSince(cur *bbolt.Cursor, items *bbolt.Bucket, since int64) uint
 	lo, hi := uint64(0), binaryLSN(last)+1
 	for lo < hi {
 		mid := lo + (hi-lo)/2
-		if k, key := cur.Seek(lsnKey(mid)); k == nil || writtenAt(items.Get(key)) >= since {
+		if k, key := cur.Seek(lsnKey(mid)); k == nil || writtenAt(items.get(key)) >= since {
 			hi = mid
 		} else {
 			lo = mid + 1
