@@ -90,17 +90,11 @@ func (spec ContainerSpec) CheckDocument(pk PartitionKey, doc []byte) (Document, 
 		return d, err
 	}
 	for i, path := range spec.PartitionKeyPaths {
-		if keys[i] == nil || i >= len(pk) || !keyIs(keys[i], pk[i]) {
+		if keys[i] == nil || i >= len(pk) || !jsonfield.StringIs(keys[i], pk[i]) {
 			return d, todo.Errorf(todo.Invalid, "partition key %s does not match the document's %s", pk, path)
 		}
 	}
 	return d, nil
-}
-
-// keyIs reports whether the JSON value raw is the string key.
-func keyIs(raw []byte, key string) bool {
-	v, err := jsonfield.String(raw)
-	return err == nil && v == key
 }
 
 // SortedValues returns the raw values of the spec's sorted index paths in

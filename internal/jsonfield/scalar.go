@@ -25,6 +25,18 @@ func String(raw []byte) (string, error) {
 	return s, err
 }
 
+// StringIs reports whether the JSON value raw decodes to s as String
+// does, without an error, and without a copy of raw when it is a string
+// with nothing to unescape: a store compares the partition key values of
+// every document it writes with the key it is written under.
+func StringIs(raw []byte, s string) bool {
+	if n := len(raw); n >= 2 && raw[0] == '"' && raw[n-1] == '"' && verbatim(raw[1:n-1]) {
+		return string(raw[1:n-1]) == s
+	}
+	v, err := String(raw)
+	return err == nil && v == s
+}
+
 // verbatim reports whether s is the content of a JSON string as it is:
 // no quote, backslash or control character, and valid UTF-8 (which
 // encoding/json would otherwise replace).

@@ -12,6 +12,28 @@ func TestScalarsDecodeAsEncodingJSON(t *testing.T) {
 	for _, raw := range scalars {
 		checkScalar(t, "String", String, []byte(raw))
 		checkScalar(t, "Int", Int, []byte(raw))
+		for _, s := range []string{"x", "", `a"b`, "é", "\ufffd", "\xff"} {
+			checkStringIs(t, []byte(raw), s)
+		}
+	}
+}
+
+func FuzzStringIs(f *testing.F) {
+	f.Add([]byte(`"x"`), "x")
+	f.Add([]byte("\"\xff\""), "\xff")
+	f.Add([]byte(`"\u00e9"`), "é")
+	f.Add([]byte(`null`), "")
+	f.Fuzz(checkStringIs)
+}
+
+// checkStringIs fails t unless StringIs(raw, s) says what encoding/json
+// does: raw decodes into a string, and that string is s.
+func checkStringIs(t *testing.T, raw []byte, s string) {
+	t.Helper()
+	var v string
+	want := json.Unmarshal(raw, &v) == nil && v == s
+	if got := StringIs(raw, s); got != want {
+		t.Fatalf("StringIs(%q, %q) = %v; encoding/json gives %q", raw, s, got, v)
 	}
 }
 
