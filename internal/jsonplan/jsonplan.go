@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -35,6 +36,34 @@ func (d Decoder[T]) Unmarshal(doc []byte, v *T) error {
 	}
 	*v = zero
 	return json.Unmarshal(doc, v)
+}
+
+// Unmarshal decodes doc into v as json.Unmarshal does: through the plan of
+// v's type (made the first time the type is seen) when v points to a zero
+// struct, as a decoder of a request body passes it, else with
+// encoding/json.
+func Unmarshal(doc []byte, v any) error {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Elem().Kind() != reflect.Struct || !rv.Elem().IsZero() {
+		return json.Unmarshal(doc, v)
+	}
+	e := rv.Elem()
+	if plansFor(e.Type()).decode(doc, e) {
+		return nil
+	}
+	e.SetZero()
+	return json.Unmarshal(doc, v)
+}
+
+// plans caches the plan of each type Unmarshal has seen (nil included).
+var plans sync.Map
+
+func plansFor(t reflect.Type) *plan {
+	if p, ok := plans.Load(t); ok {
+		return p.(*plan)
+	}
+	p, _ := plans.LoadOrStore(t, planFor(t))
+	return p.(*plan)
 }
 
 // A plan decodes stored documents of one struct type (embedded structs

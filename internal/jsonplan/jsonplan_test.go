@@ -185,11 +185,40 @@ func FuzzPlan(f *testing.F) {
 		f.Add(`{"id":"v","version":3,"entity":` + doc + `,"at":"2026-01-02T03:04:05Z","seed":"00"}`)
 	}
 	f.Add(`{"id":"a","tags":["x"],"dueDate":"2026-01-02T03:04:05Z","version":-0}`)
+	f.Add(`{"category":"Grocery","title":"update 7"}`)
 	versions := planFor(reflect.TypeFor[todo.Version]())
 	f.Fuzz(func(t *testing.T, doc string) {
 		sameAsJSON(t, todoPlan, doc, todo.Todo{})
 		sameAsJSON(t, versions, doc, todo.Version{})
+		unmarshalsAsJSON[todo.Fields](t, doc)
 	})
+}
+
+// Unmarshal gives what json.Unmarshal gives, value and error, into a zero
+// struct (through the plan) and into one already set (without it).
+func TestUnmarshal(t *testing.T) {
+	for _, doc := range append(storedTodos(), `{"title":"a","tags":["x"]}`, `{"title":"\u0041"}`, `{"title":1}`, `[]`, `{`) {
+		unmarshalsAsJSON[todo.Fields](t, doc)
+		unmarshalsAsJSON[todo.Todo](t, doc)
+	}
+	got, want := todo.Fields{Category: "kept"}, todo.Fields{Category: "kept"}
+	doc := []byte(`{"title":"t"}`)
+	if err := Unmarshal(doc, &got); err != nil || json.Unmarshal(doc, &want) != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("into a set struct: %+v, %v; encoding/json gives %+v", got, err, want)
+	}
+	var m map[string]string
+	if err := Unmarshal([]byte(`{"a":"b"}`), &m); err != nil || m["a"] != "b" {
+		t.Errorf("into a map: %v, %v", m, err)
+	}
+}
+
+func unmarshalsAsJSON[T any](t *testing.T, doc string) {
+	t.Helper()
+	var got, want T
+	err, wantErr := Unmarshal([]byte(doc), &got), json.Unmarshal([]byte(doc), &want)
+	if (err == nil) != (wantErr == nil) || !reflect.DeepEqual(got, want) {
+		t.Fatalf("%q:\n Unmarshal %+v, %v\n json      %+v, %v", doc, got, err, want, wantErr)
+	}
 }
 
 func sameAsJSON[T any](t *testing.T, p *plan, doc string, got T) {

@@ -27,6 +27,16 @@ func (e *UnknownMemberError) Error() string {
 // once for both, before encoding/json decodes it; other errors are
 // encoding/json's.
 func Unmarshal(data []byte, v any) error {
+	if err := CheckFor(data, v); err != nil {
+		return err
+	}
+	return json.Unmarshal(data, v)
+}
+
+// CheckFor reports what Unmarshal refuses before it decodes: an *Error
+// or an *UnknownMemberError. A caller with a faster decoder of v's type
+// than encoding/json's checks data with it and then decodes.
+func CheckFor(data []byte, v any) error {
 	s := &scanner{data: data}
 	if _, err := s.top(shapeOf(reflect.TypeOf(v))); err != nil {
 		return err
@@ -34,7 +44,7 @@ func Unmarshal(data []byte, v any) error {
 	if s.unknown != nil {
 		return s.unknown
 	}
-	return json.Unmarshal(data, v)
+	return nil
 }
 
 var (
