@@ -325,6 +325,7 @@ func (c *container) apply(tx *bbolt.Tx, preps []prepared, results []store.OpResu
 	}
 	// Apply. Failures from here on leave the transaction half-written.
 	ts := c.s.stamp(now)
+	var cached [256]byte // each written key's cache key, in turn
 	for i, p := range preps {
 		if p.kind == store.BatchRead {
 			continue
@@ -344,7 +345,7 @@ func (c *container) apply(tx *bbolt.Tx, preps []prepared, results []store.OpResu
 				return fmt.Errorf("%w: %v", errDirty, err)
 			}
 		}
-		c.s.reads.written(cacheKey(nil, c.name, p.key))
+		c.s.reads.written(cacheKey(cached[:0], c.name, p.key))
 		if p.kind == store.BatchDelete {
 			if err := updateIndex(order, was, nil); err != nil {
 				return fmt.Errorf("%w: %v", errDirty, err)
