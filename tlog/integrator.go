@@ -357,6 +357,7 @@ func (in *Integrator) maxBatch() int {
 type extension struct {
 	hashes tlog.HashReader // the state's stored hashes
 	leaves []Leaf          // its leaves, decoded
+	ids    []string        // their index documents' ids (indexID)
 }
 
 // append commits the state that extends st by batch, and returns it with
@@ -369,9 +370,9 @@ func (in *Integrator) append(ctx context.Context, st *state, batch []candidate, 
 		// the clocks that wrote them had reached.
 		next.NewestAt = in.now().Add(ClockSkewBound)
 	}
-	ext := &extension{leaves: make([]Leaf, len(batch))}
+	ext := &extension{leaves: make([]Leaf, len(batch)), ids: make([]string, len(batch))}
 	for i, c := range batch {
-		ext.leaves[i] = c.leaf
+		ext.leaves[i], ext.ids[i] = c.leaf, c.key
 		next.Leaves = append(next.Leaves, c.leaf.Encode())
 		if c.leaf.At.After(next.NewestAt) {
 			next.NewestAt = c.leaf.At
@@ -506,8 +507,7 @@ func (in *Integrator) build(ctx context.Context, st *state, ext *extension) erro
 		return err
 	}
 	for i, leaf := range st.Leaves {
-		l := ext.leaves[i]
-		id := indexID(l.EntityKey(), l.Version)
+		l, id := ext.leaves[i], ext.ids[i]
 		add(id, indexDoc{ID: id, EntityKey: l.EntityKey(), Version: l.Version, Index: st.PrevSize + int64(i), Leaf: leaf}.appendJSON(nil))
 	}
 	if err := in.write(ctx, docs); err != nil {
@@ -533,11 +533,12 @@ func (in *Integrator) extensionOf(tr *tileReader, st *state) (*extension, error)
 	if root != st.Root {
 		return nil, todo.Errorf(todo.Internal, "the log state's root %s is not the root of its leaves (%s)", st.Root, root)
 	}
-	ext := &extension{hashes: hr, leaves: make([]Leaf, len(st.Leaves))}
+	ext := &extension{hashes: hr, leaves: make([]Leaf, len(st.Leaves)), ids: make([]string, len(st.Leaves))}
 	for i, b := range st.Leaves {
 		if ext.leaves[i], err = ParseLeaf(b); err != nil {
 			return nil, err
 		}
+		ext.ids[i] = indexID(ext.leaves[i].EntityKey(), ext.leaves[i].Version)
 	}
 	return ext, nil
 }
