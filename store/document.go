@@ -52,6 +52,11 @@ func (spec ContainerSpec) CheckDocument(pk PartitionKey, doc []byte) (Document, 
 	}
 	sorted := spec.Indexing.SortedPaths()
 	keys := make([]json.RawMessage, len(spec.PartitionKeyPaths))
+	var names [3]string // a key has at most three paths in Cosmos DB
+	keyNames := names[:0]
+	for _, path := range spec.PartitionKeyPaths {
+		keyNames = append(keyNames, strings.TrimPrefix(path, "/"))
+	}
 	var id json.RawMessage
 	if len(sorted) > 0 {
 		d.Sorted = make([]json.RawMessage, len(sorted))
@@ -65,8 +70,8 @@ func (spec ContainerSpec) CheckDocument(pk PartitionKey, doc []byte) (Document, 
 		case len(name) > 0 && name[0] == '_' && slices.Contains(SystemProperties, string(name)):
 			d.System = true
 		}
-		for i, path := range spec.PartitionKeyPaths {
-			if string(name) == strings.TrimPrefix(path, "/") {
+		for i, n := range keyNames {
+			if string(name) == n {
 				keys[i] = value
 			}
 		}

@@ -55,7 +55,12 @@ func each(doc []byte, f func(name, value []byte) bool, valid bool) error {
 		}
 		start := skipSpace(doc, i+1)
 		if valid {
-			if i = validEnd(doc, start, 1); i < 0 {
+			if start < len(doc) && doc[start] == '"' {
+				i = stringEndValid(doc, start) // most values: no stack of open objects to set up
+			} else {
+				i = validEnd(doc, start, 1)
+			}
+			if i < 0 {
 				return errMalformed
 			}
 		} else if i, err = valueEnd(doc, start); err != nil {
