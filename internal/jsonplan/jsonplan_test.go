@@ -201,8 +201,10 @@ func TestUnmarshal(t *testing.T) {
 		unmarshalsAsJSON[todo.Fields](t, doc)
 		unmarshalsAsJSON[todo.Todo](t, doc)
 	}
+	// The plan gives up on the escape and is zeroed for encoding/json,
+	// which would lose what the struct held.
 	got, want := todo.Fields{Category: "kept"}, todo.Fields{Category: "kept"}
-	doc := []byte(`{"title":"t"}`)
+	doc := []byte(`{"title":"\u0041"}`)
 	if err := Unmarshal(doc, &got); err != nil || json.Unmarshal(doc, &want) != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("into a set struct: %+v, %v; encoding/json gives %+v", got, err, want)
 	}
