@@ -43,8 +43,8 @@ func run(lookup func(string) (string, bool), stdout, stderr io.Writer) int {
 	log := telemetry.NewLogger(out, stderr, telemetry.ParseLevel(cfg.LogLevel))
 	// The live heap is a megabyte or two under load, so the collector's
 	// goal is its floor, 4 MB times GOGC/100: at 800, 32 MB, and half the
-	// collections (and write barriers) of 400, about 5% of a write's
-	// instructions (an explicit GOGC still wins).
+	// collections (and write barriers) of 400 (an explicit GOGC still
+	// wins).
 	if _, set := lookup("GOGC"); !set {
 		debug.SetGCPercent(800)
 	}
