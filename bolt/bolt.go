@@ -153,8 +153,8 @@ func (s *Store) ensure(specs []store.ContainerSpec) error {
 			if _, err := cb.CreateBucketIfNotExists(bucketItems); err != nil {
 				return err
 			}
-			if _, err := cb.CreateBucketIfNotExists(bucketFeed); err != nil {
-				return err
+			if err := (&container{spec: spec}).keepFeed(cb); err != nil {
+				return fmt.Errorf("embedded store: the change feed of container %s: %w", spec.Name, err)
 			}
 			sorted := spec.Indexing.SortedPaths()
 			if indexStale(cb, have.Indexing.SortedPaths(), sorted) {
@@ -279,11 +279,14 @@ func (s *Store) sweep(interval time.Duration) {
 // (stamp): then a write committed after a read is stamped no earlier than
 // the newest _ts the read saw. A reader of what was written past a _ts (the
 // transparency log's integrator) need re-read no more than that second.
-// It is false under Options.ClockStamps.
+// Across a restart it holds for the containers someone follows, whose
+// change feeds tell the newest stamp (store.ContainerSpec.Unfollowed). It
+// is false under Options.ClockStamps.
 func (s *Store) StampsInCommitOrder() bool { return !s.clockStamps }
 
-// newestStamp is the newest _ts of the stored items: the last written
-// item of each container's change feed.
+// newestStamp is the newest _ts of the stored items that readers of what
+// was written since a time may see: the last written item of each
+// container's change feed (a container no one follows has none).
 func (s *Store) newestStamp() (int64, error) {
 	var newest int64
 	err := s.db.View(func(tx *bbolt.Tx) error {
@@ -292,7 +295,11 @@ func (s *Store) newestStamp() (int64, error) {
 			if cb == nil {
 				return nil
 			}
-			if _, key := cb.Bucket(bucketFeed).Cursor().Last(); key != nil {
+			feed := cb.Bucket(bucketFeed)
+			if feed == nil {
+				return nil // a container no one follows keeps no feed
+			}
+			if _, key := feed.Cursor().Last(); key != nil {
 				if v := cb.Bucket(bucketItems).Get(key); v != nil {
 					if ts, ok := bodyWrittenAt(decodeRecord(v).body); ok {
 						newest = max(newest, ts)

@@ -242,14 +242,49 @@ func (c *container) batch(ctx context.Context, pk store.PartitionKey, ops []stor
 	return results, preps, cost, err
 }
 
-// writeBuckets are the container's buckets in a write transaction. The
-// feed's keys are sequence numbers, so its entries are appended in key
-// order: its pages are filled before they split, not left half empty.
+// writeBuckets are the container's buckets in a write transaction; feed
+// is nil when no one follows the container. The feed's keys are sequence
+// numbers, so its entries are appended in key order: its pages are filled
+// before they split, not left half empty.
 func (c *container) writeBuckets(tx *bbolt.Tx) (cb, items, feed, order *bbolt.Bucket) {
 	cb = tx.Bucket(c.name)
 	items, feed, order = cb.Bucket(bucketItems), cb.Bucket(bucketFeed), cb.Bucket(bucketOrder)
-	feed.FillPercent = 1
+	if feed != nil {
+		feed.FillPercent = 1
+	}
 	return cb, items, feed, order
+}
+
+// keepFeed gives the container bucket cb the change feed its spec asks
+// for: none when no one follows the container (an earlier build's is
+// dropped), else an entry at the LSN of every item, built from the items
+// when the feed is new.
+func (c *container) keepFeed(cb *bbolt.Bucket) error {
+	if c.spec.Unfollowed {
+		if cb.Bucket(bucketFeed) == nil {
+			return nil
+		}
+		return cb.DeleteBucket(bucketFeed)
+	}
+	if cb.Bucket(bucketFeed) != nil {
+		return nil
+	}
+	feed, err := cb.CreateBucket(bucketFeed)
+	if err != nil {
+		return err
+	}
+	return cb.Bucket(bucketItems).ForEach(func(k, v []byte) error {
+		return feed.Put(lsnKey(decodeRecord(v).lsn), k)
+	})
+}
+
+// unfeed deletes the change-feed entry at lsn, if the container keeps a
+// feed.
+func unfeed(feed *bbolt.Bucket, lsn uint64) error {
+	if feed == nil {
+		return nil
+	}
+	return feed.Delete(lsnKey(lsn))
 }
 
 type state struct {
@@ -337,7 +372,7 @@ func (c *container) apply(tx *bbolt.Tx, preps []prepared, results []store.OpResu
 		}
 		if v != nil {
 			old := decodeRecord(v)
-			if err := feed.Delete(lsnKey(old.lsn)); err != nil {
+			if err := unfeed(feed, old.lsn); err != nil {
 				return fmt.Errorf("%w: %v", errDirty, err)
 			}
 			var err error
@@ -373,8 +408,10 @@ func (c *container) apply(tx *bbolt.Tx, preps []prepared, results []store.OpResu
 		if err := items.Put(p.key, value); err != nil {
 			return fmt.Errorf("%w: %v", errDirty, err)
 		}
-		if err := feed.Put(lsnKey(lsn), p.key); err != nil {
-			return fmt.Errorf("%w: %v", errDirty, err)
+		if feed != nil {
+			if err := feed.Put(lsnKey(lsn), p.key); err != nil {
+				return fmt.Errorf("%w: %v", errDirty, err)
+			}
 		}
 		if err := updateIndex(order, was, p.order); err != nil {
 			return fmt.Errorf("%w: %v", errDirty, err)
@@ -406,7 +443,7 @@ func (c *container) Query(ctx context.Context, q store.Query) (store.Page, error
 	case len(q.OrderBy) > 0:
 		page.Items, page.Continuation, loaded, err = c.queryOrdered(q, f, prefix)
 	default:
-		if since, ok := writtenSince(q.Filters); ok {
+		if since, ok := writtenSince(q.Filters); ok && !c.spec.Unfollowed {
 			page.Items, page.Continuation, loaded, err = c.queryByCommit(q, f, prefix, since)
 		} else {
 			page.Items, page.Continuation, loaded, err = c.queryByKey(q, f, prefix)
@@ -751,6 +788,9 @@ func (c *container) ChangeFeed(ctx context.Context, continuation string, max int
 	if err := ctx.Err(); err != nil {
 		return batch, todo.Wrap(todo.Unavailable, err, "request cancelled")
 	}
+	if c.spec.Unfollowed {
+		return batch, todo.Errorf(todo.Invalid, "container %s keeps no change feed: its spec says no one follows it", c.spec.Name)
+	}
 	var after uint64
 	if continuation != "" {
 		n, err := strconv.ParseUint(continuation, 10, 64)
@@ -875,7 +915,7 @@ func (c *container) deleteExpired(tx *bbolt.Tx, keys [][]byte) error {
 		if !r.expired(now) {
 			continue
 		}
-		if err := feed.Delete(lsnKey(r.lsn)); err != nil {
+		if err := unfeed(feed, r.lsn); err != nil {
 			return fmt.Errorf("%w: %v", errDirty, err)
 		}
 		if err := c.unindex(order, k, r); err != nil {

@@ -13,7 +13,8 @@ import (
 
 // _ts never goes back, within a process or across a restart, when the
 // clock does: a reader of what was written past a _ts (see
-// StampsInCommitOrder) can rely on commit order.
+// StampsInCommitOrder) can rely on commit order. Such readers read a
+// container someone follows, as the audit container is.
 func TestStampsFollowCommitOrder(t *testing.T) {
 	dir := t.TempDir()
 	clk := &clock{now: time.Unix(1_800_000_000, 0)}
@@ -27,14 +28,14 @@ func TestStampsFollowCommitOrder(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, err := s.Container(ctx, "leases")
+		c, err := s.Container(ctx, "audit")
 		if err != nil {
 			t.Fatal(err)
 		}
 		return s, c
 	}
 	stampOf := func(c store.Container, id string) int64 {
-		it, err := c.Upsert(ctx, store.PartitionKey{id}, []byte(`{"id":"`+id+`"}`), nil)
+		it, err := c.Upsert(ctx, store.PartitionKey{id}, []byte(`{"id":"`+id+`","entityKey":"`+id+`"}`), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -111,6 +111,8 @@ func Containers(scheme string, names ContainerNames) ([]store.ContainerSpec, err
 	return []store.ContainerSpec{
 		{Name: names.Todos, PartitionKeyPaths: paths, DefaultTTL: &perItem, Indexing: TodoIndexing},
 		{Name: names.Audit, PartitionKeyPaths: AuditKeyPaths, Indexing: AuditIndexing},
-		{Name: names.Leases, PartitionKeyPaths: LeaseKeyPaths, Indexing: LeaseIndexing},
+		// The Functions host and the log keep their documents here, read
+		// by id: no one follows its changes.
+		{Name: names.Leases, PartitionKeyPaths: LeaseKeyPaths, Indexing: LeaseIndexing, Unfollowed: true},
 	}, nil
 }

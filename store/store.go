@@ -57,6 +57,12 @@ type ContainerSpec struct {
 	// Indexing is what the container indexes; nil indexes every path, as
 	// Cosmos DB does by default.
 	Indexing *IndexingPolicy
+	// Unfollowed says that nothing reads the container's change feed, nor
+	// asks what was written since a time: Cosmos DB keeps a change feed
+	// of every container all the same, but the embedded store then keeps
+	// none, which every write would pay for, and serves its ChangeFeed
+	// with an error.
+	Unfollowed bool
 }
 
 // IndexingPolicy is a consistent indexing policy that includes only some
