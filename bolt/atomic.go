@@ -3,6 +3,7 @@ package bolt
 import (
 	"context"
 	"fmt"
+	"time"
 
 	bbolt "go.etcd.io/bbolt"
 
@@ -13,7 +14,9 @@ import (
 
 // UpsertAtomically writes ups, into any containers of this store, in one
 // bbolt transaction: every document is checked first, and a failure while
-// writing rolls the whole transaction back.
+// writing rolls the whole transaction back. A retirement is refused in a
+// container without TTL: the purge of expired items is what ends its
+// reservation.
 func (c *container) UpsertAtomically(ctx context.Context, ups []store.Upsert) (bool, error) {
 	cost := store.Cost{Scope: store.CrossPartition, Requests: 1}
 	defer func() { store.Charge(ctx, cost) }()
@@ -21,8 +24,9 @@ func (c *container) UpsertAtomically(ctx context.Context, ups []store.Upsert) (b
 		return true, todo.Wrap(todo.Unavailable, err, "request cancelled")
 	}
 	type write struct {
-		c    *container
-		prep prepared
+		c      *container
+		prep   prepared
+		retire *store.Retirement
 	}
 	writes := make([]write, len(ups))
 	for i, u := range ups {
@@ -34,22 +38,64 @@ func (c *container) UpsertAtomically(ctx context.Context, ups []store.Upsert) (b
 		if err := target.spec.CheckKey(u.PartitionKey); err != nil {
 			return true, err
 		}
+		if r := u.Retire; r != nil {
+			if target.spec.DefaultTTL == nil {
+				return true, todo.Errorf(todo.Invalid, "container %s has no TTL: nothing would end a retired item's reservation", target.spec.Name)
+			}
+			if err := todo.ValidateID(r.ID); err != nil {
+				return true, err
+			}
+			writes[i] = write{c: target, prep: prepared{id: r.ID, key: itemKey(u.PartitionKey, r.ID)}, retire: r}
+			cost.Charge += ru.Write(0)
+			continue
+		}
 		p, err := target.prepare(u.PartitionKey, store.Op{Kind: store.BatchUpsert, Doc: u.Doc})
 		if err != nil {
 			return true, err
 		}
-		writes[i] = write{target, p}
+		writes[i] = write{c: target, prep: p}
 		cost.Charge += ru.Write(int64(len(p.body)))
 	}
 	results := make([]store.OpResult, 1)
 	return true, c.s.commit.do(func(tx *bbolt.Tx) error {
 		for _, w := range writes {
-			// An unconditional upsert fails only mid-write: the group
-			// must then be rolled back, this write's earlier ones with it.
-			if err := w.c.apply(tx, []prepared{w.prep}, results); err != nil {
+			// An unconditional upsert fails only mid-write, and so does
+			// a retirement: the group must then be rolled back, this
+			// write's earlier ones with it.
+			var err error
+			if w.retire != nil {
+				err = w.c.retire(tx, w.prep.key, w.retire.ETag, w.retire.Reserved)
+			} else {
+				err = w.c.apply(tx, []prepared{w.prep}, results)
+			}
+			if err != nil {
 				return fmt.Errorf("%w: %v", errDirty, err)
 			}
 		}
 		return nil
 	})
+}
+
+// retire replaces the item at key, if it is live and at etag, by the
+// reservation of its key until reserved: its body, its change-feed entry
+// and its range-index entries go, and the purge of expired items removes
+// the reservation once it ends.
+func (c *container) retire(tx *bbolt.Tx, key []byte, etag string, reserved time.Time) error {
+	_, items, feed, order := c.writeBuckets(tx)
+	v := items.Get(key)
+	if v == nil {
+		return nil
+	}
+	r := decodeRecord(v)
+	if !r.live(c.s.now()) || etagOf(r.lsn) != etag {
+		return nil
+	}
+	if err := unfeed(feed, r.lsn); err != nil {
+		return err
+	}
+	if err := c.unindex(order, key, r); err != nil {
+		return err
+	}
+	c.s.reads.written(cacheKey(nil, c.name, key))
+	return items.Put(key, recordValue(r.lsn, max(reserved.Unix(), 1), 0))
 }

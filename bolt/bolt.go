@@ -327,7 +327,9 @@ func (s *Store) stamp(now time.Time) int64 {
 }
 
 // record is the stored value of an item: its LSN, its expiry (unix seconds,
-// 0 = never) and its JSON body.
+// 0 = never) and its JSON body. A record without a body is the reservation
+// a retired item leaves (container.retire): no read sees it, but a create
+// of its key fails until it expires.
 type record struct {
 	lsn     uint64
 	expires int64
@@ -373,6 +375,10 @@ func decodeRecord(v []byte) record {
 }
 
 func (r record) expired(now time.Time) bool { return r.expires != 0 && now.Unix() >= r.expires }
+
+// live reports whether r is an item reads see: neither expired nor a
+// reservation.
+func (r record) live(now time.Time) bool { return len(r.body) > 0 && !r.expired(now) }
 
 func lsnKey(lsn uint64) []byte {
 	b := make([]byte, 8)

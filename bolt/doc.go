@@ -8,7 +8,10 @@
 // a "feed" bucket keyed by log sequence number (LSN) that points at the
 // latest version of every live item. Rewriting an item moves its feed entry
 // to the new LSN and deleting it removes the entry, which gives the change
-// feed its latest-version semantics: coalesced, no deletes, ordered. Since
+// feed its latest-version semantics: coalesced, no deletes, ordered. An
+// item retired in an atomic group (store.Retire) leaves only its key, with
+// a header and no body, which reads do not see and creates fail on until
+// the reservation expires and the purge of expired items removes it. Since
 // commits take increasing LSNs at non-decreasing times, the feed also
 // answers "written since" (a lower bound on _ts) by binary search. A
 // container whose indexing policy sorts properties also has an "order"
