@@ -510,6 +510,9 @@ func (a *App) open(ctx, bg context.Context) error {
 			return err
 		}
 		p.Telemetry = tel
+		// A request's store work ends within StoreTimeout: a retired
+		// version's id stays taken for twice that.
+		p.Reserve = 2 * a.cfg.StoreTimeout
 		if changed := a.storeChanges(); changed != nil {
 			// Woken by each commit, the pump polls only as a fallback.
 			p.Changed, p.Poll = changed, time.Second

@@ -22,7 +22,7 @@ func TestErasure(t *testing.T) {
 		return b
 	}
 	root := s.As("root")
-	apitest.Erasure(t, root.Client, "hierarchical", scan, s.integrate)
+	apitest.Erasure(t, root.Client, "hierarchical", scan, s.integrate, true)
 	const path = "/api/manage/audit?owner=alice&operation=erase"
 	conforms(t, specRouter(t), "GET", path, "", 200, want(t, root.Do("GET", path, nil), 200))
 }

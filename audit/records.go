@@ -22,6 +22,12 @@ type Outcome struct {
 	Records []todo.AuditRecord
 	// DeadLetters are the documents that could not be audited, one each.
 	DeadLetters []todo.DeadLetter
+	// Recorded are the version documents, as indexes into the batch,
+	// whose records Records holds: once those are written the outbox has
+	// done its work for them. A move's are not among them: its mark is
+	// what finishes an interrupted move, and the moved todo's first
+	// version is what keeps a retried move from creating it twice.
+	Recorded []int
 }
 
 // Records turns one change-feed batch from the source container into audit
@@ -47,6 +53,7 @@ func Records(docs []json.RawMessage, source string, now time.Time) Outcome {
 	type candidate struct {
 		v   todo.Version
 		raw json.RawMessage
+		doc int // its index in docs when it is a version document, else -1
 	}
 	heads := make([]head, len(docs))
 	failed := make([]error, len(docs)) // why a document cannot be audited
@@ -65,7 +72,7 @@ func Records(docs []json.RawMessage, source string, now time.Time) Outcome {
 				continue
 			}
 			versions[versionKey(v.UserID, v.TodoID, v.Version)] = true
-			candidates = append(candidates, candidate{v, raw})
+			candidates = append(candidates, candidate{v, raw, i})
 		}
 	}
 	for i, raw := range docs {
@@ -81,7 +88,7 @@ func Records(docs []json.RawMessage, source string, now time.Time) Outcome {
 		if v.Chain >= todo.ChainV2 {
 			continue // audited through its version document, which holds the seed
 		}
-		candidates = append(candidates, candidate{v, raw})
+		candidates = append(candidates, candidate{v, raw, -1})
 	}
 	for i, err := range failed {
 		if err != nil {
@@ -100,6 +107,9 @@ func Records(docs []json.RawMessage, source string, now time.Time) Outcome {
 			continue
 		}
 		seen[key] = true
+		if c.doc >= 0 && c.v.Operation != todo.OpMove {
+			out.Recorded = append(out.Recorded, c.doc)
+		}
 		out.Records = append(out.Records, rec)
 		out.Records = append(out.Records, todo.ActivityEntries(rec, c.v.Category)...)
 	}

@@ -59,7 +59,7 @@ var (
 	adminUsers        = Setting{"ADMIN_USERS", "", "dev and single: comma-separated user ids allowed on /api/manage (entra and easyauth use the Todo.Admin app role)"}
 	maxBodyBytes      = Setting{"MAX_BODY_BYTES", "1048576", "request body limit in bytes (at most 2000000)"}
 	maxPayloadBytes   = Setting{"MAX_PAYLOAD_BYTES", "16777216", "payload-mode invocation (trigger batch) limit in bytes, 1 MiB to 256 MiB; under the host at least the largest AuditTrigger batch (docs/audit-pipeline.md)"}
-	versionTTL        = Setting{"VERSION_TTL_SECONDS", strconv.Itoa(int(todo.DefaultVersionTTL / time.Second)), "retention of version documents (the audit outbox) in seconds"}
+	versionTTL        = Setting{"VERSION_TTL_SECONDS", strconv.Itoa(int(todo.DefaultVersionTTL / time.Second)), "retention of version documents (the audit outbox) in seconds; on the embedded store the audit pump retires each once its record is written"}
 	auditRetention    = Setting{"AUDIT_RETENTION_DAYS", "", "days audit records are kept before the reconcile loop purges them (legal holds excepted); unset keeps them forever; at least " + strconv.Itoa(todo.MinAuditRetentionDays)}
 	auditPump         = Setting{"AUDIT_PUMP", "on", "on or off: the standalone change-feed pump that feeds AuditTrigger"}
 	transparencyLog   = Setting{"TRANSPARENCY_LOG", "on", "on or off: the transparency log of every version, its signed checkpoints and /api/log"}

@@ -53,5 +53,5 @@ func TestErasureOnCosmos(t *testing.T) {
 		}
 	}
 	c := &apitest.Client{T: t, Base: "http://" + a.Addr(), User: "root"}
-	apitest.Erasure(t, c, "category", scan, settle)
+	apitest.Erasure(t, c, "category", scan, settle, false)
 }

@@ -126,8 +126,11 @@ func (s *Service) createAt(ctx context.Context, user, id string, pk store.Partit
 	// The newest audit record usually tells where the id's history ends;
 	// when the audit lags, the version document the write creates is taken
 	// already and the batch fails on it: then the retained version
-	// documents tell, and the write is tried once more. So a create at a
-	// new id costs its read, one query and the batch.
+	// documents tell, and the write is tried once more. (A version audited
+	// since the audit was read may have had its document retired, its id
+	// still reserved: the write fails again, and readModifyWrite starts
+	// over from a fresh read.) So a create at a new id costs its read, one
+	// query and the batch.
 	last, err := s.newestAudited(ctx, id)
 	if err == nil && last.Version > 0 && !recreate {
 		// A refusal must not rest on an audit that lags.

@@ -71,6 +71,15 @@ type Pump struct {
 	// Telemetry traces each batch's read, delivery and checkpoint and
 	// records the backlog; nil records nothing.
 	Telemetry *telemetry.Telemetry
+	// Reserve, when positive, has the pump retire each version document
+	// in the transaction that writes its record, on a store that writes
+	// both in one (the embedded store): the outbox has done its work, and
+	// the document would otherwise stay for its TTL. Its id stays taken
+	// for Reserve: longer than a request's store work may take, since a
+	// write that creates a version decides its number from an audit read
+	// earlier in the same request. Zero leaves version documents to their
+	// TTL, the window in which reconciliation refills a lost record.
+	Reserve time.Duration
 
 	mon *monitor // follows Run for Status
 
@@ -333,11 +342,28 @@ func (p *Pump) delay(n int) time.Duration {
 	return p.Delays[len(p.Delays)-1]
 }
 
+// retirements adds to ups, the writes of part's records, the retirement
+// of each version document whose record they hold (out.Recorded).
+func (p *Pump) retirements(part []store.Item, out audit.Outcome, ups []store.Upsert) []store.Upsert {
+	if p.Reserve <= 0 {
+		return ups
+	}
+	feed := p.Feed.Spec().Name
+	until := time.Now().Add(p.Reserve)
+	for _, i := range out.Recorded {
+		it := part[i]
+		ups = append(ups, store.Retire(feed, it.PartitionKey, it.ID, it.ETag, until))
+	}
+	return ups
+}
+
 // deliver audits one batch with the trigger's core and writes its records
 // and then the continuation after it, in a span the trigger's continues.
 // A batch over MaxBytes is audited in parts; the continuation goes with
 // the last. Audit records are idempotent, so a part written before a
-// failure is written again, unchanged, on the retry.
+// failure is written again, unchanged, on the retry. Where the store
+// writes atomically, a part's records, the retirement of its version
+// documents and, with the last, the continuation are one transaction.
 func (p *Pump) deliver(ctx context.Context, items []store.Item, cont string) (err error) {
 	ctx, span := p.Telemetry.Start(ctx, "audit.pump deliver", trace.WithAttributes(attribute.Int(audit.AttrDocuments, len(items))))
 	defer func() {
@@ -355,20 +381,25 @@ func (p *Pump) deliver(ctx context.Context, items []store.Item, cont string) (er
 		for j, it := range part {
 			docs[j] = it.Body
 		}
-		ups, err := p.Trigger.Audit(ctx, docs).Upserts(p.Audit.Spec().Name)
+		out := p.Trigger.Audit(ctx, docs)
+		ups, err := out.Upserts(p.Audit.Spec().Name)
 		if err != nil {
 			return err
 		}
 		last := i == len(parts)-1
+		group := p.retirements(part, out, ups)
 		if last {
 			cp, err := store.CheckpointUpsert(p.Leases.Spec().Name, p.leaseID(), cont)
 			if err != nil {
 				return err
 			}
-			ok, err := store.UpsertAtomically(ctx, p.Audit, append(ups, cp))
-			if ok {
+			group = append(group, cp)
+		}
+		if ok, err := store.UpsertAtomically(ctx, p.Audit, group); ok {
+			if err != nil || last {
 				return err
 			}
+			continue
 		}
 		if err := audit.UpsertEach(ctx, p.Audit, ups); err != nil {
 			return err
