@@ -171,17 +171,19 @@ func (a *api) historyProof(ctx context.Context, w http.ResponseWriter, r *http.R
 
 // logged compares the versions a verification checked with the log: how
 // many of them are in the latest checkpoint, how many are not yet, and the
-// first logged with another hash.
+// first logged with another leaf than its record gives.
 func (a *api) logged(ctx context.Context, id string, checked []service.CheckedVersion) (tlog.Logged, error) {
 	user, err := service.Caller(ctx)
 	if err != nil {
 		return tlog.Logged{}, err
 	}
-	versions := make([]tlog.VersionHash, len(checked))
+	key := todo.EntityKey(user, id)
+	records := make([]todo.AuditRecord, len(checked))
 	for i, c := range checked {
-		versions[i] = tlog.VersionHash{Version: c.Version, Hash: c.Hash}
+		records[i] = todo.AuditRecord{EntityKey: key, EntityID: id, EntityType: todo.EntityTypeTodo, Version: c.Version,
+			DateCreatedUTC: c.At, PrevHash: c.PrevHash, Hash: c.Hash}
 	}
-	return a.Transparency.Check(ctx, todo.EntityKey(user, id), versions)
+	return a.Transparency.Check(ctx, records)
 }
 
 // logGrace is how old an audit record must be before the audit of the log

@@ -35,16 +35,18 @@ type Verification struct {
 	// end: the Versions from the step's start up to Next.From are sound,
 	// and Verify from Next checks the rest.
 	Next *VerifyStep
-	// Checked are the versions checked, oldest first, with their hashes:
-	// what a comparison with the transparency log needs, without reading
-	// the history again.
+	// Checked are the versions checked, oldest first, with what their
+	// leaves in the transparency log are made of: what a comparison with
+	// the log needs, without reading the history again.
 	Checked []CheckedVersion
 }
 
-// CheckedVersion is one version a verification checked, and its hash.
+// CheckedVersion is one version a verification checked: its chain links
+// and its time (the record's dateCreatedUtc).
 type CheckedVersion struct {
-	Version int64
-	Hash    string
+	Version        int64
+	PrevHash, Hash string
+	At             time.Time
 }
 
 // VerifyStep is where a verification starts: at version From (1 when
@@ -202,7 +204,7 @@ func (s *Service) walk(ctx context.Context, user, id string, pk store.PartitionK
 		newest, prev = v, r.Hash
 		next++
 		out.Versions++
-		out.Checked = append(out.Checked, CheckedVersion{r.Version, r.Hash})
+		out.Checked = append(out.Checked, CheckedVersion{Version: r.Version, PrevHash: r.PrevHash, Hash: r.Hash, At: r.DateCreatedUTC})
 		return 0, "", nil
 	}
 	for {

@@ -101,6 +101,22 @@ func TestVerifyDetectsTampering(t *testing.T) {
 	}
 
 	pk := store.PartitionKey{todo.EntityKey("alice", id)}
+	// The versions checked carry what their leaves in the log are made
+	// of, as their records give it.
+	checked := verify(id).Checked
+	if len(checked) != 4 {
+		t.Fatalf("%d versions checked, want 4", len(checked))
+	}
+	for i, got := range checked {
+		it, err := auditC.Read(context.Background(), pk, todo.AuditID(id, int64(i+1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, _, err := todo.DecodeRecord(it.Body)
+		if want := (service.CheckedVersion{Version: r.Version, PrevHash: r.PrevHash, Hash: r.Hash, At: r.DateCreatedUTC}); err != nil || got != want {
+			t.Fatalf("checked version %d: %+v, want %+v (%v)", i+1, got, want, err)
+		}
+	}
 	const k = 2
 	orig, err := auditC.Read(context.Background(), pk, todo.AuditID(id, k))
 	if err != nil {

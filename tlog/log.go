@@ -2,7 +2,6 @@ package tlog
 
 import (
 	"context"
-	"fmt"
 	"sync/atomic"
 
 	"golang.org/x/mod/sumdb/tlog"
@@ -122,14 +121,23 @@ func (l *Log) readIndex(ctx context.Context, entityKey string, version int64) (i
 // leafAt checks that the index document's leaf is the one the tree holds
 // at its index.
 func (l *Log) leafAt(hr tlog.HashReader, d indexDoc) error {
-	hs, err := hr.ReadHashes([]int64{tlog.StoredHashIndex(0, d.Index)})
+	h, err := treeLeaf(hr, d.Index)
 	if err != nil {
-		return todo.Wrap(todo.Internal, err, "the log's tiles do not match its checkpoint")
+		return err
 	}
-	if hs[0] != tlog.RecordHash(d.Leaf) {
+	if h != tlog.RecordHash(d.Leaf) {
 		return todo.Errorf(todo.Internal, "the log's index of leaf %d does not hold the leaf the tree does", d.Index)
 	}
 	return nil
+}
+
+// treeLeaf is the leaf hash the tree that hr reads holds at index.
+func treeLeaf(hr tlog.HashReader, index int64) (tlog.Hash, error) {
+	hs, err := hr.ReadHashes([]int64{tlog.StoredHashIndex(0, index)})
+	if err != nil {
+		return tlog.Hash{}, todo.Wrap(todo.Internal, err, "the log's tiles do not match its checkpoint")
+	}
+	return hs[0], nil
 }
 
 // Consistency returns the consistency proof between the trees of sizes
@@ -152,36 +160,35 @@ func (l *Log) Consistency(ctx context.Context, from, to int64) (tlog.TreeProof, 
 	return p, nil
 }
 
-// VersionHash is one version of an entity and its chain hash.
-type VersionHash struct {
-	Version int64
-	Hash    string
-}
-
-// Logged says how many of an entity's versions are in the latest
-// checkpoint with the hash given, and how many are not in it yet. A version
-// that is logged with another hash, or whose leaf is not the tree's, is an
-// error naming it.
+// Logged says how many of the versions checked are in the latest
+// checkpoint with the leaf their records give, and how many are not in it
+// yet.
 type Logged struct {
 	Logged, Pending int
-	// Differs is the first version logged with another hash, 0 if none.
+	// Differs is the first version whose logged leaf is not the one its
+	// record gives (another hash, link or time), 0 if none.
 	Differs int64
 }
 
-// Check compares an entity's versions with the log.
-func (l *Log) Check(ctx context.Context, entityKey string, versions []VersionHash) (Logged, error) {
+// Check compares versions, as their audit records give them, with the log:
+// each is logged when the tree holds, at the index its index document
+// names, the leaf of its record (LeafOf). The leaf is computed, not read:
+// a version costs the read of its index document, and no tile is read
+// twice.
+func (l *Log) Check(ctx context.Context, records []todo.AuditRecord) (Logged, error) {
 	var out Logged
 	_, c, err := l.Checkpoint(ctx)
 	if todo.IsKind(err, todo.NotFound) {
-		out.Pending = len(versions)
+		out.Pending = len(records)
 		return out, nil
 	}
 	if err != nil {
 		return out, err
 	}
 	hr := newTileReader(ctx, l.Leases).hashes(c.Tree())
-	for _, v := range versions {
-		d, err := l.locate(ctx, entityKey, v.Version, c.Size)
+	for i := range records {
+		r := &records[i]
+		d, err := l.locate(ctx, r.EntityKey, r.Version, c.Size)
 		if todo.IsKind(err, todo.NotFound) {
 			out.Pending++
 			continue
@@ -189,16 +196,13 @@ func (l *Log) Check(ctx context.Context, entityKey string, versions []VersionHas
 		if err != nil {
 			return out, err
 		}
-		if err := l.leafAt(hr, d); err != nil {
+		logged, err := treeLeaf(hr, d.Index)
+		if err != nil {
 			return out, err
 		}
-		leaf, err := ParseLeaf(d.Leaf)
-		if err != nil {
-			return out, todo.Wrap(todo.Internal, err, fmt.Sprintf("the log's leaf %d does not parse", d.Index))
-		}
-		if leaf.Hash != v.Hash {
+		if leaf, err := LeafOf(r); err != nil || tlog.RecordHash(leaf.Encode()) != logged {
 			if out.Differs == 0 {
-				out.Differs = v.Version
+				out.Differs = r.Version
 			}
 			continue
 		}

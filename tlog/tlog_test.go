@@ -676,6 +676,38 @@ func TestAuditFindsTampering(t *testing.T) {
 	}
 }
 
+// Check counts the versions whose records give the leaf logged at their
+// index, and those not logged yet; it names the first version whose record
+// gives another leaf than the one logged: another hash, link or time, or
+// none at all.
+func TestCheckComparesRecordsWithTheLog(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	l := f.log()
+	recs := chain(t, "alice", "chk", 7)
+	if got, err := l.Check(ctx, recs); err != nil || got != (Logged{Pending: 7}) {
+		t.Fatalf("before a checkpoint: %+v %v", got, err)
+	}
+	put(t, f.audit, recs[:5])
+	run(t, f.integrator())
+	if got, err := l.Check(ctx, recs); err != nil || got != (Logged{Logged: 5, Pending: 2}) {
+		t.Fatalf("five logged, two not: %+v %v", got, err)
+	}
+	for name, edit := range map[string]func(r *todo.AuditRecord){
+		"hash":     func(r *todo.AuditRecord) { r.Hash = strings.Repeat("0", 64) },
+		"prevHash": func(r *todo.AuditRecord) { r.PrevHash = strings.Repeat("0", 64) },
+		"time":     func(r *todo.AuditRecord) { r.DateCreatedUTC = r.DateCreatedUTC.Add(time.Nanosecond) },
+		"no leaf":  func(r *todo.AuditRecord) { r.Hash = "" },
+	} {
+		edited := append([]todo.AuditRecord(nil), recs...)
+		edit(&edited[2])
+		edit(&edited[3])
+		if got, err := l.Check(ctx, edited); err != nil || got != (Logged{Logged: 3, Pending: 2, Differs: 3}) {
+			t.Errorf("versions 3 and 4 with another %s: %+v %v, want version 3 differing", name, got, err)
+		}
+	}
+}
+
 // A tile edited in the store fails the tree check and every proof through
 // it.
 func TestTamperedTileRefused(t *testing.T) {
