@@ -86,11 +86,9 @@ func (l *Log) AuditStore(ctx context.Context, grace time.Duration, now time.Time
 	logged := map[string]bool{}
 	hr := newTileReader(ctx, l.Leases).hashes(c.Tree())
 	for n := int64(0); n*tileWidth < c.Size; n++ {
-		start := n * tileWidth
-		t := tlog.Tile{H: TileHeight, L: -1, N: n, W: int(min(c.Size-start, tileWidth))}
-		leaves, err := l.bundle(ctx, hr, t)
+		leaves, err := l.bundle(ctx, hr, bundleTile(c.Size, n))
 		if err != nil {
-			rep.Problems = append(rep.Problems, Problem{Kind: LogDamaged, Version: start})
+			rep.Problems = append(rep.Problems, Problem{Kind: LogDamaged, Version: n * tileWidth})
 			continue
 		}
 		for _, b := range leaves {
@@ -139,16 +137,9 @@ func (l *Log) AuditStore(ctx context.Context, grace time.Duration, now time.Time
 
 // bundle reads an entry bundle and checks each entry against the tree.
 func (l *Log) bundle(ctx context.Context, hr tlog.HashReader, t tlog.Tile) ([][]byte, error) {
-	b, err := newTileReader(ctx, l.Leases).read(t)
+	leaves, err := newTileReader(ctx, l.Leases).entries(t)
 	if err != nil {
 		return nil, err
-	}
-	leaves, err := ParseBundle(b)
-	if err != nil {
-		return nil, err
-	}
-	if len(leaves) != t.W {
-		return nil, todo.Errorf(todo.Internal, "entry bundle %s holds %d entries", TilePath(t), len(leaves))
 	}
 	idx := make([]int64, len(leaves))
 	for i := range leaves {

@@ -579,11 +579,8 @@ func (in *Integrator) addBundles(tr *tileReader, st *state, addTile func(tlog.Ti
 			entries = slices.Clone(known.entries)
 		}
 		if start < st.PrevSize && entries == nil {
-			b, err := tr.read(tlog.Tile{H: TileHeight, L: -1, N: n, W: int(st.PrevSize - start)})
-			if err != nil {
-				return nil, err
-			}
-			if entries, err = ParseBundle(b); err != nil {
+			var err error
+			if entries, err = tr.entries(bundleTile(st.PrevSize, n)); err != nil {
 				return nil, err
 			}
 		}

@@ -261,6 +261,25 @@ func (r *tileReader) chain(t tlog.Tile) ([]byte, error) {
 	return b, nil
 }
 
+// entries reads the entry bundle t: exactly t.W entries.
+func (r *tileReader) entries(t tlog.Tile) ([][]byte, error) {
+	b, err := r.read(t)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := ParseBundle(b)
+	if err == nil && len(entries) != t.W {
+		err = todo.Errorf(todo.Internal, "entry bundle %s holds %d entries", TilePath(t), len(entries))
+	}
+	return entries, err
+}
+
+// bundleTile is the entry bundle n of the tree of size leaves, at the
+// width it has in that tree.
+func bundleTile(size, n int64) tlog.Tile {
+	return tlog.Tile{H: TileHeight, L: -1, N: n, W: int(min(size-n*tileWidth, tileWidth))}
+}
+
 // prefix returns the first t.W hashes or entries of b, the data of a tile
 // at least as wide; an error when b holds fewer.
 func prefix(t tlog.Tile, b []byte) ([]byte, error) {
