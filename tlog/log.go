@@ -2,6 +2,7 @@ package tlog
 
 import (
 	"context"
+	"fmt"
 	"sync/atomic"
 
 	"golang.org/x/mod/sumdb/tlog"
@@ -86,15 +87,16 @@ func (l *Log) Prove(ctx context.Context, entityKey string, version int64) (Inclu
 	if err != nil {
 		return in, err
 	}
-	hr := newTileReader(ctx, l.Leases).hashes(c.Tree())
-	if err := l.leafAt(hr, d); err != nil {
+	tr := newTileReader(ctx, l.Leases)
+	leaf, err := versionLeaf(tr, c.Tree(), d.Index, entityKey, version)
+	if err != nil {
 		return in, err
 	}
-	proof, err := tlog.ProveRecord(c.Size, d.Index, hr)
+	proof, err := tlog.ProveRecord(c.Size, d.Index, tr.hashes(c.Tree()))
 	if err != nil {
 		return in, todo.Wrap(todo.Internal, err, "the log's tiles give no proof")
 	}
-	return Inclusion{Checkpoint: msg, Index: d.Index, Leaf: d.Leaf, Proof: proof}, nil
+	return Inclusion{Checkpoint: msg, Index: d.Index, Leaf: leaf, Proof: proof}, nil
 }
 
 // locate reads where a version's leaf is: NotFound unless it is in the tree
@@ -108,27 +110,40 @@ func (l *Log) locate(ctx context.Context, entityKey string, version int64, size 
 }
 
 // readIndex reads a version's index document, NotFound before the version
-// is appended.
+// is appended. Its id, a digest of the entity key and the version, names
+// the version; Prove and Check check the leaf at its index against the
+// tree.
 func (l *Log) readIndex(ctx context.Context, entityKey string, version int64) (indexDoc, error) {
 	var d indexDoc
 	_, err := read(ctx, l.Leases, indexID(entityKey, version), &d)
-	if err == nil && (d.EntityKey != entityKey || d.Version != version) {
-		err = todo.Errorf(todo.Internal, "the log's index of version %d is another version's", version)
-	}
 	return d, err
 }
 
-// leafAt checks that the index document's leaf is the one the tree holds
-// at its index.
-func (l *Log) leafAt(hr tlog.HashReader, d indexDoc) error {
-	h, err := treeLeaf(hr, d.Index)
+// versionLeaf reads the leaf at index of the tree t from its entry bundle,
+// and checks that it is the one the tree holds there and the version asked
+// for: an index document that locates another version's leaf is damage to
+// the log, never a proof of that version.
+func versionLeaf(tr *tileReader, t tlog.Tree, index int64, entityKey string, version int64) ([]byte, error) {
+	entries, err := tr.entries(bundleTile(t.N, index/tileWidth))
 	if err != nil {
-		return err
+		return nil, todo.Wrap(todo.Internal, err, fmt.Sprintf("the log's entry bundle of leaf %d does not read", index))
 	}
-	if h != tlog.RecordHash(d.Leaf) {
-		return todo.Errorf(todo.Internal, "the log's index of leaf %d does not hold the leaf the tree does", d.Index)
+	b := entries[index%tileWidth]
+	h, err := treeLeaf(tr.hashes(t), index)
+	if err != nil {
+		return nil, err
 	}
-	return nil
+	if h != tlog.RecordHash(b) {
+		return nil, todo.Errorf(todo.Internal, "the log's entry bundle does not hold the tree's leaf %d", index)
+	}
+	leaf, err := ParseLeaf(b)
+	if err != nil {
+		return nil, todo.Wrap(todo.Internal, err, fmt.Sprintf("the log's leaf %d does not parse", index))
+	}
+	if leaf.EntityKey() != entityKey || leaf.Version != version {
+		return nil, todo.Errorf(todo.Internal, "the log's index of version %d locates another version's leaf", version)
+	}
+	return b, nil
 }
 
 // treeLeaf is the leaf hash the tree that hr reads holds at index.

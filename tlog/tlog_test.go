@@ -734,6 +734,54 @@ func TestTamperedTileRefused(t *testing.T) {
 	}
 }
 
+// A proof takes its leaf from the entry bundle, and serves it only when it
+// is the tree's leaf and the version asked for: an index document that
+// locates another version's leaf, or an entry edited in its bundle, is an
+// internal error, never a proof.
+func TestProveRefusesAnotherLeaf(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	recs := chain(t, "alice", "pr", 3)
+	put(t, f.audit, recs)
+	run(t, f.integrator())
+	l := f.log()
+	key := recs[0].EntityKey
+	idx, err := l.Locate(ctx, []VersionRef{{key, 1}, {key, 2}, {key, 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := indexID(key, 2)
+	if err := upsert(ctx, f.leases, id, indexDoc{ID: id, Index: idx[2]}); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := l.Prove(ctx, key, 2); !todo.IsKind(err, todo.Internal) {
+		t.Fatalf("version 2 located at version 3's leaf: proven at %d, %v; want Internal", p.Index, err)
+	}
+
+	bundle := bundleTile(3, 0)
+	var d tileDoc
+	if _, err := read(ctx, f.leases, tileID(bundle), &d); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := ParseBundle(d.Data)
+	if err != nil || d.From != 0 || len(entries) != 3 {
+		t.Fatalf("bundle %+v: %d entries, %v", d, len(entries), err)
+	}
+	entries[idx[0]][len(entries[idx[0]])-3] ^= 1 // version 1's time, a nanosecond later
+	if d.Data, err = EncodeBundle(entries); err != nil {
+		t.Fatal(err)
+	}
+	if err := upsert(ctx, f.leases, tileID(bundle), d); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := l.Prove(ctx, key, 1); !todo.IsKind(err, todo.Internal) {
+		t.Fatalf("version 1 edited in its bundle: proven at %d, %v; want Internal", p.Index, err)
+	}
+	if _, err := l.Prove(ctx, key, 3); err != nil {
+		t.Fatalf("version 3, untouched: %v", err)
+	}
+}
+
 // The latest checkpoint is verified once however often it is read, and a
 // stored note that differs from the one verified is verified again: one
 // that does not verify is refused, not served from what was read before.
