@@ -356,8 +356,7 @@ func (in *Integrator) maxBatch() int {
 // state's build needs again.
 type extension struct {
 	hashes tlog.HashReader // the state's stored hashes
-	leaves []Leaf          // its leaves, decoded
-	ids    []string        // their index documents' ids (indexID)
+	ids    []string        // its leaves' index documents' ids (indexID)
 }
 
 // append commits the state that extends st by batch, and returns it with
@@ -370,9 +369,9 @@ func (in *Integrator) append(ctx context.Context, st *state, batch []candidate, 
 		// the clocks that wrote them had reached.
 		next.NewestAt = in.now().Add(ClockSkewBound)
 	}
-	ext := &extension{leaves: make([]Leaf, len(batch)), ids: make([]string, len(batch))}
+	ext := &extension{ids: make([]string, len(batch))}
 	for i, c := range batch {
-		ext.leaves[i], ext.ids[i] = c.leaf, c.key
+		ext.ids[i] = c.key
 		next.Leaves = append(next.Leaves, c.leaf.Encode())
 		if c.leaf.At.After(next.NewestAt) {
 			next.NewestAt = c.leaf.At
@@ -506,9 +505,8 @@ func (in *Integrator) build(ctx context.Context, st *state, ext *extension) erro
 	if err != nil {
 		return err
 	}
-	for i, leaf := range st.Leaves {
-		l, id := ext.leaves[i], ext.ids[i]
-		add(id, indexDoc{ID: id, EntityKey: l.EntityKey(), Version: l.Version, Index: st.PrevSize + int64(i), Leaf: leaf}.appendJSON(nil))
+	for i, id := range ext.ids {
+		add(id, indexDoc{ID: id, Index: st.PrevSize + int64(i)}.appendJSON(nil))
 	}
 	if err := in.write(ctx, docs); err != nil {
 		return err
@@ -524,7 +522,7 @@ func (in *Integrator) build(ctx context.Context, st *state, ext *extension) erro
 
 // extensionOf computes what the build of a committed state needs from the
 // state alone: its stored hashes, checked against its root, and its
-// leaves, decoded.
+// leaves' index ids.
 func (in *Integrator) extensionOf(tr *tileReader, st *state) (*extension, error) {
 	hr, root, err := extend(tr, st, &in.edge)
 	if err != nil {
@@ -533,12 +531,13 @@ func (in *Integrator) extensionOf(tr *tileReader, st *state) (*extension, error)
 	if root != st.Root {
 		return nil, todo.Errorf(todo.Internal, "the log state's root %s is not the root of its leaves (%s)", st.Root, root)
 	}
-	ext := &extension{hashes: hr, leaves: make([]Leaf, len(st.Leaves)), ids: make([]string, len(st.Leaves))}
+	ext := &extension{hashes: hr, ids: make([]string, len(st.Leaves))}
 	for i, b := range st.Leaves {
-		if ext.leaves[i], err = ParseLeaf(b); err != nil {
+		leaf, err := ParseLeaf(b)
+		if err != nil {
 			return nil, err
 		}
-		ext.ids[i] = indexID(ext.leaves[i].EntityKey(), ext.leaves[i].Version)
+		ext.ids[i] = indexID(leaf.EntityKey(), leaf.Version)
 	}
 	return ext, nil
 }

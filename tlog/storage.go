@@ -27,7 +27,7 @@ import (
 //   - tlog-tile-<path>: one C2SP tile or entry bundle, its path with "/"
 //     spelt "_" (ids cannot hold a slash); a partial one may continue the
 //     document of a narrower width (see pieces);
-//   - tlog-leaf-<digest>: where one version's leaf is, for its proof;
+//   - tlog-leaf-<digest>-v<n>: the index of one version's leaf;
 //   - tlog-checkpoint: the latest signed checkpoint.
 const (
 	stateID      = "tlog-state"
@@ -83,24 +83,21 @@ func (d tileDoc) appendJSON(b []byte) []byte {
 	return appendBytes(b, "data", d.Data)
 }
 
-// indexDoc locates one version's leaf.
+// indexDoc locates one version's leaf: its index, no more. The leaf is in
+// the entry bundles, and the id names the version; a document an earlier
+// build wrote holds the entity key, the version and the leaf as well, which
+// a read ignores.
 type indexDoc struct {
-	ID        string `json:"id"`
-	EntityKey string `json:"entityKey"`
-	Version   int64  `json:"version"`
-	Index     int64  `json:"index"`
-	Leaf      []byte `json:"leaf"`
+	ID    string `json:"id"`
+	Index int64  `json:"index"`
 }
 
-// appendJSON appends d as json.Marshal encodes it when Leaf is not nil.
+// appendJSON appends d as json.Marshal encodes it.
 func (d indexDoc) appendJSON(b []byte) []byte {
 	b = appendMember(b, '{', "id", d.ID)
-	b = appendMember(b, ',', "entityKey", d.EntityKey)
-	b = append(b, `,"version":`...)
-	b = strconv.AppendInt(b, d.Version, 10)
 	b = append(b, `,"index":`...)
 	b = strconv.AppendInt(b, d.Index, 10)
-	return appendBytes(b, "leaf", d.Leaf)
+	return append(b, '}')
 }
 
 // appendMember appends sep, then the member name: value, value a string.

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -734,6 +735,64 @@ func TestTamperedTileRefused(t *testing.T) {
 	}
 }
 
+// An index document holds the id and the index of its leaf, no more; one
+// an earlier build wrote, with the entity key, the version and the leaf as
+// well, still serves proofs, checks and locations.
+func TestIndexDocumentsOfBothForms(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	recs := chain(t, "alice", "old", 3)
+	put(t, f.audit, recs)
+	run(t, f.integrator())
+	l := f.log()
+	refs := make([]VersionRef, len(recs))
+	for i, r := range recs {
+		refs[i] = VersionRef{EntityKey: r.EntityKey, Version: r.Version}
+	}
+	idx, err := l.Locate(ctx, refs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type oldIndexDoc struct {
+		ID        string `json:"id"`
+		EntityKey string `json:"entityKey"`
+		Version   int64  `json:"version"`
+		Index     int64  `json:"index"`
+		Leaf      []byte `json:"leaf"`
+	}
+	for i, r := range recs {
+		id := indexID(r.EntityKey, r.Version)
+		it, err := f.leases.Read(ctx, store.PartitionKey{id}, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var members map[string]json.RawMessage
+		if err := json.Unmarshal(it.Body, &members); err != nil {
+			t.Fatal(err)
+		}
+		for name := range members {
+			if name != "id" && name != "index" && !strings.HasPrefix(name, "_") {
+				t.Errorf("index document %s holds %s", it.Body, name)
+			}
+		}
+		leaf, err := LeafOf(&r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		old := oldIndexDoc{ID: id, EntityKey: r.EntityKey, Version: r.Version, Index: idx[i], Leaf: leaf.Encode()}
+		if err := upsert(ctx, f.leases, id, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	checkLog(t, f, recs)
+	if got, err := l.Check(ctx, recs); err != nil || got != (Logged{Logged: 3}) {
+		t.Fatalf("check through documents of the old form: %+v %v", got, err)
+	}
+	if again, err := l.Locate(ctx, refs); err != nil || !slices.Equal(again, idx) {
+		t.Fatalf("located through documents of the old form at %v (%v), want %v", again, err, idx)
+	}
+}
+
 // A proof takes its leaf from the entry bundle, and serves it only when it
 // is the tree's leaf and the version asked for: an index document that
 // locates another version's leaf, or an entry edited in its bundle, is an
@@ -872,8 +931,9 @@ func TestDocumentsEncodeAsJSON(t *testing.T) {
 		}
 	}
 	for _, d := range []indexDoc{
-		{ID: "tlog-leaf-ab-v1", EntityKey: "todo/alice/t1", Version: 1, Index: 0, Leaf: []byte("todoaudit/leaf/v1\n")},
-		{ID: "tlog-leaf-cd-v9", EntityKey: "todo/b<o>b&\"\\\u2028é\xff/t\x01", Version: 1 << 40, Index: 123456789, Leaf: []byte{1}},
+		{ID: "tlog-leaf-ab-v1", Index: 0},
+		{ID: "tlog-leaf-cd-v9", Index: 123456789},
+		{ID: "b<o>b&\"\\\u2028é\xff/t\x01", Index: 1 << 40},
 	} {
 		want, _ := json.Marshal(d)
 		if got := d.appendJSON(nil); !bytes.Equal(got, want) {
