@@ -97,3 +97,28 @@ func BenchmarkVerifyProof(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkProve serves the proofs of versions in turn, across a log of
+// 10,000 leaves on the embedded store: the index document, the leaf from
+// its entry bundle, and the tiles of the proof.
+func BenchmarkProve(b *testing.B) {
+	f := newFixture(b)
+	in := f.integrator()
+	in.MaxBatch = 5000
+	var keys []string
+	for i := range 100 {
+		recs := chain(b, "alice", fmt.Sprintf("p%d", i), 100)
+		put(b, f.audit, recs)
+		keys = append(keys, recs[0].EntityKey)
+	}
+	run(b, in)
+	ctx := context.Background()
+	l := f.log()
+	n := 0
+	for b.Loop() {
+		if _, err := l.Prove(ctx, keys[n%len(keys)], int64(n/len(keys)%100+1)); err != nil {
+			b.Fatal(err)
+		}
+		n++
+	}
+}

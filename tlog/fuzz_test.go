@@ -162,3 +162,26 @@ func FuzzSkimRecord(f *testing.F) {
 		}
 	})
 }
+
+// A tile document decodes as encoding/json decodes it, value and failure.
+func FuzzDecodeTileDoc(f *testing.F) {
+	for _, d := range []tileDoc{{ID: "tlog-tile-tile_0_000", Data: bytes.Repeat([]byte{0, 0xff, 'a'}, 40)}, {ID: "x", From: 3, Data: []byte("piece")}} {
+		f.Add(d.appendJSON(nil))
+	}
+	f.Add([]byte(`{"id":"a\u0062","data":"AA\/A","from":null}`))
+	f.Add([]byte(`{"data":"not base64","id":1}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if !json.Valid(b) {
+			return // stored documents were checked as JSON when written
+		}
+		var want tileDoc
+		werr := json.Unmarshal(b, &want)
+		got, err := decodeTileDoc(b)
+		if (err != nil) != (werr != nil) {
+			t.Fatalf("%q: decodeTileDoc error %v, encoding/json %v", b, err, werr)
+		}
+		if err == nil && (got.ID != want.ID || got.From != want.From || !bytes.Equal(got.Data, want.Data)) {
+			t.Fatalf("%q: decodeTileDoc %+v, encoding/json %+v", b, got, want)
+		}
+	})
+}
