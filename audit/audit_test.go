@@ -416,6 +416,52 @@ func TestPumpRetiresAuditedVersions(t *testing.T) {
 	}
 }
 
+// A reader of the history that reads the audit just before the pump
+// audits the todo's newest version, and then finds its version document
+// retired, reads the audit again rather than take the version for lost.
+func TestHistoryReadWhileThePumpRetires(t *testing.T) {
+	e := newEnv(t)
+	p := e.newPump(t, e.audit, e.leases)
+	p.Reserve = time.Minute
+	ctx := service.WithUser(context.Background(), "alice")
+	r, err := e.svc.Create(ctx, todo.Fields{Category: "Grocery", Title: "milk"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := r.Todo.ID
+	p.Drain(context.Background())
+	if _, err := e.svc.Put(ctx, id, todo.Fields{Category: "Grocery", Title: "oat milk"}, "", false); err != nil {
+		t.Fatal(err)
+	}
+	sch, _ := partition.New(partition.Hierarchical, 1, nil)
+	for _, read := range []struct {
+		name string
+		run  func(*service.Service) error
+	}{
+		{"asOf", func(svc *service.Service) error { _, err := svc.AsOf(ctx, id, time.Now()); return err }},
+		{"diff", func(svc *service.Service) error { _, err := svc.Diff(ctx, id, 1, 3); return err }},
+	} {
+		late := &auditedAfterQuery{Container: e.audit, then: func() { p.Drain(context.Background()) }}
+		if err := read.run(service.New(sch, e.todos, late, nil)); err != nil {
+			t.Errorf("%s while the pump audits: %v", read.name, err)
+		}
+		if _, err := e.svc.Put(ctx, id, todo.Fields{Category: "Grocery", Title: "soy milk"}, "", false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The todo is deleted; its history is read, and the pump audits the
+	// delete after the history's page and its first look at the newest
+	// record: the page is not the whole history.
+	if err := e.svc.Delete(ctx, id, ""); err != nil {
+		t.Fatal(err)
+	}
+	late := &auditedAfterQuery{Container: e.audit, then: func() { p.Drain(context.Background()) }, at: 2}
+	h, err := service.New(sch, e.todos, late, nil).History(ctx, id, 100, "")
+	if err != nil || h.Complete {
+		t.Errorf("history read while the pump audits its delete: complete %v, %d items, %v; want incomplete", h.Complete, len(h.Items), err)
+	}
+}
+
 // versionDocuments counts the version documents in the todo container.
 func (e *env) versionDocuments(t *testing.T) int {
 	t.Helper()
@@ -427,18 +473,18 @@ func (e *env) versionDocuments(t *testing.T) int {
 	return len(page.Items)
 }
 
-// auditedAfterQuery is the audit container whose first query answers as
-// the container stood before then ran: a reader overtaken by the pump.
+// auditedAfterQuery is the audit container whose query number at (the
+// first when 0) answers as the container stood before then ran: a reader
+// overtaken by the pump.
 type auditedAfterQuery struct {
 	store.Container
-	then func()
-	done bool
+	then    func()
+	at, ran int
 }
 
 func (a *auditedAfterQuery) Query(ctx context.Context, q store.Query) (store.Page, error) {
 	p, err := a.Container.Query(ctx, q)
-	if !a.done {
-		a.done = true
+	if a.ran++; a.ran == max(a.at, 1) {
 		a.then()
 	}
 	return p, err

@@ -57,7 +57,7 @@ func TestKill9DuringErasure(t *testing.T) {
 		if s["state"] == "done" {
 			t.Fatalf("the erasure finished before the kill: give it more to erase (%v)", s)
 		}
-		if s["phase"] != "todos" || s["erased"].(map[string]any)["versions"].(float64) > 0 {
+		if s["phase"] != "todos" || s["erased"].(map[string]any)["todos"].(float64) > 0 {
 			t.Logf("killed at %v", s)
 			break
 		}
@@ -76,7 +76,9 @@ func TestKill9DuringErasure(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	s := status(p)
-	if e := s["erased"].(map[string]any); e["versions"] != 400.0 || e["todos"] != 100.0 || s["run"] != 1.0 {
+	// Every version's record is erased; the pump retires version documents
+	// once audited, so few if any are left to erase.
+	if e := s["erased"].(map[string]any); e["records"] != 400.0 || e["todos"] != 100.0 || s["run"] != 1.0 {
 		t.Fatalf("the resumed erasure: %v", s)
 	}
 	b, err := os.ReadFile(filepath.Join(dir, "store.db"))

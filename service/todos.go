@@ -210,13 +210,22 @@ type lastSeen struct {
 // todo does not exist now (deleted, moved away, or never created): the
 // newest audit record, then any newer retained version documents, found by
 // point reads of their deterministic ids (the audit may lag behind the
-// outbox).
+// outbox). The first version document not found may have been retired
+// since the audit was read, its record written in the same transaction:
+// the audit is read again, until it says nothing newer.
 func (s *Service) lastVersion(ctx context.Context, id string, pk store.PartitionKey) (lastSeen, error) {
 	last, err := s.newestAudited(ctx, id)
-	if err != nil {
-		return last, err
+	for err == nil {
+		var seen, again lastSeen
+		if seen, err = s.newerRetained(ctx, id, pk, last); err != nil {
+			break
+		}
+		if again, err = s.newestAudited(ctx, id); err != nil || again.Version <= seen.Version {
+			return seen, err
+		}
+		last = again
 	}
-	return s.newerRetained(ctx, id, pk, last)
+	return lastSeen{}, err
 }
 
 // newerRetained is the newest of last and the retained version documents

@@ -207,57 +207,91 @@ func (s *Service) walk(ctx context.Context, user, id string, pk store.PartitionK
 		out.Checked = append(out.Checked, CheckedVersion{Version: r.Version, PrevHash: r.PrevHash, Hash: r.Hash, At: r.DateCreatedUTC})
 		return 0, "", nil
 	}
+	// The records, the todo, then the version documents after the newest
+	// record. A version document found missing may have been retired
+	// since the records were read, its record written in the same
+	// transaction: the records from there on are read once more, for as
+	// long as that finds more.
+	readHead, rechecked := true, int64(0)
 	for {
-		p, err := s.records.Query(check, spec)
-		if err != nil && check.Err() != nil {
-			return late(false, err)
-		}
-		if err != nil {
-			return out, newest, head, err
-		}
-		for _, d := range p.Items {
-			// A step checks at least one version, so that steps progress.
-			if check.Err() != nil && (step == nil || out.Versions > 0) {
-				return late(true, nil)
+		for {
+			p, err := s.records.Query(check, spec)
+			if err != nil && check.Err() != nil {
+				return late(false, err)
 			}
-			r, a, err := todo.DecodeRecord(d.Value)
-			if err != nil {
-				return broken(recordVersion(id, r.ID, next), "the audit record %q: %v", r.ID, err)
-			}
-			if k, reason, err := accept(&verified{r, a}); err != nil || reason != "" {
-				out.BrokenAt, out.Reason = k, reason
-				return out, newest, head, err
-			}
-		}
-		if p.Continuation == "" {
-			break
-		}
-		spec.Continuation = p.Continuation
-	}
-	d, err := s.todos.GetIn(ctx, pk, id)
-	if err != nil && !todo.IsKind(err, todo.NotFound) {
-		if ctx.Err() != nil {
-			return late(false, err)
-		}
-		return out, newest, head, err
-	}
-	if err == nil && d.Value.Type == todo.TypeTodo && d.Value.UserID == user {
-		head = &d
-	}
-	if newest == nil && start > 1 && (head == nil || head.Value.Version < start) {
-		return out, nil, head, todo.Errorf(todo.NotFound, "todo %q has no version %d", id, start)
-	}
-	for outbox && (head == nil || next <= max(head.Value.Version, reach)) {
-		v, ok, err := s.versionDoc(ctx, user, id, pk, next)
-		if err != nil || !ok {
 			if err != nil {
 				return out, newest, head, err
 			}
+			for _, d := range p.Items {
+				// A step checks at least one version, so that steps progress.
+				if check.Err() != nil && (step == nil || out.Versions > 0) {
+					return late(true, nil)
+				}
+				r, a, err := todo.DecodeRecord(d.Value)
+				if err != nil {
+					return broken(recordVersion(id, r.ID, next), "the audit record %q: %v", r.ID, err)
+				}
+				if k, reason, err := accept(&verified{r, a}); err != nil || reason != "" {
+					out.BrokenAt, out.Reason = k, reason
+					return out, newest, head, err
+				}
+			}
+			if p.Continuation == "" {
+				break
+			}
+			spec.Continuation = p.Continuation
+		}
+		if readHead {
+			readHead = false
+			d, err := s.todos.GetIn(ctx, pk, id)
+			if err != nil && !todo.IsKind(err, todo.NotFound) {
+				if ctx.Err() != nil {
+					return late(false, err)
+				}
+				return out, newest, head, err
+			}
+			if err == nil && d.Value.Type == todo.TypeTodo && d.Value.UserID == user {
+				head = &d
+			}
+			if newest == nil && start > 1 && (head == nil || head.Value.Version < start) {
+				return out, nil, head, todo.Errorf(todo.NotFound, "todo %q has no version %d", id, start)
+			}
+		}
+		missed := false
+		switch {
+		case outbox:
+			for head == nil || next <= max(head.Value.Version, reach) {
+				v, ok, err := s.versionDoc(ctx, user, id, pk, next)
+				if err != nil {
+					return out, newest, head, err
+				}
+				if missed = !ok; missed {
+					break
+				}
+				if k, reason, err := accept(v); err != nil || reason != "" {
+					out.BrokenAt, out.Reason = k, reason
+					return out, newest, head, err
+				}
+			}
+		case head == nil:
+			// The todo is gone: a retained version document newer than
+			// the audit means its newest versions are not audited yet.
+			_, ok, err := s.versionDoc(ctx, user, id, pk, next)
+			if err != nil {
+				return out, newest, head, err
+			}
+			if ok {
+				return broken(next, "version %d is missing (not audited yet, or removed)", next)
+			}
+			missed = true
+		}
+		if !missed || rechecked == next {
 			break
 		}
-		if k, reason, err := accept(v); err != nil || reason != "" {
-			out.BrokenAt, out.Reason = k, reason
-			return out, newest, head, err
+		rechecked = next
+		spec.Continuation, spec.After = "", nil
+		if next > 1 {
+			spec.After = &store.Seek{Order: spec.OrderBy[0], Value: json.RawMessage(strconv.FormatInt(next-1, 10)), ID: todo.AuditID(id, next-1)}
 		}
 	}
 	last := next - 1
@@ -278,16 +312,6 @@ func (s *Service) walk(ctx context.Context, user, id string, pk store.PartitionK
 		}
 		out.Verified = true
 		return out, newest, head, nil
-	}
-	if !outbox {
-		// The todo is gone: a retained version document newer than the
-		// audit means its newest versions are not audited yet.
-		if _, ok, err := s.versionDoc(ctx, user, id, pk, next); err != nil || ok {
-			if err != nil {
-				return out, newest, head, err
-			}
-			return broken(next, "version %d is missing (not audited yet, or removed)", next)
-		}
 	}
 	switch {
 	case newest == nil:
