@@ -21,7 +21,9 @@ import (
 // and an erasure or a retention purge has one copy of the content to
 // reach. Entries written before they were references are whole copies
 // (with an entity); Record serves those as they are.
-const activityPrefix = "activity/"
+
+// ActivityPrefix starts the key of every activity partition.
+const ActivityPrefix = "activity/"
 
 // ActivityMonth is the period of an activity partition: the UTC month.
 const ActivityMonth = "2006-01"
@@ -29,7 +31,7 @@ const ActivityMonth = "2006-01"
 // ActivityKey is the audit partition key of user's activity in the month
 // of at.
 func ActivityKey(user string, at time.Time) string {
-	return activityPrefix + user + "/" + at.UTC().Format(ActivityMonth)
+	return ActivityPrefix + user + "/" + at.UTC().Format(ActivityMonth)
 }
 
 // TimeKey is t in UTC with exactly nine fractional digits: strings of
@@ -42,7 +44,7 @@ func TimeKey(t time.Time) string {
 
 // IsActivityKey reports whether an audit partition key is an activity
 // partition's.
-func IsActivityKey(key string) bool { return strings.HasPrefix(key, activityPrefix) }
+func IsActivityKey(key string) bool { return strings.HasPrefix(key, ActivityPrefix) }
 
 // OwnerOf returns the owner of an audit record: the user part of its
 // entity key.

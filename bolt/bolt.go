@@ -156,8 +156,7 @@ func (s *Store) ensure(specs []store.ContainerSpec) error {
 			if err := (&container{spec: spec}).keepFeed(cb); err != nil {
 				return fmt.Errorf("embedded store: the change feed of container %s: %w", spec.Name, err)
 			}
-			sorted := spec.Indexing.SortedPaths()
-			if indexStale(cb, have.Indexing.SortedPaths(), sorted) {
+			if indexStale(cb, have.Indexing, spec.Indexing) {
 				if err := (&container{spec: spec}).reindex(cb); err != nil {
 					return fmt.Errorf("embedded store: indexing container %s: %w", spec.Name, err)
 				}

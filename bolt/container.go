@@ -449,7 +449,7 @@ func (c *container) Query(ctx context.Context, q store.Query) (store.Page, error
 	var loaded, returned int
 	var err error
 	switch {
-	case walksRangeIndex(q.OrderBy) && c.spec.Indexing.Sorts(q.OrderBy[0].Field):
+	case walksRangeIndex(q.OrderBy) && c.spec.Indexing.SortsIn(q.OrderBy[0].Field, q.PartitionKey[0]):
 		page.Items, page.Continuation, loaded, err = c.queryIndexed(q, f)
 	case len(q.OrderBy) > 0:
 		page.Items, page.Continuation, loaded, err = c.queryOrdered(q, f, prefix)

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -141,7 +142,16 @@ func (c *container) orderEntries(key []byte, values []json.RawMessage) []indexEn
 	buf := make([]byte, 0, n)
 	entries := make([]indexEntry, 0, len(sorted)+1)
 	var missing []byte
+	narrowed := len(c.spec.Indexing.SortedWithin) > 0
+	var first string // the partition key's first component, where an index is narrowed
+	if narrowed {
+		pk, _ := splitItemKey(key, 1)
+		first = pk[0]
+	}
 	for i, p := range sorted {
+		if narrowed && !c.spec.Indexing.SortsIn(p, first) {
+			continue // not kept sorted in this partition: neither an entry nor missing
+		}
 		raw := values[i]
 		if raw == nil {
 			if missing == nil {
@@ -267,12 +277,21 @@ func (c *container) reindex(cb *bbolt.Bucket) error {
 }
 
 // indexStale reports whether the range index of container bucket cb, kept
-// for a policy that sorted had, must be rebuilt for one that sorts sorted.
-func indexStale(cb *bbolt.Bucket, had, sorted []string) bool {
-	if len(sorted) == 0 {
+// for the policy had, must be rebuilt for the policy now.
+func indexStale(cb *bbolt.Bucket, had, now *store.IndexingPolicy) bool {
+	if len(now.SortedPaths()) == 0 {
 		return cb.Bucket(bucketOrder) != nil
 	}
-	return cb.Bucket(bucketOrder) == nil || !slices.Equal(had, sorted) || !bytes.Equal(cb.Get(orderLayoutKey), orderLayout)
+	return cb.Bucket(bucketOrder) == nil || !slices.Equal(had.SortedPaths(), now.SortedPaths()) ||
+		!maps.EqualFunc(sortedWithin(had), sortedWithin(now), slices.Equal) || !bytes.Equal(cb.Get(orderLayoutKey), orderLayout)
+}
+
+// sortedWithin is p's SortedWithin; none for a nil policy.
+func sortedWithin(p *store.IndexingPolicy) map[string][]string {
+	if p == nil {
+		return nil
+	}
+	return p.SortedWithin
 }
 
 // validPosition reports whether pos, a continuation of queryIndexed, is

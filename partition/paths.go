@@ -69,10 +69,16 @@ var (
 	// records without an owner, and the retention purge those written
 	// before its cutoff (dateCreatedUtc).
 	// History reads, pages and verifies by version, dead letters and
-	// activity by at: the embedded store keeps those two sorted.
+	// activity by at: the embedded store keeps those two sorted, version
+	// in the entities' partitions only and at in the activity pages' and
+	// the dead letters'.
 	AuditIndexing = &store.IndexingPolicy{
 		Paths:  []string{"entityKey", "version", "hash", "at", "actor", "owner", "operation", "category", "entityId", "dateCreatedUtc"},
 		Sorted: []string{"version", "at"},
+		SortedWithin: map[string][]string{
+			"version": {todo.EntityTypeTodo + "/"},
+			"at":      {todo.ActivityPrefix, todo.DeadLetterKey},
+		},
 	}
 	// LeaseIndexing is nil, every path: the Functions host owns the lease
 	// documents and queries them as it needs.

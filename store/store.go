@@ -77,6 +77,13 @@ type IndexingPolicy struct {
 	// embedded store keeps a sorted index of these only, since every write
 	// pays for each, and sorts for the others.
 	Sorted []string
+	// SortedWithin narrows the sorted index of a property of Sorted to
+	// the logical partitions whose key (its first component) starts with
+	// one of the prefixes it lists: those whose queries ORDER BY it. An
+	// ORDER BY on it in another partition sorts that partition's matches,
+	// as for a property not kept sorted. A sorted property it does not
+	// name is kept sorted in every partition.
+	SortedWithin map[string][]string
 	// Arrays are array properties whose elements are indexed
 	// (/name/[]/?), for ARRAY_CONTAINS.
 	Arrays []string
@@ -118,6 +125,17 @@ func (p *IndexingPolicy) SortedPaths() []string {
 
 // Sorts reports whether the embedded store keeps a sorted index of field.
 func (p *IndexingPolicy) Sorts(field string) bool { return slices.Contains(p.SortedPaths(), field) }
+
+// SortsIn reports whether the embedded store keeps a sorted index of
+// field in the logical partition whose key starts with the component
+// first (see SortedWithin).
+func (p *IndexingPolicy) SortsIn(field, first string) bool {
+	if !p.Sorts(field) {
+		return false
+	}
+	prefixes, narrowed := p.SortedWithin[field]
+	return !narrowed || slices.ContainsFunc(prefixes, func(s string) bool { return strings.HasPrefix(first, s) })
+}
 
 // Indexes reports whether a query can use the index on a top-level
 // property. A nil policy indexes everything.
