@@ -239,8 +239,11 @@ func startCounted(bin, tmp, name string, env []string, ready string, args ...str
 	// Callgrind cannot follow the signals of Go's asynchronous preemption.
 	// It runs one thread at a time anyway: with one P, no idle thread
 	// spins looking for work, which made counts move by a tenth from run
-	// to run.
-	cmd.Env = append(append(os.Environ(), "LISTEN_ADDR="+addr, "GODEBUG=asyncpreemptoff=1", "GOMAXPROCS=1"), env...)
+	// to run. Its CPU reports RDTSCP, which valgrind cannot execute on a
+	// host whose CPU lacks it (some virtual machines): the runtime, which
+	// reads the time with it when a lock makes a thread wait, then dies
+	// of SIGILL; cpu.rdtscp=off has it use RDTSC.
+	cmd.Env = append(append(os.Environ(), "LISTEN_ADDR="+addr, "GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off", "GOMAXPROCS=1"), env...)
 	cmd.Stderr = &bytes.Buffer{}
 	if err := cmd.Start(); err != nil {
 		return nil, err
