@@ -19,17 +19,8 @@ func TestUnfollowedContainerKeepsNoFeed(t *testing.T) {
 	dir := t.TempDir()
 	spec := store.ContainerSpec{Name: "leases", PartitionKeyPaths: []string{"/id"}}
 	open := func(unfollowed bool) (*Store, *container) {
-		t.Helper()
 		spec.Unfollowed = unfollowed
-		s, err := Open(dir, []store.ContainerSpec{spec}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := s.Container(ctx, "leases")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s, c.(*container)
+		return openOne(t, dir, spec)
 	}
 	feedEntries := func(s *Store) int {
 		t.Helper()
@@ -82,4 +73,18 @@ func TestUnfollowedContainerKeepsNoFeed(t *testing.T) {
 	if err != nil || len(batch.Items) != 3 || batch.Items[2].ID != "a" {
 		t.Fatalf("change feed built from the items: %v, %v; want b, c, a in the order they were written", batch.Items, err)
 	}
+}
+
+// openOne opens the store in dir with the one container spec describes.
+func openOne(t *testing.T, dir string, spec store.ContainerSpec) (*Store, *container) {
+	t.Helper()
+	s, err := Open(dir, []store.ContainerSpec{spec}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := s.Container(context.Background(), spec.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, c.(*container)
 }

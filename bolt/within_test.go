@@ -17,19 +17,7 @@ func TestRangeIndexNarrowedToPartitions(t *testing.T) {
 	dir := t.TempDir()
 	spec := store.ContainerSpec{Name: "c", PartitionKeyPaths: []string{"/pk"}, Indexing: &store.IndexingPolicy{
 		Paths: []string{"pk", "v", "w"}, Sorted: []string{"v", "w"}, SortedWithin: map[string][]string{"v": {"a/"}}}}
-	open := func() (*Store, *container) {
-		t.Helper()
-		s, err := Open(dir, []store.ContainerSpec{spec}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := s.Container(ctx, "c")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s, c.(*container)
-	}
-	s, c := open()
+	s, c := openOne(t, dir, spec)
 	for _, d := range []struct{ pk, id, fields string }{
 		{"a/1", "d1", `"v":3,"w":1`}, {"a/1", "d2", `"v":1`}, {"a/1", "d3", `"v":2,"w":0`},
 		{"b/1", "e1", `"v":2,"w":5`}, {"b/1", "e2", `"v":1,"w":4`},
@@ -58,7 +46,7 @@ func TestRangeIndexNarrowedToPartitions(t *testing.T) {
 		t.Fatal(err)
 	}
 	spec.Indexing.SortedWithin = nil
-	s, c = open()
+	s, c = openOne(t, dir, spec)
 	defer s.Close()
 	check()
 	if n := orderKeys(t, c); n != 10 {

@@ -93,6 +93,17 @@ func (f *fixture) log() *Log {
 	return &Log{Leases: f.leases, Keys: testKeys, Audit: f.audit, Anchors: f.anchors}
 }
 
+// logged is a fixture whose log holds n versions of one of alice's todos,
+// integrated and published: the records, oldest first.
+func logged(t testing.TB, id string, n int) (*fixture, []todo.AuditRecord) {
+	t.Helper()
+	f := newFixture(t)
+	recs := chain(t, "alice", id, n)
+	put(t, f.audit, recs)
+	run(t, f.integrator())
+	return f, recs
+}
+
 func run(t testing.TB, in *Integrator) Result {
 	t.Helper()
 	res, err := in.Run(context.Background())
@@ -712,11 +723,8 @@ func TestCheckComparesRecordsWithTheLog(t *testing.T) {
 // A tile edited in the store fails the tree check and every proof through
 // it.
 func TestTamperedTileRefused(t *testing.T) {
-	f := newFixture(t)
+	f, recs := logged(t, "tt", 5)
 	ctx := context.Background()
-	recs := chain(t, "alice", "tt", 5)
-	put(t, f.audit, recs)
-	run(t, f.integrator())
 	tile := tlog.Tile{H: TileHeight, L: 0, N: 0, W: 5}
 	var d tileDoc
 	if _, err := read(ctx, f.leases, tileID(tile), &d); err != nil {
@@ -739,11 +747,8 @@ func TestTamperedTileRefused(t *testing.T) {
 // an earlier build wrote, with the entity key, the version and the leaf as
 // well, still serves proofs, checks and locations.
 func TestIndexDocumentsOfBothForms(t *testing.T) {
-	f := newFixture(t)
+	f, recs := logged(t, "old", 3)
 	ctx := context.Background()
-	recs := chain(t, "alice", "old", 3)
-	put(t, f.audit, recs)
-	run(t, f.integrator())
 	l := f.log()
 	refs := make([]VersionRef, len(recs))
 	for i, r := range recs {
@@ -798,11 +803,8 @@ func TestIndexDocumentsOfBothForms(t *testing.T) {
 // locates another version's leaf, or an entry edited in its bundle, is an
 // internal error, never a proof.
 func TestProveRefusesAnotherLeaf(t *testing.T) {
-	f := newFixture(t)
+	f, recs := logged(t, "pr", 3)
 	ctx := context.Background()
-	recs := chain(t, "alice", "pr", 3)
-	put(t, f.audit, recs)
-	run(t, f.integrator())
 	l := f.log()
 	key := recs[0].EntityKey
 	idx, err := l.Locate(ctx, []VersionRef{{key, 1}, {key, 2}, {key, 3}})
