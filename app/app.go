@@ -593,7 +593,7 @@ func (a *App) transparencyLog(ctx context.Context, auditC, leases store.Containe
 	}
 	l := &tlog.Log{Leases: leases, Audit: auditC, Keys: keys, Anchors: anchors}
 	in := &tlog.Integrator{Audit: auditC, Leases: leases, Keys: keys, Anchors: anchors, Log: a.log,
-		Report: func(err error) { a.health.Report("transparency log", err) }}
+		Report: func(err error) { a.health.Report("transparency log", err) }, Published: l.Signed}
 	if o, ok := a.store.(interface{ StampsInCommitOrder() bool }); ok {
 		in.CommitOrdered = o.StampsInCommitOrder()
 	}

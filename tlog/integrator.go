@@ -45,6 +45,10 @@ type Integrator struct {
 	// Report, when set, gets nil after each pass that found the log
 	// consistent with its newest anchor, and the refusal otherwise.
 	Report func(error)
+	// Published, when set, hears each checkpoint the integrator publishes,
+	// as it signed and stored it: the Log of the same process (Log.Signed)
+	// then serves it without checking the signature it has just made.
+	Published func(note []byte, c Checkpoint)
 	// Margin is DefaultMargin when zero: how much earlier than the last
 	// record read a record's _ts may be and still be found.
 	Margin time.Duration
@@ -734,6 +738,9 @@ func (in *Integrator) publish(ctx context.Context, st *state) (bool, error) {
 	}
 	if todo.IsKind(err, todo.PreconditionFailed) || todo.IsKind(err, todo.Conflict) {
 		return false, nil // another integrator published meanwhile
+	}
+	if err == nil && in.Published != nil {
+		in.Published(msg, c)
 	}
 	return err == nil, err
 }

@@ -943,3 +943,34 @@ func TestDocumentsEncodeAsJSON(t *testing.T) {
 		}
 	}
 }
+
+// A checkpoint the process has just published is served without checking
+// the signature it made; a stored note that is not the one it signed is
+// checked, and refused when the signature is not the log's.
+func TestSignedCheckpointServedUnchecked(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	var checked atomic.Int32
+	keys := *testKeys
+	keys.Verifier = countingVerifier{testKeys.Verifier, &checked}
+	l := f.log()
+	l.Keys = &keys
+	in := f.integrator()
+	in.Published = l.Signed
+	put(t, f.audit, chain(t, "alice", "sg", 3))
+	run(t, in)
+	if _, c, err := l.Checkpoint(ctx); err != nil || c.Size != 3 || checked.Load() != 0 {
+		t.Fatalf("the checkpoint just published: size %d, %v, %d signatures checked; want none", c.Size, err, checked.Load())
+	}
+	var d checkpointDoc
+	if _, err := read(ctx, f.leases, checkpointID, &d); err != nil {
+		t.Fatal(err)
+	}
+	d.Note = strings.Replace(d.Note, "\n3\n", "\n2\n", 1) // another tree, the same signature
+	if err := upsert(ctx, f.leases, checkpointID, d); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := l.Checkpoint(ctx); !todo.IsKind(err, todo.Internal) || checked.Load() != 1 {
+		t.Fatalf("a stored note other than the one signed: %v after %d checks; want it checked and refused", err, checked.Load())
+	}
+}
