@@ -14,9 +14,7 @@ import (
 
 // UpsertAtomically writes ups, into any containers of this store, in one
 // bbolt transaction: every document is checked first, and a failure while
-// writing rolls the whole transaction back. A retirement is refused in a
-// container without TTL: the purge of expired items is what ends its
-// reservation.
+// writing rolls the whole transaction back.
 func (c *container) UpsertAtomically(ctx context.Context, ups []store.Upsert) (bool, error) {
 	cost := store.Cost{Scope: store.CrossPartition, Requests: 1}
 	defer func() { store.Charge(ctx, cost) }()
@@ -39,9 +37,6 @@ func (c *container) UpsertAtomically(ctx context.Context, ups []store.Upsert) (b
 			return true, err
 		}
 		if r := u.Retire; r != nil {
-			if target.spec.DefaultTTL == nil {
-				return true, todo.Errorf(todo.Invalid, "container %s has no TTL: nothing would end a retired item's reservation", target.spec.Name)
-			}
 			if err := todo.ValidateID(r.ID); err != nil {
 				return true, err
 			}
@@ -76,18 +71,18 @@ func (c *container) UpsertAtomically(ctx context.Context, ups []store.Upsert) (b
 	})
 }
 
-// retire replaces the item at key, if it is live and at etag, by the
-// reservation of its key until reserved: its body, its change-feed entry
-// and its range-index entries go, and the purge of expired items removes
-// the reservation once it ends.
+// retire deletes the item at key, if it is live and at etag, with its
+// change-feed entry and range-index entries, and reserves its key until
+// reserved.
 func (c *container) retire(tx *bbolt.Tx, key []byte, etag string, reserved time.Time) error {
 	_, items, feed, order := c.writeBuckets(tx)
 	v := items.Get(key)
 	if v == nil {
 		return nil
 	}
+	now := c.s.now()
 	r := decodeRecord(v)
-	if !r.live(c.s.now()) || etagOf(r.lsn) != etag {
+	if r.expired(now) || etagOf(r.lsn) != etag {
 		return nil
 	}
 	if err := unfeed(feed, r.lsn); err != nil {
@@ -96,6 +91,8 @@ func (c *container) retire(tx *bbolt.Tx, key []byte, etag string, reserved time.
 	if err := c.unindex(order, key, r); err != nil {
 		return err
 	}
-	c.s.reads.written(cacheKey(nil, c.name, key))
-	return items.Put(key, recordValue(r.lsn, max(reserved.Unix(), 1), 0))
+	ck := cacheKey(nil, c.name, key)
+	c.s.reads.written(ck)
+	c.s.reserved.reserve(ck, reserved, now)
+	return items.Delete(key)
 }

@@ -54,6 +54,9 @@ type Store struct {
 	db     *bbolt.DB
 	commit *committer
 	reads  *readCache
+	// reserved are the keys of retired items; only the committer's
+	// goroutine touches them.
+	reserved *reservations
 	// lastTS is the newest _ts a write was stamped with; only the
 	// committer's goroutine touches it.
 	lastTS      int64
@@ -92,6 +95,7 @@ func Open(dir string, specs []store.ContainerSpec, o *Options) (*Store, error) {
 		db:          db,
 		commit:      newCommitter(db, o.OnFault),
 		reads:       newReadCache(),
+		reserved:    newReservations(),
 		clockStamps: o.ClockStamps,
 		now:         o.Now,
 		log:         o.Log,
@@ -326,9 +330,7 @@ func (s *Store) stamp(now time.Time) int64 {
 }
 
 // record is the stored value of an item: its LSN, its expiry (unix seconds,
-// 0 = never) and its JSON body. A record without a body is the reservation
-// a retired item leaves (container.retire): no read sees it, but a create
-// of its key fails until it expires.
+// 0 = never) and its JSON body.
 type record struct {
 	lsn     uint64
 	expires int64
@@ -374,10 +376,6 @@ func decodeRecord(v []byte) record {
 }
 
 func (r record) expired(now time.Time) bool { return r.expires != 0 && now.Unix() >= r.expires }
-
-// live reports whether r is an item reads see: neither expired nor a
-// reservation.
-func (r record) live(now time.Time) bool { return len(r.body) > 0 && !r.expired(now) }
 
 func lsnKey(lsn uint64) []byte {
 	b := make([]byte, 8)

@@ -62,7 +62,7 @@ func (c *container) view(ctx context.Context, pk store.PartitionKey, id string, 
 	item := itemKey(pk, id)
 	key := cacheKey(buf[:0], c.name, item)
 	serve := func(r record) error {
-		if !r.live(c.s.now()) {
+		if r.expired(c.s.now()) {
 			return notFound(id)
 		}
 		cost.Charge = ru.Read(int64(len(r.body)))
@@ -257,8 +257,8 @@ func (c *container) writeBuckets(tx *bbolt.Tx) (cb, items, feed, order *bbolt.Bu
 
 // keepFeed gives the container bucket cb the change feed its spec asks
 // for: none when no one follows the container (an earlier build's is
-// dropped), else an entry at the LSN of every item but a reservation,
-// built from the items when the feed is new.
+// dropped), else an entry at the LSN of every item, built from the items
+// when the feed is new.
 func (c *container) keepFeed(cb *bbolt.Bucket) error {
 	if c.spec.Unfollowed {
 		if cb.Bucket(bucketFeed) == nil {
@@ -274,10 +274,7 @@ func (c *container) keepFeed(cb *bbolt.Bucket) error {
 		return err
 	}
 	return cb.Bucket(bucketItems).ForEach(func(k, v []byte) error {
-		if r := decodeRecord(v); len(r.body) > 0 {
-			return feed.Put(lsnKey(r.lsn), k)
-		}
-		return nil
+		return feed.Put(lsnKey(decodeRecord(v).lsn), k)
 	})
 }
 
@@ -293,9 +290,6 @@ func unfeed(feed *bbolt.Bucket, lsn uint64) error {
 type state struct {
 	rec    record
 	exists bool
-	// reserved is set when the key holds the reservation of a retired
-	// item: it does not exist, but it cannot be created either.
-	reserved bool
 }
 
 // apply checks and writes preps in tx. Each key is read once: what an
@@ -333,11 +327,9 @@ func (c *container) apply(tx *bbolt.Tx, preps []prepared, results []store.OpResu
 		if r.expired(now) {
 			return state{}
 		}
-		if !r.live(now) {
-			return state{reserved: true}
-		}
 		return state{rec: r, exists: true}
 	}
+	var cached [256]byte // a key's cache key, for the reservations and the read cache
 	// Check every operation before changing anything.
 	for i, p := range preps {
 		st := current(i)
@@ -345,7 +337,7 @@ func (c *container) apply(tx *bbolt.Tx, preps []prepared, results []store.OpResu
 		switch {
 		case p.kind == store.BatchCreate && st.exists:
 			err = todo.Errorf(todo.Conflict, "item %q already exists", p.id)
-		case p.kind == store.BatchCreate && st.reserved:
+		case p.kind == store.BatchCreate && c.s.reserved.holds(cacheKey(cached[:0], c.name, p.key), now):
 			err = todo.Errorf(todo.Conflict, "item %q was retired a moment ago: its id is still taken", p.id)
 		case p.kind != store.BatchCreate && p.kind != store.BatchUpsert && !st.exists:
 			err = notFound(p.id)
@@ -371,7 +363,6 @@ func (c *container) apply(tx *bbolt.Tx, preps []prepared, results []store.OpResu
 	}
 	// Apply. Failures from here on leave the transaction half-written.
 	ts := c.s.stamp(now)
-	var cached [256]byte // each written key's cache key, in turn
 	for i, p := range preps {
 		if p.kind == store.BatchRead {
 			continue
@@ -667,7 +658,7 @@ func (c *container) newPage(q store.Query, f filters) *page {
 // match, nor once the page is full (then more is set).
 func (p *page) offer(key, v []byte) (bool, error) {
 	r := decodeRecord(v)
-	if !r.live(p.now) {
+	if r.expired(p.now) {
 		return false, nil
 	}
 	_, ok, err := p.f.load(r.body, &p.loaded)
@@ -722,7 +713,7 @@ func (c *container) queryOrdered(q store.Query, f filters, prefix []byte) ([]sto
 		cur := tx.Bucket(c.name).Bucket(bucketItems).Cursor()
 		for k, v := cur.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = cur.Next() {
 			r := decodeRecord(v)
-			if !r.live(now) {
+			if r.expired(now) {
 				continue
 			}
 			fields, ok, err := f.load(r.body, &loaded)
@@ -827,7 +818,7 @@ func (c *container) ChangeFeed(ctx context.Context, continuation string, max int
 				continue
 			}
 			r := decodeRecord(v)
-			if !r.live(now) {
+			if r.expired(now) {
 				continue
 			}
 			pk, id := splitItemKey(key, len(c.spec.PartitionKeyPaths))

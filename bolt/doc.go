@@ -9,9 +9,8 @@
 // latest version of every live item. Rewriting an item moves its feed entry
 // to the new LSN and deleting it removes the entry, which gives the change
 // feed its latest-version semantics: coalesced, no deletes, ordered. An
-// item retired in an atomic group (store.Retire) leaves only its key, with
-// a header and no body, which reads do not see and creates fail on until
-// the reservation expires and the purge of expired items removes it. Since
+// item retired in an atomic group (store.Retire) is deleted, and its key
+// reserved in memory (reservations) until a create may take it. Since
 // commits take increasing LSNs at non-decreasing times, the feed also
 // answers "written since" (a lower bound on _ts) by binary search. A
 // container whose indexing policy sorts properties also has an "order"

@@ -174,7 +174,7 @@ func (c *container) orderEntries(key []byte, values []json.RawMessage) []indexEn
 
 // storedOrderEntries returns the range-index entries of a stored item.
 func (c *container) storedOrderEntries(key []byte, r record) ([]indexEntry, error) {
-	if len(c.spec.Indexing.SortedPaths()) == 0 || len(r.body) == 0 { // a reservation has none
+	if len(c.spec.Indexing.SortedPaths()) == 0 {
 		return nil, nil
 	}
 	values, err := c.spec.SortedValues(r.body)

@@ -13,18 +13,14 @@ import (
 
 // A retired item is gone for every read, query and the change feed, with
 // its range-index entries and its feed entry, while a create of its id
-// fails until its reservation ends; then the purge removes the
-// reservation. A retirement of an item that changed since does nothing,
-// and a container without TTL, whose reservations nothing would end,
-// refuses one.
+// fails until its reservation ends. A retirement of an item that changed
+// since does nothing.
 func TestRetire(t *testing.T) {
 	ctx := context.Background()
 	clk := &testClock{now: time.Unix(1_700_000_000, 0)}
-	ttl := -1
-	spec := store.ContainerSpec{Name: "todos", PartitionKeyPaths: []string{"/pk"}, DefaultTTL: &ttl,
+	spec := store.ContainerSpec{Name: "todos", PartitionKeyPaths: []string{"/pk"},
 		Indexing: &store.IndexingPolicy{Paths: []string{"title"}, Sorted: []string{"title"}}}
-	plain := store.ContainerSpec{Name: "plain", PartitionKeyPaths: []string{"/pk"}}
-	s, err := Open(t.TempDir(), []store.ContainerSpec{spec, plain}, &Options{Now: clk.Now, SweepInterval: time.Hour})
+	s, err := Open(t.TempDir(), []store.ContainerSpec{spec}, &Options{Now: clk.Now, SweepInterval: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,28 +84,13 @@ func TestRetire(t *testing.T) {
 	if n := orderKeys(t, c); n != 2 {
 		t.Fatalf("%d range-index entries after the retirement, want those of b and c", n)
 	}
-	if items, feed := counts(t, c); items != 3 || feed != 2 {
-		t.Fatalf("%d items and %d feed entries, want b, c and a's reservation, and the feed of b and c", items, feed)
+	if items, feed := counts(t, c); items != 2 || feed != 2 {
+		t.Fatalf("%d items and %d feed entries, want those of b and c", items, feed)
 	}
 
 	clk.add(time.Minute)
-	if err := c.purgeExpired(nil); err != nil {
-		t.Fatal(err)
-	}
-	if items, _ := counts(t, c); items != 2 {
-		t.Fatalf("%d items after the reservation ended and the purge ran, want 2", items)
-	}
 	if _, err := c.Create(ctx, pk, []byte(`{"id":"a","pk":"p","title":"w"}`)); err != nil {
 		t.Fatalf("create of a retired id once its reservation ended: %v", err)
-	}
-
-	pc, _ := s.Container(ctx, "plain")
-	it, err := pc.Create(ctx, pk, []byte(`{"id":"a","pk":"p"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := store.UpsertAtomically(ctx, pc, []store.Upsert{store.Retire("plain", pk, "a", it.ETag, clk.Now().Add(time.Minute))}); !todo.IsKind(err, todo.Invalid) {
-		t.Fatalf("a retirement in a container without TTL: %v, want Invalid", err)
 	}
 }
 
