@@ -449,6 +449,17 @@ func (v countingVerifier) Verify(msg, sig []byte) bool {
 	return v.Verifier.Verify(msg, sig)
 }
 
+// countingLog is f's log with a verifier that counts the signatures it
+// checks.
+func (f *fixture) countingLog() (*Log, *atomic.Int32) {
+	var n atomic.Int32
+	keys := *testKeys
+	keys.Verifier = countingVerifier{testKeys.Verifier, &n}
+	l := f.log()
+	l.Keys = &keys
+	return l, &n
+}
+
 // The log is checked against its newest anchor once: a state this
 // integrator committed, extending one it had checked, or found consistent
 // with the same anchor, is not checked again. A new process checks.
@@ -850,11 +861,7 @@ func TestCheckpointVerifiedOncePerNote(t *testing.T) {
 	f := newFixture(t)
 	put(t, f.audit, chain(t, "alice", "o1", 2))
 	run(t, f.integrator())
-	var verified atomic.Int32
-	keys := *testKeys
-	keys.Verifier = countingVerifier{testKeys.Verifier, &verified}
-	l := f.log()
-	l.Keys = &keys
+	l, verified := f.countingLog()
 	ctx := context.Background()
 	for range 3 {
 		if _, c, err := l.Checkpoint(ctx); err != nil || c.Size != 2 {
@@ -950,11 +957,7 @@ func TestDocumentsEncodeAsJSON(t *testing.T) {
 func TestSignedCheckpointServedUnchecked(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
-	var checked atomic.Int32
-	keys := *testKeys
-	keys.Verifier = countingVerifier{testKeys.Verifier, &checked}
-	l := f.log()
-	l.Keys = &keys
+	l, checked := f.countingLog()
 	in := f.integrator()
 	in.Published = l.Signed
 	put(t, f.audit, chain(t, "alice", "sg", 3))
