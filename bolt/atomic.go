@@ -71,9 +71,9 @@ func (c *container) UpsertAtomically(ctx context.Context, ups []store.Upsert) (b
 	})
 }
 
-// retire deletes the item at key, if it is live and at etag, with its
-// change-feed entry and range-index entries, and reserves its key until
-// reserved.
+// retire deletes the item at key, if it has not expired and is at etag,
+// with its change-feed entry and range-index entries, and reserves its key
+// until reserved.
 func (c *container) retire(tx *bbolt.Tx, key []byte, etag string, reserved time.Time) error {
 	_, items, feed, order := c.writeBuckets(tx)
 	v := items.Get(key)
@@ -91,8 +91,8 @@ func (c *container) retire(tx *bbolt.Tx, key []byte, etag string, reserved time.
 	if err := c.unindex(order, key, r); err != nil {
 		return err
 	}
-	ck := cacheKey(nil, c.name, key)
-	c.s.reads.written(ck)
-	c.s.reserved.reserve(ck, reserved, now)
+	var ck [256]byte
+	c.s.reads.written(cacheKey(ck[:0], c.name, key))
+	c.s.reserved.reserve(c.name, key, reserved, now)
 	return items.Delete(key)
 }

@@ -329,7 +329,6 @@ func (c *container) apply(tx *bbolt.Tx, preps []prepared, results []store.OpResu
 		}
 		return state{rec: r, exists: true}
 	}
-	var cached [256]byte // a key's cache key, for the reservations and the read cache
 	// Check every operation before changing anything.
 	for i, p := range preps {
 		st := current(i)
@@ -337,7 +336,7 @@ func (c *container) apply(tx *bbolt.Tx, preps []prepared, results []store.OpResu
 		switch {
 		case p.kind == store.BatchCreate && st.exists:
 			err = todo.Errorf(todo.Conflict, "item %q already exists", p.id)
-		case p.kind == store.BatchCreate && c.s.reserved.holds(cacheKey(cached[:0], c.name, p.key), now):
+		case p.kind == store.BatchCreate && c.s.reserved.holds(c.name, p.key, now):
 			err = todo.Errorf(todo.Conflict, "item %q was retired a moment ago: its id is still taken", p.id)
 		case p.kind != store.BatchCreate && p.kind != store.BatchUpsert && !st.exists:
 			err = notFound(p.id)
@@ -363,6 +362,7 @@ func (c *container) apply(tx *bbolt.Tx, preps []prepared, results []store.OpResu
 	}
 	// Apply. Failures from here on leave the transaction half-written.
 	ts := c.s.stamp(now)
+	var cached [256]byte // each written key's cache key, in turn
 	for i, p := range preps {
 		if p.kind == store.BatchRead {
 			continue

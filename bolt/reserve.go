@@ -13,7 +13,7 @@ import (
 // committer's goroutine touches them, inside write transactions.
 type reservations struct {
 	seed  maphash.Seed
-	until map[uint64]int64 // by the hash of a cacheKey: the unix second the reservation ends
+	until map[uint64]int64 // by the hash of an item's cacheKey: the unix second its reservation ends
 	// swept is when expired reservations were last dropped.
 	swept int64
 }
@@ -22,10 +22,11 @@ func newReservations() *reservations {
 	return &reservations{seed: maphash.MakeSeed(), until: map[uint64]int64{}}
 }
 
-// reserve keeps key from being created until until. Keys that share a hash
+// reserve keeps the item at key of the container bucket named container
+// from being created until until. Keys that share a hash
 // share a reservation, which at worst makes a create wait for another
 // key's: a 64-bit hash of a few tens of thousands of keys does not repeat.
-func (rs *reservations) reserve(key []byte, until time.Time, now time.Time) {
+func (rs *reservations) reserve(container, key []byte, until time.Time, now time.Time) {
 	if now.Unix() > rs.swept {
 		rs.swept = now.Unix()
 		for h, end := range rs.until {
@@ -34,14 +35,22 @@ func (rs *reservations) reserve(key []byte, until time.Time, now time.Time) {
 			}
 		}
 	}
-	h := maphash.Bytes(rs.seed, key)
+	h := rs.hash(container, key)
 	rs.until[h] = max(rs.until[h], until.Unix())
 }
 
-// holds reports whether key is reserved at now.
-func (rs *reservations) holds(key []byte, now time.Time) bool {
+// holds reports whether the item at key of the container bucket named
+// container is reserved at now. Every create asks, and there is most often
+// no reservation at all.
+func (rs *reservations) holds(container, key []byte, now time.Time) bool {
 	if len(rs.until) == 0 {
 		return false
 	}
-	return rs.until[maphash.Bytes(rs.seed, key)] > now.Unix()
+	return rs.until[rs.hash(container, key)] > now.Unix()
+}
+
+// hash is the hash of an item's cacheKey, built in a stack buffer.
+func (rs *reservations) hash(container, key []byte) uint64 {
+	var buf [256]byte
+	return maphash.Bytes(rs.seed, cacheKey(buf[:0], container, key))
 }
