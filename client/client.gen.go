@@ -1278,7 +1278,7 @@ type Verification struct {
 	// FirstEncoding How many of the versions checked are of the first chain encoding, which an erasure leaves as they are (absent when none)
 	FirstEncoding *int `json:"firstEncoding,omitempty"`
 
-	// Logged How many versions are in the transparency log's latest checkpoint with the hash checked (when there is a log)
+	// Logged How many versions are in the transparency log's latest checkpoint, each with the leaf its audit record gives (hash, chain link and time; when there is a log)
 	Logged *int `json:"logged,omitempty"`
 
 	// Next Set when the answer ran out of its deadline before the end of the history: versions were checked, soundly, from this step's from, and GET of this URL (with from and prevHash) checks the rest
