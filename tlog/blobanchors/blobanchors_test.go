@@ -16,7 +16,6 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
-	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 
 	"github.com/todoaudit/todo/tlog"
 )
@@ -26,6 +25,9 @@ import (
 type fakeBlob struct {
 	mu    sync.Mutex
 	blobs map[string][]byte
+	// ignoreCondition answers a put of an existing blob as the policy does,
+	// whatever its If-None-Match.
+	ignoreCondition bool
 }
 
 func (f *fakeBlob) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -40,6 +42,12 @@ func (f *fakeBlob) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	fail := func(status int, code string) {
 		w.Header().Set("x-ms-error-code", code)
 		w.WriteHeader(status)
+	}
+	// A request authorized by a token must state a version of the API;
+	// a put must say what kind of blob it makes.
+	if r.Header.Get("x-ms-version") < "2017-11-09" || (r.Method == http.MethodPut && r.Header.Get("x-ms-blob-type") != "BlockBlob") {
+		fail(http.StatusBadRequest, "MissingRequiredHeader")
+		return
 	}
 	switch {
 	case r.Method == http.MethodGet && r.URL.Path == "/anchors" && q.Get("comp") == "list" && q.Get("restype") == "container":
@@ -67,7 +75,7 @@ func (f *fakeBlob) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		_ = xml.NewEncoder(w).Encode(out)
 	case r.Method == http.MethodPut && isBlob:
 		if _, ok := f.blobs[name]; ok {
-			if r.Header.Get("If-None-Match") == "*" {
+			if r.Header.Get("If-None-Match") == "*" && !f.ignoreCondition {
 				fail(http.StatusConflict, "BlobAlreadyExists")
 			} else {
 				fail(http.StatusConflict, "BlobImmutableDueToPolicy")
@@ -106,8 +114,7 @@ func TestAnchors(t *testing.T) {
 	f := &fakeBlob{blobs: map[string][]byte{}}
 	srv := httptest.NewTLSServer(f)
 	defer srv.Close()
-	o := &container.ClientOptions{}
-	o.Transport = srv.Client()
+	o := &policy.ClientOptions{Transport: srv.Client()}
 	a, err := New(srv.URL+"/anchors", staticToken{}, o)
 	if err != nil {
 		t.Fatal(err)
@@ -130,5 +137,44 @@ func TestAnchors(t *testing.T) {
 	}
 	if string(f.blobs[blobName(300)]) != "checkpoint 300" {
 		t.Fatal("an anchored checkpoint was replaced")
+	}
+}
+
+// A blob the immutability policy holds is an anchored checkpoint; any
+// other refusal is an error, never a checkpoint.
+func TestAnchorsRefused(t *testing.T) {
+	f := &fakeBlob{blobs: map[string][]byte{blobName(7): []byte("checkpoint 7")}}
+	srv := httptest.NewTLSServer(f)
+	defer srv.Close()
+	a, err := New(srv.URL+"/anchors", staticToken{}, &policy.ClientOptions{Transport: srv.Client()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	// Without If-None-Match the fake answers as the policy does.
+	f.ignoreCondition = true
+	if existing, err := a.Put(ctx, 7, []byte("a fork")); !errors.Is(err, tlog.ErrAnchored) || string(existing) != "checkpoint 7" {
+		t.Fatalf("held by the policy: %q %v", existing, err)
+	}
+	other, err := New(srv.URL+"/other", staticToken{}, &policy.ClientOptions{Transport: srv.Client()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.Put(ctx, 8, []byte("checkpoint 8")); err == nil || errors.Is(err, tlog.ErrAnchored) {
+		t.Fatalf("put refused for want of permission: %v", err)
+	}
+	if b, err := other.Newest(ctx); err == nil {
+		t.Fatalf("listing refused for want of permission: %q", b)
+	}
+}
+
+func TestNewRefusesWhatIsNotAContainer(t *testing.T) {
+	for _, u := range []string{"", "anchors", "https://account.blob.core.windows.net", "https://account.blob.core.windows.net/", "https://account.blob.core.windows.net/a/b", "https://account.blob.core.windows.net/a?sv=1", "ftp://account/a"} {
+		if _, err := New(u, staticToken{}, nil); err == nil {
+			t.Errorf("%q: accepted", u)
+		}
+	}
+	if _, err := New("https://account.blob.core.windows.net/anchors/", staticToken{}, nil); err != nil {
+		t.Errorf("a container URL with a trailing slash: %v", err)
 	}
 }
