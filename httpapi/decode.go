@@ -12,7 +12,6 @@ import (
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/internal/clip"
-	"github.com/todoaudit/todo/internal/jsonplan"
 	"github.com/todoaudit/todo/internal/strictjson"
 )
 
@@ -57,15 +56,12 @@ func readBody(r *http.Request, limit int64) ([]byte, error) {
 }
 
 // decodeJSON decodes body into v, a pointer to a struct, as strictly as
-// decodeBody says, and as strictjson.Unmarshal would: checked, then
-// decoded through a plan of v's type where it can.
+// decodeBody says (strictjson.Unmarshal): checked, then decoded through a
+// plan of v's type where it can.
 func decodeJSON(body []byte, v any) error {
 	var unknown *strictjson.UnknownMemberError
 	var strict *strictjson.Error
-	err := strictjson.CheckFor(body, v)
-	if err == nil {
-		err = jsonplan.Unmarshal(body, v)
-	}
+	err := strictjson.Unmarshal(body, v)
 	switch {
 	case errors.As(err, &unknown):
 		return todo.Errorf(todo.Invalid, "unknown field %q (field names are case-sensitive)", clip.String(unknown.Name))

@@ -14,16 +14,23 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/todoaudit/todo/internal/jsonstr"
 )
 
 // Decoder decodes stored documents of type T.
-type Decoder[T any] struct{ p *plan }
+type Decoder[T any] struct {
+	p   *plan
+	raw bool // T is json.RawMessage: a copy of the document's value
+}
 
 // For returns the decoder of T's documents. Make it once: it derives its
 // plan from T's fields.
-func For[T any]() Decoder[T] { return Decoder[T]{planFor(reflect.TypeFor[T]())} }
+func For[T any]() Decoder[T] {
+	t := reflect.TypeFor[T]()
+	return Decoder[T]{p: planFor(t), raw: t == rawType}
+}
 
 // Unmarshal decodes doc into *v, zeroed first, giving what json.Unmarshal
 // gives: through the plan when it can, else with encoding/json, whose
@@ -31,11 +38,38 @@ func For[T any]() Decoder[T] { return Decoder[T]{planFor(reflect.TypeFor[T]())} 
 func (d Decoder[T]) Unmarshal(doc []byte, v *T) error {
 	var zero T
 	*v = zero
-	if d.p.decode(doc, reflect.ValueOf(v).Elem()) {
+	if d.raw {
+		if b, ok := rawValue(doc); ok {
+			reflect.ValueOf(v).Elem().SetBytes(b)
+			return nil
+		}
+	} else if d.p.decode(doc, reflect.ValueOf(v).Elem()) {
 		return nil
 	}
 	*v = zero
 	return json.Unmarshal(doc, v)
+}
+
+// rawValue returns a copy of the one JSON value doc holds, without the
+// white space around it, as encoding/json gives it to a json.RawMessage.
+func rawValue(doc []byte) ([]byte, bool) {
+	if len(doc) == 0 {
+		return nil, false
+	}
+	// The reader only reads doc, and nothing it returns is kept: the
+	// value is copied out.
+	r := reader{s: unsafe.String(&doc[0], len(doc))}
+	r.space()
+	start := r.i
+	if !r.value(0) {
+		return nil, false
+	}
+	end := r.i
+	r.space()
+	if r.i != len(r.s) {
+		return nil, false
+	}
+	return []byte(r.s[start:end]), true
 }
 
 // Unmarshal decodes doc into v as json.Unmarshal does: through the plan of
@@ -101,6 +135,9 @@ const (
 	kindTimePointer
 	kindStrings
 	kindStruct
+	// kindRaw is a json.RawMessage: the value's bytes as the document
+	// has them.
+	kindRaw
 	// kindUnread is a field the plan leaves to encoding/json: it gives up
 	// on a document that has it, and reads those without it.
 	kindUnread
@@ -110,6 +147,7 @@ var (
 	timeType        = reflect.TypeFor[time.Time]()
 	timePointerType = reflect.TypeFor[*time.Time]()
 	stringsType     = reflect.TypeFor[[]string]()
+	rawType         = reflect.TypeFor[json.RawMessage]()
 	jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
 	textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
 )
@@ -164,6 +202,8 @@ func kindOf(t reflect.Type) fieldKind {
 		return kindTimePointer
 	case stringsType:
 		return kindStrings
+	case rawType:
+		return kindRaw
 	}
 	if decodesItself(t) {
 		return kindUnread
@@ -307,6 +347,14 @@ func (f planField) decode(r *reader, v reflect.Value) bool {
 		return r.strings(v.Addr().Interface().(*[]string))
 	case kindStruct:
 		return f.sub.object(r, v)
+	case kindRaw:
+		r.space()
+		start := r.i
+		if !r.value(0) {
+			return false
+		}
+		v.SetBytes([]byte(r.s[start:r.i]))
+		return true
 	}
 	return false
 }
@@ -462,6 +510,48 @@ func (r *reader) strings(dst *[]string) bool {
 	*dst = make([]string, len(got))
 	copy(*dst, got)
 	return true
+}
+
+// maxDepth bounds the nesting value reads; deeper values are left to
+// encoding/json.
+const maxDepth = 64
+
+// value consumes one JSON value of any kind, at nesting depth depth,
+// accepting exactly what the JSON grammar accepts.
+func (r *reader) value(depth int) bool {
+	r.space()
+	if r.i == len(r.s) || depth == maxDepth {
+		return false
+	}
+	open, end := r.s[r.i], byte(']')
+	switch open {
+	case '{':
+		end = '}'
+	case '[':
+	default:
+		return r.skip()
+	}
+	r.i++
+	if r.next(end) {
+		return true
+	}
+	for {
+		if open == '{' {
+			r.space()
+			if r.i == len(r.s) || r.s[r.i] != '"' || !r.skipString() || !r.next(':') {
+				return false
+			}
+		}
+		if !r.value(depth + 1) {
+			return false
+		}
+		if r.next(end) {
+			return true
+		}
+		if !r.next(',') {
+			return false
+		}
+	}
 }
 
 // skip reads the value of a property the plan does not know: a string

@@ -1,4 +1,4 @@
-package jsonplan
+package jsonplan_test
 
 import (
 	"encoding/json"
@@ -8,14 +8,15 @@ import (
 	"time"
 
 	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/internal/jsonplan"
 )
 
-var todoPlan = planFor(reflect.TypeFor[todo.Todo]())
+var todoPlan = jsonplan.PlanFor(reflect.TypeFor[todo.Todo]())
 
 // fastTodo decodes doc through the plan, reporting whether it could.
 func fastTodo(doc string) (todo.Todo, bool) {
 	var t todo.Todo
-	ok := todoPlan.decode([]byte(doc), reflect.ValueOf(&t).Elem())
+	ok := todoPlan.Decode([]byte(doc), &t)
 	return t, ok
 }
 
@@ -41,7 +42,7 @@ func storedTodos() []string {
 
 // The plan reads what the stores keep, and reads it as encoding/json does.
 func TestPlanDecodesLikeEncodingJSON(t *testing.T) {
-	if todoPlan == nil {
+	if !todoPlan.Exists() {
 		t.Fatal("todo.Todo has a field the plan cannot read: every point read falls back to encoding/json")
 	}
 	for _, doc := range storedTodos() {
@@ -91,14 +92,14 @@ func TestPlanFor(t *testing.T) {
 		N int `json:"-"`
 	}
 	type always struct {
-		Raw json.RawMessage `json:"raw"`
+		M map[string]int `json:"m"`
 	}
 	type neverEmpty struct { // omitempty leaves no struct out
 		A always `json:"a,omitempty"`
 	}
 	for _, typ := range []reflect.Type{reflect.TypeFor[quoted](), reflect.TypeFor[skipped](), reflect.TypeFor[always](), reflect.TypeFor[neverEmpty](),
-		reflect.TypeFor[json.RawMessage](), reflect.TypeFor[upper](), reflect.TypeFor[todo.AuditRecord]()} {
-		if planFor(typ) != nil {
+		reflect.TypeFor[json.RawMessage](), reflect.TypeFor[upper]()} {
+		if jsonplan.PlanFor(typ).Exists() {
 			t.Errorf("%v got a plan", typ)
 		}
 	}
@@ -113,18 +114,18 @@ func TestPlanFor(t *testing.T) {
 		M   map[string]string `json:"m,omitempty"`
 		In  thing             `json:"in"`
 	}
-	p := planFor(reflect.TypeFor[partly]())
-	if p == nil {
+	p := jsonplan.PlanFor(reflect.TypeFor[partly]())
+	if !p.Exists() {
 		t.Fatal("a struct with fields the plan does not read got no plan")
 	}
 	decode := func(doc string) (partly, bool) {
 		var v partly
-		return v, p.decode([]byte(doc), reflect.ValueOf(&v).Elem())
+		return v, p.Decode([]byte(doc), &v)
 	}
-	if v, ok := decode(`{"id":"a","in":{"id":"b","n":2}}`); !ok || v.ID != "a" || v.In != (thing{"b", 2}) {
+	if v, ok := decode(`{"id":"a","raw":[1, {"x":"\u0041"}],"in":{"id":"b","n":2}}`); !ok || v.ID != "a" || string(v.Raw) != `[1, {"x":"\u0041"}]` || v.In != (thing{"b", 2}) {
 		t.Errorf("without the fields it does not read: %+v, %v", v, ok)
 	}
-	for _, doc := range []string{`{"id":"a","raw":1}`, `{"u":"x"}`, `{"m":{}}`, `{"in":null}`, `{"in":{"n":1.5}}`, `{"in":{"id":"a"}`} {
+	for _, doc := range []string{`{"u":"x"}`, `{"m":{}}`, `{"in":null}`, `{"in":{"n":1.5}}`, `{"in":{"id":"a"}`} {
 		if v, ok := decode(doc); ok {
 			t.Errorf("the plan read %s as %+v", doc, v)
 		}
@@ -134,8 +135,8 @@ func TestPlanFor(t *testing.T) {
 // A version document, the todo in it, reads as encoding/json reads it, and
 // one with commitments (a map) is left to encoding/json.
 func TestVersionDocuments(t *testing.T) {
-	dec := For[todo.Version]()
-	if dec.p == nil {
+	dec := jsonplan.For[todo.Version]()
+	if !dec.Plan().Exists() {
 		t.Fatal("todo.Version got no plan")
 	}
 	for i, doc := range storedTodos() {
@@ -149,7 +150,7 @@ func TestVersionDocuments(t *testing.T) {
 			Chain: todo.ChainV2, Seed: "00ff", TTL: 60, TraceParent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}
 		b, _ := json.Marshal(v)
 		var got, want todo.Version
-		if !dec.p.decode(b, reflect.ValueOf(&got).Elem()) {
+		if !dec.Plan().Decode(b, &got) {
 			t.Fatalf("the plan gave up on %s", b)
 		}
 		if err := json.Unmarshal(b, &want); err != nil {
@@ -160,11 +161,59 @@ func TestVersionDocuments(t *testing.T) {
 		}
 		v.Seed, v.Commitments = "", todo.Commitments{"title": {Salt: "00", Digest: "11"}}
 		b, _ = json.Marshal(v)
-		if dec.p.decode(b, reflect.ValueOf(&got).Elem()) {
+		if dec.Plan().Decode(b, &got) {
 			t.Errorf("the plan read commitments in %s", b)
 		}
 		if err := dec.Unmarshal(b, &got); err != nil || !reflect.DeepEqual(got.Commitments, v.Commitments) {
 			t.Errorf("Unmarshal: %v, %+v", err, got.Commitments)
+		}
+	}
+}
+
+// storedRecords are audit records as the stores keep them: with a todo,
+// with a null entity (an activity entry), and with Cosmos DB's system
+// properties.
+func storedRecords() []string {
+	at := time.Date(2026, 12, 6, 7, 13, 53, 51000000, time.UTC)
+	r := todo.AuditRecord{ID: "Grocery:0d:v2", EntityKey: "todo/alice/Grocery:0d", EntityID: "Grocery:0d", EntityType: todo.EntityTypeTodo,
+		Version: 2, Operation: todo.OpUpdate, DateCreatedUTC: at, Actor: "alice", PrevHash: "0f", Hash: "1e", Chain: 3, Seed: "00ff", Erased: []string{"notes"}}
+	var docs []string
+	for i, entity := range append(storedTodos()[:2], "null") {
+		r.Entity = json.RawMessage(entity)
+		if i == 2 {
+			r.Owner, r.Category, r.At = "alice", "Grocery", todo.TimeKey(at)
+		}
+		b, _ := json.Marshal(r) // an audit record always encodes
+		docs = append(docs, string(b))
+	}
+	return append(docs, `{"_etag":"\"0000000000000106\"","_ts":1796541234,"id":"a","entity":{ "id" : "x", "tags":[ ] , "n":[1,-2.5e3,true,null,{"a":{"b":[]}}]} ,"version":1}`)
+}
+
+// An audit record reads as encoding/json reads it, its entity as the bytes
+// the document holds; one with commitments (a map) or an entity that is
+// not JSON is left to encoding/json.
+func TestAuditRecords(t *testing.T) {
+	p := jsonplan.PlanFor(reflect.TypeFor[todo.AuditRecord]())
+	if !p.Exists() {
+		t.Fatal("todo.AuditRecord got no plan")
+	}
+	for _, doc := range storedRecords() {
+		var got todo.AuditRecord
+		if !p.Decode([]byte(doc), &got) {
+			t.Errorf("the plan gave up on %s", doc)
+			continue
+		}
+		sameAsJSON(t, p, doc, todo.AuditRecord{})
+	}
+	deep := strings.Repeat("[", 100) + strings.Repeat("]", 100)
+	for _, doc := range []string{
+		`{"entity":{"a":}}`, `{"entity":{"a" 1}}`, `{"entity":{a:1}}`, `{"entity":{"a":1,}}`, `{"entity":[1,]}`, `{"entity":[1 2]}`,
+		`{"entity":{"a":"\x"}}`, `{"entity":[01]}`, `{"entity":{"a":1}`, `{"entity":}`, `{"entity":` + deep + `}`,
+		`{"commitments":{"title":{"digest":"00"}}}`,
+	} {
+		var got todo.AuditRecord
+		if p.Decode([]byte(doc), &got) {
+			t.Errorf("the plan read %s as %+v", doc, got)
 		}
 	}
 }
@@ -177,8 +226,8 @@ func (u *upper) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// Whatever the plan reads, encoding/json reads the same, for todos and
-// for the version documents that nest them.
+// Whatever the plan reads, encoding/json reads the same, for todos, for
+// the version documents that nest them and for audit records.
 func FuzzPlan(f *testing.F) {
 	for _, doc := range storedTodos() {
 		f.Add(doc)
@@ -186,10 +235,18 @@ func FuzzPlan(f *testing.F) {
 	}
 	f.Add(`{"id":"a","tags":["x"],"dueDate":"2026-01-02T03:04:05Z","version":-0}`)
 	f.Add(`{"category":"Grocery","title":"update 7"}`)
-	versions := planFor(reflect.TypeFor[todo.Version]())
+	for _, doc := range storedRecords() {
+		f.Add(doc)
+	}
+	f.Add(" [1, {\"a\": \"\\u00e9\"}, null] \n")
+	versions := jsonplan.PlanFor(reflect.TypeFor[todo.Version]())
+	records := jsonplan.PlanFor(reflect.TypeFor[todo.AuditRecord]())
+	raw := jsonplan.For[json.RawMessage]()
 	f.Fuzz(func(t *testing.T, doc string) {
+		decodesAsJSON(t, raw, doc)
 		sameAsJSON(t, todoPlan, doc, todo.Todo{})
 		sameAsJSON(t, versions, doc, todo.Version{})
+		sameAsJSON(t, records, doc, todo.AuditRecord{})
 		unmarshalsAsJSON[todo.Fields](t, doc)
 	})
 }
@@ -205,27 +262,56 @@ func TestUnmarshal(t *testing.T) {
 	// which would lose what the struct held.
 	got, want := todo.Fields{Category: "kept"}, todo.Fields{Category: "kept"}
 	doc := []byte(`{"title":"\u0041"}`)
-	if err := Unmarshal(doc, &got); err != nil || json.Unmarshal(doc, &want) != nil || !reflect.DeepEqual(got, want) {
+	if err := jsonplan.Unmarshal(doc, &got); err != nil || json.Unmarshal(doc, &want) != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("into a set struct: %+v, %v; encoding/json gives %+v", got, err, want)
 	}
 	var m map[string]string
-	if err := Unmarshal([]byte(`{"a":"b"}`), &m); err != nil || m["a"] != "b" {
+	if err := jsonplan.Unmarshal([]byte(`{"a":"b"}`), &m); err != nil || m["a"] != "b" {
 		t.Errorf("into a map: %v, %v", m, err)
+	}
+}
+
+// decodesAsJSON checks that d gives what json.Unmarshal gives, value and
+// whether it fails.
+func decodesAsJSON[T any](t *testing.T, d jsonplan.Decoder[T], doc string) {
+	t.Helper()
+	var got, want T
+	err, wantErr := d.Unmarshal([]byte(doc), &got), json.Unmarshal([]byte(doc), &want)
+	if (err == nil) != (wantErr == nil) || !reflect.DeepEqual(got, want) {
+		t.Fatalf("%q:\n Decoder %+v, %v\n json    %+v, %v", doc, got, err, want, wantErr)
+	}
+}
+
+// A decoder of json.RawMessage copies the document's value, as
+// encoding/json does, and refuses what it refuses.
+func TestRawDocuments(t *testing.T) {
+	raw := jsonplan.For[json.RawMessage]()
+	for _, doc := range append(storedRecords(), ` {"a" : [1, "\u0041", {}]} `, `"x"`, `1`, `null`, ``, ` `, `{`, `{} {}`, `[1,]`, `{"a":1}x`, "\"\xff\"") {
+		decodesAsJSON(t, raw, doc)
+	}
+	doc := []byte(`{"a":1}`)
+	var got json.RawMessage
+	if err := raw.Unmarshal(doc, &got); err != nil {
+		t.Fatal(err)
+	}
+	doc[1] = 'b'
+	if string(got) != `{"a":1}` {
+		t.Errorf("the value read shares the document's bytes: %s", got)
 	}
 }
 
 func unmarshalsAsJSON[T any](t *testing.T, doc string) {
 	t.Helper()
 	var got, want T
-	err, wantErr := Unmarshal([]byte(doc), &got), json.Unmarshal([]byte(doc), &want)
+	err, wantErr := jsonplan.Unmarshal([]byte(doc), &got), json.Unmarshal([]byte(doc), &want)
 	if (err == nil) != (wantErr == nil) || !reflect.DeepEqual(got, want) {
 		t.Fatalf("%q:\n Unmarshal %+v, %v\n json      %+v, %v", doc, got, err, want, wantErr)
 	}
 }
 
-func sameAsJSON[T any](t *testing.T, p *plan, doc string, got T) {
+func sameAsJSON[T any](t *testing.T, p jsonplan.Plan, doc string, got T) {
 	t.Helper()
-	if !p.decode([]byte(doc), reflect.ValueOf(&got).Elem()) {
+	if !p.Decode([]byte(doc), &got) {
 		return
 	}
 	var want T

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+
+	"github.com/todoaudit/todo/internal/jsonplan"
 )
 
 // UnknownMemberError is a member name that is not exactly the JSON name of
@@ -24,13 +26,14 @@ func (e *UnknownMemberError) Error() string {
 // one strict JSON value (see Check), and the name of every member of every
 // object in it, nested ones included, is exactly the JSON name of a field
 // of the struct it decodes into (maps take any names). The text is scanned
-// once for both, before encoding/json decodes it; other errors are
+// once for both, then decoded in one more pass through a plan of v's type
+// where jsonplan has one, else by encoding/json; other errors are
 // encoding/json's.
 func Unmarshal(data []byte, v any) error {
 	if err := CheckFor(data, v); err != nil {
 		return err
 	}
-	return json.Unmarshal(data, v)
+	return jsonplan.Unmarshal(data, v)
 }
 
 // CheckFor reports what Unmarshal refuses before it decodes: an *Error
