@@ -636,15 +636,17 @@ func (r *AuditRecord) Audited() (Audited, error) {
 }
 
 // storedRecord is an audit record as a store returns it: its own
-// properties and the store's system properties, nothing else.
+// properties and the store's system properties, nothing else. The system
+// properties are only allowed, never read, so they are kept as the bytes
+// they are (an _etag is a quoted string with escapes in it).
 type storedRecord struct {
 	AuditRecord
-	RID         string `json:"_rid"`
-	Self        string `json:"_self"`
-	ETag        string `json:"_etag"`
-	Attachments string `json:"_attachments"`
-	TS          int64  `json:"_ts"`
-	LSN         int64  `json:"_lsn"`
+	RID         json.RawMessage `json:"_rid"`
+	Self        json.RawMessage `json:"_self"`
+	ETag        json.RawMessage `json:"_etag"`
+	Attachments json.RawMessage `json:"_attachments"`
+	TS          json.RawMessage `json:"_ts"`
+	LSN         json.RawMessage `json:"_lsn"`
 }
 
 // DecodeRecord decodes an audit record as stored, as strictly as a request
