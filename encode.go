@@ -2,10 +2,11 @@ package todo
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -322,13 +323,33 @@ func appendSeal(b []byte, chain int, seed string, c Commitments) ([]byte, error)
 	}
 	b = appendOmitEmpty(b, `,"seed":`, seed)
 	if len(c) > 0 {
-		enc, err := json.Marshal(c)
-		if err != nil {
-			return nil, err
-		}
-		b = append(append(b, `,"commitments":`...), enc...)
+		b = appendCommitments(append(b, `,"commitments":`...), c)
 	}
 	return b, nil
+}
+
+// appendCommitments appends c as json.Marshal encodes the map: its names
+// in order, each commitment's properties as its tags say. Every record is
+// served with its commitments.
+func appendCommitments(b []byte, c Commitments) []byte {
+	names := slices.Sorted(maps.Keys(c))
+	b = append(b, '{')
+	for i, name := range names {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		com := c[name]
+		b = append(jsonstr.Append(b, name, jsonstr.JSON), ':', '{')
+		if com.Salt != "" {
+			b = append(appendMember(b, `"salt":`, com.Salt), ',')
+		}
+		b = appendMember(b, `"digest":`, com.Digest)
+		if com.Erased {
+			b = append(b, `,"erased":true`...)
+		}
+		b = append(b, '}')
+	}
+	return append(b, '}')
 }
 
 // appendTimeMember appends key and t as its MarshalJSON writes it,

@@ -44,7 +44,7 @@ func fill(t testing.TB, v reflect.Value, s string, at time.Time) {
 		case json.RawMessage:
 			f.SetBytes([]byte(`{"title":"a\u003cb","tags":["x",1,true,null,{"y":[]}]}`))
 		case Commitments:
-			f.Set(reflect.ValueOf(Commitments{"title": {Salt: "ab", Digest: s}, "notes": {Digest: "cd", Erased: true}}))
+			f.Set(reflect.ValueOf(Commitments{"title": {Salt: "ab", Digest: s}, "notes": {Digest: "cd", Erased: true}, s: {Salt: s, Digest: "ef"}, "": {}}))
 		case []string:
 			f.Set(reflect.ValueOf([]string{"title", s}))
 		case Todo:
