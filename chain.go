@@ -592,7 +592,7 @@ func (r *AuditRecord) Erase(name string) error {
 
 // set makes r hold a's entity and commitments, in place of a seed.
 func (r *AuditRecord) set(a *Audited) error {
-	entity, err := json.Marshal(a.Entity)
+	entity, err := MarshalJSON(a.Entity)
 	if err != nil {
 		return err
 	}
