@@ -134,21 +134,8 @@ func activityFilter(r *http.Request, admin bool) (service.ActivityFilter, map[st
 	return f, q, nil
 }
 
-// activityPage is the body of activity answers.
-type activityPage struct {
-	Items        []todo.AuditRecord `json:"items"`
-	Continuation *string            `json:"continuation"`
-}
-
 func writeActivity(w http.ResponseWriter, p service.ActivityPage) {
-	body := activityPage{Items: p.Items}
-	if body.Items == nil {
-		body.Items = []todo.AuditRecord{}
-	}
-	if p.Continuation != "" {
-		body.Continuation = &p.Continuation
-	}
-	writeJSON(w, http.StatusOK, body)
+	writeRecords(w, p.Items, p.Continuation, nil)
 }
 
 // listActivity serves GET /api/activity (the caller's own audit records)

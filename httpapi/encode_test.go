@@ -1,11 +1,16 @@
 package httpapi
 
 import (
+	"bytes"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
 	"testing"
 	"time"
 
 	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/service"
 )
 
 func encodingCases() []todo.Todo {
@@ -50,5 +55,67 @@ func BenchmarkAppendView(b *testing.B) {
 	buf := make([]byte, 0, 4096)
 	for b.Loop() {
 		buf = td.AppendView(buf[:0])
+	}
+}
+
+// historyPage and activityPage are the bodies of the history and activity
+// answers as the contract gives them: writeRecords writes what
+// json.Marshal writes of them.
+type (
+	historyPage struct {
+		Items        []service.HistoryItem `json:"items"`
+		Continuation *string               `json:"continuation"`
+		Complete     bool                  `json:"complete"`
+	}
+	activityPage struct {
+		Items        []todo.AuditRecord `json:"items"`
+		Continuation *string            `json:"continuation"`
+	}
+)
+
+func TestPagesEncodeAsEncodingJSON(t *testing.T) {
+	at := time.Date(2026, 12, 6, 7, 13, 53, 51000000, time.UTC)
+	rec := todo.AuditRecord{ID: "Grocery:0d:v2", EntityKey: "todo/alice/Grocery:0d", EntityID: "Grocery:0d", EntityType: todo.EntityTypeTodo,
+		Version: 2, Operation: todo.OpUpdate, Entity: json.RawMessage(`{"id":"Grocery:0d","title":"a\u003cb"}`), DateCreatedUTC: at,
+		Actor: "alice", PrevHash: "0f", Hash: "1e", Chain: 3, Commitments: todo.Commitments{"title": {Salt: "ab", Digest: "cd"}}}
+	entry := rec
+	entry.Entity, entry.Owner, entry.Category, entry.At = nil, "alice", "Grocery", todo.TimeKey(at)
+	changes := []service.Change{{Field: "title", From: "milk", To: "eggs <&>"}}
+	get := func(write func(w http.ResponseWriter)) []byte {
+		w := httptest.NewRecorder()
+		write(w)
+		if w.Code != http.StatusOK || w.Header().Get("Content-Type") != "application/json" {
+			t.Fatalf("answer %d %q", w.Code, w.Header().Get("Content-Type"))
+		}
+		return w.Body.Bytes()
+	}
+	marshal := func(v any) []byte {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return append(b, '\n')
+	}
+	for _, token := range []string{"", `7."a<b"`} {
+		var cont *string
+		if token != "" {
+			cont = &token
+		}
+		for _, items := range [][]service.HistoryItem{{}, {{AuditRecord: rec}, {AuditRecord: rec, Changes: &changes}}} {
+			for _, complete := range []bool{false, true} {
+				got := get(func(w http.ResponseWriter) {
+					writeRecords(w, items, token, strconv.AppendBool([]byte(`,"complete":`), complete))
+				})
+				if want := marshal(historyPage{Items: items, Continuation: cont, Complete: complete}); !bytes.Equal(got, want) {
+					t.Errorf("history page:\n got %s\nwant %s", got, want)
+				}
+			}
+		}
+		for _, items := range [][]todo.AuditRecord{{}, {entry, rec}} {
+			got := get(func(w http.ResponseWriter) { writeRecords(w, items, token, nil) })
+			if want := marshal(activityPage{Items: items, Continuation: cont}); !bytes.Equal(got, want) {
+				t.Errorf("activity page:\n got %s\nwant %s", got, want)
+			}
+		}
 	}
 }

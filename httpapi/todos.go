@@ -62,6 +62,20 @@ func writeOne(w http.ResponseWriter, status int, t *todo.Todo) {
 // todoPath is the URL path of the todo id.
 func todoPath(id string) string { return "/api/todos/" + url.PathEscape(id) }
 
+// writeRecords answers a page of records, of a history or of activity,
+// each appending itself without encoding/json's reflection, and then the
+// members more (see appendPage); the bytes are json.Marshal's
+// (TestPagesEncodeAsEncodingJSON).
+func writeRecords[T todo.JSONAppender](w http.ResponseWriter, items []T, continuation string, more []byte) {
+	item := func(b []byte, i int) ([]byte, error) { return items[i].AppendJSON(b) }
+	b, err := appendPage(make([]byte, 0, 1024*len(items)+64), len(items), item, continuation, more)
+	if err != nil {
+		problem.Write(w, todo.Wrap(todo.Internal, err, "response does not encode"))
+		return
+	}
+	writeBytes(w, http.StatusOK, append(b, '\n'))
+}
+
 // jsonType is the Content-Type of JSON answers: one value shared by every
 // answer and never modified, so that setting it allocates nothing.
 var jsonType = []string{"application/json"}
@@ -324,23 +338,34 @@ func parseDue(s string) (time.Time, error) {
 	return time.Parse(time.DateOnly, s)
 }
 
-// writePage answers {"items":[…],"continuation":token or null}.
+// writePage answers a page of todos, each in its API view.
 func writePage(w http.ResponseWriter, p service.Page) {
-	b := make([]byte, 0, 256*(len(p.Items)+1))
+	item := func(b []byte, i int) ([]byte, error) { return p.Items[i].Todo.AppendView(b), nil }
+	b, _ := appendPage(make([]byte, 0, 256*(len(p.Items)+1)), len(p.Items), item, p.Continuation, nil) // views always append
+	writeBytes(w, http.StatusOK, append(b, '\n'))
+}
+
+// appendPage appends the body of a page answer: {"items":[…],
+// "continuation":…}, the token null when there is none, then the members
+// more (each with its leading comma). item appends the i-th of n items.
+func appendPage(b []byte, n int, item func([]byte, int) ([]byte, error), continuation string, more []byte) ([]byte, error) {
 	b = append(b, `{"items":[`...)
-	for i := range p.Items {
+	for i := range n {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = p.Items[i].Todo.AppendView(b)
+		var err error
+		if b, err = item(b, i); err != nil {
+			return nil, err
+		}
 	}
 	b = append(b, `],"continuation":`...)
-	if p.Continuation != "" {
-		b = jsonstr.Append(b, p.Continuation, jsonstr.JSON)
+	if continuation != "" {
+		b = jsonstr.Append(b, continuation, jsonstr.JSON)
 	} else {
 		b = append(b, "null"...)
 	}
-	writeBytes(w, http.StatusOK, append(b, "}\n"...))
+	return append(append(b, more...), '}'), nil
 }
 
 func (a *api) list(ctx context.Context, w http.ResponseWriter, r *http.Request, _ string) error {
@@ -367,13 +392,6 @@ func (a *api) admin(ctx context.Context, w http.ResponseWriter, r *http.Request,
 	return err
 }
 
-// historyPage is the body of history answers.
-type historyPage struct {
-	Items        []service.HistoryItem `json:"items"`
-	Continuation *string               `json:"continuation"`
-	Complete     bool                  `json:"complete"`
-}
-
 func (a *api) history(ctx context.Context, w http.ResponseWriter, r *http.Request, id string) error {
 	o, err := listOptions(r)
 	if err != nil {
@@ -383,14 +401,8 @@ func (a *api) history(ctx context.Context, w http.ResponseWriter, r *http.Reques
 	if err != nil {
 		return err
 	}
-	body := historyPage{Items: p.Items, Complete: p.Complete}
-	if body.Items == nil {
-		body.Items = []service.HistoryItem{}
-	}
-	if p.Continuation != "" {
-		body.Continuation = &p.Continuation
-	}
-	writeJSON(w, http.StatusOK, body)
+	complete := strconv.AppendBool(append([]byte(nil), `,"complete":`...), p.Complete)
+	writeRecords(w, p.Items, p.Continuation, complete)
 	return nil
 }
 

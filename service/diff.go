@@ -125,6 +125,22 @@ type HistoryItem struct {
 	Changes *[]Change `json:"changes,omitempty"`
 }
 
+// AppendJSON appends it as json.Marshal encodes it: the record's
+// properties (by its own AppendJSON), then its changes. Without it the
+// record's AppendJSON, promoted, would leave the changes out.
+func (it HistoryItem) AppendJSON(b []byte) ([]byte, error) {
+	b, err := it.AuditRecord.AppendJSON(b)
+	if err != nil || it.Changes == nil {
+		return b, err
+	}
+	changes, err := json.Marshal(*it.Changes)
+	if err != nil {
+		return nil, err
+	}
+	b = append(b[:len(b)-1], `,"changes":`...)
+	return append(append(b, changes...), '}'), nil
+}
+
 // Diff is what changed between two versions of a todo: the fields, and a
 // JSON Patch (RFC 6902) that turns the entity of version From into that
 // of version To.

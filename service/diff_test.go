@@ -142,3 +142,28 @@ func TestChangesTags(t *testing.T) {
 		t.Fatalf("changes %+v", cs)
 	}
 }
+
+// A history item appends what json.Marshal writes: the record's
+// properties and then its changes, of every kind a change's values take.
+func TestHistoryItemAppendJSON(t *testing.T) {
+	at := time.Date(2026, 12, 6, 7, 13, 53, 51000000, time.UTC)
+	rec := todo.AuditRecord{ID: "Grocery:0d:v2", EntityKey: "todo/alice/Grocery:0d", EntityID: "Grocery:0d", EntityType: todo.EntityTypeTodo,
+		Version: 2, Operation: todo.OpUpdate, Entity: json.RawMessage(`{"id":"Grocery:0d","title":"a\u003cb"}`), DateCreatedUTC: at,
+		Actor: "alice", PrevHash: "0f", Hash: "1e", Chain: 3, Commitments: todo.Commitments{"title": {Salt: "ab", Digest: "cd"}, "notes": {Digest: "ef", Erased: true}},
+		Erased: []string{"notes"}}
+	changes := []service.Change{
+		{Field: "title", From: "<milk>", To: "eggs & \u2028"},
+		{Field: "notes", From: service.ErasedValue, To: nil, Erased: true},
+		{Field: "dueDate", From: nil, To: "2026-12-01T09:00:00Z"},
+		{Field: "tags", From: []any{"x"}, To: []any{"y", "x"}, Added: []string{"y"}},
+		{Field: "isCompleted", From: false, To: true},
+	}
+	none := []service.Change{}
+	for _, it := range []service.HistoryItem{{AuditRecord: rec}, {AuditRecord: rec, Changes: &none}, {AuditRecord: rec, Changes: &changes}} {
+		got, err := it.AppendJSON(nil)
+		want, wantErr := json.Marshal(it)
+		if err != nil || wantErr != nil || !bytes.Equal(got, want) {
+			t.Errorf("AppendJSON:\n got %s, %v\nwant %s, %v", got, err, want, wantErr)
+		}
+	}
+}
