@@ -3,8 +3,8 @@ package service
 import (
 	"context"
 	"encoding/json"
+	"reflect"
 	"slices"
-	"strings"
 
 	"github.com/wI2L/jsondiff"
 
@@ -29,14 +29,13 @@ type Change struct {
 // ErasedValue stands for an erased value in a Change.
 const ErasedValue = "erased"
 
-// withErased adds to cs, the changes from a to b, the fields erased in
-// either (erasedA, erasedB), in place of what comparing their emptied
-// values said.
-func withErased(cs []Change, a, b todo.Fields, erasedA, erasedB []string) []Change {
+// withErased adds to cs, the changes between fields whose values are from
+// and to (fieldValues), the fields erased in either (erasedA, erasedB), in
+// place of what comparing their emptied values said.
+func withErased(cs []Change, from, to map[string]any, erasedA, erasedB []string) []Change {
 	if len(erasedA) == 0 && len(erasedB) == 0 {
 		return cs
 	}
-	from, to := fieldValues(a), fieldValues(b)
 	for _, f := range changeOrder {
 		inA, inB := slices.Contains(erasedA, f), slices.Contains(erasedB, f)
 		if !inA && !inB {
@@ -60,34 +59,28 @@ func withErased(cs []Change, a, b todo.Fields, erasedA, erasedB []string) []Chan
 // todo.Fields.
 var changeOrder = []string{"category", "title", "notes", "dueDate", "tags", "isCompleted"}
 
-// Changes lists the user-editable fields that differ from a to b, as
-// JSON Patch operations between the two sets of fields name them. The
-// bookkeeping fields (version, updatedAt, updatedBy, lastOperation),
-// which change with every version, are not changes; the record's own
-// version, time and actor say those.
-func Changes(a, b todo.Fields) ([]Change, error) {
-	patch, err := jsondiff.Compare(a, b)
-	if err != nil {
-		return nil, todo.Wrap(todo.Internal, err, "fields do not compare")
-	}
-	var fields []string
-	for _, op := range patch {
-		f, _, _ := strings.Cut(strings.TrimPrefix(op.Path, "/"), "/")
-		if !slices.Contains(fields, f) {
-			fields = append(fields, f)
+// Changes lists the user-editable fields that differ from a to b: those
+// whose JSON values differ, as a JSON Patch between the two sets of fields
+// would name them. The bookkeeping fields (version, updatedAt, updatedBy,
+// lastOperation), which change with every version, are not changes; the
+// record's own version, time and actor say those.
+func Changes(a, b todo.Fields) []Change { return changes(a, b, fieldValues(a), fieldValues(b)) }
+
+// changes is Changes given the fields' values too (fieldValues), which a
+// history computes once a version.
+func changes(a, b todo.Fields, from, to map[string]any) []Change {
+	out := []Change{}
+	for _, f := range changeOrder {
+		if reflect.DeepEqual(from[f], to[f]) {
+			continue
 		}
-	}
-	slices.SortFunc(fields, func(x, y string) int { return slices.Index(changeOrder, x) - slices.Index(changeOrder, y) })
-	from, to := fieldValues(a), fieldValues(b)
-	out := make([]Change, 0, len(fields))
-	for _, f := range fields {
 		c := Change{Field: f, From: from[f], To: to[f]}
 		if f == "tags" {
 			c.Added, c.Removed = elementsNotIn(b.Tags, a.Tags), elementsNotIn(a.Tags, b.Tags)
 		}
 		out = append(out, c)
 	}
-	return out, nil
+	return out
 }
 
 // fieldValues is f as its JSON object's properties.
@@ -190,10 +183,8 @@ func (s *Service) Diff(ctx context.Context, id string, from, to int64) (Diff, er
 	}
 	a, b := va.Audited.Entity, vb.Audited.Entity
 	d := Diff{From: from, To: to}
-	if d.Changes, err = Changes(a.Fields, b.Fields); err != nil {
-		return Diff{}, err
-	}
-	d.Changes = withErased(d.Changes, a.Fields, b.Fields, va.Audited.Commitments.ErasedNames(), vb.Audited.Commitments.ErasedNames())
+	av, bv := fieldValues(a.Fields), fieldValues(b.Fields)
+	d.Changes = withErased(changes(a.Fields, b.Fields, av, bv), av, bv, va.Audited.Commitments.ErasedNames(), vb.Audited.Commitments.ErasedNames())
 	if d.Patch, err = jsondiff.Compare(a, b); err != nil {
 		return Diff{}, todo.Wrap(todo.Internal, err, "versions do not compare")
 	}
@@ -206,16 +197,14 @@ func (s *Service) Diff(ctx context.Context, id string, from, to int64) (Diff, er
 // addChanges sets each history item's changes against the version before
 // it: the item before it on the page, or for the page's first item, a
 // point read of the version before. The items are decoded records, whose
-// Erased DecodeRecord set.
-func (s *Service) addChanges(ctx context.Context, user, id string, items []HistoryItem) error {
+// Erased DecodeRecord set, and entities the todos it decoded from them.
+func (s *Service) addChanges(ctx context.Context, user, id string, items []HistoryItem, entities []todo.Todo) error {
 	var prev *todo.Todo
+	var prevValues map[string]any
 	var prevErased []string
 	for i := range items {
 		r := &items[i].AuditRecord
-		var cur todo.Todo
-		if err := json.Unmarshal(r.Entity, &cur); err != nil {
-			return todo.Wrap(todo.Internal, err, "audit record does not decode")
-		}
+		cur := &entities[i]
 		if i == 0 && r.Version > 1 {
 			p, err := s.audit.GetIn(ctx, store.PartitionKey{todo.EntityKey(user, id)}, todo.AuditID(id, r.Version-1))
 			if err != nil && !todo.IsKind(err, todo.NotFound) {
@@ -223,18 +212,15 @@ func (s *Service) addChanges(ctx context.Context, user, id string, items []Histo
 			}
 			var t todo.Todo
 			if err == nil && json.Unmarshal(p.Value.Entity, &t) == nil {
-				prev, prevErased = &t, p.Value.Commitments.ErasedNames()
+				prev, prevValues, prevErased = &t, fieldValues(t.Fields), p.Value.Commitments.ErasedNames()
 			}
 		}
+		values := fieldValues(cur.Fields)
 		if prev != nil && prev.Version == r.Version-1 {
-			c, err := Changes(prev.Fields, cur.Fields)
-			if err != nil {
-				return err
-			}
-			c = withErased(c, prev.Fields, cur.Fields, prevErased, r.Erased)
+			c := withErased(changes(prev.Fields, cur.Fields, prevValues, values), prevValues, values, prevErased, r.Erased)
 			items[i].Changes = &c
 		}
-		prev, prevErased = &cur, r.Erased
+		prev, prevValues, prevErased = cur, values, r.Erased
 	}
 	return nil
 }

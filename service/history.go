@@ -64,6 +64,7 @@ func (s *Service) History(ctx context.Context, id string, pageSize int, continua
 	if err != nil {
 		return page, err
 	}
+	entities := make([]todo.Todo, 0, len(p.Items))
 	for _, d := range p.Items {
 		rec, a, err := todo.DecodeRecord(d.Value)
 		if err != nil {
@@ -86,12 +87,13 @@ func (s *Service) History(ctx context.Context, id string, pageSize int, continua
 			}
 		}
 		page.Items = append(page.Items, HistoryItem{AuditRecord: rec})
+		entities = append(entities, a.Entity)
 		if rec.Version != prev+1 {
 			page.Complete = false
 		}
 		prev = rec.Version
 	}
-	if err := s.addChanges(ctx, user, id, page.Items); err != nil {
+	if err := s.addChanges(ctx, user, id, page.Items, entities); err != nil {
 		return page, err
 	}
 	if p.Continuation != "" {
