@@ -97,6 +97,18 @@ func instructions(bin, tmp string) error {
 	if err != nil {
 		return err
 	}
+	// A todo with 21 versions, so that the first page of its history
+	// holds 20, each checked against its hash and with its changes.
+	hid, _, _, err := seed(c, h.base)
+	if err != nil {
+		return err
+	}
+	for n := range int64(20) {
+		if _, err := sendPut(c, h.base+"/api/todos/"+hid, n+1); err != nil {
+			return err
+		}
+	}
+	historyURL := "/api/todos/" + hid + "/history?pageSize=20"
 	putBody, err := sendPut(c, h.base+"/api/todos/"+id, 1)
 	if err != nil {
 		return err
@@ -111,6 +123,10 @@ func instructions(bin, tmp string) error {
 		return err
 	}
 	time.Sleep(settle)
+	historyBody, err := fetchBody(c, h.base+historyURL)
+	if err != nil {
+		return err
+	}
 
 	var version [32]int64
 	var mu sync.Mutex
@@ -128,6 +144,9 @@ func instructions(bin, tmp string) error {
 		}},
 		{name: "list page (GET /api/todos, 20 todos)", clients: 1, n: 500, send: func(c *http.Client, base string, _, _ int) error {
 			return get(c, base+listURL)
+		}},
+		{name: "history page (GET /api/todos/{id}/history, 20)", clients: 1, n: 100, send: func(c *http.Client, base string, _, _ int) error {
+			return get(c, base+historyURL)
 		}},
 		{name: "create (POST /api/todos), 1 client", clients: 1, n: 300, write: true, send: func(c *http.Client, base string, _, _ int) error {
 			_, err := sendPost(c, base)
@@ -159,7 +178,7 @@ func instructions(bin, tmp string) error {
 	if err := os.MkdirAll(bareDir, 0o700); err != nil {
 		return err
 	}
-	for name, b := range map[string][]byte{"GET-item": body, "GET-list": listBody, "PUT-item": putBody, "POST-list": postBody} {
+	for name, b := range map[string][]byte{"GET-item": body, "GET-list": listBody, "GET-history": historyBody, "PUT-item": putBody, "POST-list": postBody} {
 		if err := os.WriteFile(filepath.Join(bareDir, name), b, 0o600); err != nil {
 			return err
 		}

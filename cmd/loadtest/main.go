@@ -39,6 +39,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -374,8 +375,9 @@ func startBaseline(body, etag string) (*proc, error) {
 // serveBaseline is the bare net/http server: the same JSON bytes and
 // headers the handler answered, with no routing, store or logging. dir
 // holds one answer per kind of request, named by method and by whether
-// the path is the collection ("list") or one todo ("item"); GET-item
-// answers any request of a kind dir has no file for.
+// the path is the collection ("list"), a todo's history ("history") or one
+// todo ("item"); GET-item answers any request of a kind dir has no file
+// for.
 func serveBaseline(dir, addr string) {
 	answers := map[string][]byte{}
 	entries, err := os.ReadDir(dir)
@@ -394,8 +396,11 @@ func serveBaseline(dir, addr string) {
 	etag := os.Getenv("BASELINE_ETAG")
 	srv := &http.Server{Addr: addr, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		kind := "item"
-		if r.URL.Path == "/api/todos" {
+		switch {
+		case r.URL.Path == "/api/todos":
 			kind = "list"
+		case strings.HasSuffix(r.URL.Path, "/history"):
+			kind = "history"
 		}
 		body, ok := answers[r.Method+"-"+kind]
 		if !ok {
