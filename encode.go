@@ -282,6 +282,17 @@ func (r AuditRecord) AppendJSON(b []byte) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
+// AppendJSONAnd appends r as AppendJSON does, and then the members more
+// (each with its leading comma): the encoding of a struct that embeds the
+// record and adds properties after its own.
+func (r AuditRecord) AppendJSONAnd(b, more []byte) ([]byte, error) {
+	b, err := r.AppendJSON(b)
+	if err != nil || len(more) == 0 {
+		return b, err
+	}
+	return append(append(b[:len(b)-1], more...), '}'), nil
+}
+
 // AppendJSON appends v encoded as json.Marshal encodes it, property for
 // property, its entity through Todo.AppendJSON: every write stores one.
 // The test holds the two encodings equal for every property.

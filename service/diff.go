@@ -122,16 +122,14 @@ type HistoryItem struct {
 // properties (by its own AppendJSON), then its changes. Without it the
 // record's AppendJSON, promoted, would leave the changes out.
 func (it HistoryItem) AppendJSON(b []byte) ([]byte, error) {
-	b, err := it.AuditRecord.AppendJSON(b)
-	if err != nil || it.Changes == nil {
-		return b, err
+	if it.Changes == nil {
+		return it.AuditRecord.AppendJSON(b)
 	}
 	changes, err := json.Marshal(*it.Changes)
 	if err != nil {
 		return nil, err
 	}
-	b = append(b[:len(b)-1], `,"changes":`...)
-	return append(append(b, changes...), '}'), nil
+	return it.AuditRecord.AppendJSONAnd(b, append([]byte(`,"changes":`), changes...))
 }
 
 // Diff is what changed between two versions of a todo: the fields, and a
