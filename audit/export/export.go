@@ -66,6 +66,7 @@ type Writer struct {
 	out    io.Writer
 	sum    hash.Hash
 	body   io.Writer // out and sum
+	line   []byte    // the buffer of each NDJSON line in turn
 	csv    *csv.Writer
 	m      Manifest
 	failed error
@@ -83,6 +84,16 @@ type Writer struct {
 type Line struct {
 	todo.AuditRecord
 	LogIndex *int64 `json:"logIndex,omitempty"`
+}
+
+// AppendJSON appends l as json.Marshal encodes it: the record's
+// properties (by its own AppendJSON), then the index. Without it the
+// record's AppendJSON, promoted, would leave the index out.
+func (l Line) AppendJSON(b []byte) ([]byte, error) {
+	if l.LogIndex == nil {
+		return l.AuditRecord.AppendJSON(b)
+	}
+	return l.AuditRecord.AppendJSONAnd(b, strconv.AppendInt([]byte(`,"logIndex":`), *l.LogIndex, 10))
 }
 
 // CSVHeader is the CSV export's first line: the columns of the record
@@ -205,11 +216,12 @@ func (w *Writer) write(r *todo.AuditRecord, logIndex *int64) error {
 			return err
 		}
 	} else {
-		b, err := json.Marshal(Line{AuditRecord: *r, LogIndex: logIndex})
+		b, err := Line{AuditRecord: *r, LogIndex: logIndex}.AppendJSON(w.line[:0])
 		if err != nil {
 			return err
 		}
-		if _, err := w.body.Write(append(b, '\n')); err != nil {
+		w.line = append(b, '\n')
+		if _, err := w.body.Write(w.line); err != nil {
 			return err
 		}
 	}

@@ -61,3 +61,20 @@ func TestManifest(t *testing.T) {
 		}
 	}
 }
+
+// A line appends what json.Marshal writes of it, with an index and
+// without.
+func TestLineAppendJSON(t *testing.T) {
+	at := time.Date(2026, 12, 6, 7, 13, 53, 51000000, time.UTC)
+	rec := todo.AuditRecord{ID: "Grocery:0d:v2", EntityKey: "todo/alice/Grocery:0d", EntityID: "Grocery:0d", EntityType: todo.EntityTypeTodo,
+		Version: 2, Operation: todo.OpUpdate, Entity: json.RawMessage(`{"id":"Grocery:0d","title":"a\u003cb"}`), DateCreatedUTC: at,
+		Actor: "alice", PrevHash: "0f", Hash: "1e", Chain: 3, Commitments: todo.Commitments{"title": {Salt: "ab", Digest: "cd"}}}
+	for _, index := range []*int64{nil, new(int64), new(int64(41))} {
+		l := export.Line{AuditRecord: rec, LogIndex: index}
+		got, err := l.AppendJSON(nil)
+		want, wantErr := json.Marshal(l)
+		if err != nil || wantErr != nil || !bytes.Equal(got, want) {
+			t.Errorf("AppendJSON:\n got %s, %v\nwant %s, %v", got, err, want, wantErr)
+		}
+	}
+}
