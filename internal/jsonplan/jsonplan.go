@@ -2,7 +2,8 @@
 // single pass, without encoding/json's reflection per value, where the
 // point reads and the audit of every write spent most of their
 // allocations; what it cannot read exactly as encoding/json would, it
-// leaves to encoding/json.
+// leaves to encoding/json. A json.RawMessage, a field's or a whole
+// document's, is a copy of the value's bytes, as encoding/json gives it.
 package jsonplan
 
 import (
@@ -59,17 +60,9 @@ func rawValue(doc []byte) ([]byte, bool) {
 	// The reader only reads doc, and nothing it returns is kept: the
 	// value is copied out.
 	r := reader{s: unsafe.String(&doc[0], len(doc))}
+	b, ok := r.raw()
 	r.space()
-	start := r.i
-	if !r.value(0) {
-		return nil, false
-	}
-	end := r.i
-	r.space()
-	if r.i != len(r.s) {
-		return nil, false
-	}
-	return []byte(r.s[start:end]), true
+	return b, ok && r.i == len(r.s)
 }
 
 // Unmarshal decodes doc into v as json.Unmarshal does: through the plan of
@@ -348,13 +341,9 @@ func (f planField) decode(r *reader, v reflect.Value) bool {
 	case kindStruct:
 		return f.sub.object(r, v)
 	case kindRaw:
-		r.space()
-		start := r.i
-		if !r.value(0) {
-			return false
-		}
-		v.SetBytes([]byte(r.s[start:r.i]))
-		return true
+		b, ok := r.raw()
+		v.SetBytes(b)
+		return ok
 	}
 	return false
 }
@@ -510,6 +499,16 @@ func (r *reader) strings(dst *[]string) bool {
 	*dst = make([]string, len(got))
 	copy(*dst, got)
 	return true
+}
+
+// raw reads one value of any kind and returns a copy of its bytes.
+func (r *reader) raw() ([]byte, bool) {
+	r.space()
+	start := r.i
+	if !r.value(0) {
+		return nil, false
+	}
+	return []byte(r.s[start:r.i]), true
 }
 
 // maxDepth bounds the nesting value reads; deeper values are left to
