@@ -23,9 +23,9 @@ func newReservations() *reservations {
 }
 
 // reserve keeps the item at key of the container bucket named container
-// from being created until until. Keys that share a hash
-// share a reservation, which at worst makes a create wait for another
-// key's: a 64-bit hash of a few tens of thousands of keys does not repeat.
+// from being created until until. Keys that share a hash share a
+// reservation, which at worst makes a create wait for another key's: a
+// 64-bit hash of a few tens of thousands of keys does not repeat.
 func (rs *reservations) reserve(container, key []byte, until time.Time, now time.Time) {
 	if now.Unix() > rs.swept {
 		rs.swept = now.Unix()
