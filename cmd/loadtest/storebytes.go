@@ -22,8 +22,8 @@ import (
 // log's passes holds a leaf or two. It waits until the audit, and the log
 // when the handler keeps one, hold every version, stops the handler and
 // prints where the file's bytes go: key and value bytes per bucket path
-// (container, then its inner buckets), and the pages bbolt holds free or
-// part-filled.
+// (container, then its inner buckets) with the pages each allocates and how
+// full they are, and the pages bbolt holds free.
 func storeBytes(bin, tmp string, n int, every time.Duration) error {
 	dir := filepath.Join(tmp, "bytes")
 	h, err := startHandler(bin, dir)
@@ -86,7 +86,7 @@ func storeBytes(bin, tmp string, n int, every time.Duration) error {
 		pace = "one every " + every.String()
 	}
 	fmt.Printf("embedded store after %d todos created %s, audit and log caught up: file %d bytes, %.0f bytes a todo\n", n, pace, fi.Size(), float64(fi.Size())/float64(n))
-	fmt.Printf("%-40s %10s %12s %12s %10s\n", "bucket", "keys", "key bytes", "value bytes", "per todo")
+	fmt.Printf("%-40s %10s %12s %12s %10s %10s %6s\n", "bucket", "keys", "key bytes", "value bytes", "per todo", "pages", "fill")
 	names := make([]string, 0, len(sizes))
 	for k := range sizes {
 		names = append(names, k)
@@ -96,7 +96,8 @@ func storeBytes(bin, tmp string, n int, every time.Duration) error {
 	for _, k := range names {
 		s := sizes[k]
 		total += s.keys + s.values
-		fmt.Printf("%-40s %10d %12d %12d %10.0f\n", k, s.n, s.keys, s.values, float64(s.keys+s.values)/float64(n))
+		fmt.Printf("%-40s %10d %12d %12d %10.0f %10.0f %5.0f%%\n", k, s.n, s.keys, s.values, float64(s.keys+s.values)/float64(n),
+			float64(s.alloc)/float64(n), 100*float64(s.inuse)/float64(max(s.alloc, 1)))
 	}
 	pageSize := int64(db.Info().PageSize)
 	inuse := int64(pages.BranchInuse + pages.LeafInuse)
@@ -154,20 +155,29 @@ func createPaced(c *http.Client, base string, n int, d time.Duration) error {
 	return nil
 }
 
-// bucketBytes is the count and the key and value bytes of one bucket path.
-type bucketBytes struct{ n, keys, values int64 }
+// bucketBytes is the count and the key and value bytes of one bucket path,
+// and the bytes of the pages it holds itself (not its inner buckets'):
+// allocated, and in use by elements and page headers.
+type bucketBytes struct{ n, keys, values, alloc, inuse int64 }
 
-// walkBucket adds b's keys and values under path, and its inner buckets
-// under path/name.
+// walkBucket adds b's keys, values and pages under path, and its inner
+// buckets' under path/name.
 func walkBucket(sizes map[string]*bucketBytes, path string, b *bbolt.Bucket) {
 	s := sizes[path]
 	if s == nil {
 		s = &bucketBytes{}
 		sizes[path] = s
 	}
+	// bbolt counts an inner bucket's pages in its parent's statistics too.
+	st := b.Stats()
+	s.alloc += int64(st.LeafAlloc + st.BranchAlloc)
+	s.inuse += int64(st.LeafInuse + st.BranchInuse)
 	_ = b.ForEach(func(k, v []byte) error {
 		if v == nil {
 			if inner := b.Bucket(k); inner != nil {
+				in := inner.Stats()
+				s.alloc -= int64(in.LeafAlloc + in.BranchAlloc)
+				s.inuse -= int64(in.LeafInuse + in.BranchInuse)
 				walkBucket(sizes, path+"/"+printable(k), inner)
 				return nil
 			}
