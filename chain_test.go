@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -369,6 +370,54 @@ func TestDecodeRecordIsStrict(t *testing.T) {
 	}
 }
 
+// A record decoded and verified in one call gets the verdict of decoding
+// and then verifying it, though the commitments it derives from its seed
+// are not checked again: a value altered in storage changes the digests
+// derived from it, and the hash no longer covers them.
+func TestDecodeVerifiedRecord(t *testing.T) {
+	_, v := sealed(t)
+	rec, _ := todo.NewAuditRecord(v)
+	seeded := string(mustJSON(t, rec))
+	expanded, _, err := todo.DecodeRecord([]byte(seeded))
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := string(mustJSON(t, expanded))
+	digest := expanded.Commitments["notes"].Digest
+	for name, c := range map[string]struct {
+		doc        string
+		unverified bool
+	}{
+		"seeded":                                  {seeded, false},
+		"with its commitments":                    {full, false},
+		"seeded, a value altered":                 {strings.Replace(seeded, `"title":"abc"`, `"title":"abd"`, 1), true},
+		"seeded, its seed altered":                {strings.Replace(seeded, rec.Seed, "00"+rec.Seed[2:], 1), true},
+		"with its commitments, a value altered":   {strings.Replace(full, `"title":"abc"`, `"title":"abd"`, 1), true},
+		"with its commitments, a digest altered":  {strings.Replace(full, digest, "00"+digest[2:], 1), true},
+		"with its commitments, a field uncovered": {strings.Replace(full, `"notes":{`, `"note":{`, 1), true},
+		"not a record":                            {`[]`, false},
+	} {
+		if c.doc == seeded && name != "seeded" || c.doc == full && name != "with its commitments" {
+			t.Fatalf("%s: the test did not change the record", name)
+		}
+		r, a, err := todo.DecodeVerifiedRecord([]byte(c.doc))
+		var unverified *todo.UnverifiedError
+		if errors.As(err, &unverified) != c.unverified {
+			t.Errorf("%s: %v", name, err)
+		}
+		wr, wa, werr := todo.DecodeRecord([]byte(c.doc))
+		if werr == nil {
+			werr = wa.Verify(wr.PrevHash, wr.Hash)
+		}
+		if (err == nil) != (werr == nil) {
+			t.Errorf("%s: decoded and verified in one call: %v; one after the other: %v", name, err, werr)
+		}
+		if err == nil && (!reflect.DeepEqual(r, wr) || !reflect.DeepEqual(a, wa)) {
+			t.Errorf("%s: decoded and verified in one call, the record or its content differ", name)
+		}
+	}
+}
+
 func FuzzDecodeRecord(f *testing.F) {
 	td, v := sealed(f)
 	rec, _ := todo.NewAuditRecord(v)
@@ -380,10 +429,13 @@ func FuzzDecodeRecord(f *testing.F) {
 	f.Add([]byte(`{"chain":2,"commitments":{"title":{"digest":"00","erased":true}},"entity":{"title":""}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, a, err := todo.DecodeRecord(data)
-		if err != nil {
-			return
+		if err == nil {
+			err = a.Verify(r.PrevHash, r.Hash)
 		}
-		if a.Verify(r.PrevHash, r.Hash) != nil {
+		if _, _, once := todo.DecodeVerifiedRecord(data); (once == nil) != (err == nil) {
+			t.Fatalf("decoded and verified in one call: %v; one after the other: %v\n%s", once, err, data)
+		}
+		if err != nil {
 			return
 		}
 		// What verifies verifies again as it is handed on.

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"errors"
 	"net/url"
 	"strconv"
 	"strings"
@@ -66,14 +67,15 @@ func (s *Service) History(ctx context.Context, id string, pageSize int, continua
 	}
 	entities := make([]todo.Todo, 0, len(p.Items))
 	for _, d := range p.Items {
-		rec, a, err := todo.DecodeRecord(d.Value)
-		if err != nil {
-			return HistoryPage{}, todo.Errorf(todo.Conflict, "the audit record after version %d of todo %q is refused (%v); see GET %s/history/verify",
-				prev, id, err, todoPath(id))
-		}
-		if err := a.Verify(rec.PrevHash, rec.Hash); err != nil {
+		rec, a, err := todo.DecodeVerifiedRecord(d.Value)
+		var unverified *todo.UnverifiedError
+		switch {
+		case errors.As(err, &unverified):
 			return HistoryPage{}, todo.Errorf(todo.Conflict, "version %d of todo %q does not verify (%v); see GET %s/history/verify",
 				rec.Version, id, err, todoPath(id))
+		case err != nil:
+			return HistoryPage{}, todo.Errorf(todo.Conflict, "the audit record after version %d of todo %q is refused (%v); see GET %s/history/verify",
+				prev, id, err, todoPath(id))
 		}
 		if continuation == "" && len(page.Items) == 0 && rec.Version > 1 {
 			// A history that starts after version 1 may have been purged

@@ -3,6 +3,7 @@ package tlog
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"golang.org/x/mod/sumdb/note"
@@ -132,8 +133,12 @@ func VerifyHistory(records []todo.AuditRecord, bundles []ProofBundle, v note.Ver
 		if r.Version != int64(i+1) {
 			return proven, fmt.Errorf("record %d is version %d: the history is not complete from version 1", i+1, r.Version)
 		}
-		a, err := r.Audited()
-		if err != nil {
+		a, err := r.Verified()
+		var unverified *todo.UnverifiedError
+		switch {
+		case errors.As(err, &unverified):
+			return proven, fmt.Errorf("the content of version %d does not match its hash: %w", r.Version, err)
+		case err != nil:
 			return proven, fmt.Errorf("version %d: %w", r.Version, err)
 		}
 		// The first version after a move links to the old id's history,
@@ -141,9 +146,6 @@ func VerifyHistory(records []todo.AuditRecord, bundles []ProofBundle, v note.Ver
 		moved := i == 0 && r.Operation == todo.OpMove && a.Entity.MovedFrom != ""
 		if !moved && r.PrevHash != prev {
 			return proven, fmt.Errorf("the prevHash of version %d is not the hash of version %d", r.Version, r.Version-1)
-		}
-		if err := a.Verify(r.PrevHash, r.Hash); err != nil {
-			return proven, fmt.Errorf("the content of version %d does not match its hash: %w", r.Version, err)
 		}
 		prev = r.Hash
 		b, ok := byVersion[r.Version]
