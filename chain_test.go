@@ -330,18 +330,25 @@ func TestErasureKeepsTheChain(t *testing.T) {
 	}
 }
 
+// recordForms returns the audit record of a sealed version as stored,
+// with its seed, and as served, with its commitments, and each in JSON.
+func recordForms(t *testing.T) (rec, expanded todo.AuditRecord, seeded, full string) {
+	t.Helper()
+	_, v := sealed(t)
+	rec, _ = todo.NewAuditRecord(v)
+	seeded = string(mustJSON(t, rec))
+	expanded, _, err := todo.DecodeRecord([]byte(seeded))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec, expanded, seeded, string(mustJSON(t, expanded))
+}
+
 // Stored records are decoded as strictly as request bodies: a member given
 // twice or in another case, anywhere in the record, is refused, and the
 // entity handed on is the re-encoding of what was decoded.
 func TestDecodeRecordIsStrict(t *testing.T) {
-	_, v := sealed(t)
-	rec, _ := todo.NewAuditRecord(v)
-	good := string(mustJSON(t, rec))
-	expanded, _, err := todo.DecodeRecord([]byte(good))
-	if err != nil {
-		t.Fatal(err)
-	}
-	full := string(mustJSON(t, expanded))
+	rec, _, good, full := recordForms(t)
 	seed := `"seed":"` + rec.Seed + `"`
 	for name, doc := range map[string][2]string{
 		"case-folded entity member": {good, strings.Replace(good, `"title":"abc"`, `"title":"forged","TITLE":"abc"`, 1)},
@@ -375,14 +382,7 @@ func TestDecodeRecordIsStrict(t *testing.T) {
 // are not checked again: a value altered in storage changes the digests
 // derived from it, and the hash no longer covers them.
 func TestDecodeVerifiedRecord(t *testing.T) {
-	_, v := sealed(t)
-	rec, _ := todo.NewAuditRecord(v)
-	seeded := string(mustJSON(t, rec))
-	expanded, _, err := todo.DecodeRecord([]byte(seeded))
-	if err != nil {
-		t.Fatal(err)
-	}
-	full := string(mustJSON(t, expanded))
+	rec, expanded, seeded, full := recordForms(t)
 	digest := expanded.Commitments["notes"].Digest
 	// Another first hex digit: the seed and the digests are random.
 	other := func(h string) string {
