@@ -484,8 +484,8 @@ func (a *Audited) Verify(prevHash, hash string) error { return a.verify(prevHash
 // verify is Verify. derived says that a's commitments were computed from
 // its entity by fromSeed, in the same call that verifies them: each field
 // then has its commitment and reproduces its digest by construction, and
-// only the hash is left to check. A seed derived from an entity altered
-// in storage gives digests other than those sealed, which the hash shows.
+// only the hash is left to check. An entity altered in storage gives
+// derived digests other than those sealed, which the hash shows.
 func (a *Audited) verify(prevHash, hash string, derived bool) error {
 	switch a.Chain {
 	case 0, ChainV1:
