@@ -59,15 +59,12 @@ func withErased(cs []Change, from, to map[string]any, erasedA, erasedB []string)
 // todo.Fields.
 var changeOrder = []string{"category", "title", "notes", "dueDate", "tags", "isCompleted"}
 
-// Changes lists the user-editable fields that differ from a to b: those
-// whose JSON values differ, as a JSON Patch between the two sets of fields
-// would name them. The bookkeeping fields (version, updatedAt, updatedBy,
-// lastOperation), which change with every version, are not changes; the
-// record's own version, time and actor say those.
-func Changes(a, b todo.Fields) []Change { return changes(a, b, fieldValues(a), fieldValues(b)) }
-
-// changes is Changes given the fields' values too (fieldValues), which a
-// history computes once a version.
+// changes lists the user-editable fields that differ from a to b, whose
+// values are from and to (fieldValues, which a history computes once a
+// version): those whose JSON values differ, as a JSON Patch between the
+// two sets of fields would name them. The bookkeeping fields (version,
+// updatedAt, updatedBy, lastOperation), which change with every version,
+// are not changes; the record's own version, time and actor say those.
 func changes(a, b todo.Fields, from, to map[string]any) []Change {
 	out := []Change{}
 	for _, f := range changeOrder {

@@ -131,15 +131,6 @@ func TestDiffEveryPair(t *testing.T) {
 	}
 }
 
-// Tags are diffed by element: what was added and what was removed.
-func TestChangesTags(t *testing.T) {
-	cs := service.Changes(todo.Fields{Title: "a", Tags: []string{"x", "y"}}, todo.Fields{Title: "b", Tags: []string{"y", "z"}})
-	if len(cs) != 2 || cs[0].Field != "title" || cs[0].From != "a" || cs[0].To != "b" ||
-		cs[1].Field != "tags" || !slices.Equal(cs[1].Added, []string{"z"}) || !slices.Equal(cs[1].Removed, []string{"x"}) {
-		t.Fatalf("changes %+v", cs)
-	}
-}
-
 // A history item appends what json.Marshal writes: the record's
 // properties and then its changes, of every kind a change's values take.
 func TestHistoryItemAppendJSON(t *testing.T) {
