@@ -12,30 +12,10 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/todoaudit/todo/internal/strictjson"
 )
-
-// The chain encodings a version's hash can use. A record without a
-// "chain" property uses the first.
-const (
-	// ChainV1 hashes the entity as one canonical string of its values.
-	ChainV1 = 1
-	// ChainV2 hashes one salted commitment per field, so that a field's
-	// value and salt can be erased while every hash still verifies.
-	ChainV2 = 2
-	// ChainV3 commits to each field as ChainV2 does, for about half the
-	// hashing of a write: the salts follow from the seed by AES rather than
-	// one HMAC-SHA256 each, and the hash covers the digests' bytes rather
-	// than their hex.
-	ChainV3 = 3
-)
-
-// commits reports whether chain commits to each field separately, with a
-// salt and a digest per field: the second encoding and the third.
-func commits(chain int) bool { return chain == ChainV2 || chain == ChainV3 }
 
 // SaltBytes is the length of each field's salt in the encodings that
 // commit to each field: enough that an erased short value (true, a
@@ -44,7 +24,7 @@ func commits(chain int) bool { return chain == ChainV2 || chain == ChainV3 }
 const SaltBytes = 16
 
 // SeedBytes is the length of a version's seed: the random bytes its salts
-// follow from (see saltsOf) while none of its fields is erased, so that a
+// follow from (see boundEncoding.salts) while none of its fields is erased, so that a
 // stored version carries one short seed instead of a salt and a digest
 // per field.
 const SeedBytes = 16
@@ -63,7 +43,7 @@ type Commitment struct {
 }
 
 // Commitments are the committed fields of a version by JSON name: every
-// property of Todo but the chain links.
+// field its encoding lists.
 type Commitments map[string]Commitment
 
 // Audited is the content of one version that its hash covers: what the
@@ -122,46 +102,35 @@ func (b canonical) sum() string {
 // Hash returns the lowercase hex SHA-256 of prevHash and a in a's chain
 // encoding; docs/chain.md documents each.
 func (a *Audited) Hash(prevHash string) string {
-	if commits(a.Chain) {
-		return a.hashCommitted(prevHash)
-	}
-	return a.hashV1(prevHash)
+	return chainOfTodo.hash(a, reflect.ValueOf(&a.Entity).Elem(), prevHash)
 }
 
-// hashV1 hashes prevHash followed by the canonical encoding of a: integers
-// decimal, booleans true or false, times UTC RFC 3339 with exactly nine
-// fractional digits, an absent time or string the empty string, tags their
-// count then each tag. Its list of fields is fixed: fields added to Todo
-// later are in the encodings that commit to each field only.
-func (a *Audited) hashV1(prevHash string) string {
-	e := &a.Entity
+// hash is Audited.Hash of a with entity in place of a.Entity: "" for an
+// encoding no chain has.
+func (c *boundChain) hash(a *Audited, entity reflect.Value, prevHash string) string {
+	e, ok := c.encoding(a.Chain)
+	switch {
+	case !ok:
+		return ""
+	case e.salts != nil:
+		return a.hashCommitted(e, prevHash)
+	}
+	return a.hashValues(e, entity, prevHash)
+}
+
+// hashValues is the first encoding's hash: prevHash, the record's head
+// and the canonical bytes of each of the encoding's fields in its order:
+// integers decimal, booleans true or false, times UTC RFC 3339 with
+// exactly nine fractional digits, an absent time or string the empty
+// string, tags their count then each tag.
+func (a *Audited) hashValues(e *boundEncoding, entity reflect.Value, prevHash string) string {
 	b := make(canonical, 0, 512)
 	b.field(prevHash)
 	b.head(a)
-	b.field(e.ID)
-	b.field(e.Type)
-	b.field(e.UserID)
-	b.field(e.Category)
-	b.field(e.Title)
-	b.field(e.Notes)
-	if e.DueDate != nil {
-		b.field(canonicalTime(*e.DueDate))
-	} else {
-		b.field("")
+	for i := range e.committed {
+		p := &e.committed[i]
+		p.canonical(&b, entity.FieldByIndex(p.Index))
 	}
-	b.field(strconv.Itoa(len(e.Tags)))
-	for _, tag := range e.Tags {
-		b.field(tag)
-	}
-	b.field(strconv.FormatBool(e.IsCompleted))
-	b.field(strconv.FormatInt(e.Version, 10))
-	b.field(canonicalTime(e.CreatedAt))
-	b.field(canonicalTime(e.UpdatedAt))
-	b.field(string(e.LastOperation))
-	b.field(e.UpdatedBy)
-	b.field(e.MovedFrom)
-	b.field(e.MovingTo)
-	b.field(e.PartitionKey)
 	return b.sum()
 }
 
@@ -171,7 +140,7 @@ func (a *Audited) hashV1(prevHash string) string {
 // third its bytes. The values are not in it: only their digests. A third-
 // encoding digest that is not 64 lowercase hex digits gives no hash (""),
 // so that no other spelling of a record verifies.
-func (a *Audited) hashCommitted(prevHash string) string {
+func (a *Audited) hashCommitted(e *boundEncoding, prevHash string) string {
 	names := make([]string, 0, len(a.Commitments))
 	for name := range a.Commitments {
 		names = append(names, name)
@@ -181,7 +150,7 @@ func (a *Audited) hashCommitted(prevHash string) string {
 	for _, name := range names {
 		b.field(name)
 		digest := a.Commitments[name].Digest
-		if a.Chain == ChainV2 {
+		if e.hexDigests {
 			b.field(digest)
 			continue
 		}
@@ -218,20 +187,20 @@ func (a *Audited) committedHead(prevHash string, n int) canonical {
 	return b
 }
 
-// sealHash is hashCommitted of a with the commitments of its entity under
-// the salts from seed (commitments(&a.Entity, a.Chain, seed)), each digest
-// written as it is computed: the hash of every write, without the map and
-// the hex strings of the commitments, which the version keeps as its seed.
-func (a *Audited) sealHash(prevHash string, seed []byte) string {
-	b := a.committedHead(prevHash, len(committed))
-	v := reflect.ValueOf(&a.Entity).Elem()
-	salts := saltsOf(a.Chain, seed)
+// sealHash is hashCommitted of a, in encoding e, with the commitments of
+// entity under the salts from seed (e.commitments(entity, seed)), each
+// digest written as it is computed: the hash of every write, without the
+// map and the hex strings of the commitments, which the version keeps as
+// its seed.
+func (a *Audited) sealHash(e *boundEncoding, entity reflect.Value, prevHash string, seed []byte) string {
+	b := a.committedHead(prevHash, len(e.committed))
+	salts := e.salts(e.committed, seed)
 	var d digester
-	for _, i := range committedByName {
-		p := &committed[i]
+	for _, i := range e.byName {
+		p := &e.committed[i]
 		b.field(p.Name)
-		sum := d.sum(p, salts[i*SaltBytes:(i+1)*SaltBytes], v)
-		if a.Chain == ChainV2 {
+		sum := d.sum(p, salts[i*SaltBytes:(i+1)*SaltBytes], entity)
+		if e.hexDigests {
 			b.fieldHex(sum[:])
 		} else {
 			b.fieldBytes(sum[:])
@@ -240,55 +209,11 @@ func (a *Audited) sealHash(prevHash string, seed []byte) string {
 	return b.sum()
 }
 
-// committedByName are the indexes in committed in byte order of the
-// properties' names, as hashCommitted takes the commitments.
-var committedByName = func() []int {
-	idx := make([]int, len(committed))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortFunc(idx, func(x, y int) int { return strings.Compare(committed[x].Name, committed[y].Name) })
-	return idx
-}()
-
 func canonicalTime(t time.Time) string {
 	if t.IsZero() {
 		return ""
 	}
 	return TimeKey(t)
-}
-
-// committed are the properties the chain commits to, each with the
-// function that writes its value's canonical bytes.
-var committed = committedProperties()
-
-type committedProperty struct {
-	Property
-	canonical func(b *canonical, v reflect.Value)
-	// saltMessage is what the third encoding's salt of the property is
-	// the CBC-MAC of (see aesSalts).
-	saltMessage []byte
-}
-
-func committedProperties() []committedProperty {
-	var out []committedProperty
-	for _, p := range Properties() {
-		if !p.Committed() {
-			continue
-		}
-		c, err := canonicalOf(p.Type)
-		if err != nil {
-			panic(fmt.Sprintf("todo: field %s of Todo cannot be committed by the hash chain: %v", p.Name, err))
-		}
-		if len(p.Name) > 255 {
-			panic(fmt.Sprintf("todo: field %s of Todo has a name too long for its salt: at most 255 bytes", p.Name))
-		}
-		msg := make([]byte, (1+len(p.Name)+aes.BlockSize-1)/aes.BlockSize*aes.BlockSize)
-		msg[0] = byte(len(p.Name))
-		copy(msg[1:], p.Name)
-		out = append(out, committedProperty{p, c, msg})
-	}
-	return out
 }
 
 // canonicalOf returns the canonical encoding of values of type t: strings
@@ -354,40 +279,33 @@ func (d *digester) sum(p *committedProperty, salt []byte, entity reflect.Value) 
 	return sha256.Sum256(d.b)
 }
 
-// commitments returns the commitment of every committed field of entity,
-// each with its salt from seed in the chain encoding (see saltsOf).
-func commitments(entity *Todo, chain int, seed []byte) Commitments {
-	v := reflect.ValueOf(entity).Elem()
-	c := make(Commitments, len(committed))
-	salts := saltsOf(chain, seed)
+// commitments returns the commitment of every field of entity that e
+// lists, each with its salt from seed.
+func (e *boundEncoding) commitments(entity reflect.Value, seed []byte) Commitments {
+	c := make(Commitments, len(e.committed))
+	salts := e.salts(e.committed, seed)
 	var d digester
-	for i := range committed {
+	for i := range e.committed {
 		salt := salts[i*SaltBytes : (i+1)*SaltBytes]
-		c[committed[i].Name] = Commitment{Salt: hex.EncodeToString(salt), Digest: d.digest(&committed[i], salt, v)}
+		c[e.committed[i].Name] = Commitment{Salt: hex.EncodeToString(salt), Digest: d.digest(&e.committed[i], salt, entity)}
 	}
 	return c
 }
 
-// saltsOf returns the salts that follow from seed in the chain encoding,
-// SaltBytes for each committed field in order. Both rules are
-// pseudorandom functions of the seed over the field's name: knowing some
-// salts (a record erased keeps the salts of the fields it did not erase)
-// tells nothing of the others without the seed.
-func saltsOf(chain int, seed []byte) []byte {
-	if chain == ChainV2 {
-		return hmacSalts(seed)
-	}
-	return aesSalts(seed)
-}
+// Both rules of salts, hmacSalts and aesSalts, return SaltBytes for each
+// of fields in order, and are pseudorandom functions of the seed over the
+// field's name: knowing some salts (a record erased keeps the salts of
+// the fields it did not erase) tells nothing of the others without the
+// seed.
 
 // hmacSalts are the second encoding's salts: the first SaltBytes of
 // HMAC-SHA256 keyed with the seed over the field's name.
-func hmacSalts(seed []byte) []byte {
+func hmacSalts(fields []committedProperty, seed []byte) []byte {
 	mac := hmac.New(sha256.New, seed)
-	out := make([]byte, 0, SaltBytes*len(committed)+sha256.Size)
-	for i := range committed {
+	out := make([]byte, 0, SaltBytes*len(fields)+sha256.Size)
+	for i := range fields {
 		mac.Reset()
-		mac.Write([]byte(committed[i].Name))
+		mac.Write([]byte(fields[i].Name))
 		out = mac.Sum(out)[:(i+1)*SaltBytes]
 	}
 	return out
@@ -399,15 +317,15 @@ func hmacSalts(seed []byte) []byte {
 // leading length keeps one message from being the prefix of another, for
 // which CBC-MAC is a pseudorandom function; with names under 16 bytes it
 // is one AES block a field.
-func aesSalts(seed []byte) []byte {
+func aesSalts(fields []committedProperty, seed []byte) []byte {
 	block, err := aes.NewCipher(seed)
 	if err != nil {
 		panic("todo: a seed is not an AES-128 key: " + err.Error()) // every seed is SeedBytes long
 	}
-	out := make([]byte, SaltBytes*len(committed))
-	for i := range committed {
+	out := make([]byte, SaltBytes*len(fields))
+	for i := range fields {
 		mac := out[i*SaltBytes : (i+1)*SaltBytes]
-		msg := committed[i].saltMessage
+		msg := fields[i].saltMessage
 		for j := 0; j < len(msg); j += aes.BlockSize {
 			subtle.XORBytes(mac, mac, msg[j:j+aes.BlockSize])
 			block.Encrypt(mac, mac)
@@ -429,9 +347,9 @@ func parseSeed(s string) ([]byte, error) {
 // computed from entity: a version stores either a seed or its
 // commitments, never both, and a seed only in an encoding that commits to
 // each field.
-func fromSeed(entity *Todo, chain int, seed string, stored Commitments) (Commitments, error) {
+func (c *boundChain) fromSeed(entity reflect.Value, chain int, seed string, stored Commitments) (Commitments, error) {
 	switch {
-	case !commits(chain):
+	case !c.commits(chain):
 		return nil, fmt.Errorf("a version of chain encoding %d has a seed", chain)
 	case stored != nil:
 		return nil, fmt.Errorf("a version has both a seed and commitments")
@@ -440,7 +358,8 @@ func fromSeed(entity *Todo, chain int, seed string, stored Commitments) (Commitm
 	if err != nil {
 		return nil, err
 	}
-	return commitments(entity, chain, b), nil
+	e, _ := c.encoding(chain) // one that commits, checked above
+	return e.commitments(entity, b), nil
 }
 
 // Snapshot returns t as versions and audit records keep it: without the
@@ -457,69 +376,76 @@ func (t Todo) Snapshot() Todo {
 }
 
 // Seal makes t's current state the next link of its hash chain, in the
-// third encoding: the hash t was read with becomes PrevHash, and Hash
+// newest encoding (ChainNewest): the hash t was read with becomes PrevHash, and Hash
 // covers fresh commitments of its content, with the operation, actor and
 // time taken from t itself. The todo document keeps the links, so the next
 // write chains on without reading anything more. Seal returns the fresh
 // random seed the commitments' salts follow from, in hex: it belongs in the
 // version document (see NewVersion), which stores it for the commitments.
 func (t *Todo) Seal() string {
-	t.Chain = ChainV3
+	t.Chain = ChainNewest
 	seed := make([]byte, SeedBytes)
 	_, _ = rand.Read(seed) // crypto/rand.Read never returns an error
 	entity := t.Snapshot()
 	a := Audited{EntityType: EntityTypeTodo, EntityID: t.ID, Version: t.Version, Operation: t.LastOperation,
-		Actor: t.UpdatedBy, At: t.UpdatedAt, Entity: entity, Chain: ChainV3}
-	t.PrevHash, t.Hash = t.Hash, a.sealHash(t.Hash, seed)
+		Actor: t.UpdatedBy, At: t.UpdatedAt, Chain: ChainNewest}
+	e, _ := chainOfTodo.encoding(ChainNewest) // the last of encodings, as a test checks
+	t.PrevHash, t.Hash = t.Hash, a.sealHash(e, reflect.ValueOf(&entity).Elem(), t.Hash, seed)
 	return hex.EncodeToString(seed)
 }
 
 // Verify reports why a, stored with links prevHash and hash, is not what
-// its hash covers: in the second and third encodings every committed
-// field must have its commitment and nothing else one, every value that
-// is not erased must reproduce its digest with its salt, and an erased one
-// must have neither salt nor value.
-func (a *Audited) Verify(prevHash, hash string) error { return a.verify(prevHash, hash, false) }
+// its hash covers: every field its encoding does not list (one added to
+// the todo after it) must be zero; in the encodings that commit to each
+// field, every field it lists must have its commitment and nothing else
+// one, every value that is not erased must reproduce its digest with its
+// salt, and an erased one must have neither salt nor value.
+func (a *Audited) Verify(prevHash, hash string) error {
+	return chainOfTodo.verify(a, reflect.ValueOf(&a.Entity).Elem(), prevHash, hash, false)
+}
 
-// verify is Verify. derived says that a's commitments were computed from
-// its entity by fromSeed, in the same call that verifies them: each field
-// then has its commitment and reproduces its digest by construction, and
-// only the hash is left to check. An entity altered in storage gives
-// derived digests other than those sealed, which the hash shows.
-func (a *Audited) verify(prevHash, hash string, derived bool) error {
-	switch a.Chain {
-	case 0, ChainV1:
-		if a.Commitments != nil {
-			return fmt.Errorf("a version of the first chain encoding has commitments")
-		}
-	case ChainV2, ChainV3:
-		if !derived {
-			if err := a.checkCommitments(); err != nil {
-				return err
-			}
-		}
-	default:
+// verify is Verify of a with entity in place of a.Entity. derived says
+// that a's commitments were computed from the entity by fromSeed, in the
+// same call that verifies them: each field then has its commitment and
+// reproduces its digest by construction, and only the hash is left to
+// check. An entity altered in storage gives derived digests other than
+// those sealed, which the hash shows.
+func (c *boundChain) verify(a *Audited, entity reflect.Value, prevHash, hash string, derived bool) error {
+	e, ok := c.encoding(a.Chain)
+	switch {
+	case !ok:
 		return fmt.Errorf("unknown chain encoding %d", a.Chain)
+	case e.salts == nil && a.Commitments != nil:
+		return fmt.Errorf("a version of the first chain encoding has commitments")
 	}
-	if want := a.Hash(prevHash); subtle.ConstantTimeCompare([]byte(want), []byte(hash)) != 1 {
+	for i := range e.uncommitted {
+		if p := &e.uncommitted[i]; !entity.FieldByIndex(p.Index).IsZero() {
+			return fmt.Errorf("field %s has a value, which chain encoding %d does not commit to", p.Name, e.chain)
+		}
+	}
+	if e.salts != nil && !derived {
+		if err := e.checkCommitments(entity, a.Commitments); err != nil {
+			return err
+		}
+	}
+	if want := c.hash(a, entity, prevHash); subtle.ConstantTimeCompare([]byte(want), []byte(hash)) != 1 {
 		return fmt.Errorf("its content does not match its hash")
 	}
 	return nil
 }
 
-func (a *Audited) checkCommitments() error {
-	if len(a.Commitments) != len(committed) {
-		for name := range a.Commitments {
-			if _, ok := PropertyNamed(name); !ok {
-				return fmt.Errorf("it commits to %q, which no todo has", name)
+func (e *boundEncoding) checkCommitments(v reflect.Value, commitments Commitments) error {
+	if len(commitments) != len(e.committed) {
+		for name := range commitments {
+			if !slices.Contains(e.fields, name) {
+				return fmt.Errorf("it commits to %q, which chain encoding %d does not list", name, e.chain)
 			}
 		}
 	}
-	v := reflect.ValueOf(&a.Entity).Elem()
 	var d digester
-	for i := range committed {
-		p := &committed[i]
-		c, ok := a.Commitments[p.Name]
+	for i := range e.committed {
+		p := &e.committed[i]
+		c, ok := commitments[p.Name]
 		switch {
 		case !ok:
 			return fmt.Errorf("field %s is not committed", p.Name)
@@ -579,7 +505,7 @@ func (v *Version) ExpandSeed() error {
 	if v.Seed == "" {
 		return nil
 	}
-	c, err := fromSeed(&v.Entity, v.Chain, v.Seed, v.Commitments)
+	c, err := chainOfTodo.fromSeed(reflect.ValueOf(&v.Entity).Elem(), v.Chain, v.Seed, v.Commitments)
 	if err != nil {
 		return err
 	}
@@ -642,7 +568,7 @@ func (r *AuditRecord) Verified() (Audited, error) {
 	if err != nil {
 		return a, err
 	}
-	if err := a.verify(r.PrevHash, r.Hash, derived); err != nil {
+	if err := chainOfTodo.verify(&a, reflect.ValueOf(&a.Entity).Elem(), r.PrevHash, r.Hash, derived); err != nil {
 		return a, &UnverifiedError{Err: err}
 	}
 	return a, nil
@@ -666,7 +592,7 @@ func (r *AuditRecord) audited() (Audited, bool, error) {
 	if r.Seed == "" {
 		return a, false, nil
 	}
-	c, err := fromSeed(&a.Entity, r.Chain, r.Seed, r.Commitments)
+	c, err := chainOfTodo.fromSeed(reflect.ValueOf(&a.Entity).Elem(), r.Chain, r.Seed, r.Commitments)
 	if err != nil {
 		return a, false, err
 	}
@@ -730,8 +656,8 @@ func decodeRecord(data []byte, content func(*AuditRecord) (Audited, error)) (Aud
 func (a *Audited) Differs(t *Todo) string {
 	want := reflect.ValueOf(&a.Entity).Elem()
 	got := reflect.ValueOf(t).Elem()
-	for i := range committed {
-		p := &committed[i]
+	for i := range chainOfTodo.committable {
+		p := &chainOfTodo.committable[i]
 		if a.Commitments[p.Name].Erased {
 			continue
 		}

@@ -41,11 +41,14 @@ func (op Operation) Valid() bool {
 // comes from authentication, never from the caller's body or the id.
 //
 // Its struct tags are the one definition of the todo's properties: their
-// JSON names and order, which of them the API shows, and what the hash
-// chain commits to (see fields.go). A field tagged todo:"stored" is kept in
-// the store but never shown by the API; one tagged todo:"link" is a link of
-// the hash chain, kept on the todo document only. Every other field is in
-// the API view, and every field but the links is committed by the chain.
+// JSON names and order, and which of them the API shows (see fields.go). A
+// field tagged todo:"stored" is kept in the store but never shown by the
+// API; one tagged todo:"link" is a link of the hash chain, kept on the todo
+// document only. Every other field is in the API view. The chain commits
+// to the fields its encoding lists (see encodings.go), and the newest
+// encoding must list every field but the links: a field added here needs a
+// new encoding that lists it, which a test asks for (docs/chain.md, "The
+// rule for fields added later").
 type Todo struct {
 	ID     string `json:"id"`
 	Type   string `json:"type" todo:"stored"`

@@ -105,7 +105,7 @@ func TestV2HistoryVerifies(t *testing.T) {
 		t.Fatalf("the stored todo: chain %d, %v", cur.Todo.Chain, err)
 	}
 	next, err := svc.Put(ctx, ids[0], todo.Fields{Category: "Grocery", Title: "rice milk"}, "", false)
-	if err != nil || next.Todo.Chain != todo.ChainV3 || next.Todo.PrevHash != cur.Todo.Hash {
+	if err != nil || next.Todo.Chain != todo.ChainNewest || next.Todo.PrevHash != cur.Todo.Hash {
 		t.Fatalf("the next write: chain %d, prevHash %q (want %q), %v", next.Todo.Chain, next.Todo.PrevHash, cur.Todo.Hash, err)
 	}
 	if _, err := svc.Rollback(ctx, ids[0], 2, ""); err != nil {
