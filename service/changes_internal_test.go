@@ -1,8 +1,10 @@
 package service
 
 import (
+	"reflect"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/todoaudit/todo"
 )
@@ -14,5 +16,53 @@ func TestChangesTags(t *testing.T) {
 	if len(cs) != 2 || cs[0].Field != "title" || cs[0].From != "a" || cs[0].To != "b" ||
 		cs[1].Field != "tags" || !slices.Equal(cs[1].Added, []string{"z"}) || !slices.Equal(cs[1].Removed, []string{"x"}) {
 		t.Fatalf("changes %+v", cs)
+	}
+}
+
+// Every user-editable field of a todo, changed alone, is one change that
+// names it, in the order todo.Fields declares them: a field added to the
+// todo shows in a history's changes and in a diff with nothing listed
+// again.
+func TestEveryEditableFieldIsAChange(t *testing.T) {
+	var props []todo.Property
+	for _, p := range todo.Properties() {
+		if p.Editable {
+			props = append(props, p)
+		}
+	}
+	var a todo.Todo
+	for _, p := range props {
+		b := a
+		f := reflect.ValueOf(&b).Elem().FieldByIndex(p.Index)
+		switch p.Type {
+		case reflect.TypeFor[*time.Time]():
+			due := time.Date(2026, 12, 24, 17, 0, 0, 0, time.UTC)
+			f.Set(reflect.ValueOf(&due))
+		case reflect.TypeFor[[]string]():
+			f.Set(reflect.ValueOf([]string{"x"}))
+		default:
+			switch f.Kind() {
+			case reflect.String:
+				f.SetString("x")
+			case reflect.Bool:
+				f.SetBool(true)
+			default:
+				t.Fatalf("no other value for %s, a %s: extend this test", p.Name, p.Type)
+			}
+		}
+		cs := changes(a.Fields, b.Fields, fieldValues(a.Fields), fieldValues(b.Fields))
+		if len(cs) != 1 || cs[0].Field != p.Name {
+			t.Errorf("changing %s alone: changes %+v", p.Name, cs)
+		}
+		erased := withErased(nil, fieldValues(a.Fields), fieldValues(b.Fields), nil, []string{p.Name})
+		if len(erased) != 1 || erased[0].Field != p.Name || !erased[0].Erased {
+			t.Errorf("erasing %s: changes %+v", p.Name, erased)
+		}
+	}
+	all := withErased(nil, nil, nil, nil, changeOrder)
+	for i, p := range props {
+		if i >= len(all) || all[i].Field != p.Name {
+			t.Fatalf("changes of every field are in the order %+v, want that of todo.Fields", all)
+		}
 	}
 }

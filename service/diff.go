@@ -13,8 +13,8 @@ import (
 )
 
 // Change is one user-editable field that differs between two versions:
-// its value before and after (null when absent), and for the tags list
-// the elements added and removed. A field erased in either version is
+// its value before and after (null when absent), and for a list (the
+// tags) the elements added and removed. A field erased in either version is
 // always listed, with Erased set and the string "erased" for the value of
 // each version that lost it: whether it changed cannot be known any more.
 type Change struct {
@@ -55,9 +55,27 @@ func withErased(cs []Change, from, to map[string]any, erasedA, erasedB []string)
 	return cs
 }
 
-// changeOrder is the order changes are listed in: the fields' order in
-// todo.Fields.
-var changeOrder = []string{"category", "title", "notes", "dueDate", "tags", "isCompleted"}
+// editable are the user-editable properties of a todo, in the order
+// todo.Fields declares them: the fields a change can name, in the order
+// changes are listed in.
+var editable = func() []todo.Property {
+	var out []todo.Property
+	for _, p := range todo.Properties() {
+		if p.Editable {
+			out = append(out, p)
+		}
+	}
+	return out
+}()
+
+// changeOrder are the names of editable, in its order.
+var changeOrder = func() []string {
+	out := make([]string, len(editable))
+	for i, p := range editable {
+		out[i] = p.Name
+	}
+	return out
+}()
 
 // changes lists the user-editable fields that differ from a to b, whose
 // values are from and to (fieldValues, which a history computes once a
@@ -67,17 +85,26 @@ var changeOrder = []string{"category", "title", "notes", "dueDate", "tags", "isC
 // are not changes; the record's own version, time and actor say those.
 func changes(a, b todo.Fields, from, to map[string]any) []Change {
 	out := []Change{}
-	for _, f := range changeOrder {
+	for i := range editable {
+		p := &editable[i]
+		f := p.Name
 		if reflect.DeepEqual(from[f], to[f]) {
 			continue
 		}
 		c := Change{Field: f, From: from[f], To: to[f]}
-		if f == "tags" {
-			c.Added, c.Removed = elementsNotIn(b.Tags, a.Tags), elementsNotIn(a.Tags, b.Tags)
+		if p.Type == reflect.TypeFor[[]string]() {
+			x, y := listOf(a, p), listOf(b, p)
+			c.Added, c.Removed = elementsNotIn(y, x), elementsNotIn(x, y)
 		}
 		out = append(out, c)
 	}
 	return out
+}
+
+// listOf is the value of f's list property p.
+func listOf(f todo.Fields, p *todo.Property) []string {
+	t := todo.Todo{Fields: f}
+	return reflect.ValueOf(&t).Elem().FieldByIndex(p.Index).Interface().([]string)
 }
 
 // fieldValues is f as its JSON object's properties.
