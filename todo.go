@@ -2,6 +2,7 @@ package todo
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -28,14 +29,12 @@ const (
 	OpMove     Operation = "move"
 )
 
-// Valid reports whether op is one of the known operations.
-func (op Operation) Valid() bool {
-	switch op {
-	case OpCreate, OpUpdate, OpDelete, OpRollback, OpMove:
-		return true
-	}
-	return false
-}
+// Operations are the operations a version records, in the order the API
+// lists them.
+var Operations = []Operation{OpCreate, OpUpdate, OpDelete, OpRollback, OpMove}
+
+// Valid reports whether op is one of Operations.
+func (op Operation) Valid() bool { return slices.Contains(Operations, op) }
 
 // Todo is one user's todo item as stored in the todo container. UserID always
 // comes from authentication, never from the caller's body or the id.

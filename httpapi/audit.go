@@ -4,7 +4,9 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/todoaudit/todo"
@@ -73,6 +75,16 @@ func (a *api) diff(ctx context.Context, w http.ResponseWriter, r *http.Request, 
 	return err
 }
 
+// activityOperations are the values of the operation filter: those of a
+// version, and an erasure's.
+var activityOperations = func() []string {
+	var out []string
+	for _, op := range append(slices.Clip(todo.Operations), todo.OpErase) {
+		out = append(out, string(op))
+	}
+	return out
+}()
+
 // activityFilter reads the filters of an activity query, and returns the
 // parameters as given too; admin says whether actor, owner and entityId
 // may be given.
@@ -94,9 +106,10 @@ func activityFilter(r *http.Request, admin bool) (service.ActivityFilter, map[st
 		}
 	}
 	if v, ok := q["operation"]; ok {
-		if f.Operation = todo.Operation(v); !f.Operation.Valid() && f.Operation != todo.OpErase {
-			return f, q, todo.Errorf(todo.Invalid, "operation must be one of create, update, delete, rollback, move, erase")
+		if !slices.Contains(activityOperations, v) {
+			return f, q, todo.Errorf(todo.Invalid, "operation must be one of %s", strings.Join(activityOperations, ", "))
 		}
+		f.Operation = todo.Operation(v)
 	}
 	if v, ok := q["category"]; ok {
 		if err := todo.ValidateCategory(v); err != nil {

@@ -42,12 +42,7 @@ func viewOf(t *todo.Todo) any {
 // names returns the sorted JSON names of the properties for which keep is
 // true.
 func names(keep func(p *todo.Property) bool) []string {
-	var out []string
-	for _, p := range todo.Properties() {
-		if keep(&p) {
-			out = append(out, p.Name)
-		}
-	}
+	out := propertyNames(keep)
 	slices.Sort(out)
 	return out
 }
@@ -68,8 +63,10 @@ func objectKeys(t *testing.T, b []byte) []string {
 
 // The struct tags of todo.Todo are the one definition of the API view and
 // the input: a fully set todo encodes every shown property and nothing
-// stored, and the OpenAPI schemas Todo and TodoInput list exactly the shown
-// and the editable properties.
+// stored, the OpenAPI schemas Todo, TodoInput and TodoPatch list exactly
+// the shown, the editable and again the editable properties, and a patch
+// may remove with null exactly the editable ones a todo can lack
+// (omitempty), as checkMergePatch allows.
 func TestTodoFieldsAgree(t *testing.T) {
 	view := names((*todo.Property).Shown)
 	editable := names(func(p *todo.Property) bool { return p.Editable })
@@ -95,14 +92,16 @@ func TestTodoFieldsAgree(t *testing.T) {
 	var doc struct {
 		Components struct {
 			Schemas map[string]struct {
-				Properties map[string]json.RawMessage `json:"properties"`
+				Properties map[string]struct {
+					Nullable bool `json:"nullable"`
+				} `json:"properties"`
 			} `json:"schemas"`
 		} `json:"components"`
 	}
 	if err := json.Unmarshal(spec, &doc); err != nil {
 		t.Fatal(err)
 	}
-	for schema, want := range map[string][]string{"Todo": view, "TodoInput": editable} {
+	for schema, want := range map[string][]string{"Todo": view, "TodoInput": editable, "TodoPatch": editable} {
 		var got []string
 		for k := range doc.Components.Schemas[schema].Properties {
 			got = append(got, k)
@@ -110,6 +109,22 @@ func TestTodoFieldsAgree(t *testing.T) {
 		slices.Sort(got)
 		if !slices.Equal(got, want) {
 			t.Errorf("openapi.json %s has %v, want %v", schema, got, want)
+		}
+	}
+	var nullable []string
+	for k, p := range doc.Components.Schemas["TodoPatch"].Properties {
+		if p.Nullable {
+			nullable = append(nullable, k)
+		}
+	}
+	slices.Sort(nullable)
+	if want := names(func(p *todo.Property) bool { return p.Editable && p.OmitEmpty }); !slices.Equal(nullable, want) {
+		t.Errorf("openapi.json TodoPatch lets null remove %v, want %v", nullable, want)
+	}
+	for _, name := range editable {
+		null := []byte(`{"` + name + `":null}`)
+		if err := checkMergePatch(null); (err == nil) != slices.Contains(nullable, name) {
+			t.Errorf("a patch removing %s: %v, but openapi.json says nullable %t", name, err, slices.Contains(nullable, name))
 		}
 	}
 }

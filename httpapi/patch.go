@@ -19,10 +19,23 @@ const mergePatchType = "application/merge-patch+json"
 
 // readOnly are the properties of the API view a patch may not name: the
 // server sets them.
-var readOnly = []string{"id", "userId", "version", "createdAt", "updatedAt", "movedFrom"}
+var readOnly = propertyNames(func(p *todo.Property) bool { return p.Shown() && !p.Editable })
 
-// required are the properties a patch may not remove with null.
-var required = []string{"category", "title", "isCompleted"}
+// required are the properties a patch may not remove with null: the
+// user-editable ones a todo always has.
+var required = propertyNames(func(p *todo.Property) bool { return p.Editable && !p.OmitEmpty })
+
+// propertyNames are the JSON names of the todo's properties for which keep
+// is true, in their order.
+func propertyNames(keep func(p *todo.Property) bool) []string {
+	var out []string
+	for _, p := range todo.Properties() {
+		if keep(&p) {
+			out = append(out, p.Name)
+		}
+	}
+	return out
+}
 
 // patch applies a JSON Merge Patch to the API view of the caller's todo
 // and stores the result as an update, validated exactly as a PUT body.

@@ -5,8 +5,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -284,6 +286,10 @@ func listOptions(r *http.Request) (service.ListOptions, error) {
 	return o, nil
 }
 
+// sortOrders are the values of the order parameter, each with whether it
+// sorts in descending order.
+var sortOrders = map[string]bool{"asc": false, "desc": true}
+
 // listFilters reads the list parameters beyond category and isCompleted:
 // tag (repeatable; the Functions host joins repeated values with commas,
 // so a comma separates tags too), dueBefore and dueAfter (RFC 3339 times
@@ -316,13 +322,11 @@ func listFilters(q url.Values, o *service.ListOptions) error {
 		o.Sort = vs[0]
 	}
 	if vs, ok := q["order"]; ok {
-		switch vs[0] {
-		case "asc":
-		case "desc":
-			o.Desc = true
-		default:
-			return todo.Errorf(todo.Invalid, "order must be asc or desc")
+		desc, ok := sortOrders[vs[0]]
+		if !ok {
+			return todo.Errorf(todo.Invalid, "order must be one of %s", strings.Join(slices.Sorted(maps.Keys(sortOrders)), ", "))
 		}
+		o.Desc = desc
 		if o.Sort == "" {
 			return todo.Errorf(todo.Invalid, "order needs sort")
 		}
