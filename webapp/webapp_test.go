@@ -43,7 +43,7 @@ func names(t *testing.T) []string {
 
 // hashed is the name of every built file but the page: esbuild's content
 // hash before the extension.
-var hashed = regexp.MustCompile(`^[a-z]+-[A-Z0-9]{8}\.(js|css)$`)
+var hashed = regexp.MustCompile(`^[a-z]+-[A-Z0-9]{8}\.(js|css|svg)$`)
 
 // Every file of the page: its path, its type, its cache policy, the
 // security headers, and its body plain or gzipped.
@@ -67,7 +67,7 @@ func TestEveryFile(t *testing.T) {
 		}
 		checkHeaders(t, path, w.Header(), cache, "'self'")
 		ext := filepath.Ext(name)
-		if ct := w.Header().Get("Content-Type"); !strings.HasPrefix(ct, map[string]string{".html": "text/html", ".js": "text/javascript", ".css": "text/css"}[ext]) {
+		if ct := w.Header().Get("Content-Type"); !strings.HasPrefix(ct, map[string]string{".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".svg": "image/svg+xml"}[ext]) {
 			t.Errorf("GET %s: Content-Type %q", path, ct)
 		}
 		z := get(t, h, "GET", path, "Accept-Encoding", "br, gzip;q=0.8")
