@@ -11,7 +11,7 @@ DATA_DIR    ?= ./.data
 OTLP        ?=
 BUILD_TAGS  := $(if $(OTLP),-tags otlp,)
 
-.PHONY: all build run test test-short lint fmt vet staticcheck bicep-lint fuzz bench stage start \
+.PHONY: all build run test test-web chromium test-short lint fmt vet staticcheck bicep-lint fuzz bench stage start \
         check-deploy what-if deploy-infra deploy-app deploy clean
 
 all: build
@@ -41,6 +41,18 @@ test: node_modules/.package-lock.json
 	$(GO) test -race -count=1 -tags otlp $$($(GO) list ./... | grep -v '/infra$$')
 	$(GO) test -count=1 -tags otlp -run '^($(HEAVY_TESTS))$$' $(HEAVY_PACKAGES)
 	$(GO) test -count=1 ./infra/ ./telemetry/
+	$(MAKE) --no-print-directory test-web
+
+## test-web: the page's end-to-end tests (web/test/) in headless chromium,
+## on the handler make build builds; a failing test leaves a screenshot in
+## web/test/output/
+test-web: build node_modules/.package-lock.json chromium
+	HANDLER_BIN=$(CURDIR)/$(BIN) node --test --test-concurrency=1 web/test/
+
+# The browser tests drive Debian's chromium package (Playwright's own
+# browser download is not used); installed when missing, as CI runs as root.
+chromium:
+	@[ -x /usr/bin/chromium ] || { apt-get update && apt-get install -y chromium; }
 
 test-short:
 	$(GO) test -short -tags otlp ./...
