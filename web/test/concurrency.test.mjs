@@ -34,56 +34,78 @@ async function serverTitle(user, id) {
   return res.body.title;
 }
 
-/** editInPage renames the todo in the page and collects the If-Match
- * headers its writes send. */
+/** editInPage renames the todo in the page (double-click, type, Enter). */
 async function editInPage(p, from, to) {
-  const ifMatch = [];
-  p.page.on('request', (r) => {
-    if (['PUT', 'PATCH'].includes(r.method()) && new URL(r.url()).pathname.startsWith('/api/todos/')) {
-      ifMatch.push(r.headers()['if-match']);
-    }
-  });
   const { input } = await p.edit(from);
   await input.fill(to);
   await input.press('Enter');
-  return ifMatch;
 }
 
+/** writesOf collects the If-Match header of every write the page sends
+ * to a todo, and its answer's status. */
+function writesOf(page) {
+  const writes = [];
+  page.on('response', (res) => {
+    const r = res.request();
+    if (['PUT', 'PATCH'].includes(r.method()) && new URL(r.url()).pathname.startsWith('/api/todos/')) {
+      writes.push({ ifMatch: r.headers()['if-match'], status: res.status() });
+    }
+  });
+  return writes;
+}
+
+const unquoted = (etag) => (etag ?? '').replace(/^W\//, '').replace(/"/g, '');
+
 describe('412: changed since the page loaded it', () => {
-  app.test('keep mine sends mine again with the new ETag', async ({ page, idle }) => {
-    const { p, user, todo, etag } = await loaded(page, 'original');
-    await changeBehindTheBack(user, todo, etag, 'theirs');
-    const ifMatch = await editInPage(p, 'original', 'mine');
+  app.test('keep mine sends mine again with the server\'s new ETag', async ({ page, idle }) => {
+    // The todo is made in the page, so the page holds its ETag and its
+    // first write meets the server's 412.
+    const user = uniqueUser();
+    const p = new TodoPage(page, app.url);
+    await p.open(user);
+    await p.add('original');
+    await idle();
+    const [todo] = (await app.handler.api('GET', '/api/todos', { user })).body.items;
+    const before = await app.handler.api('GET', `/api/todos/${encodeURIComponent(todo.id)}`, { user });
+    await changeBehindTheBack(user, todo, before.headers.get('etag'), 'theirs');
+    const now = await app.handler.api('GET', `/api/todos/${encodeURIComponent(todo.id)}`, { user });
+    const writes = writesOf(page);
+    await editInPage(p, 'original', 'mine');
 
     const dialog = page.getByRole('alertdialog', { name: 'Changed since you loaded it' });
     await dialog.waitFor();
     const text = await dialog.textContent();
     assert.match(text, /theirs/, 'the server version is shown');
     assert.match(text, /mine/, 'the user version is shown');
-    assert.ok(ifMatch[0], 'the first write sent If-Match');
-    assert.equal(ifMatch[0].replace(/"/g, ''), etag.replace(/"/g, ''), 'with the ETag the page loaded');
+    assert.deepEqual(writes.map((w) => w.status), [412], 'the stale write was refused');
+    assert.equal(unquoted(writes[0].ifMatch), unquoted(before.headers.get('etag')), 'with the ETag the page had');
 
     await dialog.getByRole('button', { name: 'Keep mine' }).click();
     await dialog.waitFor({ state: 'hidden' });
     await p.expectTitles(['mine']);
     await idle();
     assert.equal(await serverTitle(user, todo.id), 'mine');
-    assert.equal(ifMatch.length, 2, 'one write again');
-    assert.notEqual(ifMatch[1].replace(/"/g, ''), etag.replace(/"/g, ''), 'with the newer ETag');
+    assert.equal(writes.length, 2, 'one write again');
+    assert.equal(unquoted(writes[1].ifMatch), unquoted(now.headers.get('etag')), 'with the server\'s new ETag');
   });
 
   app.test('take theirs shows the server version and writes nothing', async ({ page, idle }) => {
     const { p, user, todo, etag } = await loaded(page, 'original');
     await changeBehindTheBack(user, todo, etag, 'theirs');
-    const ifMatch = await editInPage(p, 'original', 'mine');
+    const writes = writesOf(page);
+    await editInPage(p, 'original', 'mine');
 
     const dialog = page.getByRole('alertdialog', { name: 'Changed since you loaded it' });
+    await dialog.waitFor();
+    assert.match(await dialog.textContent(), /theirs[\s\S]*mine|mine[\s\S]*theirs/, 'both versions shown');
+    const refused = writes.length;
+    assert.ok(writes.every((w) => w.status === 412 && w.ifMatch), 'no write got through; each sent If-Match');
     await dialog.getByRole('button', { name: 'Take theirs' }).click();
     await dialog.waitFor({ state: 'hidden' });
     await p.expectTitles(['theirs']);
     await idle();
     assert.equal(await serverTitle(user, todo.id), 'theirs');
-    assert.equal(ifMatch.length, 1, 'no second write');
+    assert.equal(writes.length, refused, 'nothing written after taking theirs');
   });
 });
 

@@ -14,6 +14,8 @@ export class TodoPage {
     this.items = page.locator('.todo-list li');
     this.labels = page.locator('.todo-list li .view label');
     this.toggleAll = page.locator('.toggle-all');
+    // TodoMVC hides the checkbox itself and shows its label as the control.
+    this.toggleAllLabel = page.locator('label[for="toggle-all"]');
     this.count = page.locator('.todo-count');
     this.clearCompleted = page.locator('.clear-completed');
     this.filters = page.locator('.filters a');
@@ -35,6 +37,13 @@ export class TodoPage {
       await this.newTodo.press('Enter');
       await eventually(async () => assert.equal(await this.items.count(), before + 1, `"${title}" listed`));
     }
+  }
+
+  /** setAll clicks "Mark all as complete" until it is checked (true) or
+   * not (false). */
+  async setAll(checked) {
+    if ((await this.toggleAll.isChecked()) !== checked) await this.toggleAllLabel.click();
+    await eventually(async () => assert.equal(await this.toggleAll.isChecked(), checked));
   }
 
   item(title) {

@@ -60,16 +60,16 @@ describe('mark all as complete', () => {
   app.test('completes every todo, then clears them all', async ({ page }) => {
     const p = await fresh(page);
     await p.add('one', 'two', 'three');
-    await p.toggleAll.check();
+    await p.setAll(true);
     await eventually(async () => assert.equal(await page.locator('.todo-list li.completed').count(), 3));
-    await p.toggleAll.uncheck();
+    await p.setAll(false);
     await eventually(async () => assert.equal(await page.locator('.todo-list li.completed').count(), 0));
   });
 
   app.test('follows the todos checked one by one', async ({ page }) => {
     const p = await fresh(page);
     await p.add('one', 'two');
-    await p.toggleAll.check();
+    await p.setAll(true);
     await eventually(async () => assert.equal(await p.toggleAll.isChecked(), true));
     await p.item('one').locator('.toggle').uncheck();
     await eventually(async () => assert.equal(await p.toggleAll.isChecked(), false));
@@ -182,7 +182,7 @@ describe('counter', () => {
     assert.equal(await p.count.locator('strong').textContent(), '1');
     await p.add('two');
     await p.expectCount('2 items left');
-    await p.toggleAll.check();
+    await p.setAll(true);
     await p.expectCount('0 items left');
   });
 });
@@ -199,7 +199,7 @@ describe('clear completed', () => {
     await p.expectTitles(['one', 'three']);
     await eventually(async () => assert.equal(await p.clearCompleted.isVisible(), false));
 
-    await p.toggleAll.check();
+    await p.setAll(true);
     await p.clearCompleted.click();
     await eventually(async () => assert.equal(await p.items.count(), 0));
     await idle();
