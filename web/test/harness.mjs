@@ -10,6 +10,7 @@ import { join, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -259,4 +260,20 @@ export function pageTest(name, getBrowser, fn, options = {}) {
       await ctx.close();
     }
   });
+}
+
+/**
+ * expectAccessible scans the page with axe-core (WCAG 2.x A and AA rules)
+ * and fails on any serious or critical violation, naming the rule and the
+ * elements.
+ */
+export async function expectAccessible(page, view) {
+  const { AxeBuilder } = await import('@axe-core/playwright');
+  const result = await new AxeBuilder({ page })
+    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'])
+    .analyze();
+  const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  const report = bad.map((v) => `${v.impact} ${v.id}: ${v.help}\n${v.nodes.map((n) => `  ${n.target.join(' ')}: ${n.failureSummary?.replace(/\n/g, ' ')}`).join('\n')}`);
+  assert.equal(report.length, 0, `axe-core on ${view}:\n${report.join('\n')}`);
+  return result;
 }
