@@ -95,3 +95,67 @@ describe('paging', () => {
     assert.ok(seen.some((q) => q.get('continuation')), 'the second page by continuation');
   });
 });
+
+describe('categories and the edit panel', () => {
+  app.test('tags, due date and notes saved from the panel; a move to another category', async ({ page, idle }) => {
+    const user = uniqueUser();
+    await seed(user, ['plan the trip']);
+    const p = new TodoPage(page, app.url);
+    await p.open(user);
+    await p.expectTitles(['plan the trip']);
+    await page.getByRole('button', { name: 'Details of plan the trip' }).click();
+    const panel = page.getByRole('dialog', { name: 'Edit todo' });
+    await panel.waitFor();
+    await panel.getByRole('textbox', { name: 'Tags' }).fill('travel, summer');
+    await panel.getByLabel('Due').fill('2031-07-14');
+    await panel.getByRole('textbox', { name: 'Notes' }).fill('book the train first');
+    await panel.getByRole('button', { name: 'Save' }).click();
+    await panel.waitFor({ state: 'hidden' });
+    await idle();
+    let [saved] = (await app.handler.api('GET', '/api/todos', { user })).body.items;
+    assert.deepEqual(saved.tags, ['travel', 'summer']);
+    assert.match(saved.dueDate, /^2031-07-14/);
+    assert.equal(saved.notes, 'book the train first');
+    await eventually(async () => assert.match(await p.item('plan the trip').textContent(), /travel/));
+
+    await page.getByRole('button', { name: 'Details of plan the trip' }).click();
+    await panel.waitFor();
+    await panel.getByRole('combobox', { name: 'Move to category' }).or(panel.getByRole('textbox', { name: 'Move to category' })).fill('Holidays');
+    await panel.getByRole('button', { name: 'Save' }).click();
+    await panel.waitFor({ state: 'hidden' });
+    await idle();
+    [saved] = (await app.handler.api('GET', '/api/todos', { user })).body.items;
+    assert.equal(saved.category, 'Holidays');
+    assert.match(saved.id, /^Holidays:/, 'moved: a new id in the new partition');
+    assert.deepEqual(saved.tags, ['travel', 'summer'], 'the move kept the rest');
+    await eventually(async () => assert.match(await p.item('plan the trip').textContent(), /Holidays/));
+  });
+
+  app.test('the category picker on create, and the category filter', async ({ page, idle }) => {
+    const user = uniqueUser();
+    await seed(user, ['at home'], 'Home');
+    await seed(user, ['at work'], 'Work');
+    const seen = listRequests(page);
+    const p = new TodoPage(page, app.url);
+    await p.open(user);
+    await eventually(async () => assert.equal(await p.items.count(), 2));
+    const picker = page.getByRole('combobox', { name: 'Category of the new todo' })
+      .or(page.getByRole('textbox', { name: 'Category of the new todo' }));
+    await picker.fill('Garden');
+    await p.add('mow the lawn');
+    await idle();
+    const listed = (await app.handler.api('GET', '/api/todos', { user })).body.items;
+    assert.equal(listed.find((t) => t.title === 'mow the lawn')?.category, 'Garden');
+
+    await chooseOption(page.getByRole('combobox', { name: 'Category', exact: true }), /^\s*Work\s*$/);
+    await p.expectTitles(['at work']);
+    assert.ok(seen.some((q) => q.get('category') === 'Work'), 'the server filters by category');
+  });
+
+  app.test('the last request\'s scope and charge are shown', async ({ page }) => {
+    const p = new TodoPage(page, app.url);
+    await p.open(uniqueUser());
+    await eventually(async () => assert.match(await page.locator('.cost').textContent(), /partition|prefix|fanout|cross-partition|point/));
+    assert.match(await page.locator('.cost').textContent(), /RU/);
+  });
+});
