@@ -3,6 +3,7 @@
 // with a content hash in its name, and index.html naming them. The output
 // depends only on the sources, so that a test can rebuild it and compare.
 import { build } from "esbuild";
+import { createHash } from "node:crypto";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -50,9 +51,16 @@ const preloads = scriptMeta.imports
   .filter((i) => i.kind === "import-statement")
   .map((i) => `<link rel="modulepreload" href="/${path.basename(i.path)}">`)
   .join("\n");
+// The icon is copied under a name with its content's hash, as esbuild
+// names the rest.
+const iconBody = await readFile(path.join(web, "icon.svg"));
+const iconHash = createHash("sha256").update(iconBody).digest("hex").slice(0, 8).toUpperCase();
+const icon = `icon-${iconHash}.svg`;
+await writeFile(path.join(out, icon), iconBody);
 const template = await readFile(path.join(web, "index.html"), "utf8");
 const html = template
   .replace("{{script}}", "/" + script)
   .replace("{{style}}", "/" + style)
-  .replace("{{preloads}}", preloads);
+  .replace("{{preloads}}", preloads)
+  .replace("{{icon}}", "/" + icon);
 await writeFile(path.join(out, "index.html"), html);

@@ -50,6 +50,10 @@ type Config struct {
 	Scope     string `json:"scope,omitempty"`
 }
 
+// Function is the HTTP function (functions/WebApp) through which the
+// Functions host forwards the page's paths to the handler.
+const Function = "WebApp"
+
 // The paths of the page and of its configuration.
 const (
 	PagePath   = "/"
@@ -144,7 +148,7 @@ func policy(mode, authority string) string {
 			connect += " " + u.Scheme + "://" + u.Host
 		}
 	}
-	return "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src " + connect +
+	return "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src " + connect +
 		"; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 }
 
