@@ -46,6 +46,20 @@ test: node_modules/.package-lock.json
 	$(GO) test -race -count=1 -tags otlp $$($(GO) list ./... | grep -v '/infra$$')
 	$(GO) test -count=1 -tags otlp -run '^($(HEAVY_TESTS))$$' $(HEAVY_PACKAGES)
 	$(GO) test -count=1 ./infra/ ./telemetry/
+	$(MAKE) --no-print-directory test-web
+
+.PHONY: test-web chromium
+
+## test-web: the page's end-to-end tests (web/test/) in headless chromium,
+## on the handler make build builds; a failing test leaves a screenshot in
+## web/test/output/
+test-web: build node_modules/.package-lock.json chromium
+	HANDLER_BIN=$(CURDIR)/$(BIN) node --test --test-concurrency=1 web/test/
+
+# The browser tests drive Debian's chromium package (Playwright's own
+# browser download is not used); installed when missing, as CI runs as root.
+chromium:
+	@[ -x /usr/bin/chromium ] || { apt-get update && apt-get install -y chromium; }
 
 test-short:
 	$(GO) test -short -tags otlp ./...
