@@ -37,10 +37,17 @@ HEAVY_PACKAGES := ./app/ ./audit/reconcile/ ./service/
 HEAVY_TESTS    := TestBoundedAnswers|TestExportBoundedMemory|TestLargestTodosUnderTheHost|TestQueries|TestRunCostFollowsWritesNotHistory|TestWatermarkStaysSmall|TestRefillOfOneLongHistoryIsLinear
 
 ## test: every test that runs on one machine, Cosmos wire tests included
-test: node_modules/.package-lock.json
+test: node_modules/.package-lock.json test-verifier
 	$(GO) test -race -count=1 -tags otlp $$($(GO) list ./... | grep -v '/infra$$')
 	$(GO) test -count=1 -tags otlp -run '^($(HEAVY_TESTS))$$' $(HEAVY_PACKAGES)
 	$(GO) test -count=1 ./infra/ ./telemetry/
+
+# The page's verifier (TypeScript, type-checked) against the vectors the
+# Go verifier labels (internal/verifyvectors): the same verdict, case by case.
+.PHONY: test-verifier
+test-verifier: node_modules/.package-lock.json
+	node node_modules/typescript-7/bin/tsc -p web/src/verify/tsconfig.json
+	node --test web/src/verify/verify.test.mjs
 
 test-short:
 	$(GO) test -short -tags otlp ./...

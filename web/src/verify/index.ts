@@ -3,7 +3,7 @@
 // each log. It trusts the server for nothing but bytes, and uses Web
 // Crypto only.
 
-export { checkRecord, recordOf, editable, properties } from "./chain.ts";
+export { checkRecord, editable, properties, recordMembers, recordOf, storeMembers } from "./chain.ts";
 export { verifyExport, type ExportReport } from "./export.ts";
 export { verifyHistory, type Status, type Verdict } from "./history.ts";
 export { parseStrict, type Json } from "./json.ts";

@@ -47,9 +47,11 @@ export class CheckpointMemory {
 
   /** observe checks c (already verified with key) against the newest
    * checkpoint seen of its log, proving consistency between them, and
-   * remembers c when it is newer. A checkpoint older than the one seen is
-   * accepted when the seen one extends it. */
-  async observe(c: Checkpoint, key: NoteKey, prove: ProveConsistency): Promise<Observation> {
+   * remembers c when it is newer. An older checkpoint (one a proof bundle
+   * or an export carries) is accepted when the seen one extends it, but
+   * not as the log's latest: a log whose latest is smaller than a tree it
+   * signed before was rolled back. */
+  async observe(c: Checkpoint, key: NoteKey, prove: ProveConsistency, latest: boolean): Promise<Observation> {
     const seenNote = this.newest(c.origin);
     if (seenNote === null) {
       this.store.setItem(this.prefix + "checkpoint." + c.origin, c.note);
@@ -57,6 +59,9 @@ export class CheckpointMemory {
     }
     try {
       const seen = await openCheckpoint(seenNote, key);
+      if (latest && c.size < seen.size) {
+        throw new Error(`its latest checkpoint (size ${c.size}) is older than one it signed before (size ${seen.size}): it was rolled back`);
+      }
       const [older, newer] = c.size < seen.size ? [c, seen] : [seen, c];
       await checkExtends(older, newer, older.size === newer.size || older.size === 0 ? null : await prove(older.size, newer.size));
       if (newer === c) this.store.setItem(this.prefix + "checkpoint." + c.origin, c.note);

@@ -76,9 +76,13 @@ export async function checkExtends(a: Checkpoint, b: Checkpoint, p: ConsistencyP
 }
 
 /** verifyConsistency checks two signed checkpoints with key and that the
- * newer extends the older, as the auditor's command line does. */
+ * newer extends the older, as the auditor's command line does: between
+ * two sizes, only with a proof between exactly those sizes. */
 export async function verifyConsistency(older: string, newer: string, proof: ConsistencyProof | null, key: NoteKey): Promise<void> {
   const a = await openCheckpoint(older, key).catch((e: Error) => Promise.reject(new Error("older checkpoint: " + e.message)));
   const b = await openCheckpoint(newer, key).catch((e: Error) => Promise.reject(new Error("newer checkpoint: " + e.message)));
   await checkExtends(a, b, proof);
+  if (a.size !== b.size && (proof?.from !== a.size || proof.to !== b.size)) {
+    throw new Error(`the proof is not from ${a.size} to ${b.size}`);
+  }
 }
