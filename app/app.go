@@ -44,6 +44,7 @@ import (
 	"github.com/todoaudit/todo/tlog"
 	"github.com/todoaudit/todo/tlog/blobanchors"
 	"github.com/todoaudit/todo/tlog/keyvault"
+	"github.com/todoaudit/todo/verifypage"
 )
 
 // App is a running handler.
@@ -177,7 +178,7 @@ func Start(cfg *config.Config, log *slog.Logger, o *Options) (*App, error) {
 	a.handler.Store(&starting)
 	a.server = &http.Server{
 		ConnState:         a.fresh.track,
-		Handler:           http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { (*a.handler.Load()).ServeHTTP(w, r) }),
+		Handler:           verifypage.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { (*a.handler.Load()).ServeHTTP(w, r) })),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       2 * time.Minute,
 		WriteTimeout:      5 * time.Minute,
