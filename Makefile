@@ -11,7 +11,7 @@ DATA_DIR    ?= ./.data
 OTLP        ?=
 BUILD_TAGS  := $(if $(OTLP),-tags otlp,)
 
-.PHONY: all build run test test-short lint fmt vet staticcheck bicep-lint fuzz bench stage start \
+.PHONY: all build run web test test-short lint fmt vet staticcheck tsc bicep-lint fuzz bench stage start \
         check-deploy what-if deploy-infra deploy-app deploy clean
 
 all: build
@@ -27,6 +27,11 @@ run: build
 # and the Bicep grammar for the offline lint.
 node_modules/.package-lock.json: package.json package-lock.json
 	npm ci --no-audit --no-fund
+
+## web: the web page's bundle (webapp/static, committed) and the TypeScript client
+web: node_modules/.package-lock.json
+	node web/build.mjs
+	node_modules/.bin/openapi-typescript openapi.json -o client/typescript/schema.d.ts
 
 # Every test runs under the race detector but those of infra (checks of the
 # Bicep and the manifests: no concurrency, and fourteen times slower under
@@ -57,8 +62,8 @@ test-verifier: node_modules/.package-lock.json
 test-short:
 	$(GO) test -short -tags otlp ./...
 
-## lint: gofmt, go vet, staticcheck and the Bicep syntax check
-lint: fmt vet staticcheck bicep-lint
+## lint: gofmt, go vet, staticcheck, the page's type check and the Bicep syntax check
+lint: fmt vet staticcheck tsc bicep-lint
 
 fmt:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
@@ -72,6 +77,9 @@ vet:
 staticcheck:
 	$(GO) tool staticcheck -checks=all ./...
 	$(GO) tool staticcheck -checks=all -tags otlp ./...
+
+tsc: node_modules/.package-lock.json
+	node node_modules/typescript-7/bin/tsc --noEmit -p web
 
 bicep-lint: node_modules/.package-lock.json
 	node infra/bicep-lint.mjs infra/bicep

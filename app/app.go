@@ -45,6 +45,7 @@ import (
 	"github.com/todoaudit/todo/tlog/blobanchors"
 	"github.com/todoaudit/todo/tlog/keyvault"
 	"github.com/todoaudit/todo/verifypage"
+	"github.com/todoaudit/todo/webapp"
 )
 
 // App is a running handler.
@@ -177,8 +178,9 @@ func Start(cfg *config.Config, log *slog.Logger, o *Options) (*App, error) {
 	var starting http.Handler = http.HandlerFunc(a.starting)
 	a.handler.Store(&starting)
 	a.server = &http.Server{
-		ConnState:         a.fresh.track,
-		Handler:           verifypage.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { (*a.handler.Load()).ServeHTTP(w, r) })),
+		ConnState: a.fresh.track,
+		Handler: verifypage.Handler(webapp.Handler(pageConfig(cfg),
+			http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { (*a.handler.Load()).ServeHTTP(w, r) }))),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       2 * time.Minute,
 		WriteTimeout:      5 * time.Minute,
@@ -196,6 +198,20 @@ func Start(cfg *config.Config, log *slog.Logger, o *Options) (*App, error) {
 		a.openErr = a.open(openCtx, bgCtx)
 	}()
 	return a, nil
+}
+
+// pageConfig is what the web page is told of how its users sign in.
+func pageConfig(cfg *config.Config) webapp.Config {
+	c := webapp.Config{AuthMode: cfg.Auth.Mode}
+	switch cfg.Auth.Mode {
+	case auth.Dev:
+		c.AdminUsers = cfg.Auth.AdminUsers
+	case auth.Single:
+		c.User = cfg.Auth.SingleUser
+	case auth.Entra:
+		c.Authority, c.ClientID, c.Scope = cfg.Auth.Issuer, cfg.WebClientID, cfg.WebScope
+	}
+	return c
 }
 
 // starting answers while the store opens: GET / at once (the host's

@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,9 +10,11 @@ import (
 
 	"github.com/todoaudit/todo/functions"
 	"github.com/todoaudit/todo/httpapi"
+	"github.com/todoaudit/todo/webapp"
 )
 
-// expand turns a function route template into router paths: the optional
+// expand turns a function route template (host.json's routePrefix is
+// empty: the routes name the whole path) into router paths: the optional
 // parameter {id?} gives the path with and without it, and a catch-all
 // {*path} is {path}.
 func expand(route string) []string {
@@ -33,7 +36,7 @@ func expand(route string) []string {
 		}
 		walk(prefix+"/"+seg, segs[1:])
 	}
-	walk("/api", strings.Split(route, "/"))
+	walk("", strings.Split(route, "/"))
 	return out
 }
 
@@ -66,6 +69,10 @@ func TestManifest(t *testing.T) {
 		}
 		if trig.AuthLevel == "" {
 			t.Errorf("%s: no authLevel", f.Name)
+		}
+		if f.Name == webapp.Function {
+			checkWebAppFunction(t, trig)
+			continue
 		}
 		for _, m := range trig.Methods {
 			any := false
@@ -104,8 +111,36 @@ func TestManifest(t *testing.T) {
 		switch {
 		case (f.Name == "AdminTodos" || f.Name == "Partitions" || f.Name == "VerifyLog") && trig.AuthLevel != "admin":
 			t.Errorf("%s authLevel %q, want admin", f.Name, trig.AuthLevel)
-		case trig.AuthLevel == "anonymous" && f.Name != "Health" && f.Name != "OpenAPI" && !strings.HasPrefix(trig.Route, "log/"):
+		case trig.AuthLevel == "anonymous" && f.Name != "Health" && f.Name != "OpenAPI" && f.Name != webapp.Function && !strings.HasPrefix(trig.Route, "api/log/"):
 			t.Errorf("%s is anonymous", f.Name)
+		}
+	}
+}
+
+// checkWebAppFunction: the web page's function takes GET and HEAD of the
+// site's root and of one-segment paths, the page's files, and nothing
+// deeper: a catch-all would also take, anonymously, every /api/ path no
+// API function declares.
+func checkWebAppFunction(t *testing.T, trig functions.Binding) {
+	t.Helper()
+	if trig.Route != "{file?}" || trig.AuthLevel != "anonymous" {
+		t.Errorf("%s: route %q authLevel %q, want {file?} and anonymous", webapp.Function, trig.Route, trig.AuthLevel)
+	}
+	if m := strings.ToLower(strings.Join(trig.Methods, ",")); m != "get,head" {
+		t.Errorf("%s: methods %s, want get and head", webapp.Function, m)
+	}
+	files, err := fs.Glob(webapp.Files(), "*")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("the page has no files: %v", err)
+	}
+	s := startHosted(t, map[string]string{"AUTH_MODE": "single"})
+	for _, f := range append(files, strings.TrimPrefix(webapp.ConfigPath, "/")) {
+		p := "/" + f
+		if f == "index.html" {
+			p = webapp.PagePath
+		}
+		if r := s.Do("GET", p, nil); r.Status != 200 {
+			t.Errorf("the page's %s is not served at %s: %d", f, p, r.Status)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 )
 
@@ -25,5 +26,33 @@ func TestGeneratedClientIsCurrent(t *testing.T) {
 	}
 	if !bytes.Equal(out.Bytes(), committed) {
 		t.Fatal("client.gen.go is not what openapi.json generates: run go generate ./client and commit the result")
+	}
+}
+
+// typescript/schema.d.ts is what openapi-typescript makes of openapi.json
+// now, as make web runs it.
+func TestTypeScriptClientIsCurrent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the generator")
+	}
+	gen := filepath.Join("..", "node_modules", ".bin", "openapi-typescript")
+	if _, err := os.Stat(gen); err != nil {
+		t.Skip("node_modules is not installed (make test installs it)")
+	}
+	out := filepath.Join(t.TempDir(), "schema.d.ts")
+	cmd := exec.Command(gen, "../openapi.json", "-o", out)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("openapi-typescript: %v\n%s", err, b)
+	}
+	fresh, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	committed, err := os.ReadFile(filepath.Join("typescript", "schema.d.ts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(fresh, committed) {
+		t.Fatal("typescript/schema.d.ts is not what openapi.json generates: run make web and commit the result")
 	}
 }

@@ -55,6 +55,8 @@ var (
 	authMode          = Setting{"AUTH_MODE", "", "entra, easyauth, single or dev; default entra when AUTH_ISSUER is set, else easyauth under the host and dev standalone"}
 	authIssuer        = Setting{"AUTH_ISSUER", "", "entra: the OpenID provider whose tokens are accepted (https://login.microsoftonline.com/<tenant id>/v2.0)"}
 	authAudience      = Setting{"AUTH_AUDIENCE", "", "entra: the aud tokens must carry (the API's application id)"}
+	webClientID       = Setting{"AUTH_CLIENT_ID", "", "entra: the application (client) id the web page signs in with (authorization code + PKCE); default AUTH_AUDIENCE"}
+	webScope          = Setting{"AUTH_SCOPE", "", "entra: the scope the web page asks for its access token; default <AUTH_AUDIENCE>/.default, with api:// before an audience that is not a URI"}
 	singleUserID      = Setting{"SINGLE_USER_ID", "owner", "the one user under AUTH_MODE=single"}
 	adminUsers        = Setting{"ADMIN_USERS", "", "dev and single: comma-separated user ids allowed on /api/manage (entra and easyauth use the Todo.Admin app role)"}
 	maxBodyBytes      = Setting{"MAX_BODY_BYTES", "1048576", "request body limit in bytes (at most 2000000)"}
@@ -86,7 +88,7 @@ var (
 // infrastructure tests check that Bicep and local.settings.json.example
 // agree with it.
 var Settings = []Setting{
-	customHandlerPort, listenAddr, listenFDs, listenPID, dataDir, storeKind, cosmosEndpoint, cosmosEndpointAlt, cosmosCredential, cosmosClientID, azureClientID, cosmosConnString, cosmosKey, allowRemoteKey, database, todoContainer, auditContainer, leasesContainer, partitionScheme, syntheticBuckets, authMode, authIssuer, authAudience, singleUserID, adminUsers, maxBodyBytes, maxPayloadBytes, versionTTL, auditRetention, auditPump, transparencyLog, logOrigin, logSigningKey, logSigningKeyID, logAnchorURL, logAnchorDir, logLevel, storeOpenTimeout, storeTimeout, shutdownTimeout, corsOrigins, corsCredentials, otelEndpoint, otelTracesEndpoint, otelMetricsEndpoint, otelServiceName,
+	customHandlerPort, listenAddr, listenFDs, listenPID, dataDir, storeKind, cosmosEndpoint, cosmosEndpointAlt, cosmosCredential, cosmosClientID, azureClientID, cosmosConnString, cosmosKey, allowRemoteKey, database, todoContainer, auditContainer, leasesContainer, partitionScheme, syntheticBuckets, authMode, authIssuer, authAudience, webClientID, webScope, singleUserID, adminUsers, maxBodyBytes, maxPayloadBytes, versionTTL, auditRetention, auditPump, transparencyLog, logOrigin, logSigningKey, logSigningKeyID, logAnchorURL, logAnchorDir, logLevel, storeOpenTimeout, storeTimeout, shutdownTimeout, corsOrigins, corsCredentials, otelEndpoint, otelTracesEndpoint, otelMetricsEndpoint, otelServiceName,
 }
 
 // SetByLauncher reports whether the named setting is set by whatever
@@ -156,6 +158,12 @@ type Config struct {
 	// exact origins, or the one entry "*".
 	CORSAllowedOrigins   []string
 	CORSAllowCredentials bool
+
+	// WebClientID and WebScope are what the web page signs in with under
+	// entra: its application id and the scope of the access token it asks
+	// for.
+	WebClientID string
+	WebScope    string
 }
 
 // Error names the setting that made loading fail.
@@ -194,7 +202,15 @@ func Load(lookup func(string) (string, bool)) (*Config, error) {
 			SingleUser: get(singleUserID),
 			AdminUsers: auth.ParseUsers(get(adminUsers)),
 		},
-		LogLevel: get(logLevel),
+		LogLevel:    get(logLevel),
+		WebClientID: first(get(webClientID), get(authAudience)),
+		WebScope:    get(webScope),
+	}
+	if c.WebScope == "" && c.Auth.Audience != "" {
+		c.WebScope = c.Auth.Audience + "/.default"
+		if !strings.Contains(c.Auth.Audience, "://") {
+			c.WebScope = "api://" + c.WebScope
+		}
 	}
 	if port := get(customHandlerPort); port != "" {
 		n, err := strconv.Atoi(port)

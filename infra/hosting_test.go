@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/todoaudit/todo/httpapi"
+	"github.com/todoaudit/todo/webapp"
 )
 
 // siteWants are the function app's properties under every hosting plan; the
@@ -193,13 +194,20 @@ func checkHostJSON(s sources) []string {
 		if json.Unmarshal(b, &doc) != nil || len(doc.Bindings) == 0 || doc.Bindings[0].Type != "httpTrigger" {
 			continue
 		}
+		if fn == webapp.Function {
+			continue // the page's files, not the API's routes: app's manifest test checks them
+		}
 		trig := doc.Bindings[0]
 		// An optional last parameter ({id?}) matches with and without it; a
 		// catch-all ({*path}) is the route table's last {path}.
-		full := "/" + prefix + "/" + strings.ReplaceAll(strings.ReplaceAll(trig.Route, "?}", "}"), "{*", "{")
+		base := "/"
+		if prefix != "" {
+			base += prefix + "/"
+		}
+		full := base + strings.ReplaceAll(strings.ReplaceAll(trig.Route, "?}", "}"), "{*", "{")
 		paths := []string{full}
 		if i := strings.LastIndex(trig.Route, "/{"); i >= 0 && strings.HasSuffix(trig.Route, "?}") {
-			paths = append(paths, "/"+prefix+"/"+trig.Route[:i])
+			paths = append(paths, base+trig.Route[:i])
 		}
 		for _, m := range trig.Methods {
 			m = strings.ToUpper(m)

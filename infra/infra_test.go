@@ -1032,7 +1032,7 @@ var mutations = []mutation{
 	{"FTP basic credentials", functionsFile, "  name: 'ftp'\n  properties: {\n    allow: false", "  name: 'ftp'\n  properties: {\n    allow: true", "credentials for ftp"},
 	{"SCM basic credentials", functionsFile, "  name: 'scm'\n", "  name: 'scm-off'\n", "credentials for scm"},
 	{"no forwarding", hostJSON, `"enableForwardingHttpRequest": true`, `"enableForwardingHttpRequest": false`, "enableForwardingHttpRequest"},
-	{"forwarded paths", hostJSON, `"routePrefix": "api"`, `"routePrefix": "v1"`, "does not serve"},
+	{"forwarded paths", hostJSON, `"routePrefix": ""`, `"routePrefix": "v1"`, "does not serve"},
 	{"executable", hostJSON, `"defaultExecutablePath": "handler"`, `"defaultExecutablePath": "main"`, "defaultExecutablePath"},
 	{"flex SKU", functionsFile, "    name: 'FC1'", "    name: 'Y1'", "under flex"},
 	{"premium SKU", functionsFile, "    name: 'EP1'", "    name: 'P1v3'", "under premium"},

@@ -1,0 +1,280 @@
+// The todo list as the server holds it: the loaded pages, the list's
+// filters, and every change sent with If-Match. A change the server
+// refuses leaves what the user typed where it was and says why: a 412
+// opens the conflict (the server's version beside the user's), a 409
+// says where a moved todo went.
+import { batch, signal } from "@preact/signals";
+import type { operations } from "../../client/typescript/index";
+import { api, asProblem, etagOf, type Problem, type Todo, type TodoPatch } from "./api";
+
+/** How many todos one page asks for: the API's most. */
+export const pageSize = 100;
+
+export const todos = signal<Todo[]>([]);
+/** The continuation of the next page, null when the server has no more. */
+export const next = signal<string | null>(null);
+export const loading = signal(false);
+/** The last refusal, shown until dismissed or replaced. */
+export const problem = signal<Problem | null>(null);
+/** Every category seen, for the pickers. */
+export const categories = signal<string[]>([]);
+
+export type SortKey = "" | "dueDate" | "createdAt" | "updatedAt" | "title";
+export const filter = {
+  category: signal(""),
+  q: signal(""),
+  sort: signal<SortKey>(""),
+  order: signal<"asc" | "desc">("asc"),
+};
+
+/** A change the server refused with 412: what the user wanted and what the server holds. */
+export interface Conflict {
+  mine: TodoPatch;
+  loaded: Todo;
+  server: Todo;
+  etag: string;
+}
+export const conflict = signal<Conflict | null>(null);
+
+// The entity tags of the todos as last read or written.
+const etags = new Map<string, string>();
+// The list loads under a generation number: an answer to an older query
+// (the search typed on since) is dropped.
+let generation = 0;
+
+type ListQuery = NonNullable<operations["ListTodos"]["parameters"]["query"]>;
+
+function listQuery(continuation: string | null): ListQuery {
+  const q: ListQuery = { pageSize };
+  if (filter.category.value) q.category = filter.category.value;
+  if (filter.q.value.trim()) q.q = filter.q.value.trim();
+  if (filter.sort.value) {
+    q.sort = filter.sort.value;
+    q.order = filter.order.value;
+  }
+  if (continuation) q.continuation = continuation;
+  return q;
+}
+
+export function fail(error: unknown, res?: Response): void {
+  problem.value = asProblem(error, res);
+}
+
+function see(items: Todo[]): void {
+  const seen = new Set(categories.value);
+  const before = seen.size;
+  for (const t of items) seen.add(t.category);
+  if (seen.size !== before) categories.value = [...seen].sort((a, b) => a.localeCompare(b));
+}
+
+/** Loads the first page of the list again, or the next one after those loaded. */
+export async function load(more = false): Promise<void> {
+  const gen = more ? generation : ++generation;
+  loading.value = true;
+  try {
+    const { data, error, response } = await api.GET("/api/todos", { params: { query: listQuery(more ? next.value : null) } });
+    if (gen !== generation) return;
+    if (error || !data) {
+      fail(error, response);
+      return;
+    }
+    batch(() => {
+      if (more) {
+        const have = new Set(todos.value.map((t) => t.id));
+        todos.value = [...todos.value, ...data.items.filter((t) => !have.has(t.id))];
+      } else {
+        todos.value = data.items;
+      }
+      next.value = data.continuation ?? null;
+      see(data.items);
+    });
+  } catch (e) {
+    if (gen === generation) fail(e);
+  } finally {
+    if (gen === generation) loading.value = false;
+  }
+}
+
+function replace(id: string, t: Todo | null): void {
+  todos.value = t ? todos.value.map((x) => (x.id === id ? t : x)) : todos.value.filter((x) => x.id !== id);
+}
+
+/** Creates a todo; false (with the problem shown) when the server refuses it. */
+export async function create(title: string, category: string): Promise<boolean> {
+  try {
+    const { data, error, response } = await api.POST("/api/todos", { body: { title, category } });
+    if (error || !data) {
+      fail(error, response);
+      return false;
+    }
+    etags.set(data.id, etagOf(response));
+    todos.value = [...todos.value, data];
+    see([data]);
+    return true;
+  } catch (e) {
+    fail(e);
+    return false;
+  }
+}
+
+// read gets a todo as the server holds it now, with its entity tag.
+async function read(id: string): Promise<{ todo: Todo | null; etag: string; res?: Response; error?: unknown }> {
+  const { data, error, response } = await api.GET("/api/todos/{id}", { params: { path: { id } } });
+  if (error || !data) return { todo: null, etag: "", res: response, error };
+  etags.set(id, etagOf(response));
+  return { todo: data, etag: etagOf(response) };
+}
+
+/**
+ * Changes a todo, sending If-Match with the entity tag of the version the
+ * user loaded. True when the server took it; false when it refused (the
+ * problem or the conflict is shown, nothing is lost).
+ */
+export async function update(t: Todo, patch: TodoPatch): Promise<boolean> {
+  try {
+    let etag = etags.get(t.id);
+    if (!etag) {
+      // A listed todo comes without its tag: the point read gives it, and
+      // a newer version than the one shown is a conflict already.
+      const now = await read(t.id);
+      if (!now.todo) return gone(t, now.error, now.res);
+      if (now.todo.version !== t.version) {
+        conflict.value = { mine: patch, loaded: t, server: now.todo, etag: now.etag };
+        return false;
+      }
+      etag = now.etag;
+    }
+    return await send(t, patch, etag);
+  } catch (e) {
+    fail(e);
+    return false;
+  }
+}
+
+async function send(t: Todo, patch: TodoPatch, etag: string): Promise<boolean> {
+  const { data, error, response } = await api.PATCH("/api/todos/{id}", {
+    params: { path: { id: t.id }, header: { "If-Match": etag } },
+    headers: { "Content-Type": "application/merge-patch+json" },
+    body: patch,
+  });
+  if (data) {
+    etags.set(t.id, etagOf(response));
+    replace(t.id, data);
+    see([data]);
+    return true;
+  }
+  if (response.status === 412) {
+    const now = await read(t.id);
+    if (!now.todo) return gone(t, now.error, now.res);
+    conflict.value = { mine: patch, loaded: t, server: now.todo, etag: now.etag };
+    return false;
+  }
+  if (response.status === 404 || (response.status === 409 && response.headers.get("Location"))) {
+    return gone(t, error, response);
+  }
+  fail(error, response);
+  return false;
+}
+
+/** Resolves the conflict: the user's change again over the server's version, or the server's. */
+export async function resolve(keepMine: boolean): Promise<boolean> {
+  const c = conflict.value;
+  if (!c) return false;
+  conflict.value = null;
+  if (!keepMine) {
+    replace(c.loaded.id, c.server);
+    return true;
+  }
+  replace(c.loaded.id, c.server);
+  try {
+    return await send(c.server, c.mine, c.etag);
+  } catch (e) {
+    fail(e);
+    return false;
+  }
+}
+
+// gone explains a todo that is no longer where the list had it: moved
+// (409 or 404 with the new place in Location) or deleted. The list shows
+// the moved todo at its new id.
+async function gone(t: Todo, error: unknown, res?: Response): Promise<false> {
+  const location = res?.headers.get("Location");
+  const p = asProblem(error, res);
+  if (location) {
+    const id = decodeURIComponent(location.split("/").pop() ?? "");
+    const now = id ? await read(id) : null;
+    replace(t.id, now?.todo ?? null);
+    const where = now?.todo ? `category "${now.todo.category}" (id ${id})` : `id ${id}`;
+    problem.value = { ...p, detail: `${p.detail} "${t.title}" has moved to ${where}: the list shows it there now; make your change again there.` };
+  } else if (res?.status === 404) {
+    replace(t.id, null);
+    problem.value = { ...p, detail: `${p.detail} "${t.title}" was deleted since you loaded it; it is gone from the list.` };
+  } else {
+    problem.value = p;
+  }
+  return false;
+}
+
+/** Deletes a todo with If-Match. */
+export async function remove(t: Todo): Promise<boolean> {
+  try {
+    const etag = etags.get(t.id) ?? "*";
+    const { error, response } = await api.DELETE("/api/todos/{id}", { params: { path: { id: t.id }, header: { "If-Match": etag } } });
+    if (response.ok || response.status === 404) {
+      etags.delete(t.id);
+      replace(t.id, null);
+      return true;
+    }
+    if (response.status === 412) {
+      const now = await read(t.id);
+      if (now.todo) {
+        replace(t.id, now.todo);
+        problem.value = { ...asProblem(error, response), detail: `"${t.title}" changed since you loaded it: the list shows the server's version now; delete it again if you still mean to.` };
+        return false;
+      }
+    }
+    fail(error, response);
+    return false;
+  } catch (e) {
+    fail(e);
+    return false;
+  }
+}
+
+/** Moves a todo to another category: a new id, where the scheme keys on category. */
+export async function move(t: Todo, category: string): Promise<boolean> {
+  try {
+    const etag = etags.get(t.id) ?? (await read(t.id)).etag;
+    const { data, error, response } = await api.POST("/api/todos/{id}/move", {
+      params: { path: { id: t.id }, header: { "If-Match": etag || "*" } },
+      body: { category },
+    });
+    if (data) {
+      etags.delete(t.id);
+      etags.set(data.id, etagOf(response));
+      replace(t.id, data);
+      see([data]);
+      return true;
+    }
+    if (response.status === 412) {
+      problem.value = { ...asProblem(error, response), detail: `"${t.title}" changed since you loaded it; reload and move it again.` };
+      return false;
+    }
+    if (response.status === 404 || (response.status === 409 && response.headers.get("Location"))) return gone(t, error, response);
+    fail(error, response);
+    return false;
+  } catch (e) {
+    fail(e);
+    return false;
+  }
+}
+
+/** Marks every loaded todo completed, or every one active. */
+export async function toggleAll(completed: boolean): Promise<void> {
+  await Promise.all(todos.value.filter((t) => t.isCompleted !== completed).map((t) => update(t, { isCompleted: completed })));
+}
+
+/** Deletes every loaded completed todo. */
+export async function clearCompleted(): Promise<void> {
+  await Promise.all(todos.value.filter((t) => t.isCompleted).map((t) => remove(t)));
+}

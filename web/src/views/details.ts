@@ -1,0 +1,117 @@
+// The details panel of one todo (title, tags, due date, notes, its
+// category) and the conflict dialog a 412 opens. Both are native modal
+// dialogs: focus stays inside, Escape closes.
+import { useSignal } from "@preact/signals";
+import { useEffect, useRef } from "preact/hooks";
+import type { Todo, TodoPatch } from "../api";
+import { html } from "../html";
+import * as store from "../store";
+
+// useModal opens a <dialog> as a modal once it is in the page.
+function useModal() {
+  const ref = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    const d = ref.current;
+    if (d && !d.open) d.showModal();
+  }, []);
+  return ref;
+}
+
+const tagList = (s: string) => s.split(",").map((t) => t.trim()).filter(Boolean);
+
+/** The patch that turns todo into what the form holds: only what changed. */
+function changes(todo: Todo, f: { title: string; tags: string; due: string; notes: string }): TodoPatch {
+  const p: TodoPatch = {};
+  const title = f.title.trim();
+  if (title !== todo.title) p.title = title;
+  const tags = tagList(f.tags);
+  if (tags.join(",") !== (todo.tags ?? []).join(",")) p.tags = tags.length ? tags : null;
+  const due = f.due ? f.due + "T00:00:00Z" : null;
+  if ((due ?? "").slice(0, 10) !== (todo.dueDate ?? "").slice(0, 10)) p.dueDate = due;
+  const notes = f.notes;
+  if (notes !== (todo.notes ?? "")) p.notes = notes === "" ? null : notes;
+  return p;
+}
+
+export function DetailsPanel({ todo, onClose }: { todo: Todo; onClose: () => void }) {
+  const ref = useModal();
+  const form = useSignal({
+    title: todo.title,
+    tags: (todo.tags ?? []).join(", "),
+    due: todo.dueDate?.slice(0, 10) ?? "",
+    notes: todo.notes ?? "",
+    category: todo.category,
+  });
+  const busy = useSignal(false);
+  const set = (k: keyof typeof form.value) => (e: Event) => {
+    form.value = { ...form.value, [k]: (e.currentTarget as HTMLInputElement).value };
+  };
+  const onSubmit = async (e: Event) => {
+    e.preventDefault();
+    busy.value = true;
+    try {
+      let current = todo;
+      const category = form.value.category.trim();
+      if (category && category !== todo.category) {
+        if (!(await store.move(todo, category))) return;
+        current = store.todos.value.find((t) => t.category === category && t.title === todo.title) ?? current;
+      }
+      const patch = changes(current, form.value);
+      if (Object.keys(patch).length > 0 && !(await store.update(current, patch))) return;
+      onClose();
+    } finally {
+      busy.value = false;
+    }
+  };
+  const f = form.value;
+  return html`<dialog ref=${ref} class="panel" aria-labelledby="panel-title" onClose=${onClose}>
+    <form onSubmit=${onSubmit}>
+      <h2 id="panel-title">Edit todo</h2>
+      <label>Title <input name="title" required maxLength="1024" value=${f.title} onInput=${set("title")} /></label>
+      <label>Tags <input name="tags" placeholder="comma, separated" value=${f.tags} onInput=${set("tags")} /></label>
+      <label>Due <input name="due" type="date" value=${f.due} onInput=${set("due")} /></label>
+      <label>Notes <textarea name="notes" rows="4" value=${f.notes} onInput=${set("notes")}></textarea></label>
+      <label>Move to category <input name="category" list="categories" value=${f.category} onInput=${set("category")} /></label>
+      <p class="hint">Version ${todo.version}, updated ${todo.updatedAt.slice(0, 16).replace("T", " ")} UTC. Id <code>${todo.id}</code></p>
+      <div class="buttons">
+        <button type="submit" disabled=${busy.value}>Save</button>
+        <button type="button" onClick=${onClose}>Close</button>
+      </div>
+    </form>
+  </dialog>`;
+}
+
+const shownFields: (keyof TodoPatch)[] = ["title", "isCompleted", "tags", "dueDate", "notes", "category"];
+
+function show(v: unknown): string {
+  if (v === undefined || v === null || v === "") return "—";
+  if (Array.isArray(v)) return v.join(", ") || "—";
+  if (typeof v === "boolean") return v ? "completed" : "active";
+  return String(v);
+}
+
+/** The 412 dialog: the user's change beside the server's version, and the two ways out. */
+export function ConflictDialog({ conflict }: { conflict: store.Conflict }) {
+  const ref = useModal();
+  const fields = shownFields.filter((k) => k in conflict.mine);
+  const server = conflict.server as unknown as Record<string, unknown>;
+  const mine = conflict.mine as Record<string, unknown>;
+  return html`<dialog ref=${ref} class="conflict" role="alertdialog" aria-labelledby="conflict-title" aria-describedby="conflict-detail"
+    onCancel=${(e: Event) => e.preventDefault()}>
+    <h2 id="conflict-title">Changed since you loaded it</h2>
+    <p id="conflict-detail">
+      "${conflict.loaded.title}" is at version ${conflict.server.version} on the server; you loaded version ${conflict.loaded.version}.
+      Keep yours (it is sent again over the server's version) or take the server's.
+    </p>
+    <table>
+      <thead><tr><th scope="col">Field</th><th scope="col">Yours</th><th scope="col">Server's</th></tr></thead>
+      <tbody>
+        ${fields.map((k) => html`<tr><th scope="row">${k}</th><td class="mine">${show(mine[k])}</td><td class="theirs">${show(server[k])}</td></tr>`)}
+      </tbody>
+    </table>
+    <div class="buttons">
+      <button onClick=${() => void store.resolve(true)}>Keep mine</button>
+      <button onClick=${() => void store.resolve(false)}>Take theirs</button>
+    </div>
+  </dialog>`;
+}

@@ -1,0 +1,186 @@
+// The todo list: TodoMVC's markup and behaviour to the letter, over the
+// API, with this product's additions around it (category on create, the
+// list's search, category filter, sort and paging, the details panel).
+import { computed, useSignal } from "@preact/signals";
+import { useEffect, useRef } from "preact/hooks";
+import type { Todo } from "../api";
+import { html } from "../html";
+import type { Filter } from "../router";
+import * as store from "../store";
+import { DetailsPanel } from "./details";
+
+const active = computed(() => store.todos.value.filter((t) => !t.isCompleted));
+const completed = computed(() => store.todos.value.filter((t) => t.isCompleted));
+
+/** The category a new todo gets when the user names none. */
+export const defaultCategory = "Inbox";
+
+function shown(filter: Filter): Todo[] {
+  switch (filter) {
+    case "active":
+      return active.value;
+    case "completed":
+      return completed.value;
+    default:
+      return store.todos.value;
+  }
+}
+
+export function TodoList({ filter }: { filter: Filter }) {
+  const details = useSignal<Todo | null>(null);
+  const todos = store.todos.value;
+  const left = active.value.length;
+  const list = shown(filter);
+  return html`
+    <${NewTodo} />
+    <${Toolbar} />
+    ${todos.length > 0 &&
+    html`<section class="main">
+        <input id="toggle-all" class="toggle-all" type="checkbox" checked=${left === 0}
+          onChange=${(e: Event) => void store.toggleAll((e.currentTarget as HTMLInputElement).checked)} />
+        <label for="toggle-all">Mark all as complete</label>
+        <ul class="todo-list">
+          ${list.map((t) => html`<${Item} key=${t.id} todo=${t} onDetails=${() => (details.value = t)} />`)}
+        </ul>
+      </section>
+      <footer class="footer">
+        <span class="todo-count"><strong>${left}</strong> ${left === 1 ? "item" : "items"} left</span>
+        <ul class="filters">
+          <li><a href="#/" class=${filter === "all" ? "selected" : ""}>All</a></li>
+          <li><a href="#/active" class=${filter === "active" ? "selected" : ""}>Active</a></li>
+          <li><a href="#/completed" class=${filter === "completed" ? "selected" : ""}>Completed</a></li>
+        </ul>
+        ${completed.value.length > 0 &&
+        html`<button class="clear-completed" onClick=${() => void store.clearCompleted()}>Clear completed</button>`}
+      </footer>`}
+    <${Paging} />
+    ${details.value && html`<${DetailsPanel} todo=${details.value} onClose=${() => (details.value = null)} />`}
+  `;
+}
+
+function NewTodo() {
+  const input = useRef<HTMLInputElement>(null);
+  const category = useSignal("");
+  useEffect(() => input.current?.focus(), []);
+  const onKeyDown = async (e: KeyboardEvent) => {
+    if (e.key !== "Enter" || e.isComposing) return;
+    const el = e.currentTarget as HTMLInputElement;
+    const title = el.value.trim();
+    if (!title) return;
+    el.value = "";
+    const ok = await store.create(title, category.value.trim() || store.filter.category.value || defaultCategory);
+    if (!ok && el.value === "") el.value = title; // nothing the user typed is lost
+  };
+  return html`<div class="create">
+    <input ref=${input} class="new-todo" placeholder="What needs to be done?" autofocus aria-label="New todo" onKeyDown=${onKeyDown} />
+    <input class="new-category" aria-label="Category of the new todo" list="categories" placeholder=${store.filter.category.value || defaultCategory}
+      value=${category.value} onInput=${(e: Event) => (category.value = (e.currentTarget as HTMLInputElement).value)} />
+    <datalist id="categories">${store.categories.value.map((c) => html`<option value=${c} />`)}</datalist>
+  </div>`;
+}
+
+function Toolbar() {
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const f = store.filter;
+  const reload = () => void store.load();
+  const onSearch = (e: Event) => {
+    f.q.value = (e.currentTarget as HTMLInputElement).value;
+    clearTimeout(timer.current);
+    timer.current = setTimeout(reload, 250);
+  };
+  return html`<div class="toolbar">
+    <input type="search" class="search" aria-label="Search" placeholder="Search titles" value=${f.q.value} onInput=${onSearch}
+      onKeyDown=${(e: KeyboardEvent) => e.key === "Enter" && (clearTimeout(timer.current), reload())} />
+    <select aria-label="Category" value=${f.category.value}
+      onChange=${(e: Event) => ((f.category.value = (e.currentTarget as HTMLSelectElement).value), reload())}>
+      <option value="">All categories</option>
+      ${store.categories.value.map((c) => html`<option value=${c}>${c}</option>`)}
+    </select>
+    <select aria-label="Sort by" value=${f.sort.value}
+      onChange=${(e: Event) => ((f.sort.value = (e.currentTarget as HTMLSelectElement).value as store.SortKey), reload())}>
+      <option value="">Store order</option>
+      <option value="dueDate">Due date</option>
+      <option value="createdAt">Created</option>
+      <option value="updatedAt">Updated</option>
+      <option value="title">Title</option>
+    </select>
+    <select aria-label="Order" value=${f.order.value} disabled=${!f.sort.value}
+      onChange=${(e: Event) => ((f.order.value = (e.currentTarget as HTMLSelectElement).value as "asc" | "desc"), reload())}>
+      <option value="asc">Ascending</option>
+      <option value="desc">Descending</option>
+    </select>
+  </div>`;
+}
+
+function Paging() {
+  const n = store.todos.value.length;
+  if (store.next.value === null) {
+    return store.loading.value && n === 0 ? html`<p class="paging" role="status">Loading…</p>` : null;
+  }
+  return html`<p class="paging">
+    <span>${n} loaded; the server has more.</span>
+    <button class="more" disabled=${store.loading.value} onClick=${() => void store.load(true)}>More</button>
+  </p>`;
+}
+
+function Item({ todo, onDetails }: { todo: Todo; onDetails: () => void }) {
+  const editing = useSignal(false);
+  const text = useSignal(todo.title);
+  const edit = useRef<HTMLInputElement>(null);
+  // done is set once an edit has ended (saved or cancelled), so that the
+  // blur which follows Enter or Escape does not save again.
+  const done = useRef(false);
+  useEffect(() => {
+    if (editing.value) edit.current?.focus();
+  }, [editing.value]);
+
+  const start = () => {
+    text.value = todo.title;
+    done.current = false;
+    editing.value = true;
+  };
+  const save = async () => {
+    if (done.current) return;
+    done.current = true;
+    const title = text.value.trim();
+    editing.value = false;
+    if (title === "") {
+      if (!(await store.remove(todo))) reopen(text.value);
+      return;
+    }
+    if (title !== todo.title && !(await store.update(todo, { title })) && !store.conflict.value) reopen(text.value);
+  };
+  const reopen = (typed: string) => {
+    text.value = typed;
+    done.current = false;
+    editing.value = true;
+  };
+  const onKeyDown = (e: KeyboardEvent) => {
+    if (e.key === "Enter") void save();
+    if (e.key === "Escape") {
+      done.current = true;
+      text.value = todo.title;
+      editing.value = false;
+    }
+  };
+  const cls = [todo.isCompleted ? "completed" : "", editing.value ? "editing" : ""].filter(Boolean).join(" ");
+  const due = todo.dueDate?.slice(0, 10);
+  return html`<li class=${cls} data-id=${todo.id}>
+    <div class="view">
+      <input class="toggle" type="checkbox" checked=${todo.isCompleted} aria-label=${"Completed: " + todo.title}
+        onChange=${(e: Event) => void store.update(todo, { isCompleted: (e.currentTarget as HTMLInputElement).checked })} />
+      <label onDblClick=${start}>${todo.title}</label>
+      <span class="meta">
+        <span class="category">${todo.category}</span>
+        ${due && html` <span class="due">due ${due}</span>`}
+        ${(todo.tags ?? []).map((tag) => html` <span class="tag">#${tag}</span>`)}
+      </span>
+      <button class="details" aria-label=${"Details of " + todo.title} onClick=${onDetails}>⋯</button>
+      <button class="destroy" aria-label=${"Delete " + todo.title} onClick=${() => void store.remove(todo)}></button>
+    </div>
+    ${editing.value &&
+    html`<input ref=${edit} class="edit" aria-label=${"Edit " + todo.title} value=${text.value}
+      onInput=${(e: Event) => (text.value = (e.currentTarget as HTMLInputElement).value)}
+      onKeyDown=${onKeyDown} onBlur=${() => void save()} />`}
+  </li>`;
+}
