@@ -42,7 +42,7 @@ HEAVY_PACKAGES := ./app/ ./audit/reconcile/ ./service/
 HEAVY_TESTS    := TestBoundedAnswers|TestExportBoundedMemory|TestLargestTodosUnderTheHost|TestQueries|TestRunCostFollowsWritesNotHistory|TestWatermarkStaysSmall|TestRefillOfOneLongHistoryIsLinear
 
 ## test: every test that runs on one machine, Cosmos wire tests included
-test: node_modules/.package-lock.json
+test: node_modules/.package-lock.json test-verifier
 	$(GO) test -race -count=1 -tags otlp $$($(GO) list ./... | grep -v '/infra$$')
 	$(GO) test -count=1 -tags otlp -run '^($(HEAVY_TESTS))$$' $(HEAVY_PACKAGES)
 	$(GO) test -count=1 ./infra/ ./telemetry/
@@ -60,6 +60,18 @@ test-web: build node_modules/.package-lock.json chromium
 # browser download is not used); installed when missing, as CI runs as root.
 chromium:
 	@[ -x /usr/bin/chromium ] || { apt-get update && apt-get install -y chromium; }
+
+# The page's verifier (TypeScript, type-checked) against the vectors the
+# Go verifier labels (internal/verifyvectors): the same verdict, case by
+# case; the standalone verifier page built from it is fresh and, opened
+# from disk in headless Chromium, verifies a good export and refuses an
+# edited one.
+.PHONY: test-verifier
+test-verifier: node_modules/.package-lock.json
+	node node_modules/typescript-7/bin/tsc -p web/src/verify/tsconfig.json
+	node --test web/src/verify/verify.test.mjs
+	node web/src/verify/build-page.mjs --check
+	node --test web/src/verify/page.test.mjs
 
 test-short:
 	$(GO) test -short -tags otlp ./...

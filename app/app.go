@@ -44,6 +44,7 @@ import (
 	"github.com/todoaudit/todo/tlog"
 	"github.com/todoaudit/todo/tlog/blobanchors"
 	"github.com/todoaudit/todo/tlog/keyvault"
+	"github.com/todoaudit/todo/verifypage"
 	"github.com/todoaudit/todo/webapp"
 )
 
@@ -177,8 +178,9 @@ func Start(cfg *config.Config, log *slog.Logger, o *Options) (*App, error) {
 	var starting http.Handler = http.HandlerFunc(a.starting)
 	a.handler.Store(&starting)
 	a.server = &http.Server{
-		ConnState:         a.fresh.track,
-		Handler:           webapp.Handler(pageConfig(cfg), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { (*a.handler.Load()).ServeHTTP(w, r) })),
+		ConnState: a.fresh.track,
+		Handler: verifypage.Handler(webapp.Handler(pageConfig(cfg),
+			http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { (*a.handler.Load()).ServeHTTP(w, r) }))),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       2 * time.Minute,
 		WriteTimeout:      5 * time.Minute,

@@ -3,8 +3,11 @@ package httpapi
 import (
 	"net/http"
 	"slices"
+	"strings"
 
 	"github.com/rs/cors"
+
+	"github.com/todoaudit/todo/auth"
 )
 
 // CORS is the policy for browser pages of other origins calling the API.
@@ -31,10 +34,50 @@ var corsExposedHeaders = []string{"ETag", "Location", "Retry-After", "X-Request-
 // OPTIONS 204 with Allow on a path of the route table (404 elsewhere); one
 // from any other origin gets the same answer without CORS headers, which
 // the browser takes as a refusal. Every other answer carries Vary: Origin.
+// The log's anonymous reads are open to every origin whatever the policy
+// (see publicLogRead).
 func withCORS(h http.Handler, c CORS) http.Handler {
-	if len(c.AllowedOrigins) == 0 {
-		return h
+	policy := h
+	if len(c.AllowedOrigins) > 0 {
+		policy = allowOrigins(h, c)
 	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if publicLogRead(r) {
+			w.Header().Set("Access-Control-Allow-Origin", "*")
+			h.ServeHTTP(w, r)
+			return
+		}
+		policy.ServeHTTP(w, r)
+	})
+}
+
+// publicLogRead reports whether r reads one of the log's anonymous routes
+// (its checkpoint, key, tiles and consistency proofs): what an auditor's
+// page checks an export against, from any origin or opened from disk
+// (origin null). They need no credentials and answer the same to anyone,
+// so any page may read them; no other route is opened so.
+func publicLogRead(r *http.Request) bool {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		return false
+	}
+	for i := range Routes {
+		rt := &Routes[i]
+		if rt.Access != auth.Anyone || rt.Method != http.MethodGet || !strings.HasPrefix(rt.Path, "/api/log/") {
+			continue
+		}
+		if prefix, ok := strings.CutSuffix(rt.Path, restSegment); ok {
+			if strings.HasPrefix(r.URL.Path, prefix) && len(r.URL.Path) > len(prefix) {
+				return true
+			}
+		} else if r.URL.Path == rt.Path {
+			return true
+		}
+	}
+	return false
+}
+
+// allowOrigins is the policy's own CORS answers, for its origins.
+func allowOrigins(h http.Handler, c CORS) http.Handler {
 	return cors.New(cors.Options{
 		AllowedOrigins:     c.AllowedOrigins,
 		AllowedMethods:     routeMethods(),

@@ -21,12 +21,15 @@ export type ViewModule = { default: ComponentType<{ route: Route }> };
 /** The views besides the list, each loaded when it is first shown. */
 export const views: Record<string, () => Promise<ViewModule>> = {
   admin: () => import("./views/admin"),
+  history: () => import("./views/history"),
 };
 
 export function parse(hash: string): Route {
   const path = hash.replace(/^#\/?/, "");
   const [name = "", ...rest] = path.split("/");
   if (name === "active" || name === "completed") return { view: "todos", filter: name, rest: "" };
+  // #/todos/{id}: one todo's history.
+  if (name === "todos" && rest.length > 0) return { view: "history", filter: "all", rest: rest.join("/") };
   if (name in views) return { view: name, filter: "all", rest: rest.join("/") };
   return { view: "todos", filter: "all", rest: "" };
 }

@@ -174,6 +174,7 @@ function Item({ todo, onDetails }: { todo: Todo; onDetails: () => void }) {
         <span class="category">${todo.category}</span>
         ${due && html` <span class="due">due ${due}</span>`}
         ${(todo.tags ?? []).map((tag) => html` <span class="tag">#${tag}</span>`)}
+        <a class="history-link" href=${"#/todos/" + encodeURIComponent(todo.id)}>History</a>
       </span>
       <button class="details" aria-label=${"Details of " + todo.title} onClick=${onDetails}>⋯</button>
       <button class="destroy" aria-label=${"Delete " + todo.title} onClick=${() => void store.remove(todo)}></button>

@@ -1,4 +1,4 @@
-import{A as q,B as N,C as O,a as R,b as v,c as f,d as h,e as k,f as d,g as C,h as K,i as j,j as F,k as V,m as a,n as p,o as U,p as D,q as M,r as S,s as E,t as b,u as I,v as y,w as B,x as w,y as x,z as L}from"./chunk-QLKI7A5F.js";async function W(){let e=await fetch("/config.json",{headers:{Accept:"application/json"}});if(!e.ok)throw new Error(`the page's configuration did not load: ${e.status}`);return await e.json()}var A={admin:()=>import("./admin-SLBLBVPX.js")};function Y(e){let t=e.replace(/^#\/?/,""),[o="",...n]=t.split("/");return o==="active"||o==="completed"?{view:"todos",filter:o,rest:""}:o in A?{view:o,filter:"all",rest:n.join("/")}:{view:"todos",filter:"all",rest:""}}var P=h(Y(location.hash));addEventListener("hashchange",()=>{P.value=Y(location.hash)});function G(){let e=f(null);return v(()=>{let t=e.current;t&&!t.open&&t.showModal()},[]),e}var oe=e=>e.split(",").map(t=>t.trim()).filter(Boolean);function ne(e,t){let o={},n=t.title.trim();n!==e.title&&(o.title=n);let l=oe(t.tags);l.join(",")!==(e.tags??[]).join(",")&&(o.tags=l.length?l:null);let s=t.due?t.due+"T00:00:00Z":null;(s??"").slice(0,10)!==(e.dueDate??"").slice(0,10)&&(o.dueDate=s);let i=t.notes;return i!==(e.notes??"")&&(o.notes=i===""?null:i),o}function J({todo:e,onClose:t}){let o=G(),n=d({title:e.title,tags:(e.tags??[]).join(", "),due:e.dueDate?.slice(0,10)??"",notes:e.notes??"",category:e.category}),l=d(!1),s=m=>c=>{n.value={...n.value,[m]:c.currentTarget.value}},i=async m=>{m.preventDefault(),l.value=!0;try{let c=e,g=n.value.category.trim();if(g&&g!==e.category){if(!await q(e,g))return;c=p.value.find(r=>r.category===g&&r.title===e.title)??c}let $=ne(c,n.value);if(Object.keys($).length>0&&!await w(c,$))return;t()}finally{l.value=!1}},u=n.value;return a`<dialog ref=${o} class="panel" aria-labelledby="panel-title" onClose=${t}>
+import{A as q,B as N,C as O,a as R,b as v,c as f,d as h,e as k,f as d,g as C,h as K,i as j,j as F,k as U,m as a,n as p,o as V,p as D,q as M,r as S,s as E,t as y,u as I,v as b,w as B,x as w,y as x,z as L}from"./chunk-XJUNYNJD.js";async function W(){let e=await fetch("/config.json",{headers:{Accept:"application/json"}});if(!e.ok)throw new Error(`the page's configuration did not load: ${e.status}`);return await e.json()}var A={admin:()=>import("./admin-7JLCUBFE.js"),history:()=>import("./history-PCXNK6NE.js")};function Y(e){let t=e.replace(/^#\/?/,""),[o="",...n]=t.split("/");return o==="active"||o==="completed"?{view:"todos",filter:o,rest:""}:o==="todos"&&n.length>0?{view:"history",filter:"all",rest:n.join("/")}:o in A?{view:o,filter:"all",rest:n.join("/")}:{view:"todos",filter:"all",rest:""}}var H=h(Y(location.hash));addEventListener("hashchange",()=>{H.value=Y(location.hash)});function G(){let e=f(null);return v(()=>{let t=e.current;t&&!t.open&&t.showModal()},[]),e}var oe=e=>e.split(",").map(t=>t.trim()).filter(Boolean);function ne(e,t){let o={},n=t.title.trim();n!==e.title&&(o.title=n);let l=oe(t.tags);l.join(",")!==(e.tags??[]).join(",")&&(o.tags=l.length?l:null);let s=t.due?t.due+"T00:00:00Z":null;(s??"").slice(0,10)!==(e.dueDate??"").slice(0,10)&&(o.dueDate=s);let i=t.notes;return i!==(e.notes??"")&&(o.notes=i===""?null:i),o}function J({todo:e,onClose:t}){let o=G(),n=d({title:e.title,tags:(e.tags??[]).join(", "),due:e.dueDate?.slice(0,10)??"",notes:e.notes??"",category:e.category}),l=d(!1),s=m=>c=>{n.value={...n.value,[m]:c.currentTarget.value}},i=async m=>{m.preventDefault(),l.value=!0;try{let c=e,g=n.value.category.trim();if(g&&g!==e.category){if(!await q(e,g))return;c=p.value.find(r=>r.category===g&&r.title===e.title)??c}let $=ne(c,n.value);if(Object.keys($).length>0&&!await w(c,$))return;t()}finally{l.value=!1}},u=n.value;return a`<dialog ref=${o} class="panel" aria-labelledby="panel-title" onClose=${t}>
     <form onSubmit=${i}>
       <h2 id="panel-title">Edit todo</h2>
       <label>Title <input name="title" required maxLength="1024" value=${u.title} onInput=${s("title")} /></label>
@@ -56,7 +56,7 @@ import{A as q,B as N,C as O,a as R,b as v,c as f,d as h,e as k,f as d,g as C,h a
     <input class="new-category" aria-label="Category of the new todo" list="categories" placeholder=${E.category.value||X}
       value=${t.value} onInput=${n=>t.value=n.currentTarget.value} />
     <datalist id="categories">${S.value.map(n=>a`<option value=${n} />`)}</datalist>
-  </div>`}function re(){let e=f(void 0),t=E,o=()=>{y()},n=l=>{t.q.value=l.currentTarget.value,clearTimeout(e.current),e.current=setTimeout(o,250)};return a`<div class="toolbar">
+  </div>`}function re(){let e=f(void 0),t=E,o=()=>{b()},n=l=>{t.q.value=l.currentTarget.value,clearTimeout(e.current),e.current=setTimeout(o,250)};return a`<div class="toolbar">
     <input type="search" class="search" aria-label="Search" placeholder="Search titles" value=${t.q.value} onInput=${n}
       onKeyDown=${l=>l.key==="Enter"&&(clearTimeout(e.current),o())} />
     <select aria-label="Category" value=${t.category.value}
@@ -77,10 +77,10 @@ import{A as q,B as N,C as O,a as R,b as v,c as f,d as h,e as k,f as d,g as C,h a
       <option value="asc">Ascending</option>
       <option value="desc">Descending</option>
     </select>
-  </div>`}function ie(){let e=p.value.length;return U.value===null?D.value&&e===0?a`<p class="paging" role="status">Loading…</p>`:null:a`<p class="paging">
+  </div>`}function ie(){let e=p.value.length;return V.value===null?D.value&&e===0?a`<p class="paging" role="status">Loading…</p>`:null:a`<p class="paging">
     <span>${e} loaded; the server has more.</span>
-    <button class="more" disabled=${D.value} onClick=${()=>{y(!0)}}>More</button>
-  </p>`}function ue({todo:e,onDetails:t}){let o=d(!1),n=d(e.title),l=f(null),s=f(!1);v(()=>{o.value&&l.current?.focus()},[o.value]);let i=()=>{n.value=e.title,s.current=!1,o.value=!0},u=async()=>{if(s.current)return;s.current=!0;let r=n.value.trim();if(o.value=!1,r===""){await L(e)||m(n.value);return}r!==e.title&&!await w(e,{title:r})&&!b.value&&m(n.value)},m=r=>{n.value=r,s.current=!1,o.value=!0},c=r=>{r.key==="Enter"&&u(),r.key==="Escape"&&(s.current=!0,n.value=e.title,o.value=!1)},g=[e.isCompleted?"completed":"",o.value?"editing":""].filter(Boolean).join(" "),$=e.dueDate?.slice(0,10);return a`<li class=${g} data-id=${e.id}>
+    <button class="more" disabled=${D.value} onClick=${()=>{b(!0)}}>More</button>
+  </p>`}function ue({todo:e,onDetails:t}){let o=d(!1),n=d(e.title),l=f(null),s=f(!1);v(()=>{o.value&&l.current?.focus()},[o.value]);let i=()=>{n.value=e.title,s.current=!1,o.value=!0},u=async()=>{if(s.current)return;s.current=!0;let r=n.value.trim();if(o.value=!1,r===""){await L(e)||m(n.value);return}r!==e.title&&!await w(e,{title:r})&&!y.value&&m(n.value)},m=r=>{n.value=r,s.current=!1,o.value=!0},c=r=>{r.key==="Enter"&&u(),r.key==="Escape"&&(s.current=!0,n.value=e.title,o.value=!1)},g=[e.isCompleted?"completed":"",o.value?"editing":""].filter(Boolean).join(" "),$=e.dueDate?.slice(0,10);return a`<li class=${g} data-id=${e.id}>
     <div class="view">
       <input class="toggle" type="checkbox" checked=${e.isCompleted} aria-label=${"Completed: "+e.title}
         onChange=${r=>{w(e,{isCompleted:r.currentTarget.checked})}} />
@@ -89,6 +89,7 @@ import{A as q,B as N,C as O,a as R,b as v,c as f,d as h,e as k,f as d,g as C,h a
         <span class="category">${e.category}</span>
         ${$&&a` <span class="due">due ${$}</span>`}
         ${(e.tags??[]).map(r=>a` <span class="tag">#${r}</span>`)}
+        <a class="history-link" href=${"#/todos/"+encodeURIComponent(e.id)}>History</a>
       </span>
       <button class="details" aria-label=${"Details of "+e.title} onClick=${t}>⋯</button>
       <button class="destroy" aria-label=${"Delete "+e.title} onClick=${()=>{L(e)}}></button>
@@ -96,7 +97,7 @@ import{A as q,B as N,C as O,a as R,b as v,c as f,d as h,e as k,f as d,g as C,h a
     ${o.value&&a`<input ref=${l} class="edit" aria-label=${"Edit "+e.title} value=${n.value}
       onInput=${r=>n.value=r.currentTarget.value}
       onKeyDown=${c} onBlur=${()=>{u()}} />`}
-  </li>`}var T=h(null),H=h({});function ce(){let e=T.value,t=C.value;if(!e)return null;let o=t.admin&&a`<a href="#/admin">All users (admin)</a>`;switch(e.authMode){case"dev":return a`<nav class="session" aria-label="Session">
+  </li>`}var T=h(null),P=h({});function ce(){let e=T.value,t=C.value;if(!e)return null;let o=t.admin&&a`<a href="#/admin">All users (admin)</a>`;switch(e.authMode){case"dev":return a`<nav class="session" aria-label="Session">
         <form onSubmit=${n=>{n.preventDefault(),K(new FormData(n.currentTarget).get("user"))}}>
           <label>User <input name="user" value=${t.user} autocomplete="off" /></label>
           <button type="submit">Switch user</button>
@@ -111,8 +112,8 @@ import{A as q,B as N,C as O,a as R,b as v,c as f,d as h,e as k,f as d,g as C,h a
     <span class="problem-detail">${e.detail}</span>
     <button type="button" onClick=${()=>M.value=null}>Dismiss</button>
   </div>`:null}function pe(){let e=F.value;return a`<p class="cost" role="status">
-    ${V.value||e&&`scope ${e.scope||"—"} · ${e.charge||"—"} RU`}
-  </p>`}function ve(){let e=P.value;if(e.view==="todos")return a`<${te} filter=${e.filter} />`;let t=H.value[e.view];return v(()=>{t||A[e.view]().then(o=>H.value={...H.value,[e.view]:o.default},o=>I(o))},[e.view,t]),t?a`<${t} route=${e} />`:a`<p role="status">Loading…</p>`}function fe(){let t=C.value.user!==""||T.value?.authMode==="single";return a`
+    ${U.value||e&&`scope ${e.scope||"—"} · ${e.charge||"—"} RU`}
+  </p>`}function ve(){let e=H.value;if(e.view==="todos")return a`<${te} filter=${e.filter} />`;let t=P.value[e.view];return v(()=>{t||A[e.view]().then(o=>P.value={...P.value,[e.view]:o.default},o=>I(o))},[e.view,t]),t?a`<${t} route=${e} />`:a`<p role="status">Loading…</p>`}function fe(){let t=C.value.user!==""||T.value?.authMode==="single";return a`
     <${ce} />
     <main>
     <section class="todoapp">
@@ -122,5 +123,5 @@ import{A as q,B as N,C as O,a as R,b as v,c as f,d as h,e as k,f as d,g as C,h a
     </section>
     <${pe} />
     </main>
-    ${b.value&&a`<${Q} conflict=${b.value} />`}
-  `}async function me(){let e=document.getElementById("app");try{T.value=await W(),await j(T.value)}catch(t){I(t)}e.textContent="",R(a`<${fe} />`,e),(C.value.user!==""||T.value?.authMode==="single")&&await y()}me();
+    ${y.value&&a`<${Q} conflict=${y.value} />`}
+  `}async function me(){let e=document.getElementById("app");try{T.value=await W(),await j(T.value)}catch(t){I(t)}e.textContent="",R(a`<${fe} />`,e),(C.value.user!==""||T.value?.authMode==="single")&&await b()}me();

@@ -1,0 +1,220 @@
+// An export (NDJSON or CSV, GET .../export) checked as the auditor's
+// command line checks it: the manifest against the lines before it, each
+// record's hash from its content, the links between the versions of each
+// todo it holds, the manifest's checkpoint, and every record's leaf in the
+// checkpoint's tree. With no network at all, inclusion is proven when the
+// export holds every leaf of that tree; otherwise it needs the log's tiles.
+
+import { hex, sha256, utf8 } from "./bytes.ts";
+import { checkRecord, recordMembers, recordOf, type AuditRecord } from "./chain.ts";
+import { isObject, onlyMembers, parseStrict, type Json, type JsonObject } from "./json.ts";
+import { leafOf } from "./leaf.ts";
+import { leafHash, rootAround, type TileReader } from "./merkle.ts";
+import { equal } from "./bytes.ts";
+import { describe, openCheckpoint, type Checkpoint, type NoteKey } from "./note.ts";
+import { canonicalTime } from "./time.ts";
+
+export interface ExportReport {
+  format: string;
+  count: number;
+  links: number;
+  checkpoint: Checkpoint;
+  summary: string;
+}
+
+const csvHeader = ["id", "entityKey", "entityId", "entityType", "version", "operation", "dateCreatedUtc", "actor",
+  "prevHash", "hash", "entity", "chain", "commitments", "logIndex"];
+
+interface Ref {
+  id: string;
+  entityKey: string;
+  version: number;
+  at: string;
+  hash: string;
+}
+
+/** One record read, with its leaf's index (null when not in the log yet). */
+interface Row {
+  record: Json;
+  logIndex: number | null;
+}
+
+/** ndjson splits an NDJSON export into its record rows, the bytes they
+ * cover and the manifest. */
+function ndjson(text: string): { rows: Row[]; covered: string; manifest: Json } {
+  const lines = text.split(/(?<=\n)/);
+  const rows: Row[] = [];
+  for (const [i, line] of lines.entries()) {
+    const where = `line ${i + 1}`;
+    if (line.startsWith('{"manifest":')) {
+      if (i !== lines.length - 1) throw new Error(`${where}: the manifest is not the last line`);
+      const m = parseStrict(line);
+      if (!isObject(m)) throw new Error(`${where}: the manifest does not decode`);
+      onlyMembers(m, ["manifest"], "the manifest line");
+      return { rows, covered: lines.slice(0, i).join(""), manifest: m["manifest"] ?? null };
+    }
+    let o: Json;
+    try {
+      o = parseStrict(line);
+    } catch (err) {
+      throw new Error(`${where} is not an audit record: ${(err as Error).message}`);
+    }
+    if (!isObject(o)) throw new Error(`${where} is not an audit record`);
+    const { logIndex, ...record } = o;
+    if (logIndex !== undefined && (!Number.isSafeInteger(logIndex) || (logIndex as number) < 0)) throw new Error(`${where}: logIndex is not a leaf index`);
+    rows.push({ record, logIndex: (logIndex as number | undefined) ?? null });
+  }
+  throw new Error("the export ends without its manifest: it is incomplete");
+}
+
+/** csvRows reads RFC 4180 rows as Go's encoding/csv writes them, with the
+ * end of each row (an index into text). */
+function csvRows(text: string): { fields: string[]; end: number }[] {
+  const rows: { fields: string[]; end: number }[] = [];
+  let at = 0;
+  while (at < text.length) {
+    const fields: string[] = [];
+    for (;;) {
+      let f = "";
+      if (text[at] === '"') {
+        at++;
+        for (;;) {
+          const q = text.indexOf('"', at);
+          if (q < 0) throw new Error(`row ${rows.length + 1}: a quoted field does not end`);
+          f += text.slice(at, q);
+          at = q + 1;
+          if (text[at] !== '"') break;
+          f += '"';
+          at++;
+        }
+      } else {
+        const m = /[^,\n"]*/y;
+        m.lastIndex = at;
+        f = m.exec(text)![0];
+        at += f.length;
+        if (text[at] === '"') throw new Error(`row ${rows.length + 1}: a bare quote in a field`);
+      }
+      fields.push(f);
+      if (text[at] === ",") {
+        at++;
+        continue;
+      }
+      if (text[at] === "\n" || at >= text.length) break;
+      throw new Error(`row ${rows.length + 1}: extraneous text after a quoted field`);
+    }
+    if (fields.length !== csvHeader.length) throw new Error(`row ${rows.length + 1}: wrong number of fields`);
+    at++;
+    rows.push({ fields, end: Math.min(at, text.length) });
+  }
+  return rows;
+}
+
+function csv(text: string): { rows: Row[]; covered: string; manifest: Json } {
+  const all = csvRows(text);
+  const rows: Row[] = [];
+  if (all.length === 0 || all[0]!.fields.some((f, i) => f !== csvHeader[i])) throw new Error("row 1 is not the header of an export");
+  for (const [i, { fields: r }] of all.entries()) {
+    if (i === 0) continue;
+    const where = `row ${i + 1}`;
+    if (r[0] === "#manifest") {
+      if (r.slice(2).some((f) => f !== "")) throw new Error(`${where}: the manifest row has more than two columns`);
+      if (i !== all.length - 1) throw new Error(`${where}: the manifest is not the last row`);
+      return { rows, covered: text.slice(0, all[i - 1]!.end), manifest: parseStrict(r[1]!) };
+    }
+    const [id, entityKey, entityId, entityType, version, operation, at, actor, prevHash, hash, entity, chain, commitments, logIndex] = r as string[];
+    if (!/^-?[0-9]+$/.test(version!)) throw new Error(`${where}: version ${JSON.stringify(version)} is not a number`);
+    if (chain !== "" && !/^-?[0-9]+$/.test(chain!)) throw new Error(`${where}: chain ${JSON.stringify(chain)} is not a number`);
+    if (logIndex !== "" && !/^[0-9]+$/.test(logIndex!)) throw new Error(`${where}: logIndex ${JSON.stringify(logIndex)} is not a leaf index`);
+    let ent: Json;
+    try {
+      ent = parseStrict(entity!);
+    } catch (err) {
+      throw new Error(`${where}: entity does not decode as a todo: ${(err as Error).message}`);
+    }
+    const record: JsonObject = { id: id!, entityKey: entityKey!, entityId: entityId!, entityType: entityType!, version: Number(version),
+      operation: operation!, dateCreatedUtc: at!, actor: actor!, prevHash: prevHash!, hash: hash!, entity: ent };
+    if (chain !== "") record["chain"] = Number(chain);
+    if (commitments !== "") record["commitments"] = parseStrict(commitments!);
+    rows.push({ record, logIndex: logIndex === "" ? null : Number(logIndex) });
+  }
+  throw new Error("the export ends without its manifest: it is incomplete");
+}
+
+function refOf(v: Json | undefined, what: string): Ref | null {
+  if (v === null || v === undefined) return null;
+  if (!isObject(v)) throw new Error(`${what} is not a record reference`);
+  onlyMembers(v, ["id", "entityKey", "version", "dateCreatedUtc", "hash"], what);
+  const r = recordOf(v, ["id", "entityKey", "version", "dateCreatedUtc", "hash"]);
+  return { id: r.id, entityKey: r.entityKey, version: r.version, at: canonicalTime(r.dateCreatedUtc), hash: r.hash };
+}
+
+const sameRef = (a: Ref | null, b: Ref | null): boolean =>
+  a === null || b === null ? a === b : a.id === b.id && a.entityKey === b.entityKey && a.version === b.version && a.at === b.at && a.hash === b.hash;
+
+/** verifyExport checks an export's text with the log's key and, when the
+ * export does not hold every leaf of its checkpoint's tree, the log's
+ * tiles; it throws saying why it does not verify. */
+export async function verifyExport(text: string, key: NoteKey, tiles?: TileReader): Promise<ExportReport> {
+  if (text === "") throw new Error("the export is empty");
+  const isNDJSON = text.startsWith("{");
+  const { rows, covered, manifest: mv } = isNDJSON ? ndjson(text) : csv(text);
+  const versions = new Map<string, Map<number, AuditRecord>>();
+  const leaves = new Map<number, Uint8Array>();
+  let links = 0;
+  let pending = 0;
+  let first: Ref | null = null;
+  let last: Ref | null = null;
+  for (const row of rows) {
+    const r = recordOf(row.record, recordMembers);
+    const name = `version ${r.version} of ${r.entityKey}`;
+    if (r.id !== `${r.entityId}:v${r.version}`) throw new Error(`${name} has id ${JSON.stringify(r.id)}, not the id of that version`);
+    const bad = await checkRecord(r);
+    if (bad) throw new Error(`${name}: ${bad}`);
+    const vs = versions.get(r.entityKey) ?? new Map<number, AuditRecord>();
+    versions.set(r.entityKey, vs);
+    if (vs.has(r.version)) throw new Error(`${name} is exported twice`);
+    const before = vs.get(r.version - 1);
+    const after = vs.get(r.version + 1);
+    if (before && (links++, r.prevHash !== before.hash)) throw new Error(`the prevHash of ${name} is not the hash of version ${r.version - 1}`);
+    if (after && (links++, after.prevHash !== r.hash)) throw new Error(`the prevHash of version ${r.version + 1} of ${r.entityKey} is not the hash of version ${r.version}`);
+    vs.set(r.version, r);
+    let leaf: Uint8Array;
+    try {
+      leaf = leafOf(r);
+    } catch (err) {
+      throw new Error(`${name} has no leaf: ${(err as Error).message}`);
+    }
+    if (row.logIndex === null) pending++;
+    else leaves.set(row.logIndex, await leafHash(leaf));
+    last = { id: r.id, entityKey: r.entityKey, version: r.version, at: canonicalTime(r.dateCreatedUtc), hash: r.hash };
+    first ??= last;
+  }
+  if (!isObject(mv)) throw new Error("the manifest does not decode");
+  onlyMembers(mv, ["format", "filters", "count", "first", "last", "sha256", "logCheckpoint", "pending"], "the manifest");
+  const format = isNDJSON ? "application/x-ndjson" : "text/csv";
+  if (mv["format"] !== format) throw new Error(`the manifest says the export is ${String(mv["format"])}, not ${isNDJSON ? "NDJSON" : "CSV"}`);
+  const sum = hex(await sha256(utf8(covered)));
+  if (mv["sha256"] !== sum) throw new Error(`the manifest's sha256 is ${String(mv["sha256"])}, the bytes before it hash to ${sum}`);
+  if (mv["count"] !== rows.length) throw new Error(`the manifest counts ${String(mv["count"])} records, the export holds ${rows.length}`);
+  if (!sameRef(refOf(mv["first"], "the manifest's first"), first)) throw new Error("the manifest's first record is not the export's");
+  if (!sameRef(refOf(mv["last"], "the manifest's last"), last)) throw new Error("the manifest's last record is not the export's");
+  if ((mv["pending"] ?? 0) !== pending) throw new Error(`the manifest counts ${String(mv["pending"])} records without a logIndex, the export holds ${pending}`);
+  const note = mv["logCheckpoint"];
+  if (typeof note !== "string") throw new Error(`the manifest names no log checkpoint: the ${rows.length} records cannot be checked against the log`);
+  const checkpoint = await openCheckpoint(note, key).catch((e: Error) => Promise.reject(new Error("the manifest's checkpoint: " + e.message)));
+  if (pending > 0) throw new Error(`${pending} of the ${rows.length} records have no logIndex: they were not in the log yet; export again once it has integrated them`);
+  for (const i of leaves.keys()) {
+    if (i >= checkpoint.size) throw new Error(`leaf index ${i} is outside the checkpoint's tree of size ${checkpoint.size}`);
+  }
+  let root: Uint8Array;
+  try {
+    root = await rootAround(checkpoint.size, leaves, tiles);
+  } catch (err) {
+    throw new Error(`the inclusion of the ${rows.length} records was not checked: ${(err as Error).message}`);
+  }
+  if (!equal(root, checkpoint.root)) throw new Error("a record is not in the log under the manifest's checkpoint");
+  return {
+    format, count: rows.length, links, checkpoint,
+    summary: `export verified: ${rows.length} records (${format}, sha256 ${sum}), ${links} links between versions, every record in the log under ${describe(checkpoint)}`,
+  };
+}
