@@ -111,3 +111,12 @@ func TestRolledBackStoreRefused(t *testing.T) {
 		t.Fatalf("log audit of a rolled-back store: %v", got)
 	}
 }
+
+// A todo's newest versions removed from the embedded store are found.
+func TestLostVersions(t *testing.T) {
+	var st store.Store
+	a := apitest.Start(t, map[string]string{"DATA_DIR": t.TempDir(), "ADMIN_USERS": "alice"},
+		&app.Options{Wrap: func(s store.Store) store.Store { st = s; return s }})
+	s := &server{Client: &apitest.Client{T: t, Base: "http://" + a.Addr(), User: "alice"}, app: a}
+	apitest.LostVersions(t, s.Client, apitest.Containers(t, st), s.integrate)
+}

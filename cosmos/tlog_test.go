@@ -108,3 +108,29 @@ func TestTransparencyLogOnCosmos(t *testing.T) {
 		}
 	}
 }
+
+// onCosmos starts a handler on a fresh database of the local
+// Cosmos-protocol server, with the log, alice as its administrator, and
+// settle running reconcile and the integrator as their timers would.
+func onCosmos(t *testing.T) (c *apitest.Client, s *apitest.Store, settle func(), a *app.App) {
+	var st store.Store
+	a = apitest.Start(t, logSettings(t, "alice"), &app.Options{
+		Cosmos: func(c *cosmos.Config) { c.ClientOptions = cosmos.WireClientOptions() },
+		Wrap:   func(s store.Store) store.Store { st = s; return s },
+	})
+	settle = func() {
+		if _, err := a.Reconcile(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := a.IntegrateLog(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return &apitest.Client{T: t, Base: "http://" + a.Addr(), User: "alice"}, apitest.Containers(t, st), settle, a
+}
+
+// A todo's newest versions removed from Cosmos DB are found.
+func TestLostVersionsOnCosmos(t *testing.T) {
+	c, s, settle, _ := onCosmos(t)
+	apitest.LostVersions(t, c, s, settle)
+}

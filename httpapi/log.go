@@ -165,8 +165,30 @@ func (a *api) historyProof(ctx context.Context, w http.ResponseWriter, r *http.R
 		return err
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	writeJSON(w, http.StatusOK, proofBody{Checkpoint: string(p.Checkpoint), Index: p.Index, Leaf: p.Leaf, Proof: hashStrings(p.Proof)})
+	writeJSON(w, http.StatusOK, proofOf(&p))
 	return nil
+}
+
+func proofOf(p *tlog.Inclusion) proofBody {
+	return proofBody{Checkpoint: string(p.Checkpoint), Index: p.Index, Leaf: p.Leaf, Proof: hashStrings(p.Proof)}
+}
+
+// loggedAfter is the newest version of the caller's todo id after version
+// that the log holds, and its proof: 0 and nil when it holds none, or
+// there is no log.
+func (a *api) loggedAfter(ctx context.Context, id string, version int64) (int64, *tlog.Inclusion, error) {
+	if a.Transparency == nil {
+		return 0, nil, nil
+	}
+	user, err := service.Caller(ctx)
+	if err != nil {
+		return 0, nil, err
+	}
+	n, in, err := a.Transparency.After(ctx, todo.EntityKey(user, id), version)
+	if err != nil || n == 0 {
+		return 0, nil, err
+	}
+	return n, &in, nil
 }
 
 // logged compares the versions a verification checked with the log: how

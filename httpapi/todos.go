@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"net/http"
 	"net/url"
@@ -21,6 +22,7 @@ import (
 	"github.com/todoaudit/todo/problem"
 	"github.com/todoaudit/todo/service"
 	"github.com/todoaudit/todo/telemetry/partitionload"
+	"github.com/todoaudit/todo/tlog"
 )
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
@@ -405,8 +407,23 @@ func (a *api) history(ctx context.Context, w http.ResponseWriter, r *http.Reques
 	if err != nil {
 		return err
 	}
-	complete := strconv.AppendBool(append([]byte(nil), `,"complete":`...), p.Complete)
-	writeRecords(w, p.Items, p.Continuation, complete)
+	// The last page ends the history: a later version in the log is one
+	// the store has lost, served with its proof.
+	var beyond *tlog.Inclusion
+	if p.Continuation == "" && len(p.Items) > 0 {
+		if _, beyond, err = a.loggedAfter(ctx, id, p.Items[len(p.Items)-1].Version); err != nil {
+			return err
+		}
+	}
+	more := strconv.AppendBool(append([]byte(nil), `,"complete":`...), p.Complete && beyond == nil)
+	if beyond != nil {
+		b, err := json.Marshal(proofOf(beyond))
+		if err != nil {
+			return todo.Wrap(todo.Internal, err, "proof does not encode")
+		}
+		more = append(append(more, `,"loggedAfter":`...), b...)
+	}
+	writeRecords(w, p.Items, p.Continuation, more)
 	return nil
 }
 
@@ -446,9 +463,26 @@ func (a *api) verify(ctx context.Context, w http.ResponseWriter, r *http.Request
 		}
 	}
 	step.PrevHash = q["prevHash"]
-	v, err := a.Service.Verify(ctx, id, step)
+	body, lost, err := a.verifyAgainstLog(ctx, id, step)
+	if lost {
+		// A version written since the chain was walked is in the log
+		// already, or the store lost versions: walking again tells.
+		body, _, err = a.verifyAgainstLog(ctx, id, step)
+	}
 	if err != nil {
 		return err
+	}
+	writeJSON(w, http.StatusOK, body)
+	return nil
+}
+
+// verifyAgainstLog verifies the chain of the caller's todo id from step,
+// and then, with a log, compares the versions checked with it: lost says
+// the log holds a version after the newest the store has.
+func (a *api) verifyAgainstLog(ctx context.Context, id string, step service.VerifyStep) (verification, bool, error) {
+	v, err := a.Service.Verify(ctx, id, step)
+	if err != nil {
+		return verification{}, false, err
 	}
 	body := verification{Verified: v.Verified, BrokenAt: v.BrokenAt, Reason: v.Reason, PurgedBefore: v.PurgedBefore,
 		Erased: v.Erased, FirstEncoding: v.FirstEncoding}
@@ -458,19 +492,30 @@ func (a *api) verify(ctx context.Context, w http.ResponseWriter, r *http.Request
 	if v.Next != nil {
 		body.Next = todoPath(id) + "/history/verify?from=" + strconv.FormatInt(v.Next.From, 10) + "&prevHash=" + url.QueryEscape(v.Next.PrevHash)
 	}
-	if v.Verified && a.Transparency != nil {
-		l, err := a.logged(ctx, id, v.Checked)
-		if err != nil {
-			return err
-		}
-		body.Logged, body.Pending = &l.Logged, &l.Pending
-		if l.Differs != 0 {
-			body.Verified, body.Versions = false, nil
-			body.BrokenAt, body.Reason = l.Differs, "version "+strconv.FormatInt(l.Differs, 10)+" is not the version the transparency log holds"
-		}
+	if !v.Verified || a.Transparency == nil {
+		return body, false, nil
 	}
-	writeJSON(w, http.StatusOK, body)
-	return nil
+	l, err := a.logged(ctx, id, v.Checked)
+	if err != nil {
+		return body, false, err
+	}
+	body.Logged, body.Pending = &l.Logged, &l.Pending
+	if l.Differs != 0 {
+		body.Verified, body.Versions = false, nil
+		body.BrokenAt, body.Reason = l.Differs, "version "+strconv.FormatInt(l.Differs, 10)+" is not the version the transparency log holds"
+		return body, false, nil
+	}
+	if v.Next != nil || len(v.Checked) == 0 {
+		return body, false, nil
+	}
+	last := v.Checked[len(v.Checked)-1].Version
+	newest, _, err := a.loggedAfter(ctx, id, last)
+	if err != nil || newest == 0 {
+		return body, false, err
+	}
+	body.Verified, body.Versions = false, nil
+	body.BrokenAt, body.Reason = last+1, fmt.Sprintf("the transparency log holds versions %d to %d, which the store no longer has", last+1, newest)
+	return body, true, nil
 }
 
 // deadLetterPage is the body of dead-letter answers.

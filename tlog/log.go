@@ -233,3 +233,38 @@ func (l *Log) Check(ctx context.Context, records []todo.AuditRecord) (Logged, er
 	}
 	return out, nil
 }
+
+// After returns the newest version of an entity after version that the
+// latest checkpoint holds, found by the versions' index documents one after
+// another, and its inclusion proof; 0 when it holds none. A history or a
+// verification that ends at version while the log holds a later one has
+// lost versions the log still commits to: the proof is the evidence,
+// checked like any other.
+func (l *Log) After(ctx context.Context, entityKey string, version int64) (int64, Inclusion, error) {
+	_, c, err := l.Checkpoint(ctx)
+	if todo.IsKind(err, todo.NotFound) {
+		return 0, Inclusion{}, nil
+	}
+	if err != nil {
+		return 0, Inclusion{}, err
+	}
+	newest := version
+	for {
+		_, err := l.locate(ctx, entityKey, newest+1, c.Size)
+		if todo.IsKind(err, todo.NotFound) {
+			break
+		}
+		if err != nil {
+			return 0, Inclusion{}, err
+		}
+		newest++
+	}
+	if newest == version {
+		return 0, Inclusion{}, nil
+	}
+	in, err := l.Prove(ctx, entityKey, newest)
+	if err != nil {
+		return 0, in, err
+	}
+	return newest, in, nil
+}

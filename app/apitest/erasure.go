@@ -12,7 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/mod/sumdb/note"
+
 	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/audit/export"
 	"github.com/todoaudit/todo/tlog"
 )
 
@@ -207,6 +210,32 @@ func Erasure(t *testing.T, admin *Client, scheme string, scan func() []byte, set
 	}
 	Want(t, bob.Do("GET", "/api/manage/erasures/"+job["id"].(string), nil), 403)
 	Want(t, admin.Do("GET", "/api/manage/erasures/erasure-00000000000000000000000000000000", nil), 404)
+	ErasedExports(t, admin, "alice", verifier, settle)
+}
+
+// ErasedExports checks that the activity export of a user whose data was
+// erased, and an admin's export of that user, verify offline with the
+// erasures' own entries in them, and that an erasure entry edited does
+// not.
+func ErasedExports(t *testing.T, admin *Client, user string, v note.Verifier, settle func()) {
+	settle()
+	tiles := logTiles(admin.As(""))
+	for _, x := range []struct {
+		as   *Client
+		path string
+	}{{admin.As(user), "/api/activity/export"}, {admin, "/api/manage/audit/export?owner=" + user}} {
+		for _, accept := range []string{export.NDJSON, export.CSV} {
+			b := Want(t, x.as.Do("GET", x.path, nil, "Accept: "+accept), 200).Body
+			rep, err := export.Verify(bytes.NewReader(b), v, tiles)
+			if err != nil || rep.Erasures == 0 {
+				t.Errorf("%s (%s) after an erasure: %d erasure entries, %v", x.path, accept, rep.Erasures, err)
+			}
+			edited := bytes.Replace(b, []byte("GDPR request"), []byte("GDPR rEquest"), 1)
+			if _, err := export.Verify(bytes.NewReader(edited), v, tiles); err == nil || !strings.Contains(err.Error(), "erasure") {
+				t.Errorf("%s (%s) with an erasure entry edited: %v", x.path, accept, err)
+			}
+		}
+	}
 }
 
 // WaitErasure polls an erasure's status resource until it is done, and

@@ -40,9 +40,10 @@ type Ref struct {
 // Manifest describes an export. LogCheckpoint is the signed checkpoint
 // (the note text) of a tree that holds the leaf of every record exported
 // with a logIndex; null when the handler keeps no log, or the log has no
-// checkpoint yet. Pending counts the records exported without one: not in
-// that tree yet, since the log integrates them a few seconds after they
-// are written.
+// checkpoint yet. Pending counts the records exported without one:
+// versions not in that tree yet, since the log integrates them a few
+// seconds after they are written, and the entries of erasures, which no
+// leaf is of.
 type Manifest struct {
 	Format        string            `json:"format"`
 	Filters       map[string]string `json:"filters"`

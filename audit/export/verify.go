@@ -29,6 +29,10 @@ type Report struct {
 	Links int
 	// Checkpoint is the manifest's, its signature verified.
 	Checkpoint tlog.Checkpoint
+	// Erasures counts the entries of erasures (an activity or admin
+	// export shows them): no chain or log covers them, and each was
+	// checked against its own hash.
+	Erasures int
 }
 
 // maxLine bounds one line (one record) of an export.
@@ -72,7 +76,7 @@ func Verify(r io.Reader, v note.Verifier, tiles sumdb.TileReader) (Report, error
 	if err != nil {
 		return rep, err
 	}
-	rep.Manifest, rep.Links = m, c.links
+	rep.Manifest, rep.Links, rep.Erasures = m, c.links, c.erasures
 	if err := c.manifest(&m); err != nil {
 		return rep, err
 	}
@@ -103,7 +107,8 @@ type link struct{ hash, prevHash string }
 type checker struct {
 	sum         hash.Hash
 	count       int
-	pending     int
+	pending     int // records of versions without a logIndex
+	erasures    int
 	links       int
 	first, last *Ref
 	leaves      []tlog.LeafAt
@@ -274,6 +279,9 @@ func recordOfRow(row []string) (todo.AuditRecord, *int64, error) {
 // record checks one record: its id, its hash, its link with the version of
 // the same todo read before it, and keeps its leaf.
 func (c *checker) record(r *todo.AuditRecord, logIndex *int64) error {
+	if r.EntityType == todo.EntityTypeErasure {
+		return c.erasure(r, logIndex)
+	}
 	name := fmt.Sprintf("version %d of %s", r.Version, r.EntityKey)
 	if r.ID != todo.AuditID(r.EntityID, r.Version) {
 		return fmt.Errorf("%s has id %q, not the id of that version", name, r.ID)
@@ -311,12 +319,35 @@ func (c *checker) record(r *todo.AuditRecord, logIndex *int64) error {
 	} else {
 		c.leaves = append(c.leaves, tlog.LeafAt{Index: *logIndex, Hash: sumdb.RecordHash(leaf.Encode())})
 	}
+	c.counted(r)
+	return nil
+}
+
+// erasure checks the entry of an erasure: shown with the erasure's id in
+// the governance partition, its hash the SHA-256 of its entity (the run's
+// status), and never in the log.
+func (c *checker) erasure(r *todo.AuditRecord, logIndex *int64) error {
+	sum := sha256.Sum256(r.Entity)
+	switch {
+	case r.ID != r.EntityID || r.EntityKey != todo.GovernanceKey || r.Operation != todo.OpErase:
+		return fmt.Errorf("the erasure entry %q is not shown as an erasure's (id, entityKey and operation)", r.ID)
+	case r.Hash != hex.EncodeToString(sum[:]):
+		return fmt.Errorf("the erasure entry %q is not what its hash covers", r.ID)
+	case logIndex != nil:
+		return fmt.Errorf("the erasure entry %q has a logIndex, though the log holds versions only", r.ID)
+	}
+	c.erasures++
+	c.counted(r)
+	return nil
+}
+
+// counted counts a record checked, first or last.
+func (c *checker) counted(r *todo.AuditRecord) {
 	ref := refOf(r)
 	if c.first == nil {
 		c.first = ref
 	}
 	c.last, c.count = ref, c.count+1
-	return nil
 }
 
 // manifest compares the manifest with what was read.
@@ -331,8 +362,8 @@ func (c *checker) manifest(m *Manifest) error {
 		return errors.New("the manifest's first record is not the export's")
 	case !sameRef(m.Last, c.last):
 		return errors.New("the manifest's last record is not the export's")
-	case m.Pending != c.pending:
-		return fmt.Errorf("the manifest counts %d records without a logIndex, the export holds %d", m.Pending, c.pending)
+	case m.Pending != c.pending+c.erasures:
+		return fmt.Errorf("the manifest counts %d records without a logIndex, the export holds %d", m.Pending, c.pending+c.erasures)
 	}
 	return nil
 }

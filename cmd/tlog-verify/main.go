@@ -8,8 +8,6 @@
 package main
 
 import (
-	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -23,9 +21,7 @@ import (
 	"golang.org/x/mod/sumdb/note"
 	sumdb "golang.org/x/mod/sumdb/tlog"
 
-	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/audit/export"
-	"github.com/todoaudit/todo/internal/strictjson"
 	"github.com/todoaudit/todo/tlog"
 )
 
@@ -280,39 +276,10 @@ func (vr *verifier) consistency(args []string) (string, error) {
 	return fmt.Sprintf("consistent: %s extends %s", b, a), nil
 }
 
-// historyAnswer is a history page: the records are what is checked; the
-// other members of the answer are allowed and ignored.
-type historyAnswer struct {
-	Items []todo.AuditRecord `json:"items"`
-}
-
 func (vr *verifier) history(src string, bundleSrcs []string) (string, error) {
 	b, err := vr.read(src)
 	if err != nil {
 		return "", err
-	}
-	var records []todo.AuditRecord
-	dec := json.NewDecoder(strings.NewReader(string(b)))
-	for {
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); errors.Is(err, io.EOF) {
-			break
-		} else if err != nil {
-			return "", fmt.Errorf("%s is not a history answer: %w", src, err)
-		}
-		// Member names given twice, or bytes that are not UTF-8, would
-		// let what is checked differ from what another reader sees.
-		if _, err := strictjson.Check(raw); err != nil {
-			return "", fmt.Errorf("%s is not strict JSON: %w", src, err)
-		}
-		var page historyAnswer
-		if err := json.Unmarshal(raw, &page); err != nil {
-			return "", fmt.Errorf("%s is not a history answer: %w", src, err)
-		}
-		records = append(records, page.Items...)
-	}
-	if len(records) == 0 {
-		return "", fmt.Errorf("%s holds no version", src)
 	}
 	var bundles []tlog.ProofBundle
 	for _, s := range bundleSrcs {
@@ -322,9 +289,9 @@ func (vr *verifier) history(src string, bundleSrcs []string) (string, error) {
 		}
 		bundles = append(bundles, p)
 	}
-	n, err := tlog.VerifyHistory(records, bundles, vr.v)
+	versions, n, err := tlog.VerifyHistoryAnswer(b, bundles, vr.v)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("%s: %w", src, err)
 	}
-	return fmt.Sprintf("history verified: %d versions chained, %d of them proven in the log", len(records), n), nil
+	return fmt.Sprintf("history verified: %d versions chained, %d of them proven in the log", versions, n), nil
 }
