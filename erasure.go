@@ -98,6 +98,14 @@ func (e Erasure) Status() Erasure {
 	return e
 }
 
+// OwnerStatus is e as the user it erases sees it: a legal hold that makes
+// it wait is not named to the user the hold covers.
+func (e Erasure) OwnerStatus() Erasure {
+	e = e.Status()
+	e.HeldBy = ""
+	return e
+}
+
 // ErasePersonal erases every personal field of a snapshot in the second
 // chain encoding that holds a value (see Erase); an empty field keeps its
 // commitment, which reveals only that it was empty. It reports whether it

@@ -933,7 +933,7 @@ type Erasure struct {
 	// FirstEncoding The user's documents of the first chain encoding, left as they are (their content cannot be removed without breaking their chain)
 	FirstEncoding ErasureCounts `json:"firstEncoding"`
 
-	// HeldBy The legal hold that pauses a running erasure, until it is released
+	// HeldBy The legal hold that pauses a running erasure, until it is released; shown to administrators only
 	HeldBy *string `json:"heldBy,omitempty"`
 	Id     string  `json:"id"`
 
@@ -1894,7 +1894,7 @@ type ClientInterface interface {
 
 	// EraseMyData Erase my personal content
 	//
-	// The caller's own erasure, as POST /api/manage/erasures does it for an administrator; poll GET /api/me/erasure.
+	// The caller's own erasure, as POST /api/manage/erasures does it for an administrator; poll GET /api/me/erasure. It is never refused for a legal hold, which is not disclosed to the user it covers: the erasure is accepted and waits until the hold is released.
 	//
 	// Corresponds with DELETE /api/me/data (the `EraseMyData` operationId).
 	EraseMyData(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2358,7 +2358,7 @@ func (c *Client) AdminTodos(ctx context.Context, params *AdminTodosParams, reqEd
 
 // EraseMyData Erase my personal content
 //
-// The caller's own erasure, as POST /api/manage/erasures does it for an administrator; poll GET /api/me/erasure.
+// The caller's own erasure, as POST /api/manage/erasures does it for an administrator; poll GET /api/me/erasure. It is never refused for a legal hold, which is not disclosed to the user it covers: the erasure is accepted and waits until the hold is released.
 //
 // Corresponds with DELETE /api/me/data (the `EraseMyData` operationId).
 func (c *Client) EraseMyData(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -5149,7 +5149,7 @@ type ClientWithResponsesInterface interface {
 
 	// EraseMyDataWithResponse Erase my personal content
 	//
-	// The caller's own erasure, as POST /api/manage/erasures does it for an administrator; poll GET /api/me/erasure.
+	// The caller's own erasure, as POST /api/manage/erasures does it for an administrator; poll GET /api/me/erasure. It is never refused for a legal hold, which is not disclosed to the user it covers: the erasure is accepted and waits until the hold is released.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -6788,8 +6788,6 @@ type EraseMyDataResponse struct {
 	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Problem
-	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
-	ApplicationproblemJSON409 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
 	// Headers202 the parsed response headers for an HTTP 202 response
@@ -6811,11 +6809,6 @@ func (r EraseMyDataResponse) GetApplicationproblemJSON400() *Problem {
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r EraseMyDataResponse) GetApplicationproblemJSON401() *Problem {
 	return r.ApplicationproblemJSON401
-}
-
-// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
-func (r EraseMyDataResponse) GetApplicationproblemJSON409() *Problem {
-	return r.ApplicationproblemJSON409
 }
 
 // GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
@@ -8731,7 +8724,7 @@ func (c *ClientWithResponses) AdminTodosWithResponse(ctx context.Context, params
 
 // EraseMyDataWithResponse Erase my personal content
 //
-// The caller's own erasure, as POST /api/manage/erasures does it for an administrator; poll GET /api/me/erasure.
+// The caller's own erasure, as POST /api/manage/erasures does it for an administrator; poll GET /api/me/erasure. It is never refused for a legal hold, which is not disclosed to the user it covers: the erasure is accepted and waits until the hold is released.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -10490,13 +10483,6 @@ func ParseEraseMyDataResponse(rsp *http.Response) (*EraseMyDataResponse, error) 
 			return nil, err
 		}
 		response.ApplicationproblemJSON401 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
-		var dest Problem
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.ApplicationproblemJSON409 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest Problem

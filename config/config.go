@@ -57,6 +57,7 @@ var (
 	authAudience      = Setting{"AUTH_AUDIENCE", "", "entra: the aud tokens must carry (the API's application id)"}
 	webClientID       = Setting{"AUTH_CLIENT_ID", "", "entra: the application (client) id the web page signs in with (authorization code + PKCE); default AUTH_AUDIENCE"}
 	webScope          = Setting{"AUTH_SCOPE", "", "entra: the scope the web page asks for its access token; default <AUTH_AUDIENCE>/.default, with api:// before an audience that is not a URI"}
+	devAllowRemote    = Setting{"AUTH_DEV_ALLOW_REMOTE", "false", "true lets AUTH_MODE=dev listen on an address other machines can reach (LISTEN_ADDR not on loopback); anyone who reaches the port can then act as any user, admins included"}
 	singleUserID      = Setting{"SINGLE_USER_ID", "owner", "the one user under AUTH_MODE=single"}
 	adminUsers        = Setting{"ADMIN_USERS", "", "dev and single: comma-separated user ids allowed on /api/manage (entra and easyauth use the Todo.Admin app role)"}
 	maxBodyBytes      = Setting{"MAX_BODY_BYTES", "1048576", "request body limit in bytes (at most 2000000)"}
@@ -88,7 +89,7 @@ var (
 // infrastructure tests check that Bicep and local.settings.json.example
 // agree with it.
 var Settings = []Setting{
-	customHandlerPort, listenAddr, listenFDs, listenPID, dataDir, storeKind, cosmosEndpoint, cosmosEndpointAlt, cosmosCredential, cosmosClientID, azureClientID, cosmosConnString, cosmosKey, allowRemoteKey, database, todoContainer, auditContainer, leasesContainer, partitionScheme, syntheticBuckets, authMode, authIssuer, authAudience, webClientID, webScope, singleUserID, adminUsers, maxBodyBytes, maxPayloadBytes, versionTTL, auditRetention, auditPump, transparencyLog, logOrigin, logSigningKey, logSigningKeyID, logAnchorURL, logAnchorDir, logLevel, storeOpenTimeout, storeTimeout, shutdownTimeout, corsOrigins, corsCredentials, otelEndpoint, otelTracesEndpoint, otelMetricsEndpoint, otelServiceName,
+	customHandlerPort, listenAddr, listenFDs, listenPID, dataDir, storeKind, cosmosEndpoint, cosmosEndpointAlt, cosmosCredential, cosmosClientID, azureClientID, cosmosConnString, cosmosKey, allowRemoteKey, database, todoContainer, auditContainer, leasesContainer, partitionScheme, syntheticBuckets, authMode, authIssuer, authAudience, devAllowRemote, webClientID, webScope, singleUserID, adminUsers, maxBodyBytes, maxPayloadBytes, versionTTL, auditRetention, auditPump, transparencyLog, logOrigin, logSigningKey, logSigningKeyID, logAnchorURL, logAnchorDir, logLevel, storeOpenTimeout, storeTimeout, shutdownTimeout, corsOrigins, corsCredentials, otelEndpoint, otelTracesEndpoint, otelMetricsEndpoint, otelServiceName,
 }
 
 // SetByLauncher reports whether the named setting is set by whatever
@@ -287,6 +288,9 @@ func Load(lookup func(string) (string, bool)) (*Config, error) {
 	if errors.As(c.Auth.Resolve(c.Mode == Host), &authErr) {
 		return nil, &Error{authErr.Setting, authErr.Problem}
 	}
+	if err := devReach(c, get); err != nil {
+		return nil, err
+	}
 
 	maxBody, err := intSetting(get, maxBodyBytes, 1024, 2_000_000)
 	if err != nil {
@@ -358,6 +362,35 @@ func Load(lookup func(string) (string, bool)) (*Config, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// devReach refuses AUTH_MODE=dev on an address other machines can reach,
+// unless AUTH_DEV_ALLOW_REMOTE says so: dev takes the caller's word for who
+// they are (X-User-Id), so anyone who reached the port could act as any
+// user. An inherited socket was bound by whoever started the process,
+// which chose its address.
+func devReach(c *Config, get func(Setting) string) error {
+	allow, err := strconv.ParseBool(get(devAllowRemote))
+	if err != nil {
+		return &Error{devAllowRemote.Name, fmt.Sprintf("%q is not true or false", get(devAllowRemote))}
+	}
+	if c.Auth.Mode != auth.Dev || c.InheritedListener || allow || loopback(c.ListenAddr) {
+		return nil
+	}
+	return &Error{listenAddr.Name, fmt.Sprintf("%s is not a loopback address, and AUTH_MODE=dev trusts the X-User-Id header: "+
+		"anyone who reaches it could act as any user, admins included. Listen on 127.0.0.1 (the default), "+
+		"choose another AUTH_MODE, or set %s=true to accept that", c.ListenAddr, devAllowRemote.Name)}
+}
+
+// loopback reports whether a host:port only this machine can reach: a
+// loopback IP or localhost. An empty host listens on every address.
+func loopback(addr string) bool {
+	host, _, _ := net.SplitHostPort(addr)
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // corsSettings reads the CORS policy. An origin is compared exactly, as a

@@ -24,13 +24,14 @@ import (
 )
 
 func main() {
-	os.Exit(run(os.LookupEnv, os.Stdout, os.Stderr))
+	os.Exit(run(os.LookupEnv, os.Environ(), os.Stdout, os.Stderr))
 }
 
 // run starts the handler and blocks until SIGINT or SIGTERM; it returns
 // the process exit code: 0 after a signal, 1 when the store cannot be
-// opened, 2 for a bad setting.
-func run(lookup func(string) (string, bool), stdout, stderr io.Writer) int {
+// opened, 2 for a bad setting. environ is the whole environment, whose
+// variables that look like settings but are none are warned of.
+func run(lookup func(string) (string, bool), environ []string, stdout, stderr io.Writer) int {
 	cfg, err := config.Load(lookup)
 	if err != nil {
 		fmt.Fprintln(stderr, "handler:", err)
@@ -41,6 +42,9 @@ func run(lookup func(string) (string, bool), stdout, stderr io.Writer) int {
 	out := telemetry.NewFlushingWriter(stdout, 100*time.Millisecond)
 	defer out.Close()
 	log := telemetry.NewLogger(out, stderr, telemetry.ParseLevel(cfg.LogLevel))
+	for _, u := range config.Unknown(environ) {
+		log.Warn("unknown setting ignored: the handler reads no variable of this name", "setting", u.Name, "closest", u.Closest)
+	}
 	// The live heap is a megabyte or two under load, so the collector's
 	// goal is its floor, 4 MB times GOGC/100: at 800, 32 MB, and half the
 	// collections (and write barriers) of 400 (an explicit GOGC still

@@ -381,6 +381,7 @@ func TestConfigErrors(t *testing.T) {
 		{"FUNCTIONS_CUSTOMHANDLER_PORT=7077\x00AUTH_MODE=dev", "AUTH_MODE"},
 		{"MAX_BODY_BYTES=lots", "MAX_BODY_BYTES"},
 		{"AUDIT_RETENTION_DAYS=90", "floor of 180 days"},
+		{"LISTEN_ADDR=0.0.0.0:7071", "LISTEN_ADDR"},
 	} {
 		cmd := exec.Command(bin)
 		cmd.Env = append([]string{"DATA_DIR=" + t.TempDir()}, strings.Split(tc.env, "\x00")...)
@@ -395,6 +396,29 @@ func TestConfigErrors(t *testing.T) {
 		if len(lines) != 1 || !strings.Contains(lines[0], tc.setting) {
 			t.Fatalf("%s: stderr %q, want one line naming %s", tc.env, stderr.String(), tc.setting)
 		}
+	}
+}
+
+// A misspelt setting is not ignored in silence: start-up warns of it in
+// one structured line naming it and the setting it is nearest to.
+func TestUnknownSettingWarned(t *testing.T) {
+	p := startProc(t, "DATA_DIR="+t.TempDir(), "PARTITON_SCHEME=category")
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(p.stdout.String(), "PARTITON_SCHEME") && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	var warned []map[string]any
+	for line := range strings.Lines(p.stdout.String()) {
+		if strings.Contains(line, "PARTITON_SCHEME") {
+			var m map[string]any
+			if err := json.Unmarshal([]byte(line), &m); err != nil {
+				t.Fatalf("not a structured line: %q", line)
+			}
+			warned = append(warned, m)
+		}
+	}
+	if len(warned) != 1 || warned[0]["level"] != "WARN" || warned[0]["setting"] != "PARTITON_SCHEME" || warned[0]["closest"] != "PARTITION_SCHEME" {
+		t.Fatalf("warnings %v, want one naming PARTITON_SCHEME and PARTITION_SCHEME; stdout %s", warned, p.stdout)
 	}
 }
 

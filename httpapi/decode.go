@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/internal/clip"
@@ -61,8 +62,15 @@ func readBody(r *http.Request, limit int64) ([]byte, error) {
 func decodeJSON(body []byte, v any) error {
 	var unknown *strictjson.UnknownMemberError
 	var strict *strictjson.Error
+	var when *time.ParseError
 	err := strictjson.Unmarshal(body, v)
 	switch {
+	case errors.As(err, &when):
+		name, dated := datesAsTimes(body, when.Value)
+		if dated != nil {
+			return decodeJSON(dated, v)
+		}
+		return todo.Errorf(todo.Invalid, "%s must be %s", name, timeForms)
 	case errors.As(err, &unknown):
 		return todo.Errorf(todo.Invalid, "unknown field %q (field names are case-sensitive)", clip.String(unknown.Name))
 	case errors.As(err, &strict):
@@ -71,6 +79,37 @@ func decodeJSON(body []byte, v any) error {
 		return jsonError(err)
 	}
 	return nil
+}
+
+// timeForms says how a time is written, in a body as in a query.
+const timeForms = "an RFC 3339 time or a date, such as 2026-12-10T15:04:05Z or 2026-12-10"
+
+// datesAsTimes finds the member of body whose string value is bad, the
+// value a time failed to parse. When it is a date alone, which the API
+// takes as midnight UTC as the list filters do, it returns body with that
+// date written as a time; else nil.
+func datesAsTimes(body []byte, bad string) (name string, dated []byte) {
+	var members map[string]json.RawMessage
+	if json.Unmarshal(body, &members) != nil {
+		return "a time", nil
+	}
+	for k, raw := range members {
+		var s string
+		if json.Unmarshal(raw, &s) != nil || s != bad {
+			continue
+		}
+		d, err := time.Parse(time.DateOnly, s)
+		if err != nil {
+			return k, nil
+		}
+		members[k], _ = json.Marshal(d) // a time in 1-9999 always encodes
+		b, err := json.Marshal(members)
+		if err != nil {
+			return k, nil
+		}
+		return k, b
+	}
+	return "a time", nil
 }
 
 // jsonError turns a decoding error into a message a caller can act on.

@@ -309,7 +309,7 @@ func listFilters(q url.Values, o *service.ListOptions) error {
 		if vs, ok := q[name]; ok {
 			t, err := parseDue(vs[0])
 			if err != nil {
-				return todo.Errorf(todo.Invalid, "%s must be an RFC 3339 time or date, such as 2026-01-02T15:04:05Z or 2026-01-02", name)
+				return todo.Errorf(todo.Invalid, "%s must be %s", name, timeForms)
 			}
 			*dst = &t
 		}

@@ -14,8 +14,8 @@ const SelfErasureReason = "the user's own request"
 
 // RequestErasure starts, for administrators, the erasure of a user's
 // personal content (see package erasure) and returns its status: the run
-// under way when one is (the request is idempotent). Conflict while a
-// legal hold covers the user or one of the user's todos.
+// under way when one is (the request is idempotent). Conflict, naming the
+// hold, while a legal hold covers the user or one of the user's todos.
 func (s *Service) RequestErasure(ctx context.Context, userID, reason string) (todo.Erasure, error) {
 	admin, err := caller(ctx)
 	if err != nil {
@@ -27,17 +27,29 @@ func (s *Service) RequestErasure(ctx context.Context, userID, reason string) (to
 	if err := checkReason(reason); err != nil {
 		return todo.Erasure{}, err
 	}
+	hold, err := erasure.HeldBy(ctx, s.auditC, userID)
+	if err == nil && hold != "" {
+		err = todo.Errorf(todo.Conflict, "legal hold %s covers the data of user %q: release it before erasing", hold, userID)
+	}
+	if err != nil {
+		return todo.Erasure{}, err
+	}
 	return s.startErasure(ctx, userID, reason, admin)
 }
 
 // EraseMyData starts the erasure of the caller's own personal content, as
-// RequestErasure does for an administrator.
+// RequestErasure does for an administrator, but is never refused for a
+// legal hold: a hold must not be disclosed to the user it covers, so the
+// request is accepted and the erasure waits, touching nothing, until the
+// hold is released. The user's status never names the hold; the
+// administrators' does.
 func (s *Service) EraseMyData(ctx context.Context) (todo.Erasure, error) {
 	user, err := caller(ctx)
 	if err != nil {
 		return todo.Erasure{}, err
 	}
-	return s.startErasure(ctx, user, SelfErasureReason, user)
+	job, err := s.startErasure(ctx, user, SelfErasureReason, user)
+	return job.OwnerStatus(), err
 }
 
 func (s *Service) startErasure(ctx context.Context, user, reason, actor string) (todo.Erasure, error) {
@@ -73,5 +85,5 @@ func (s *Service) MyErasure(ctx context.Context) (todo.Erasure, error) {
 	if todo.IsKind(err, todo.NotFound) {
 		return todo.Erasure{}, todo.Errorf(todo.NotFound, "no erasure of your data was requested")
 	}
-	return job.Status(), err
+	return job.OwnerStatus(), err
 }

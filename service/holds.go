@@ -81,7 +81,14 @@ func (s *Service) ReleaseHold(ctx context.Context, id, reason string) error {
 		return err
 	}
 	ev := retention.NewEvent(todo.GovernanceEvent{Action: "release", Actor: admin, Reason: reason, HoldID: id, UserID: h.UserID, TodoID: h.TodoID}, s.stamp())
-	return s.governance(ctx, store.Op{Kind: store.BatchDelete, ID: id, IfMatch: it.ETag}, ev)
+	if err := s.governance(ctx, store.Op{Kind: store.BatchDelete, ID: id, IfMatch: it.ETag}, ev); err != nil {
+		return err
+	}
+	// An erasure the hold made wait goes on now.
+	if s.onErasure != nil {
+		s.onErasure()
+	}
+	return nil
 }
 
 // governance writes op and its event in one batch in the governance

@@ -38,7 +38,8 @@ type Service struct {
 	auditC store.Container
 	ttl    int
 	now    func() time.Time
-	// onErasure is told of every erasure started.
+	// onErasure is told of every erasure started, and of every legal hold
+	// released.
 	onErasure func()
 }
 
@@ -49,8 +50,9 @@ type Options struct {
 	VersionTTL time.Duration
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
-	// OnErasure, when set, is called after an erasure is started, to run
-	// it now rather than at the next reconcile pass.
+	// OnErasure, when set, is called after an erasure is started or a
+	// legal hold released, to run an erasure now rather than at the next
+	// reconcile pass.
 	OnErasure func()
 }
 

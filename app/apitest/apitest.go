@@ -223,6 +223,18 @@ func CRUD(t *testing.T, c *Client, scheme string) {
 	Want(t, c.Do("DELETE", "/api/todos/"+id, nil), 204)
 	Want(t, c.Do("GET", "/api/todos/"+id, nil), 404)
 	Want(t, c.Do("DELETE", "/api/todos/"+id, nil), 404)
+
+	// A due date alone is midnight UTC, as the list filters read it; any
+	// other form is refused in the API's words, not the time parser's.
+	due := Want(t, c.Do("POST", "/api/todos", map[string]any{"category": "Grocery", "title": "due", "dueDate": "2026-12-10"}), 201).JSON(t)
+	if due["dueDate"] != "2026-12-10T00:00:00Z" {
+		t.Fatalf("a date-only dueDate is stored as %v", due["dueDate"])
+	}
+	Want(t, c.Do("DELETE", "/api/todos/"+due["id"].(string), nil), 204)
+	bad := Want(t, c.Do("POST", "/api/todos", map[string]any{"category": "Grocery", "title": "due", "dueDate": "10/12/2026"}), 400)
+	if !bytes.Contains(bad.Body, []byte("dueDate must be")) || bytes.Contains(bad.Body, []byte("2006")) {
+		t.Fatalf("a bad dueDate is refused with %s", bad.Body)
+	}
 }
 
 // Start runs the whole handler in-process on a free loopback port, with

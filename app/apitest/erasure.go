@@ -78,11 +78,14 @@ func Erasure(t *testing.T, admin *Client, scheme string, scan func() []byte, set
 	bobBefore := [][]byte{Want(t, bob.Do("GET", "/api/todos/"+kept, nil), 200).Body,
 		Want(t, bob.Do("GET", "/api/todos/"+kept+"/history", nil), 200).Body}
 
-	// A legal hold on her, or on one of her todos, refuses the erasure.
+	// A legal hold on her, or on one of her todos, refuses an
+	// administrator's erasure, naming the hold.
 	for _, hold := range []map[string]any{{"userId": "alice", "reason": "litigation"}, {"todoId": updated, "reason": "litigation"}} {
 		h := Want(t, admin.Do("POST", "/api/manage/holds", hold), 201).JSON(t)
-		Want(t, admin.Do("POST", "/api/manage/erasures", map[string]any{"userId": "alice", "reason": "GDPR request"}), 409)
-		Want(t, alice.Do("DELETE", "/api/me/data", nil), 409)
+		refused := Want(t, admin.Do("POST", "/api/manage/erasures", map[string]any{"userId": "alice", "reason": "GDPR request"}), 409)
+		if !bytes.Contains(refused.Body, []byte(h["id"].(string))) {
+			t.Errorf("the administrator's refusal does not name the hold: %s", refused.Body)
+		}
 		Want(t, admin.Do("DELETE", "/api/manage/holds/"+h["id"].(string), nil), 204)
 	}
 	Want(t, bob.Do("GET", "/api/me/erasure", nil), 404)
@@ -199,11 +202,24 @@ func Erasure(t *testing.T, admin *Client, scheme string, scan func() []byte, set
 		}
 	}
 
-	// Her own erasure: a new run, as idempotent, with a status she polls.
+	// Her own erasure under a legal hold: accepted, and it waits until the
+	// hold is released; she is never told of the hold, the administrator
+	// sees it.
+	h := Want(t, admin.Do("POST", "/api/manage/holds", map[string]any{"userId": "alice", "reason": "litigation"}), 201).JSON(t)
+	holdID := h["id"].(string)
 	r = Want(t, alice.Do("DELETE", "/api/me/data", nil), 202)
 	if r.Header.Get("Location") != "/api/me/erasure" {
 		t.Fatalf("DELETE /api/me/data: %v", r.Header)
 	}
+	if held := waitHeld(t, admin, "/api/manage/erasures/"+job["id"].(string)); held != holdID {
+		t.Errorf("the administrator sees the erasure held by %q, want %s", held, holdID)
+	}
+	for _, b := range [][]byte{r.Body, Want(t, alice.Do("GET", "/api/me/erasure", nil), 200).Body} {
+		if bytes.Contains(b, []byte(holdID)) || bytes.Contains(b, []byte("heldBy")) || bytes.Contains(b, []byte("hold")) {
+			t.Errorf("her own erasure discloses the hold: %s", b)
+		}
+	}
+	Want(t, admin.Do("DELETE", "/api/manage/holds/"+holdID, nil), 204)
 	mine := WaitErasure(t, alice, "/api/me/erasure")
 	if mine["run"] != 2.0 || mine["requestedBy"] != "alice" || mine["id"] != job["id"] {
 		t.Errorf("her own erasure: %v", mine)
@@ -250,6 +266,23 @@ func WaitErasure(t *testing.T, c *Client, path string) map[string]any {
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("erasure %s not done after a minute: %v", path, s)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// waitHeld polls an erasure's status resource until a legal hold pauses
+// it, and returns the hold's id.
+func waitHeld(t *testing.T, c *Client, path string) string {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		s := Want(t, c.Do("GET", path, nil), 200).JSON(t)
+		if held, _ := s["heldBy"].(string); held != "" {
+			return held
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("erasure %s not held after a minute: %v", path, s)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

@@ -94,15 +94,9 @@ func governance() store.PartitionKey { return store.PartitionKey{todo.Governance
 
 // Start records a run of user's erasure, asked for by actor with reason,
 // and returns it: the run under way when there is one (a repeated request
-// starts nothing new), else a new run. It refuses with Conflict while a
-// legal hold covers the user or one of the user's todos.
+// starts nothing new), else a new run. A run that a legal hold covers
+// waits, touching nothing, until the hold is released (see HeldBy).
 func Start(ctx context.Context, audit store.Container, user, reason, actor string, at time.Time) (todo.Erasure, error) {
-	if hold, err := heldBy(ctx, audit, user); err != nil || hold != "" {
-		if err == nil {
-			err = todo.Errorf(todo.Conflict, "legal hold %s covers the data of user %q: release it before erasing", hold, user)
-		}
-		return todo.Erasure{}, err
-	}
 	id := todo.ErasureID(user)
 	for range 3 {
 		job := todo.Erasure{ID: id, EntityKey: todo.GovernanceKey, Type: todo.TypeErasure, UserID: user, Reason: reason,
@@ -142,10 +136,10 @@ func Get(ctx context.Context, audit store.Container, id string) (todo.Erasure, s
 	return job, it.ETag, nil
 }
 
-// heldBy names a legal hold that covers user or one of user's todos ("" for
+// HeldBy names a legal hold that covers user or one of user's todos ("" for
 // none): a hold of a todo id covers it when the user has audit records
 // of that id.
-func heldBy(ctx context.Context, audit store.Container, user string) (string, error) {
+func HeldBy(ctx context.Context, audit store.Container, user string) (string, error) {
 	holds, err := retention.Holds(ctx, audit)
 	if err != nil {
 		return "", err
@@ -286,7 +280,7 @@ func (e *Eraser) step(ctx context.Context, id string) (more, finished bool, err 
 	if err != nil || job.State != todo.ErasureRunning {
 		return false, false, err
 	}
-	hold, err := heldBy(ctx, e.Audit, job.UserID)
+	hold, err := HeldBy(ctx, e.Audit, job.UserID)
 	if err != nil {
 		return false, false, err
 	}

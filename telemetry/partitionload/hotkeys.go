@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/todoaudit/todo/ru"
 	"github.com/todoaudit/todo/store"
 )
 
@@ -260,13 +261,28 @@ func (c *container) Query(ctx context.Context, q store.Query) (p store.Page, err
 	return p, err
 }
 
-// UpsertAtomically passes the transaction on, recorded as one call of
-// this container: it spans partitions, so no one key stands for it.
+// UpsertAtomically passes the transaction on and charges each of its
+// writes to the logical partition it writes, in its own container, as a
+// request of that partition: the transaction spans partitions (the audit
+// pump writes a whole batch of records in one), and the load it puts on
+// each is what this view exists to show. Its charge is shared among the
+// writes as each would cost alone.
 func (c *container) UpsertAtomically(ctx context.Context, ups []store.Upsert) (ok bool, err error) {
 	mctx, m := store.WithMeter(ctx)
 	ok, err = store.UpsertAtomically(mctx, c.Container, ups)
-	if ok {
-		c.r.Record(Key{Container: c.name, Scope: "transaction"}, m.Cost())
+	if !ok || len(ups) == 0 {
+		return ok, err
+	}
+	alone := make([]float64, len(ups))
+	var sum float64
+	for i, u := range ups {
+		alone[i] = ru.Write(int64(len(u.Doc)))
+		sum += alone[i]
+	}
+	charge := m.Cost().Charge
+	for i, u := range ups {
+		c.r.Record(Key{Container: u.Container, PartitionKey: u.PartitionKey, Scope: store.Partition.String()},
+			store.Cost{Scope: store.Partition, Charge: charge * alone[i] / sum, Requests: 1})
 	}
 	return ok, err
 }

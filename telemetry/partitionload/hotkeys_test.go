@@ -128,6 +128,55 @@ func TestWrappedStore(t *testing.T) {
 	}
 }
 
+// A transaction across partitions (the audit pump's batch of records on
+// the embedded store) is charged to each partition it writes, in the
+// container it writes, never to one keyless entry above them.
+func TestTransactionChargedToItsPartitions(t *testing.T) {
+	st, err := bolt.Open(t.TempDir(), []store.ContainerSpec{
+		{Name: "audit", PartitionKeyPaths: []string{"/entityKey"}},
+		{Name: "todos", PartitionKeyPaths: []string{"/userId", "/category"}},
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	r := NewRecorder(0, 0)
+	ctx := context.Background()
+	audit, err := Wrap(st, r).Container(ctx, "audit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ups []store.Upsert
+	for i := range 3 {
+		ups = append(ups, store.Upsert{Container: "audit", PartitionKey: store.PartitionKey{"alice|hot"},
+			Doc: fmt.Appendf(nil, `{"id":"hot-%d","entityKey":"alice|hot"}`, i)})
+	}
+	ups = append(ups,
+		store.Upsert{Container: "audit", PartitionKey: store.PartitionKey{"bob|cold"}, Doc: []byte(`{"id":"cold","entityKey":"bob|cold"}`)},
+		store.Upsert{Container: "todos", PartitionKey: store.PartitionKey{"alice", "Grocery"}, Doc: []byte(`{"id":"v1","userId":"alice","category":"Grocery"}`)})
+	mctx, m := store.WithMeter(ctx)
+	if ok, err := store.UpsertAtomically(mctx, audit, ups); !ok || err != nil {
+		t.Fatalf("UpsertAtomically: %v %v", ok, err)
+	}
+	got := map[string]Stat{}
+	var ru float64
+	for _, s := range r.Top(0, "") {
+		if len(s.PartitionKey) == 0 {
+			t.Errorf("a keyless entry: %+v", s)
+		}
+		got[s.Container+" "+fmt.Sprint(s.PartitionKey)] = s
+		ru += s.RU
+	}
+	for key, want := range map[string]int64{"audit [alice|hot]": 3, "audit [bob|cold]": 1, "todos [alice Grocery]": 1} {
+		if s := got[key]; s.Requests != want || s.Scope != "partition" || s.RU <= 0 {
+			t.Errorf("%s: %+v, want %d writes", key, s, want)
+		}
+	}
+	if len(got) != 3 || ru != m.Cost().Charge {
+		t.Errorf("recorded %v, %v RU in all; the transaction charged %v", got, ru, m.Cost().Charge)
+	}
+}
+
 func TestKeyCap(t *testing.T) {
 	r := NewRecorder(time.Minute, time.Minute)
 	// One bucket: a clock that crossed a minute mid-loop would split the
