@@ -3,12 +3,12 @@ package todo
 import (
 	"crypto/rand"
 	"encoding/json"
+	"fmt"
 	"os"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/todoaudit/todo/internal/strictjson"
 )
@@ -25,24 +25,20 @@ func TestNewestEncodingListsEveryProperty(t *testing.T) {
 	}
 }
 
-// storedHistories are the chain fixtures: histories that the code of the
-// day wrote in each encoding, kept as they were and never regenerated
-// (the service's tests verify them as whole histories).
-var storedHistories = []string{
-	"service/testdata/chain-v1-history.json",
-	"service/testdata/chain-v2-history.json",
-	"service/testdata/chain-v3-history.json",
-}
+// storedHistory is the chain fixture of encoding n: a history that the
+// code of the day wrote in it, kept as it was and never regenerated (the
+// service's tests verify each as a whole history).
+func storedHistory(n int) string { return fmt.Sprintf("service/testdata/chain-v%d-history.json", n) }
 
-// storedRecords returns the audit records of the chain fixtures, as
-// stored.
+// storedRecords returns the audit records of the chain fixtures of every
+// encoding, as stored.
 func storedRecords(t *testing.T) [][]byte {
 	t.Helper()
 	var out [][]byte
-	for _, file := range storedHistories {
-		b, err := os.ReadFile(file)
+	for n := ChainV1; n <= ChainNewest; n++ {
+		b, err := os.ReadFile(storedHistory(n))
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("every chain encoding needs a stored history: %v", err)
 		}
 		var f struct {
 			Audit []struct {
@@ -62,40 +58,34 @@ func storedRecords(t *testing.T) [][]byte {
 	return out
 }
 
-// todoWithPriority is Todo with one field added, as the next engineer
-// would add it.
-type todoWithPriority struct {
-	ID     string `json:"id"`
-	Type   string `json:"type" todo:"stored"`
-	UserID string `json:"userId"`
-	Fields
-	Priority      string    `json:"priority,omitempty"`
-	Version       int64     `json:"version"`
-	CreatedAt     time.Time `json:"createdAt"`
-	UpdatedAt     time.Time `json:"updatedAt"`
-	LastOperation Operation `json:"lastOperation,omitempty" todo:"stored"`
-	UpdatedBy     string    `json:"updatedBy,omitempty" todo:"stored"`
-	MovedFrom     string    `json:"movedFrom,omitempty"`
-	MovingTo      string    `json:"movingTo,omitempty" todo:"stored"`
-	PartitionKey  string    `json:"partitionKey,omitempty" todo:"stored"`
-	Chain         int       `json:"chain,omitempty" todo:"link"`
-	PrevHash      string    `json:"prevHash,omitempty" todo:"link"`
-	Hash          string    `json:"hash,omitempty" todo:"link"`
-}
-
-// The rule for added fields, run on a copy of Todo with a priority: the
-// encodings as they are say "add an encoding"; with a fourth that lists
-// the field, every stored record of every encoding still verifies (a
-// value put in the field of one does not), and a new version commits to
-// the field.
-func TestAddedFieldKeepsEveryHistory(t *testing.T) {
-	props := propertiesOf(reflect.TypeFor[todoWithPriority]())
-	if err := bindChain(props, encodings).checkNewest(); err == nil || !strings.Contains(err.Error(), "add an encoding") ||
-		!strings.Contains(err.Error(), "priority") {
-		t.Fatalf("the encodings of today over a todo with a priority: %v, want to be told to add an encoding", err)
+// todoWithAddedField is Todo with one field added, "added" (a string,
+// as a priority would be): its properties, those of Fields too, at the
+// top level with their own tags, then the new one.
+var todoWithAddedField = func() reflect.Type {
+	var fields []reflect.StructField
+	for _, f := range reflect.VisibleFields(reflect.TypeFor[Todo]()) {
+		if !f.Anonymous {
+			fields = append(fields, reflect.StructField{Name: f.Name, Type: f.Type, Tag: f.Tag})
+		}
 	}
-	v4 := encoding{fields: append(slices.Clip(firstFields), "priority"), salts: aesSalts}
-	chain := bindChain(props, append(slices.Clip(encodings), v4))
+	added := reflect.StructField{Name: "Added", Type: reflect.TypeFor[string](), Tag: `json:"added,omitempty"`}
+	return reflect.StructOf(append(fields, added))
+}()
+
+// The rule for added fields, run on a copy of Todo with a field added:
+// the encodings as they are say "add an encoding"; with one more that
+// lists the field, every stored record of every encoding still verifies
+// (a value put in the field of one does not), and a new version commits
+// to the field.
+func TestAddedFieldKeepsEveryHistory(t *testing.T) {
+	props := propertiesOf(todoWithAddedField)
+	if err := bindChain(props, encodings).checkNewest(); err == nil || !strings.Contains(err.Error(), "add an encoding") ||
+		!strings.Contains(err.Error(), "added") {
+		t.Fatalf("the encodings of today over a todo with a field added: %v, want to be told to add an encoding", err)
+	}
+	newest := &encodings[len(encodings)-1]
+	next := encoding{fields: append(slices.Clip(newest.fields), "added"), salts: newest.salts, hexDigests: newest.hexDigests}
+	chain := bindChain(props, append(slices.Clip(encodings), next))
 	if err := chain.checkNewest(); err != nil {
 		t.Fatal(err)
 	}
@@ -104,68 +94,73 @@ func TestAddedFieldKeepsEveryHistory(t *testing.T) {
 		if _, _, err := DecodeVerifiedRecord(doc); err != nil {
 			t.Fatalf("a stored record does not verify: %v\n%s", err, doc)
 		}
-		a, entity := recordWithPriority(t, chain, doc)
+		a, entity := recordWithAddedField(t, chain, doc)
 		if err := chain.verify(&a.Audited, entity, a.prevHash, a.hash, false); err != nil {
 			t.Fatalf("with a field added, a stored record of encoding %d does not verify: %v\n%s", a.Chain, err, doc)
 		}
-		entity.FieldByName("Priority").SetString("high")
+		entity.FieldByName("Added").SetString("high")
 		if err := chain.verify(&a.Audited, entity, a.prevHash, a.hash, false); err == nil {
-			t.Fatalf("a stored record of encoding %d verifies with a priority its hash does not cover", a.Chain)
+			t.Fatalf("a stored record of encoding %d verifies with a value its hash does not cover", a.Chain)
 		}
-		seen[a.Chain]++
+		n := max(a.Chain, ChainV1)
+		seen[n]++
 		if a.Erased() {
-			seen[-a.Chain]++
+			seen[-n]++
 		}
 	}
-	if seen[0] == 0 || seen[ChainV2] == 0 || seen[ChainV3] == 0 || seen[-ChainV2] == 0 || seen[-ChainV3] == 0 {
-		t.Fatalf("records checked by encoding (negative: erased): %v, want every encoding and erasures", seen)
+	for n := ChainV1; n <= ChainNewest; n++ {
+		if seen[n] == 0 || n > ChainV1 && seen[-n] == 0 {
+			t.Fatalf("records checked by encoding (negative: erased): %v, want every encoding, and an erased record of each after the first", seen)
+		}
 	}
 
-	e4, _ := chain.encoding(4)
-	next := todoWithPriority{ID: "a:1", UserID: "u", Fields: Fields{Category: "a", Title: "t"}, Priority: "high", Version: 1}
-	entity := reflect.ValueOf(&next).Elem()
+	e := chain.newest()
+	entity := reflect.New(todoWithAddedField).Elem()
+	entity.FieldByName("ID").SetString("a:1")
+	entity.FieldByName("Title").SetString("t")
+	entity.FieldByName("Added").SetString("high")
 	seed := make([]byte, SeedBytes)
 	_, _ = rand.Read(seed)
-	a := Audited{EntityType: EntityTypeTodo, EntityID: next.ID, Version: 1, Operation: OpCreate, Actor: "u", Chain: 4}
-	hash := a.sealHash(e4, entity, "", seed)
-	a.Commitments = e4.commitments(entity, seed)
-	if _, ok := a.Commitments["priority"]; !ok || len(a.Commitments) != len(firstFields)+1 {
-		t.Fatalf("a new version commits to %d fields, priority: %t", len(a.Commitments), ok)
+	a := Audited{EntityType: EntityTypeTodo, EntityID: "a:1", Version: 1, Operation: OpCreate, Actor: "u", Chain: e.chain}
+	hash := a.sealHash(e, entity, "", seed)
+	a.Commitments = e.commitments(entity, seed)
+	if _, ok := a.Commitments["added"]; !ok || len(a.Commitments) != len(newest.fields)+1 {
+		t.Fatalf("a new version commits to %d fields, the added one: %t", len(a.Commitments), ok)
 	}
 	if err := chain.verify(&a, entity, "", hash, false); err != nil {
 		t.Fatalf("a new version does not verify: %v", err)
 	}
-	next.Priority = "low"
+	entity.FieldByName("Added").SetString("low")
 	if err := chain.verify(&a, entity, "", hash, false); err == nil {
-		t.Fatal("a new version verifies with another priority")
+		t.Fatal("a new version verifies with another value of the added field")
 	}
-	if again := a.sealHash(e4, entity, "", seed); again == hash {
-		t.Fatal("the priority does not change the hash of a new version")
+	if again := a.sealHash(e, entity, "", seed); again == hash {
+		t.Fatal("the added field does not change the hash of a new version")
 	}
 }
 
-// auditedWithPriority is a record's content over a todo with a
-// priority, with the links it was stored with.
-type auditedWithPriority struct {
+// auditedWithLinks is a record's content with the links it was stored
+// with.
+type auditedWithLinks struct {
 	Audited
 	prevHash, hash string
 }
 
-// recordWithPriority decodes a stored record as a version of a todo with
-// a priority: its entity into todoWithPriority, its commitments computed
-// from its seed when it stores one.
-func recordWithPriority(t *testing.T, chain *boundChain, doc []byte) (auditedWithPriority, reflect.Value) {
+// recordWithAddedField decodes a stored record as a version of a todo
+// with a field added: its entity into todoWithAddedField, its commitments
+// computed from its seed when it stores one.
+func recordWithAddedField(t *testing.T, chain *boundChain, doc []byte) (auditedWithLinks, reflect.Value) {
 	t.Helper()
 	var s storedRecord
 	if err := strictjson.Unmarshal(doc, &s); err != nil {
 		t.Fatal(err)
 	}
 	r := s.AuditRecord
-	var entity todoWithPriority
-	if err := strictjson.Unmarshal(r.Entity, &entity); err != nil {
+	entity := reflect.New(todoWithAddedField)
+	if err := strictjson.Unmarshal(r.Entity, entity.Interface()); err != nil {
 		t.Fatal(err)
 	}
-	v := reflect.ValueOf(&entity).Elem()
+	v := entity.Elem()
 	a := Audited{EntityType: r.EntityType, EntityID: r.EntityID, Version: r.Version, Operation: r.Operation,
 		Actor: r.Actor, At: r.DateCreatedUTC, Chain: r.Chain, Commitments: r.Commitments}
 	if r.Seed != "" {
@@ -175,5 +170,5 @@ func recordWithPriority(t *testing.T, chain *boundChain, doc []byte) (auditedWit
 		}
 		a.Commitments = c
 	}
-	return auditedWithPriority{a, r.PrevHash, r.Hash}, v
+	return auditedWithLinks{a, r.PrevHash, r.Hash}, v
 }

@@ -94,7 +94,7 @@ func ExampleNewAuditRecord() {
 	fmt.Println(rec.ID)
 	fmt.Println(rec.EntityKey)
 	fmt.Println(rec.Operation, rec.Actor, rec.DateCreatedUTC.Format(time.RFC3339))
-	fmt.Println("chain", rec.Chain, "stored with a seed:", len(rec.Seed) == 2*todo.SeedBytes, len(rec.Commitments))
+	fmt.Println("newest chain encoding:", rec.Chain == todo.ChainNewest, "stored with a seed:", len(rec.Seed) == 2*todo.SeedBytes, len(rec.Commitments))
 	if err := rec.ExpandSeed(); err != nil {
 		panic(err)
 	}
@@ -103,7 +103,7 @@ func ExampleNewAuditRecord() {
 	// Grocery:41500e6e-4e08-495b-9d09-824f03961f4a:v1
 	// todo/alice/Grocery:41500e6e-4e08-495b-9d09-824f03961f4a
 	// create alice 2026-11-30T07:34:32Z
-	// chain 3 stored with a seed: true 0
+	// newest chain encoding: true stored with a seed: true 0
 	// served with commitments: true true
 }
 

@@ -3,6 +3,7 @@ package service_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"testing"
 	"time"
@@ -63,6 +64,20 @@ func verifiesAll(t *testing.T, svc *service.Service, ctx context.Context, versio
 		v, err := svc.Verify(ctx, id, service.VerifyStep{})
 		if err != nil || !v.Verified || v.Versions != want {
 			t.Fatalf("%s: %+v, %v; want %d verified versions", id, v, err, want)
+		}
+	}
+}
+
+// The stored history of every chain encoding, up to the newest, keeps
+// verifying whole: each todo in it, its links and its records.
+func TestEveryStoredHistoryVerifies(t *testing.T) {
+	for n := todo.ChainV1; n <= todo.ChainNewest; n++ {
+		svc, _, ids := storedHistory(t, fmt.Sprintf("testdata/chain-v%d-history.json", n))
+		ctx := service.WithUser(context.Background(), "alice")
+		for _, id := range ids {
+			if v, err := svc.Verify(ctx, id, service.VerifyStep{}); err != nil || !v.Verified || v.Versions == 0 {
+				t.Errorf("the history of encoding %d, todo %s: %+v, %v", n, id, v, err)
+			}
 		}
 	}
 }
