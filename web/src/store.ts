@@ -289,12 +289,30 @@ async function removeGone(t: Todo): Promise<boolean> {
   return true;
 }
 
-/** Moves a todo to another category: a new id, where the scheme keys on category. */
-export async function move(t: Todo, category: string): Promise<boolean> {
+/**
+ * Moves a todo to another category: a new id, where the scheme keys on
+ * category. The todo at its new id, null when the server refused.
+ */
+export async function move(t: Todo, category: string): Promise<Todo | null> {
   try {
-    const etag = etags.get(t.id) ?? (await read(t.id)).etag;
+    let etag = etags.get(t.id);
+    if (!etag) {
+      const now = await read(t.id);
+      if (!now.todo) return gone(t, now.error, now.res).then(() => null);
+      if (now.todo.version !== t.version) {
+        replace(t.id, now.todo);
+        problem.value = {
+          type: "about:blank",
+          title: "Changed since you loaded it",
+          status: 412,
+          detail: `"${t.title}" is at version ${now.todo.version} on the server; you loaded version ${t.version}. The list shows the server's version now: move it again if you still mean to.`,
+        };
+        return null;
+      }
+      etag = now.etag;
+    }
     const { data, error, response } = await api.POST("/api/todos/{id}/move", {
-      params: { path: { id: t.id }, header: { "If-Match": etag || "*" } },
+      params: { path: { id: t.id }, header: { "If-Match": etag } },
       body: { category },
     });
     if (data) {
@@ -302,19 +320,49 @@ export async function move(t: Todo, category: string): Promise<boolean> {
       etags.set(data.id, etagOf(response));
       replace(t.id, data);
       see([data]);
-      return true;
+      return data;
     }
-    if (response.status === 412) {
-      problem.value = { ...asProblem(error, response), detail: `"${t.title}" changed since you loaded it; reload and move it again.` };
-      return false;
+    if (response.status === 404 || (response.status === 409 && response.headers.get("Location"))) {
+      await gone(t, error, response);
+      return null;
     }
-    if (response.status === 404 || (response.status === 409 && response.headers.get("Location"))) return gone(t, error, response);
     fail(error, response);
-    return false;
+    return null;
   } catch (e) {
     fail(e);
-    return false;
+    return null;
   }
+}
+
+// scheme is the partition scheme, from /api/health, asked once when a
+// category first changes.
+let scheme: Promise<string> | null = null;
+
+function partitionScheme(): Promise<string> {
+  scheme ??= api.GET("/api/health").then(
+    ({ data }) => data?.scheme ?? "",
+    () => "",
+  );
+  return scheme;
+}
+
+/**
+ * Saves the details panel's changes. A new category is a move where the
+ * scheme keys on it (hierarchical, category: the id changes), then the
+ * rest is changed on the new id; under synthetic it is one more field.
+ */
+export async function save(t: Todo, patch: TodoPatch): Promise<boolean> {
+  const { category, ...others } = patch;
+  const rest: TodoPatch = others;
+  let current = t;
+  if (category !== undefined && (await partitionScheme()) !== "synthetic") {
+    const moved = await move(t, category);
+    if (!moved) return false;
+    current = moved;
+  } else if (category !== undefined) {
+    rest.category = category;
+  }
+  return Object.keys(rest).length === 0 || update(current, rest);
 }
 
 /** Marks every loaded todo completed, or every one active. */
