@@ -110,20 +110,31 @@ describe('412: changed since the page loaded it', () => {
 });
 
 describe('409: moved away', () => {
-  app.test('an edit of a todo moved elsewhere says where it went and keeps the text', async ({ page }) => {
+  /** movedThenEdited moves a todo through the API behind the page's back,
+   * then edits it in the page; it returns the move's answer. */
+  async function movedThenEdited(page, typed) {
     const { p, user, todo } = await loaded(page, 'to be moved');
     const moved = await app.handler.api('POST', `/api/todos/${encodeURIComponent(todo.id)}/move`, {
       user, body: { category: 'Work' },
     });
     assert.equal(moved.status, 201, moved.text);
-    await editInPage(p, 'to be moved', 'edited after the move');
+    await editInPage(p, 'to be moved', typed);
+    return moved.body;
+  }
 
-    const alert = page.getByRole('alert').filter({ hasText: moved.body.id });
+  app.test('an edit of a todo moved elsewhere says where it went', async ({ page }) => {
+    const now = await movedThenEdited(page, 'edited after the move');
+    const alert = page.getByRole('alert').filter({ hasText: now.id });
     await eventually(async () => assert.equal(await alert.count(), 1, 'an alert names the new id'));
-    const text = await alert.textContent();
-    assert.match(text, /moved/i);
-    // Nothing the user typed is lost: it is still on the page, in the
-    // editor or the list.
+    assert.match(await alert.textContent(), /moved/i);
+    assert.match(await alert.textContent(), /Work/, 'and the new category');
+  });
+
+  app.test('the text typed survives the 409', async ({ page }) => {
+    await movedThenEdited(page, 'edited after the move');
+    await page.getByRole('alert').first().waitFor();
+    // Nothing the user typed is lost: it is still on the page, in an
+    // input or in the list.
     const onPage = await page.evaluate(() => [...document.querySelectorAll('input, textarea')]
       .map((el) => el.value).concat(document.body.innerText).join('\n'));
     assert.match(onPage, /edited after the move/);

@@ -46,7 +46,7 @@ describe('what the browser loads', () => {
       if (path === '/' || path.endsWith('.json')) {
         assert.match(cache, /no-cache/, `${path}: ${cache}`);
       } else {
-        assert.match(path, /-[A-Z0-9]{8,}\.(js|css)$/, `${path}: a hashed name`);
+        assert.match(path, /-[A-Z0-9]{8,}\.[a-z0-9]+$/, `${path}: a hashed name`);
         assert.match(cache, /immutable/, `${path}: ${cache}`);
       }
     }

@@ -296,7 +296,8 @@ describe('routing', () => {
     const p = await threeWithOneDone(page);
     await p.filters.filter({ hasText: 'Active' }).click();
     await p.expectTitles(['one', 'three']);
-    await p.item('one').locator('.toggle').check();
+    // click, not check: the checked todo leaves the list at once.
+    await p.item('one').locator('.toggle').click();
     await p.expectTitles(['three']);
   });
 });
