@@ -2,11 +2,13 @@
 // embedded store in a temporary directory, the page in headless Chromium.
 // A todo edited three times shows four versions with their diffs, each
 // verified in the page once the log holds it; compare, asOf and restore
-// work; axe-core finds no serious or critical violation.
+// work; axe-core finds no serious or critical violation; a store rolled
+// back to an older copy (its anchors kept) raises the alert in a browser
+// that had seen the newer checkpoint.
 
 import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -39,14 +41,30 @@ async function until(what, f, seconds = 90) {
   }
 }
 
-before(async () => {
-  execFileSync("go", ["build", "-o", path.join(dir, "handler"), "./handler"], { cwd: root, stdio: "inherit" });
-  base = `http://127.0.0.1:${await freePort()}`;
+/** start runs the handler on base and waits until it answers. */
+async function start() {
   server = spawn(path.join(dir, "handler"), [], {
     env: { ...process.env, LISTEN_ADDR: base.slice(7), DATA_DIR: path.join(dir, "data"), AUTH_MODE: "dev" },
     stdio: ["ignore", "ignore", "inherit"],
   });
-  await until("the handler", async () => (await fetch(base + "/api/health")).ok);
+  await until("the handler", async () => (await fetch(base + "/api/log/key")).ok);
+}
+
+/** stop stops the handler and waits for it to exit. */
+async function stop() {
+  const exited = new Promise((resolve) => server.once("exit", resolve));
+  server.kill();
+  await exited;
+  server = null;
+}
+
+/** logSize is the size of the log's latest checkpoint. */
+const logSize = async () => Number((await (await fetch(base + "/api/log/checkpoint")).text()).split("\n")[1]);
+
+before(async () => {
+  execFileSync("go", ["build", "-o", path.join(dir, "handler"), "./handler"], { cwd: root, stdio: "inherit" });
+  base = `http://127.0.0.1:${await freePort()}`;
+  await start();
   browser = await chromium.launch({
     executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
     args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
@@ -116,6 +134,40 @@ test("a todo's history verifies in the page; compare, asOf and restore", async (
   assert.equal(now.title, "buy oat milk");
   assert.equal(now.version, 5);
   assert.deepEqual(errors, []);
+});
+
+test("a store rolled back to an older copy raises the alert, with both checkpoints", async () => {
+  const todo = await call("POST", "/api/todos", { category: "Grocery", title: "kept by the log" });
+  const logged = await until("the todo logged", async () => { const n = await logSize(); return n > 0 && n; });
+  await stop();
+  const store = path.join(dir, "data", "store.db");
+  copyFileSync(store, path.join(dir, "older.db"));
+  await start();
+  await call("PATCH", `/api/todos/${encodeURIComponent(todo.id)}`, { title: "written after the copy" }, "application/merge-patch+json");
+  const newer = await until("the edit logged", async () => { const n = await logSize(); return n > logged && n; });
+  const page = await (await browser.newContext()).newPage();
+  await page.goto(`${base}/?user=alice#/todos/${encodeURIComponent(todo.id)}`);
+  await until("versions checked", async () => {
+    const s = await page.locator(".versions .status").allTextContents();
+    return s.length === 2 && !s.includes("Checking");
+  });
+  assert.equal(await page.getByRole("alert").count(), 0, "no alert while the log is consistent");
+  await stop();
+  copyFileSync(path.join(dir, "older.db"), store); // the anchors stay
+  await start();
+  assert.ok((await logSize()) < newer, "the rolled-back store serves an older checkpoint");
+  await page.reload();
+  const alert = page.getByRole("alert").filter({ hasText: "not consistent" });
+  await alert.waitFor({ timeout: 60_000 });
+  assert.match(await alert.innerText(), /rolled back/);
+  const sizeOf = async (label) => Number((await alert.getByLabel(label).inputValue()).split("\n")[1]);
+  const seen = await sizeOf("Checkpoint seen before");
+  assert.ok(seen >= newer, `the alert shows the checkpoint seen (size ${seen}, at least ${newer})`);
+  assert.ok((await sizeOf("Checkpoint offered now")) < seen, "and the older one offered now");
+  await page.reload();
+  await alert.waitFor();
+  await alert.getByRole("button", { name: "Dismiss" }).click();
+  assert.equal(await page.getByRole("alert").filter({ hasText: "not consistent" }).count(), 0);
 });
 
 test("the handler serves the standalone verifier at /verify.html", async () => {
