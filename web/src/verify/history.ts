@@ -4,7 +4,7 @@
 // one altered record fails alone while the others stay verified.
 
 import { equal } from "./bytes.ts";
-import { checkRecord, recordOf, type AuditRecord } from "./chain.ts";
+import { checkRecord, recordMembers, recordOf, type AuditRecord } from "./chain.ts";
 import type { Json, JsonObject } from "./json.ts";
 import { headerOf, leafOf } from "./leaf.ts";
 import type { Checkpoint, NoteKey } from "./note.ts";
@@ -20,6 +20,11 @@ export interface Verdict {
   /** checkpoint is the one whose tree holds the version, once verified. */
   checkpoint?: Checkpoint;
 }
+
+/** historyMembers are a history item's: the record's, and what it changed
+ * from the version before, which the hash does not cover (the verifier
+ * derives changes from the verified content instead). */
+const historyMembers = [...recordMembers, "changes"];
 
 /** versionOfLeaf is the version a logged leaf names, or NaN. */
 function versionOfLeaf(leaf: Uint8Array): number {
@@ -61,7 +66,7 @@ async function verdictOf(r: AuditRecord & { raw: JsonObject }, prev: AuditRecord
  * answer itself is not a history: a record that does not decode, or a
  * bundle of a version it does not hold. */
 export async function verifyHistory(records: Json[], bundles: ProofBundle[], key: NoteKey): Promise<Verdict[]> {
-  const rs = records.map((o) => recordOf(o));
+  const rs = records.map((o) => recordOf(o, historyMembers));
   const byVersion = new Map<number, ProofBundle>();
   for (const [i, pb] of bundles.entries()) {
     const v = versionOfLeaf(pb.leaf);

@@ -123,3 +123,10 @@ test("the newest checkpoint seen is remembered per origin; a rollback and a fork
   assert.match(r.inconsistency.reason, /forked/);
   assert.equal(mem.newest(key.name), grow.newer, "an inconsistent checkpoint is never remembered");
 });
+
+test("an altered version fails alone: the others keep their own verdicts", async () => {
+  const c = vectors.cases.find((x) => x.name === "history: third encoding, a tag removed");
+  const verdicts = await v.verifyHistory(c.records.map(v.parseStrict), c.bundles.map((b) => v.bundleOf(v.parseStrict(b))), keys[c.key]);
+  assert.deepEqual(verdicts.map((x) => x.status), ["Verified", "Failed", "Verified", "Pending"]);
+  assert.match(verdicts[1].reason, /version 2 does not match its hash: field tags does not match its commitment/);
+});

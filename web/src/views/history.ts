@@ -36,7 +36,7 @@ function shown(v: Json | undefined): string {
 }
 
 /** noise are properties every version changes. */
-const noise = new Set(["version", "updatedAt", "lastOperation", "updatedBy"]);
+const noise = new Set(["id", "type", "userId", "partitionKey", "createdAt", "version", "updatedAt", "lastOperation", "updatedBy"]);
 
 function changed(before: Rec | undefined, after: Rec): string[] {
   return Object.keys({ ...before?.entity, ...after.entity }).filter(
@@ -120,7 +120,9 @@ export default function History({ route }: { route: { rest: string } }) {
     verdicts.value = new Map((await verifyHistory(items, bundles, trusted)).map((v) => [v.version, v]));
   };
 
-  const run = (f: () => Promise<void>) => () => void f().catch((e: { error?: unknown; response?: Response }) => fail(e.error ?? e, e.response));
+  const run = (f: () => Promise<void>) => () =>
+    void f().catch((e: Error & { error?: unknown; response?: Response }) =>
+      e.response ? fail(e.error ?? e, e.response) : fail({ type: "about:blank", title: "The history could not be verified", status: 0, detail: e.message }));
   useEffect(run(load), [id]);
 
   const restore = (v: Rec) => run(async () => {
