@@ -94,6 +94,7 @@ func TestWitnessedCheckpoints(t *testing.T) {
 	if err != nil || cosignerNames(signed) != "w1 w2 w3" {
 		t.Fatalf("the checkpoint is cosigned by %q (%v), want w1 w2 w3:\n%s", cosignerNames(signed), err, d.Note)
 	}
+	t.Logf("a checkpoint cosigned by its three witnesses:\n%s", d.Note)
 	if d.Publish != PublishAlways || cosignerNames(d.Cosigners) != "w1 w2 w3" {
 		t.Fatalf("checkpoint document records %q and %v", d.Publish, d.Cosigners)
 	}
