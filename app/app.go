@@ -598,6 +598,15 @@ func (a *App) transparencyLog(ctx context.Context, auditC, leases store.Containe
 			return nil, nil, fmt.Errorf("transparency log key: %w", err)
 		}
 	}
+	if a.cfg.LogEd25519SecretID != "" {
+		cred, err := a.azureCredential()
+		if err == nil {
+			keys.Ed25519, err = keyvault.Ed25519Keys(ctx, a.cfg.LogEd25519SecretID, a.cfg.LogOrigin, cred, nil)
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("LOG_ED25519_SECRET_ID: %w", err)
+		}
+	}
 	var anchors tlog.Anchors = &tlog.DirAnchors{Dir: a.cfg.LogAnchorDir}
 	if a.cfg.LogAnchorURL != "" {
 		cred, err := a.azureCredential()
@@ -608,9 +617,14 @@ func (a *App) transparencyLog(ctx context.Context, auditC, leases store.Containe
 			return nil, nil, fmt.Errorf("LOG_ANCHOR_URL: %w", err)
 		}
 	}
-	l := &tlog.Log{Leases: leases, Audit: auditC, Keys: keys, Anchors: anchors}
+	l := &tlog.Log{Leases: leases, Audit: auditC, Keys: keys, Anchors: anchors, Witnesses: a.cfg.LogWitnesses}
 	in := &tlog.Integrator{Audit: auditC, Leases: leases, Keys: keys, Anchors: anchors, Log: a.log,
 		Report: func(err error) { a.health.Report("transparency log", err) }, Published: l.Signed}
+	if a.cfg.LogWitnesses != nil {
+		in.Witnessing = &tlog.Witnessing{Policy: a.cfg.LogWitnesses, OnlyWithQuorum: a.cfg.LogPublishWithQuorum,
+			Report:  func(err error) { a.health.Report("log witnesses", err) },
+			Refused: func(w string) { a.opts.Telemetry.Metrics().WitnessRefused(context.Background(), w) }}
+	}
 	if o, ok := a.store.(interface{ StampsInCommitOrder() bool }); ok {
 		in.CommitOrdered = o.StampsInCommitOrder()
 	}

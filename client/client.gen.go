@@ -1794,6 +1794,11 @@ type ClientInterface interface {
 	// Corresponds with GET /api/log/key (the `LogKey` operationId).
 	LogKey(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// LogPolicy The log's C2SP tlog-policy: its verifier keys (log lines), the witnesses that cosign its checkpoints with their submission prefixes, and the quorum a verifier should require
+	//
+	// Corresponds with GET /api/log/policy (the `LogPolicy` operationId).
+	LogPolicy(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// LogTile A tile or entry bundle of the transparency log (C2SP tlog-tiles); full tiles are immutable and cached for a year, partial ones briefly
 	//
 	// Corresponds with GET /api/log/tile/{path} (the `LogTile` operationId).
@@ -2108,6 +2113,21 @@ func (c *Client) LogConsistency(ctx context.Context, params *LogConsistencyParam
 // Corresponds with GET /api/log/key (the `LogKey` operationId).
 func (c *Client) LogKey(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewLogKeyRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// LogPolicy The log's C2SP tlog-policy: its verifier keys (log lines), the witnesses that cosign its checkpoints with their submission prefixes, and the quorum a verifier should require
+//
+// Corresponds with GET /api/log/policy (the `LogPolicy` operationId).
+func (c *Client) LogPolicy(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewLogPolicyRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -3038,6 +3058,33 @@ func NewLogKeyRequest(server string) (*http.Request, error) {
 	}
 
 	operationPath := fmt.Sprintf("/api/log/key")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewLogPolicyRequest constructs an http.Request for the LogPolicy method
+func NewLogPolicyRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/log/policy")
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -5029,6 +5076,13 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/log/key (the `LogKey` operationId).
 	LogKeyWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*LogKeyResponse, error)
 
+	// LogPolicyWithResponse The log's C2SP tlog-policy: its verifier keys (log lines), the witnesses that cosign its checkpoints with their submission prefixes, and the quorum a verifier should require
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/log/policy (the `LogPolicy` operationId).
+	LogPolicyWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*LogPolicyResponse, error)
+
 	// LogTileWithResponse A tile or entry bundle of the transparency log (C2SP tlog-tiles); full tiles are immutable and cached for a year, partial ones briefly
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -5662,6 +5716,47 @@ func (r LogKeyResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r LogKeyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type LogPolicyResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r LogPolicyResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetBody returns the raw response body bytes
+func (r LogPolicyResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r LogPolicyResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r LogPolicyResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r LogPolicyResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -8520,6 +8615,19 @@ func (c *ClientWithResponses) LogKeyWithResponse(ctx context.Context, reqEditors
 	return ParseLogKeyResponse(rsp)
 }
 
+// LogPolicyWithResponse The log's C2SP tlog-policy: its verifier keys (log lines), the witnesses that cosign its checkpoints with their submission prefixes, and the quorum a verifier should require
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/log/policy (the `LogPolicy` operationId).
+func (c *ClientWithResponses) LogPolicyWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*LogPolicyResponse, error) {
+	rsp, err := c.LogPolicy(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseLogPolicyResponse(rsp)
+}
+
 // LogTileWithResponse A tile or entry bundle of the transparency log (C2SP tlog-tiles); full tiles are immutable and cached for a year, partial ones briefly
 //
 // Returns a wrapper object for the known response body format(s).
@@ -9297,6 +9405,32 @@ func ParseLogKeyResponse(rsp *http.Response) (*LogKeyResponse, error) {
 	}
 
 	response := &LogKeyResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseLogPolicyResponse parses an HTTP response from a LogPolicyWithResponse call
+func ParseLogPolicyResponse(rsp *http.Response) (*LogPolicyResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &LogPolicyResponse{
 		Body:         bodyBytes,
 		HTTPResponse: rsp,
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/auth"
 	"github.com/todoaudit/todo/partition"
+	"github.com/todoaudit/todo/tlog"
 )
 
 // Setting documents one environment variable the handler reads.
@@ -71,6 +72,9 @@ var (
 	logSigningKeyID   = Setting{"LOG_SIGNING_KEY_ID", "", "a Key Vault key URL (https://<vault>/keys/<name>[/<version>], EC P-256) the log signs with through the app's identity, instead of LOG_SIGNING_KEY"}
 	logAnchorURL      = Setting{"LOG_ANCHOR_URL", "", "a Blob container URL (https://<account>.blob.core.windows.net/<container>, version-level immutability) every checkpoint is anchored in through the app's identity, instead of LOG_ANCHOR_DIR"}
 	logAnchorDir      = Setting{"LOG_ANCHOR_DIR", "", "write-once directory every signed checkpoint is anchored in; default DATA_DIR/log-anchors: point it outside the store's reach"}
+	logWitnessPolicy  = Setting{"LOG_WITNESS_POLICY", "", "a C2SP tlog-policy file naming the witnesses (witness NAME VKEY URL) every checkpoint is submitted to, and their quorum; empty: no witnesses"}
+	logWitnessPublish = Setting{"LOG_WITNESS_PUBLISH", "always", "always: publish each checkpoint with the cosignatures it got; quorum: only once it carries the policy's quorum"}
+	logEd25519Secret  = Setting{"LOG_ED25519_SECRET_ID", "", "a Key Vault secret URL (https://<vault>/secrets/<name>[/<version>]) holding an Ed25519 note signer key that signs every checkpoint beside LOG_SIGNING_KEY_ID's, read through the app's identity"}
 	logLevel          = Setting{"LOG_LEVEL", "info", "debug, info, warn or error"}
 	storeOpenTimeout  = Setting{"STORE_OPEN_TIMEOUT", "60s", "how long start-up keeps retrying to open the store before it exits 1 (a duration like 60s, or seconds)"}
 	storeTimeout      = Setting{"STORE_TIMEOUT", "10s", "deadline of every store call, the SDK's own retries included; a request's store work as a whole gets the same"}
@@ -89,7 +93,7 @@ var (
 // infrastructure tests check that Bicep and local.settings.json.example
 // agree with it.
 var Settings = []Setting{
-	customHandlerPort, listenAddr, listenFDs, listenPID, dataDir, storeKind, cosmosEndpoint, cosmosEndpointAlt, cosmosCredential, cosmosClientID, azureClientID, cosmosConnString, cosmosKey, allowRemoteKey, database, todoContainer, auditContainer, leasesContainer, partitionScheme, syntheticBuckets, authMode, authIssuer, authAudience, devAllowRemote, webClientID, webScope, singleUserID, adminUsers, maxBodyBytes, maxPayloadBytes, versionTTL, auditRetention, auditPump, transparencyLog, logOrigin, logSigningKey, logSigningKeyID, logAnchorURL, logAnchorDir, logLevel, storeOpenTimeout, storeTimeout, shutdownTimeout, corsOrigins, corsCredentials, otelEndpoint, otelTracesEndpoint, otelMetricsEndpoint, otelServiceName,
+	customHandlerPort, listenAddr, listenFDs, listenPID, dataDir, storeKind, cosmosEndpoint, cosmosEndpointAlt, cosmosCredential, cosmosClientID, azureClientID, cosmosConnString, cosmosKey, allowRemoteKey, database, todoContainer, auditContainer, leasesContainer, partitionScheme, syntheticBuckets, authMode, authIssuer, authAudience, devAllowRemote, webClientID, webScope, singleUserID, adminUsers, maxBodyBytes, maxPayloadBytes, versionTTL, auditRetention, auditPump, transparencyLog, logOrigin, logSigningKey, logSigningKeyID, logAnchorURL, logAnchorDir, logWitnessPolicy, logWitnessPublish, logEd25519Secret, logLevel, storeOpenTimeout, storeTimeout, shutdownTimeout, corsOrigins, corsCredentials, otelEndpoint, otelTracesEndpoint, otelMetricsEndpoint, otelServiceName,
 }
 
 // SetByLauncher reports whether the named setting is set by whatever
@@ -150,6 +154,13 @@ type Config struct {
 	LogSigningKeyID string
 	LogAnchorURL    string
 	LogAnchorDir    string
+	// LogEd25519SecretID is the Key Vault secret of an Ed25519 key that
+	// signs beside the Key Vault key, for witnesses.
+	LogEd25519SecretID string
+	// LogWitnesses is the witness policy, nil without one;
+	// LogPublishWithQuorum holds back checkpoints without its quorum.
+	LogWitnesses         *tlog.Policy
+	LogPublishWithQuorum bool
 
 	StoreOpenTimeout time.Duration
 	StoreTimeout     time.Duration
@@ -340,6 +351,25 @@ func Load(lookup func(string) (string, bool)) (*Config, error) {
 		return nil, &Error{logOrigin.Name, fmt.Sprintf("%q is not a key name: no spaces or +", c.LogOrigin)}
 	}
 	c.LogAnchorURL = get(logAnchorURL)
+	if c.LogEd25519SecretID = get(logEd25519Secret); c.LogEd25519SecretID != "" && c.LogSigningKeyID == "" {
+		return nil, &Error{logEd25519Secret.Name, "needs LOG_SIGNING_KEY_ID: without it the log signs with Ed25519 already"}
+	}
+	if path := get(logWitnessPolicy); path != "" {
+		b, err := os.ReadFile(path)
+		if err == nil {
+			c.LogWitnesses, err = tlog.ParsePolicy(b)
+		}
+		if err != nil {
+			return nil, &Error{logWitnessPolicy.Name, err.Error()}
+		}
+	}
+	switch get(logWitnessPublish) {
+	case tlog.PublishAlways:
+	case tlog.PublishWithQuorum:
+		c.LogPublishWithQuorum = true
+	default:
+		return nil, &Error{logWitnessPublish.Name, fmt.Sprintf("%q is not always or quorum", get(logWitnessPublish))}
+	}
 	if c.LogAnchorDir == "" {
 		c.LogAnchorDir = filepath.Join(c.DataDir, "log-anchors")
 	}

@@ -53,6 +53,14 @@ func (a *api) logKey(_ context.Context, w http.ResponseWriter, _ *http.Request, 
 	return err
 }
 
+func (a *api) logPolicy(_ context.Context, w http.ResponseWriter, _ *http.Request, _ string) error {
+	l, err := a.transparency()
+	if err == nil {
+		writeText(w, "public, max-age=300", l.Policy().Text)
+	}
+	return err
+}
+
 // tileRoute is the prefix of tile paths; what follows is the C2SP path
 // after its "tile/".
 const tileRoute = "/api/log/tile/"

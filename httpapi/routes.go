@@ -87,6 +87,7 @@ var Routes = []Route{
 	{"TodoProof", http.MethodGet, "/api/todos/{id}/history/proof", auth.User, (*api).historyProof, params("version")},
 	{"LogCheckpoint", http.MethodGet, "/api/log/checkpoint", auth.Anyone, (*api).logCheckpoint, nil},
 	{"LogKey", http.MethodGet, "/api/log/key", auth.Anyone, (*api).logKey, nil},
+	{"LogPolicy", http.MethodGet, "/api/log/policy", auth.Anyone, (*api).logPolicy, nil},
 	{"LogTile", http.MethodGet, "/api/log/tile/" + restSegment, auth.Anyone, (*api).logTile, nil},
 	{"LogConsistency", http.MethodGet, "/api/log/consistency", auth.Anyone, (*api).logConsistency, params("from", "to")},
 	{"VerifyLog", http.MethodGet, "/api/manage/log/verify", auth.Admin, (*api).verifyLog, nil},

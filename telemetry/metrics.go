@@ -11,12 +11,13 @@ import (
 
 // Metric names, as a backend lists them.
 const (
-	MetricRequests     = "todoaudit.requests"
-	MetricDuration     = "todoaudit.request.duration"
-	MetricRequestUnits = "todoaudit.request_units"
-	MetricAuditLag     = "todoaudit.audit.lag"
-	MetricPumpBacklog  = "todoaudit.audit.pump.backlog"
-	MetricDeadLetters  = "todoaudit.audit.dead_letters"
+	MetricRequests        = "todoaudit.requests"
+	MetricDuration        = "todoaudit.request.duration"
+	MetricRequestUnits    = "todoaudit.request_units"
+	MetricAuditLag        = "todoaudit.audit.lag"
+	MetricPumpBacklog     = "todoaudit.audit.pump.backlog"
+	MetricDeadLetters     = "todoaudit.audit.dead_letters"
+	MetricWitnessRefusals = "todoaudit.log.witness_refusals"
 )
 
 // Metrics are the handler's instruments. The zero value (and nil) records
@@ -28,11 +29,12 @@ type Metrics struct {
 	auditLag    metric.Float64Histogram
 	backlog     metric.Int64Gauge
 	deadLetters metric.Int64Counter
+	refusals    metric.Int64Counter
 }
 
 func newMetrics(m metric.Meter) (*Metrics, error) {
 	var ms Metrics
-	var errs [6]error
+	var errs [7]error
 	ms.requests, errs[0] = m.Int64Counter(MetricRequests, metric.WithUnit("{request}"),
 		metric.WithDescription("Requests and payload invocations served, by function and status."))
 	ms.duration, errs[1] = m.Float64Histogram(MetricDuration, metric.WithUnit("s"),
@@ -45,6 +47,8 @@ func newMetrics(m metric.Meter) (*Metrics, error) {
 		metric.WithDescription("Changes the standalone audit pump has read but not yet checkpointed."))
 	ms.deadLetters, errs[5] = m.Int64Counter(MetricDeadLetters, metric.WithUnit("{document}"),
 		metric.WithDescription("Change-feed documents that could not be audited and were dead-lettered."))
+	ms.refusals, errs[6] = m.Int64Counter(MetricWitnessRefusals, metric.WithUnit("{checkpoint}"),
+		metric.WithDescription("Checkpoints a witness refused as inconsistent with the tree it cosigned, by witness."))
 	return &ms, errors.Join(errs[:]...)
 }
 
@@ -91,5 +95,13 @@ func (m *Metrics) PumpBacklog(ctx context.Context, n int) {
 func (m *Metrics) DeadLetters(ctx context.Context, n int) {
 	if m.on() && n > 0 {
 		m.deadLetters.Add(ctx, int64(n))
+	}
+}
+
+// WitnessRefused counts a checkpoint a witness refused as inconsistent
+// with the tree it had cosigned: a split view or a rollback of the log.
+func (m *Metrics) WitnessRefused(ctx context.Context, witness string) {
+	if m.on() {
+		m.refusals.Add(ctx, 1, metric.WithAttributes(attribute.String("witness", witness)))
 	}
 }

@@ -38,13 +38,15 @@ func (c Checkpoint) body() string {
 	return c.Origin + "\n" + strconv.FormatInt(c.Size, 10) + "\n" + base64.StdEncoding.EncodeToString(c.Root[:]) + "\n"
 }
 
-// Sign returns the checkpoint as a note signed by s, whose key name must be
-// the origin.
-func (c Checkpoint) Sign(s note.Signer) ([]byte, error) {
-	if s.Name() != c.Origin {
-		return nil, fmt.Errorf("signer %q cannot sign checkpoints of %q", s.Name(), c.Origin)
+// Sign returns the checkpoint as a note signed by each of signers, whose
+// key names must be the origin.
+func (c Checkpoint) Sign(signers ...note.Signer) ([]byte, error) {
+	for _, s := range signers {
+		if s.Name() != c.Origin {
+			return nil, fmt.Errorf("signer %q cannot sign checkpoints of %q", s.Name(), c.Origin)
+		}
 	}
-	return note.Sign(&note.Note{Text: c.body()}, s)
+	return note.Sign(&note.Note{Text: c.body()}, signers...)
 }
 
 // maxNoteBytes bounds the notes this package reads.
@@ -105,6 +107,34 @@ type Keys struct {
 	// VerifierKey is the public key in the signed-note verifier key format
 	// (name+hash+keydata), what outsiders verify checkpoints with.
 	VerifierKey string
+	// Ed25519, when set, is a second key of the same name that signs every
+	// checkpoint beside Signer: in Azure, an Ed25519 key (which witnesses
+	// accept) beside the Key Vault ECDSA one (which they may not).
+	Ed25519 *Keys
+}
+
+// Signers are the keys every checkpoint is signed with.
+func (k *Keys) Signers() []note.Signer {
+	if k.Ed25519 == nil {
+		return []note.Signer{k.Signer}
+	}
+	return []note.Signer{k.Signer, k.Ed25519.Signer}
+}
+
+// Verifiers are the verifiers of Signers.
+func (k *Keys) Verifiers() []note.Verifier {
+	if k.Ed25519 == nil {
+		return []note.Verifier{k.Verifier}
+	}
+	return []note.Verifier{k.Verifier, k.Ed25519.Verifier}
+}
+
+// VerifierKeys are the verifier keys of Signers, all published.
+func (k *Keys) VerifierKeys() []string {
+	if k.Ed25519 == nil {
+		return []string{k.VerifierKey}
+	}
+	return []string{k.VerifierKey, k.Ed25519.VerifierKey}
 }
 
 // NewKeys reads an Ed25519 note signer key (PRIVATE+KEY+name+hash+keydata).

@@ -64,6 +64,9 @@ type Integrator struct {
 	MaxBatch int
 	// Now is the clock, time.Now when nil.
 	Now func() time.Time
+	// Witnessing, when set, has each checkpoint cosigned by the witnesses
+	// of a policy before it is anchored and published.
+	Witnessing *Witnessing
 
 	mu sync.Mutex
 	// seen holds the audit container's items, by partition key and id,
@@ -710,9 +713,15 @@ func (in *Integrator) publish(ctx context.Context, st *state) (bool, error) {
 		return false, err
 	}
 	c := Checkpoint{Origin: in.Keys.Signer.Name(), Size: st.Size, Root: st.Root}
-	msg, err := c.Sign(in.Keys.Signer)
+	msg, err := c.Sign(in.Keys.Signers()...)
 	if err != nil {
 		return false, err
+	}
+	var cosigners []Cosignature
+	if in.Witnessing != nil {
+		if msg, cosigners, err = in.witness(ctx, st, msg); err != nil {
+			return false, err
+		}
 	}
 	existing, err := in.Anchors.Put(ctx, st.Size, msg)
 	if errors.Is(err, ErrAnchored) && len(existing) > 0 {
@@ -727,7 +736,7 @@ func (in *Integrator) publish(ctx context.Context, st *state) (bool, error) {
 		return false, err
 	}
 	in.checked = consistency{anchor: msg, etag: st.etag}
-	b, err := json.Marshal(checkpointDoc{ID: checkpointID, Size: st.Size, Note: string(msg)})
+	b, err := json.Marshal(checkpointDoc{ID: checkpointID, Size: st.Size, Note: string(msg), Publish: in.Witnessing.publish(), Cosigners: cosigners})
 	if err != nil {
 		return false, err
 	}

@@ -19,6 +19,9 @@ type Log struct {
 	// Audit and Anchors are what Audit walks the log against.
 	Audit   store.Container
 	Anchors Anchors
+	// Witnesses is the witness policy its checkpoints are cosigned under,
+	// nil without witnesses.
+	Witnesses *Policy
 
 	// opened is the stored checkpoint verified last: a monitor polls the
 	// checkpoint far more often than it changes, and the same note's

@@ -152,6 +152,12 @@ type checkpointDoc struct {
 	ID   string `json:"id"`
 	Size int64  `json:"size"`
 	Note string `json:"note"`
+	// Publish is PublishAlways or PublishWithQuorum: whether the note was
+	// published whatever its witnesses answered, or only with its quorum;
+	// empty for a log without witnesses.
+	Publish string `json:"publish,omitempty"`
+	// Cosigners are the witnesses whose cosignature the note carries.
+	Cosigners []Cosignature `json:"cosigners,omitempty"`
 }
 
 func tileID(t tlog.Tile) string { return "tlog-tile-" + strings.ReplaceAll(TilePath(t), "/", "_") }

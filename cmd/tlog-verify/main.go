@@ -25,10 +25,19 @@ import (
 	"github.com/todoaudit/todo/tlog"
 )
 
-const usage = `usage: tlog-verify -key KEY [-header 'Name: value']... COMMAND ARGS
+const usage = `usage: tlog-verify -key KEY [-policy FILE] [-state FILE] [-log URL]
+                   [-header 'Name: value']... COMMAND ARGS
 
 KEY is the log's verifier key (name+hash+keydata, as GET /api/log/key
 answers) or @FILE holding it. ARGS are files or http(s) URLs.
+
+With -policy (a C2SP tlog-policy file, as GET /api/log/policy serves it),
+a checkpoint is accepted only with the quorum of witness cosignatures it
+asks for. The newest checkpoint accepted of each log is remembered (in
+-state FILE, by default tlog-verify/checkpoints.json under the user's
+configuration directory), and every checkpoint accepted later must be
+consistent with it, proven through the log's consistency route: -log is
+the log's base URL (…/api/log), guessed from an input's URL when not given.
 
   checkpoint CHECKPOINT [TILES]
       verify the checkpoint's signature; with TILES (a directory or the
@@ -47,6 +56,11 @@ answers) or @FILE holding it. ARGS are files or http(s) URLs.
       its digest, count and first and last records, each record's hash
       and links, the manifest's checkpoint, and with TILES, every record's
       inclusion under that checkpoint
+  monitor [-every DURATION] [-count N] [-exec COMMAND] LOG
+      poll LOG (the base URL of /api/log): check each new checkpoint
+      against the last and against each witness's monitoring route
+      (with -policy), and on any inconsistency run COMMAND (with the
+      problem in $TLOG_VERIFY_PROBLEM) and exit 1
 `
 
 // maxInput bounds what is read of one input.
@@ -59,11 +73,18 @@ type headers []string
 func (h *headers) String() string     { return strings.Join(*h, ", ") }
 func (h *headers) Set(v string) error { *h = append(*h, v); return nil }
 
-// verifier holds what every command needs: the key and how to read inputs.
+// verifier holds what every command needs: the key and how to read
+// inputs, and the policy and memory a checkpoint is accepted with.
 type verifier struct {
 	v       note.Verifier
 	headers headers
 	client  *http.Client
+	policy  *tlog.Policy
+	mem     *memory
+	logURL  string
+	// remember, set by accept, remembers the checkpoint it accepted once
+	// the command succeeds.
+	remember func() error
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -73,7 +94,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	key := fs.String("key", "", "the log's verifier key, or @FILE")
 	vr := &verifier{client: &http.Client{Timeout: 30 * time.Second}}
 	fs.Var(&vr.headers, "header", "a header sent with every http(s) request, 'Name: value'")
+	policyFile := fs.String("policy", "", "a tlog-policy file: accept checkpoints only with its witness quorum")
+	stateFile := fs.String("state", "", "the file of the checkpoints remembered, by default under the user's configuration directory")
+	fs.StringVar(&vr.logURL, "log", "", "the log's base URL (…/api/log), for consistency proofs")
 	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if err := vr.configure(*policyFile, *stateFile); err != nil {
+		fmt.Fprintln(stderr, "tlog-verify:", err)
 		return 2
 	}
 	rest := fs.Args()
@@ -109,9 +137,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		out, err = vr.history(args[0], args[1:])
 	case cmd == "export" && (len(args) == 1 || len(args) == 2):
 		out, err = vr.export(args)
+	case cmd == "monitor":
+		return vr.monitor(args, stdout, stderr)
 	default:
 		fs.Usage()
 		return 2
+	}
+	if err == nil && vr.remember != nil {
+		err = vr.remember()
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "tlog-verify: FAILED:", err)
@@ -119,6 +152,47 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stdout, out)
 	return 0
+}
+
+// configure reads the policy and the memory of checkpoints.
+func (vr *verifier) configure(policyFile, stateFile string) error {
+	if policyFile != "" {
+		b, err := os.ReadFile(policyFile)
+		if err == nil {
+			vr.policy, err = tlog.ParsePolicy(b)
+		}
+		if err != nil {
+			return fmt.Errorf("-policy: %w", err)
+		}
+	}
+	if stateFile == "" {
+		var err error
+		if stateFile, err = defaultMemoryPath(); err != nil {
+			return err
+		}
+	}
+	m, err := loadMemory(stateFile)
+	if err != nil {
+		return fmt.Errorf("-state: %w", err)
+	}
+	vr.mem = m
+	return nil
+}
+
+// base is the log's base URL for an input read from src.
+func (vr *verifier) base(src string) string {
+	if vr.logURL != "" {
+		return vr.logURL
+	}
+	return logBaseOf(src)
+}
+
+// with appends what accept said of a checkpoint to a command's line.
+func with(line, said string) string {
+	if said == "" {
+		return line
+	}
+	return line + "; " + said
 }
 
 func isURL(s string) bool { return strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://") }
@@ -173,17 +247,17 @@ func (vr *verifier) checkpoint(args []string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	c, err := tlog.OpenCheckpoint(msg, vr.v)
+	c, said, err := vr.accept(msg, vr.base(args[0]))
 	if err != nil {
 		return "", err
 	}
 	if len(args) == 1 {
-		return "checkpoint verified: " + c.String(), nil
+		return with("checkpoint verified: "+c.String(), said), nil
 	}
 	if err := tlog.TreeFromTiles(c, vr.tiles(args[1])); err != nil {
 		return "", err
 	}
-	return "checkpoint and its tiles verified: " + c.String(), nil
+	return with("checkpoint and its tiles verified: "+c.String(), said), nil
 }
 
 // tiles reads tiles from base: a directory holding tile/..., or the base
@@ -218,8 +292,12 @@ func (vr *verifier) export(args []string) (string, error) {
 		return "", err
 	}
 	m := rep.Manifest
-	return fmt.Sprintf("export verified: %d records (%s, sha256 %s), %d links between versions, every record in the log under %s",
-		m.Count, m.Format, m.SHA256, rep.Links, rep.Checkpoint), nil
+	_, said, err := vr.accept([]byte(*m.LogCheckpoint), vr.base(args[len(args)-1]))
+	if err != nil {
+		return "", fmt.Errorf("the manifest's checkpoint: %w", err)
+	}
+	return with(fmt.Sprintf("export verified: %d records (%s, sha256 %s), %d links between versions, every record in the log under %s",
+		m.Count, m.Format, m.SHA256, rep.Links, rep.Checkpoint), said), nil
 }
 
 func (vr *verifier) bundle(src string) (tlog.ProofBundle, error) {
@@ -243,8 +321,12 @@ func (vr *verifier) proof(src string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("included: version %d of %s %q of %q (hash %s) is leaf %d of %s",
-		leaf.Version, leaf.EntityType, leaf.ID, leaf.Owner, leaf.Hash, p.Index, c), nil
+	_, said, err := vr.accept([]byte(p.Checkpoint), vr.base(src))
+	if err != nil {
+		return "", err
+	}
+	return with(fmt.Sprintf("included: version %d of %s %q of %q (hash %s) is leaf %d of %s",
+		leaf.Version, leaf.EntityType, leaf.ID, leaf.Owner, leaf.Hash, p.Index, c), said), nil
 }
 
 func (vr *verifier) consistency(args []string) (string, error) {

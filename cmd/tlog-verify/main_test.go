@@ -175,3 +175,16 @@ func copyTiles(t *testing.T, base, dir string) {
 		}
 	}
 }
+
+// TestMain keeps the checkpoints the tests' runs remember out of the
+// user's configuration directory.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "tlog-verify-test")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_CONFIG_HOME", dir)
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}

@@ -98,6 +98,9 @@ param leasesContainerName string = 'leases'
 ])
 param logLevel string = 'info'
 
+@description('Sign checkpoints also with an Ed25519 key, kept as the vault secret log-signing-ed25519 (created after deployment, docs/transparency-log.md#witnesses), so that witnesses accept them.')
+param logEd25519 bool = false
+
 @description('OTLP/HTTP endpoint, such as an OpenTelemetry Collector, that receives the traces and metrics of the handler and of the host (OTEL_EXPORTER_OTLP_ENDPOINT). Empty: the handler exports nothing; the host still sends its own telemetry and the handler log lines to Application Insights.')
 param otlpEndpoint string = ''
 
@@ -247,6 +250,7 @@ module transparency 'modules/transparency.bicep' = {
     location: location
     tags: tags
     appPrincipalId: identity.outputs.principalId
+    ed25519: logEd25519
   }
 }
 
@@ -276,6 +280,7 @@ var appSettings = {
   OTEL_EXPORTER_OTLP_ENDPOINT: otlpEndpoint
   LOG_SIGNING_KEY_ID: transparency.outputs.signingUrl
   LOG_ANCHOR_URL: transparency.outputs.anchorsUrl
+  LOG_ED25519_SECRET_ID: transparency.outputs.ed25519Url
 }
 
 // The app starts only after its role assignments exist: the host reads

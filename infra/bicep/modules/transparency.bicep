@@ -30,9 +30,13 @@ param anchorRetentionDays int = 3650
 ])
 param anchorPolicyState string = 'Unlocked'
 
+@description('Whether the app reads the secret log-signing-ed25519 of the vault: an Ed25519 note signer key, created by the operator after deployment, that signs every checkpoint beside the vault key, since witnesses accept Ed25519 log keys only.')
+param ed25519 bool = false
+
 // Built-in Azure role definition ids.
 var keyVaultCryptoUser = '12338af0-0e69-4776-bea7-57ae8d297424'
 var storageBlobDataContributor = 'ba92f5b4-2d11-453d-a403-e96b0029c9fe'
+var keyVaultSecretsUser = '4633458b-17de-408a-b874-0445c86b69e6'
 
 resource vault 'Microsoft.KeyVault/vaults@2023-07-01' = {
   name: vaultName
@@ -69,6 +73,19 @@ resource keyUser 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
   scope: signing
   properties: {
     roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', keyVaultCryptoUser)
+    principalId: appPrincipalId
+    principalType: 'ServicePrincipal'
+  }
+}
+
+// The Ed25519 key is a secret (Key Vault keys cannot be Ed25519), which
+// the app's identity may read. The vault holds nothing else that is
+// secret, so the role is the vault's: the secret need not exist yet.
+resource ed25519Reader 'Microsoft.Authorization/roleAssignments@2022-04-01' = if (ed25519) {
+  name: guid(vault.id, appPrincipalId, keyVaultSecretsUser)
+  scope: vault
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', keyVaultSecretsUser)
     principalId: appPrincipalId
     principalType: 'ServicePrincipal'
   }
@@ -132,6 +149,12 @@ var signingPath = 'keys/${signing.name}'
 @description('The signing key\'s URL: LOG_SIGNING_KEY_ID.')
 output signingUrl string = '${vault.properties.vaultUri}${signingPath}'
 
+
+// The Ed25519 key's identifier, a URL naming it (not key material).
+var ed25519Path = 'secrets/log-signing-ed25519'
+
+@description('LOG_ED25519_SECRET_ID: the Ed25519 signer\'s URL, empty without one.')
+output ed25519Url string = ed25519 ? '${vault.properties.vaultUri}${ed25519Path}' : ''
 
 @description('The anchors container: LOG_ANCHOR_URL.')
 output anchorsUrl string = '${anchorsAccount.properties.primaryEndpoints.blob}${anchors.name}'

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/todoaudit/todo/tlog"
+	"github.com/todoaudit/todo/tlog/witness"
+)
+
+// execWait bounds the command monitor runs on an inconsistency.
+const execWait = time.Minute
+
+// monitor polls a log's checkpoint, as an auditor's watchdog: each must
+// verify and be consistent with the last one accepted (remembered across
+// runs), and the checkpoint each witness of the policy serves on its
+// monitoring route must be consistent with the log's. A log or witness
+// that cannot be reached is reported and polled again; a checkpoint short
+// of the quorum is reported; an inconsistency runs -exec and exits 1.
+func (vr *verifier) monitor(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("monitor", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	every := fs.Duration("every", time.Minute, "time between polls")
+	count := fs.Int("count", 0, "polls before exiting 0; 0: until interrupted")
+	command := fs.String("exec", "", "a shell command run on an inconsistency, the problem in $TLOG_VERIFY_PROBLEM")
+	if err := fs.Parse(args); err != nil || fs.NArg() != 1 || *every <= 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	base := strings.TrimSuffix(fs.Arg(0), "/")
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	for i := 0; *count == 0 || i < *count; i++ {
+		if i > 0 {
+			select {
+			case <-ctx.Done():
+				return 0
+			case <-time.After(*every):
+			}
+		}
+		problem := vr.poll(base, stdout, stderr)
+		if problem == nil {
+			continue
+		}
+		fmt.Fprintln(stderr, "tlog-verify: INCONSISTENT:", problem)
+		if *command != "" {
+			cctx, cancel := context.WithTimeout(ctx, execWait)
+			cmd := exec.CommandContext(cctx, "/bin/sh", "-c", *command)
+			cmd.Env = append(os.Environ(), "TLOG_VERIFY_PROBLEM="+problem.Error())
+			cmd.Stdout, cmd.Stderr = stdout, stderr
+			if err := cmd.Run(); err != nil {
+				fmt.Fprintln(stderr, "tlog-verify: -exec:", err)
+			}
+			cancel()
+		}
+		return 1
+	}
+	return 0
+}
+
+// poll checks the log's checkpoint and the witnesses' once. It returns
+// only inconsistencies: what cannot be read is reported and left to the
+// next poll.
+func (vr *verifier) poll(base string, stdout, stderr io.Writer) error {
+	vr.remember = nil
+	msg, err := vr.read(base + "/checkpoint")
+	if err != nil {
+		fmt.Fprintln(stderr, "tlog-verify: monitor: the log:", err)
+		return nil
+	}
+	c, said, err := vr.accept(msg, base)
+	switch {
+	case errors.Is(err, tlog.ErrNoQuorum):
+		fmt.Fprintln(stderr, "tlog-verify: monitor:", err)
+	case err != nil:
+		return err
+	default:
+		if vr.remember != nil {
+			if err := vr.remember(); err != nil {
+				fmt.Fprintln(stderr, "tlog-verify: monitor: remembering:", err)
+			}
+		}
+		fmt.Fprintln(stdout, with("checkpoint "+c.String(), said))
+	}
+	if vr.policy == nil {
+		return nil
+	}
+	for _, w := range vr.policy.Witnesses {
+		theirs, err := vr.read(strings.TrimSuffix(w.URL, "/") + "/" + witness.OriginHash(c.Origin) + "/checkpoint")
+		if err != nil {
+			fmt.Fprintf(stderr, "tlog-verify: monitor: witness %s: %v\n", w.Name, err)
+			continue
+		}
+		wc, err := tlog.OpenCheckpoint(theirs, vr.v)
+		if err != nil {
+			return fmt.Errorf("witness %s serves a checkpoint of the log that does not verify: %w", w.Name, err)
+		}
+		if wc.Size > c.Size {
+			// Cosigned but not published yet: the next poll sees it.
+			continue
+		}
+		if err := vr.consistentWith(theirs, msg, base); err != nil {
+			return fmt.Errorf("the log's %s and the %s witness %s cosigned: %w", c, wc, w.Name, err)
+		}
+	}
+	return nil
+}
