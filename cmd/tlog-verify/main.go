@@ -33,6 +33,7 @@ answers) or @FILE holding it. ARGS are files or http(s) URLs.
   checkpoint CHECKPOINT [TILES]
       verify the checkpoint's signature; with TILES (a directory or the
       base URL of /api/log, holding tile/...), also recompute its tree
+      and check every entry of its entry bundles against it
   proof BUNDLE
       verify an inclusion proof bundle (GET /api/todos/{id}/history/proof)
   consistency OLDER NEWER [PROOF]
@@ -183,7 +184,11 @@ func (vr *verifier) checkpoint(args []string) (string, error) {
 	if err := tlog.TreeFromTiles(c, vr.tiles(args[1])); err != nil {
 		return "", err
 	}
-	return "checkpoint and its tiles verified: " + c.String(), nil
+	n, err := tlog.VerifyBundles(c, vr.tiles(args[1]))
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("checkpoint, its tiles and the %d entries of its entry bundles verified: %s", n, c), nil
 }
 
 // tiles reads tiles from base: a directory holding tile/..., or the base
