@@ -628,6 +628,7 @@ func (a *App) transparencyLog(ctx context.Context, auditC, leases store.Containe
 	if o, ok := a.store.(interface{ StampsInCommitOrder() bool }); ok {
 		in.CommitOrdered = o.StampsInCommitOrder()
 	}
+	l.Damaged = in.Damaged
 	return l, in, nil
 }
 

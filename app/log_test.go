@@ -120,3 +120,18 @@ func TestLostVersions(t *testing.T) {
 	s := &server{Client: &apitest.Client{T: t, Base: "http://" + a.Addr(), User: "alice"}, app: a}
 	apitest.LostVersions(t, s.Client, apitest.Containers(t, st), s.integrate)
 }
+
+// Damaged log documents in the embedded store are reported and repaired.
+func TestDamagedLog(t *testing.T) {
+	var st store.Store
+	a := apitest.Start(t, map[string]string{"DATA_DIR": t.TempDir(), "ADMIN_USERS": "alice"},
+		&app.Options{Wrap: func(s store.Store) store.Store { st = s; return s }})
+	c := &apitest.Client{T: t, Base: "http://" + a.Addr(), User: "alice"}
+	apitest.DamagedLog(t, c, apitest.Containers(t, st), func() error {
+		if err := a.DrainAudit(context.Background()); err != nil {
+			return err
+		}
+		_, err := a.IntegrateLog(context.Background())
+		return err
+	})
+}

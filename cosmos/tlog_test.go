@@ -134,3 +134,15 @@ func TestLostVersionsOnCosmos(t *testing.T) {
 	c, s, settle, _ := onCosmos(t)
 	apitest.LostVersions(t, c, s, settle)
 }
+
+// Damaged log documents in Cosmos DB are reported and repaired.
+func TestDamagedLogOnCosmos(t *testing.T) {
+	c, s, _, a := onCosmos(t)
+	apitest.DamagedLog(t, c, s, func() error {
+		if _, err := a.Reconcile(t.Context()); err != nil {
+			return err
+		}
+		_, err := a.IntegrateLog(t.Context())
+		return err
+	})
+}

@@ -82,6 +82,10 @@ type Integrator struct {
 	checked consistency
 	// failAfter, in tests, fails the named step of an append.
 	failAfter func(step string) error
+	// damage is what readers of the log reported damaged; repairedEtag
+	// the state the last repair was tried on.
+	damage       damage
+	repairedEtag string
 }
 
 // DefaultMargin bounds how much earlier than its commit a record's _ts can
@@ -127,10 +131,10 @@ func (in *Integrator) Run(ctx context.Context) (Result, error) {
 	if err != nil {
 		return res, err
 	}
-	if err := in.build(ctx, st, nil); err != nil {
+	if err := in.mend(ctx, st, in.takeDamage(), func() error { return in.build(ctx, st, nil) }); err != nil {
 		return res, err
 	}
-	if err := in.checkAnchored(ctx, st); errors.Is(err, errMovedOn) {
+	if err := in.mend(ctx, st, nil, func() error { return in.checkAnchored(ctx, st) }); errors.Is(err, errMovedOn) {
 		in.reset()
 		res.Size = st.Size
 		return res, nil
@@ -170,6 +174,28 @@ func (in *Integrator) Run(ctx context.Context) (Result, error) {
 	res.Size = st.Size
 	res.Published, err = in.publish(ctx, st)
 	return res, err
+}
+
+// mend runs step, after repairing the log when a reader reported damage
+// (cause); when step finds damage itself, or refuses the log, the log is
+// repaired and step run again, once for a state: a log that the repair
+// cannot make whole stays refused, and is not read whole again every pass.
+func (in *Integrator) mend(ctx context.Context, st *state, cause error, step func() error) error {
+	if cause != nil {
+		in.repairedEtag = st.etag
+		if err := in.repair(ctx, st, cause); err != nil {
+			return err
+		}
+	}
+	err := step()
+	if (!isDamage(err) && !errors.Is(err, ErrRefused)) || errors.Is(err, errMovedOn) || in.repairedEtag == st.etag {
+		return err
+	}
+	in.repairedEtag = st.etag
+	if err := in.repair(ctx, st, err); err != nil {
+		return err
+	}
+	return step()
 }
 
 func (in *Integrator) now() time.Time {
@@ -657,6 +683,12 @@ type consistency struct {
 // consistent checks that the tree t, read through r, extends the
 // checkpoint c.
 func consistent(r *tileReader, t tlog.Tree, c Checkpoint) error {
+	return extendsAnchor(r.hashes(t), t, c)
+}
+
+// extendsAnchor checks that the tree t, its hashes read through hr,
+// extends the checkpoint c.
+func extendsAnchor(hr tlog.HashReader, t tlog.Tree, c Checkpoint) error {
 	switch {
 	case c.Size > t.N:
 		return fmt.Errorf("the store's log (size %d) is behind the anchored checkpoint (size %d)", t.N, c.Size)
@@ -666,7 +698,7 @@ func consistent(r *tileReader, t tlog.Tree, c Checkpoint) error {
 		}
 		return nil
 	}
-	proof, err := tlog.ProveTree(t.N, c.Size, r.hashes(t))
+	proof, err := tlog.ProveTree(t.N, c.Size, hr)
 	if err == nil {
 		err = tlog.CheckTree(proof, t.N, t.Hash, c.Size, c.Root)
 	}
@@ -695,6 +727,21 @@ func (in *Integrator) report(err error) {
 	}
 }
 
+// sound reports whether the stored checkpoint document is one this
+// process anchored, or verifies: one that does not is published again,
+// from the anchor of its size when there is one.
+func (in *Integrator) sound(d *checkpointDoc) bool {
+	if d.Note == string(in.checked.anchor) {
+		return true
+	}
+	c, err := OpenCheckpoint([]byte(d.Note), in.Keys.Verifier)
+	if err == nil && c.Size == d.Size {
+		return true
+	}
+	in.Log.Warn("transparency log: the stored checkpoint does not verify; publishing it again", "size", d.Size)
+	return false
+}
+
 // publish signs a checkpoint of st, anchors it and makes it the latest,
 // unless the latest is of st's size already.
 func (in *Integrator) publish(ctx context.Context, st *state) (bool, error) {
@@ -706,7 +753,7 @@ func (in *Integrator) publish(ctx context.Context, st *state) (bool, error) {
 	if err != nil && !todo.IsKind(err, todo.NotFound) {
 		return false, err
 	}
-	if cur.Size >= st.Size {
+	if cur.Size >= st.Size && in.sound(&cur) {
 		return false, nil
 	}
 	if err := in.checkAnchored(ctx, st); err != nil {

@@ -22,6 +22,11 @@ type Log struct {
 	// Witnesses is the witness policy its checkpoints are cosigned under,
 	// nil without witnesses.
 	Witnesses *Policy
+	// Damaged, when set, hears of damage a reader found: a tile that does
+	// not give the checkpoint's tree, an entry bundle that does not hold
+	// its leaves, a stored checkpoint that does not verify
+	// (Integrator.Damaged).
+	Damaged func(error)
 
 	// opened is the stored checkpoint verified last: a monitor polls the
 	// checkpoint far more often than it changes, and the same note's
@@ -58,7 +63,7 @@ func (l *Log) Checkpoint(ctx context.Context) ([]byte, Checkpoint, error) {
 	}
 	c, err := OpenCheckpoint([]byte(d.Note), l.Keys.Verifier)
 	if err != nil {
-		return nil, c, todo.Wrap(todo.Internal, err, "the stored checkpoint does not verify")
+		return nil, c, l.damaged(todo.Wrap(todo.Internal, err, "the stored checkpoint does not verify"))
 	}
 	l.opened.Store(&openedCheckpoint{note: d.Note, c: c})
 	return []byte(d.Note), c, nil
@@ -101,11 +106,11 @@ func (l *Log) Prove(ctx context.Context, entityKey string, version int64) (Inclu
 	tr := newTileReader(ctx, l.Leases)
 	leaf, err := versionLeaf(tr, c.Tree(), d.Index, entityKey, version)
 	if err != nil {
-		return in, err
+		return in, l.damaged(err)
 	}
 	proof, err := tlog.ProveRecord(c.Size, d.Index, tr.hashes(c.Tree()))
 	if err != nil {
-		return in, todo.Wrap(todo.Internal, err, "the log's tiles give no proof")
+		return in, l.damaged(todo.Wrap(todo.Internal, err, "the log's tiles give no proof"))
 	}
 	return Inclusion{Checkpoint: msg, Index: d.Index, Leaf: leaf, Proof: proof}, nil
 }
@@ -157,6 +162,15 @@ func versionLeaf(tr *tileReader, t tlog.Tree, index int64, entityKey string, ver
 	return b, nil
 }
 
+// damaged tells Damaged of err when it is damage to the log, not a store
+// that failed to answer, and returns it.
+func (l *Log) damaged(err error) error {
+	if l.Damaged != nil && isDamage(err) {
+		l.Damaged(err)
+	}
+	return err
+}
+
 // treeLeaf is the leaf hash the tree that hr reads holds at index.
 func treeLeaf(hr tlog.HashReader, index int64) (tlog.Hash, error) {
 	hs, err := hr.ReadHashes([]int64{tlog.StoredHashIndex(0, index)})
@@ -181,7 +195,7 @@ func (l *Log) Consistency(ctx context.Context, from, to int64) (tlog.TreeProof, 
 	}
 	p, err := tlog.ProveTree(to, from, newTileReader(ctx, l.Leases).hashes(c.Tree()))
 	if err != nil {
-		return nil, todo.Wrap(todo.Internal, err, "the log's tiles give no proof")
+		return nil, l.damaged(todo.Wrap(todo.Internal, err, "the log's tiles give no proof"))
 	}
 	return p, nil
 }
@@ -224,7 +238,7 @@ func (l *Log) Check(ctx context.Context, records []todo.AuditRecord) (Logged, er
 		}
 		logged, err := treeLeaf(hr, d.Index)
 		if err != nil {
-			return out, err
+			return out, l.damaged(err)
 		}
 		if leaf, err := LeafOf(r); err != nil || tlog.RecordHash(leaf.Encode()) != logged {
 			if out.Differs == 0 {

@@ -2,6 +2,9 @@ package apitest
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -115,5 +118,112 @@ func LostVersions(t *testing.T, c *Client, s *Store, settle func()) {
 	}
 	if got := Want(t, c.Do("GET", "/api/manage/log/verify", nil), 200).JSON(t); !hasProblem(got, "missingFromStore", id, 3) {
 		t.Errorf("log audit after the newest versions were removed: %v", got)
+	}
+}
+
+// Edit rewrites the JSON document of c with the given id in place.
+func (s *Store) Edit(c store.Container, id string, edit func(doc map[string]any)) {
+	s.T.Helper()
+	it, ok := s.Find(c, id)
+	if !ok {
+		s.T.Fatalf("no document %q to edit", id)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(it.Body, &doc); err != nil {
+		s.T.Fatal(err)
+	}
+	edit(doc)
+	delete(doc, "_etag")
+	var err error
+	if it.Body, err = json.Marshal(doc); err != nil {
+		s.T.Fatal(err)
+	}
+	s.Put(c, it)
+}
+
+// flipByte changes one byte of a log document's base64 data.
+func flipByte(t testing.TB, doc map[string]any, at int) {
+	t.Helper()
+	b, err := base64.StdEncoding.DecodeString(doc["data"].(string))
+	if err != nil || len(b) <= at {
+		t.Fatalf("log document %v: %v", doc["id"], err)
+	}
+	b[at] ^= 1
+	doc["data"] = base64.StdEncoding.EncodeToString(b)
+}
+
+// DamagedLog damages the log's documents in the store: a hash tile, then
+// the stored checkpoint's signature, then a hash tile and an entry bundle
+// at once. Each time health answers 503 degraded naming the log as soon
+// as a reader finds the damage; the integrator repairs the first two from
+// the entry bundles and the anchor, checked against both, and health is
+// ok again with the same checkpoint; the third it cannot repair, so it
+// signs nothing more. integrate runs the integrator (after bringing the
+// audit up to date) and returns its error.
+func DamagedLog(t *testing.T, c *Client, s *Store, integrate func() error) {
+	anyone := c.As("")
+	id := c.Create("Work", "v1")["id"].(string)
+	Want(t, c.Do("PUT", "/api/todos/"+id, map[string]any{"category": "Work", "title": "v2"}), 200)
+	if err := integrate(); err != nil {
+		t.Fatal(err)
+	}
+	signed := Want(t, anyone.Do("GET", "/api/log/checkpoint", nil), 200).Body
+	size := strings.Split(string(signed), "\n")[1]
+	proof := "/api/todos/" + id + "/history/proof?version=1"
+	Want(t, c.Do("GET", proof, nil), 200)
+	degraded := func(what string) {
+		t.Helper()
+		if h := Want(t, anyone.Do("GET", "/api/health", nil), 503).JSON(t); h["status"] != "degraded" || !strings.Contains(fmt.Sprint(h["store"]), "transparency log") {
+			t.Fatalf("health after %s: %v", what, h)
+		}
+	}
+	repaired := func(what string) {
+		t.Helper()
+		if err := integrate(); err != nil {
+			t.Fatalf("integrating after %s: %v", what, err)
+		}
+		Want(t, anyone.Do("GET", "/api/health", nil), 200)
+		Want(t, c.Do("GET", proof, nil), 200)
+		if got := Want(t, anyone.Do("GET", "/api/log/checkpoint", nil), 200).Body; string(got) != string(signed) {
+			t.Fatalf("checkpoint after %s repaired:\n%s\nwas\n%s", what, got, signed)
+		}
+		if v := Want(t, c.Do("GET", "/api/todos/"+id+"/history/verify", nil), 200).JSON(t); v["verified"] != true {
+			t.Fatalf("verify after %s repaired: %v", what, v)
+		}
+	}
+
+	tile := "tlog-tile-tile_0_000.p_" + size
+	s.Edit(s.Leases, tile, func(doc map[string]any) { flipByte(t, doc, 0) })
+	Want(t, c.Do("GET", proof, nil), 500)
+	degraded("a damaged hash tile")
+	repaired("a damaged hash tile")
+
+	s.Edit(s.Leases, "tlog-checkpoint", func(doc map[string]any) {
+		note := doc["note"].(string)
+		i := strings.LastIndex(note, "\n") - 3
+		doc["note"] = note[:i] + string(rune('A'+(note[i]-'A'+1)%26)) + note[i+1:]
+	})
+	Want(t, anyone.Do("GET", "/api/log/checkpoint", nil), 500)
+	degraded("a checkpoint with a broken signature")
+	repaired("a checkpoint with a broken signature")
+
+	// A damaged bundle of leaves the state no longer holds (an append
+	// since) leaves nothing to rebuild the tile from.
+	c.Create("Work", "another")
+	if err := integrate(); err != nil {
+		t.Fatal(err)
+	}
+	signed = Want(t, anyone.Do("GET", "/api/log/checkpoint", nil), 200).Body
+	s.Edit(s.Leases, "tlog-tile-tile_0_000.p_"+strings.Split(string(signed), "\n")[1], func(doc map[string]any) { flipByte(t, doc, 0) })
+	s.Edit(s.Leases, "tlog-tile-tile_entries_000.p_"+size, func(doc map[string]any) { flipByte(t, doc, 40) })
+	Want(t, c.Do("GET", proof, nil), 500)
+	degraded("a damaged tile and bundle")
+	c.Create("Work", "later")
+	if err := integrate(); err == nil {
+		t.Fatal("the integrator signs over a damaged tile and bundle")
+	}
+	degraded("a damaged tile and bundle, integrated")
+	if got := Want(t, anyone.Do("GET", "/api/log/checkpoint", nil), 200).Body; string(got) != string(signed) {
+		t.Fatalf("a checkpoint signed over damage:\n%s", got)
 	}
 }

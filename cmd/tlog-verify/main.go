@@ -42,6 +42,7 @@ the log's base URL (…/api/log), guessed from an input's URL when not given.
   checkpoint CHECKPOINT [TILES]
       verify the checkpoint's signature; with TILES (a directory or the
       base URL of /api/log, holding tile/...), also recompute its tree
+      and check every entry of its entry bundles against it
   proof BUNDLE
       verify an inclusion proof bundle (GET /api/todos/{id}/history/proof)
   consistency OLDER NEWER [PROOF]
@@ -257,7 +258,11 @@ func (vr *verifier) checkpoint(args []string) (string, error) {
 	if err := tlog.TreeFromTiles(c, vr.tiles(args[1])); err != nil {
 		return "", err
 	}
-	return with("checkpoint and its tiles verified: "+c.String(), said), nil
+	n, err := tlog.VerifyBundles(c, vr.tiles(args[1]))
+	if err != nil {
+		return "", err
+	}
+	return with(fmt.Sprintf("checkpoint, its tiles and the %d entries of its entry bundles verified: %s", n, c), said), nil
 }
 
 // tiles reads tiles from base: a directory holding tile/..., or the base

@@ -132,10 +132,16 @@ func TestVerifier(t *testing.T) {
 	b, _ := os.ReadFile(tile)
 	b[0] ^= 1
 	_ = os.WriteFile(tile, b, 0o600)
+	bundles := filepath.Join(p.dir, "bundle-tiles")
+	copyTiles(t, p.base, bundles)
+	entries := filepath.Join(bundles, "tile", "entries", "000.p", "3")
+	b, _ = os.ReadFile(entries)
+	_ = os.WriteFile(entries, bytes.Replace(b, []byte("owner alice"), []byte("owner alicf"), 1), 0o600)
 	for _, c := range []struct {
 		name, want string
 		args       []string
 	}{
+		{"a tampered entry bundle", "entry 0 of bundle tile/entries/000.p/3 is not the tree's leaf 0", []string{key, "checkpoint", p.cur, bundles}},
 		{"a checkpoint signed by another key", "not signed by", []string{key, "checkpoint", p.save(t, "forged", forged)}},
 		{"a checkpoint edited", "does not verify", []string{key, "checkpoint", p.save(t, "tampered", tampered)}},
 		{"a fork", "forked", []string{key, "consistency", p.cur, p.save(t, "fork", fork)}},
