@@ -11,7 +11,7 @@ DATA_DIR    ?= ./.data
 OTLP        ?=
 BUILD_TAGS  := $(if $(OTLP),-tags otlp,)
 
-.PHONY: all build run web test test-short lint fmt vet staticcheck tsc bicep-lint fuzz bench stage start \
+.PHONY: all build run web test test-short lint fmt vet staticcheck tsc bicep-lint fuzz bench stage package start \
         check-deploy what-if deploy-infra deploy-app deploy clean
 
 all: build
@@ -121,14 +121,22 @@ bench:
 	bin/partition-analyzer --generate --todos 1000000 --users 100000 --stats | sed -n '/^Activity pages/,/^$$/p'
 	$(GO) test -run '^$$' -bench ActivityEstimate -benchtime 1x ./cmd/partition-analyzer/analyze/
 
-## stage: the deployable script root dist/ (host.json, function folders, Linux handler)
+## stage: the deployable script root dist/ (host.json, function folders, Linux handler);
+## a dist/local.settings.json (make start's) is kept
 stage:
-	rm -rf $(DIST)
 	mkdir -p $(DIST)
+	find $(DIST) -mindepth 1 -maxdepth 1 ! -name local.settings.json -exec rm -rf {} +
 	cp host.json $(DIST)/
 	for f in functions/*/function.json; do d=$$(dirname $$f); mkdir -p $(DIST)/$$(basename $$d); cp $$f $(DIST)/$$(basename $$d)/; done
 	CGO_ENABLED=0 GOOS=linux GOARCH=amd64 $(GO) build -tags otlp -trimpath -ldflags='-s -w' -o $(DIST)/handler ./handler
 	chmod 0755 $(DIST)/handler
+
+## package: the deployment package bin/app.zip of dist/, the handler's run bit recorded
+## (azd and make deploy-app upload it as it is)
+PACKAGE ?= bin/app.zip
+package: stage
+	mkdir -p $(dir $(PACKAGE))
+	$(GO) run ./cmd/package-zip $(DIST) $(PACKAGE)
 
 ## start: the Functions host on dist/ (needs Azure Functions Core Tools, Azurite and the Cosmos DB emulator)
 start: stage
@@ -143,7 +151,7 @@ what-if:
 	sh infra/deploy.sh what-if
 deploy-infra:
 	sh infra/deploy.sh infra
-deploy-app: stage
+deploy-app: package
 	sh infra/deploy.sh app
 deploy: deploy-infra deploy-app
 

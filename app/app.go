@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
@@ -139,6 +140,18 @@ type Options struct {
 	AuthClock auth.Clock
 }
 
+// listenError says why the address could not be taken and, standalone,
+// which setting chooses it; under the host the host chose the port.
+func listenError(cfg *config.Config, err error) error {
+	if cfg.Mode == config.Host {
+		return fmt.Errorf("listen on %s (the Functions host's FUNCTIONS_CUSTOMHANDLER_PORT): %w", cfg.ListenAddr, err)
+	}
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return fmt.Errorf("listen on %s: the address is in use by another process: stop it, or set LISTEN_ADDR to another address (make run LISTEN_ADDR=127.0.0.1:8080)", cfg.ListenAddr)
+	}
+	return fmt.Errorf("listen on %s (LISTEN_ADDR): %w", cfg.ListenAddr, err)
+}
+
 // Start listens at once, so the host's readiness poll of GET / succeeds
 // within milliseconds, then opens the store in the background, retrying
 // until STORE_OPEN_TIMEOUT. Requests that arrive meanwhile wait for it;
@@ -157,7 +170,7 @@ func Start(cfg *config.Config, log *slog.Logger, o *Options) (*App, error) {
 	if ln == nil {
 		var err error
 		if ln, err = net.Listen("tcp", cfg.ListenAddr); err != nil {
-			return nil, fmt.Errorf("listen on %s: %w", cfg.ListenAddr, err)
+			return nil, listenError(cfg, err)
 		}
 	}
 	bgCtx, cancelBg := context.WithCancel(context.Background())

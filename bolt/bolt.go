@@ -77,16 +77,18 @@ var _ store.Store = (*Store)(nil)
 // given containers exist. An existing container whose partition key paths
 // differ fails: a partition key cannot change after creation. A file that
 // cannot be used as it is fails with a *FileError marked store.Permanent;
-// a file another process holds fails with an error that is not.
+// a file another process holds fails with an error that is not, and a
+// directory that cannot hold the file (not creatable, not writable, not a
+// directory) with one that is, naming DATA_DIR.
 func Open(dir string, specs []store.ContainerSpec, o *Options) (*Store, error) {
 	if o == nil {
 		o = &Options{}
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("embedded store: %w", err)
+		return nil, dirError(dir, err)
 	}
 	path := filepath.Join(dir, "store.db")
-	db, err := openDB(path)
+	db, err := openDB(dir, path)
 	if err != nil {
 		return nil, err
 	}

@@ -26,7 +26,7 @@ func Compact(dir string) (before, after int64, err error) {
 	if err != nil {
 		return 0, 0, fmt.Errorf("embedded store: %w", err)
 	}
-	src, err := openDB(path)
+	src, err := openDB(dir, path)
 	if err != nil {
 		return 0, 0, err
 	}

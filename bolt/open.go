@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"runtime/debug"
+	"syscall"
 	"time"
 
 	bbolt "go.etcd.io/bbolt"
@@ -48,8 +49,11 @@ func check(path string) error {
 // Should the file change between the check and the open, a fault reading
 // the map or a panic of bbolt's becomes a FileError rather than the end of
 // the process.
-func openDB(path string) (db *bbolt.DB, err error) {
+func openDB(dir, path string) (db *bbolt.DB, err error) {
 	if err := check(path); err != nil {
+		if unusableDir(err) {
+			return nil, dirError(dir, err)
+		}
 		return nil, permanent(err)
 	}
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
@@ -62,10 +66,29 @@ func openDB(path string) (db *bbolt.DB, err error) {
 	switch {
 	case errors.Is(err, berrors.ErrTimeout):
 		return nil, inUse(path)
+	case unusableDir(err):
+		return nil, dirError(dir, err)
 	case err != nil:
 		return nil, permanent(fmt.Errorf("embedded store file %s: %w", path, err))
 	}
 	return db, nil
+}
+
+// dirError is the error for a DATA_DIR the store file cannot live in: no
+// retry fixes it, so start-up stops at once.
+func dirError(dir string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return store.Permanent(fmt.Errorf("DATA_DIR %s cannot hold the embedded store: %v; set DATA_DIR to a directory this user may create and write", dir, err))
+}
+
+// unusableDir reports whether err says the store's directory or file can
+// never be opened as it is: no permission, a read-only file system, or a
+// path through something that is not a directory.
+func unusableDir(err error) bool {
+	return errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.EISDIR)
 }
 
 // permanent marks a broken file's error as one no retry can fix.

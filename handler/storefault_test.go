@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math/rand/v2"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -150,4 +151,40 @@ func TestSecondProcessOnSameDataDir(t *testing.T) {
 	wantOneLine(t, stderr, filepath.Join(dir, "store.db"), "in use by another process")
 	t.Logf("second process: exit 1 after %v", took.Round(time.Millisecond))
 	post(t, first.url("/api/todos"), `{"category":"Grocery","title":"still serving"}`)
+}
+
+// A DATA_DIR the store can never live in (here a path through a file)
+// stops start-up at once, well within STORE_OPEN_TIMEOUT, with one line
+// naming DATA_DIR: no retry can fix it.
+func TestUnusableDataDirStopsStartup(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "a-file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, stderr, took := runToExit(t, 30*time.Second, "DATA_DIR="+filepath.Join(file, "data"), "STORE_OPEN_TIMEOUT=60s")
+	if code != 1 {
+		t.Fatalf("exit status %d, want 1; stderr %s", code, stderr)
+	}
+	wantOneLine(t, stderr, "DATA_DIR", file, "not a directory")
+	t.Logf("exit 1 after %v", took.Round(time.Millisecond))
+}
+
+// A LISTEN_ADDR another process holds stops start-up with one line that
+// names the setting to change.
+func TestPortInUseNamesListenAddr(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	cmd := exec.Command(handlerBinary(t))
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "DATA_DIR=" + t.TempDir(), "LISTEN_ADDR=" + ln.Addr().String()}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err = cmd.Run()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+		t.Fatalf("%v, want exit code 1; stderr %s", err, stderr.String())
+	}
+	wantOneLine(t, stderr.String(), ln.Addr().String(), "in use", "LISTEN_ADDR")
 }

@@ -5,7 +5,7 @@
 #   check      validate the deployment settings (also azd's preprovision hook)
 #   what-if    preview the subscription deployment (az deployment sub what-if)
 #   infra      provision or update everything in infra/bicep
-#   app        zip dist/ (built by `make stage`) and deploy it to the app
+#   app        deploy bin/app.zip (built by `make package`) to the app
 #   outputs    print the deployment outputs (names and URLs)
 #
 # Settings come from the environment; main.bicepparam reads the same names:
@@ -135,22 +135,13 @@ infra)
 	;;
 app)
 	az_ready
-	dist="$root/dist"
-	[ -f "$dist/host.json" ] || die "$dist/host.json is missing: run make stage"
-	[ -x "$dist/handler" ] || die "$dist/handler is missing or not executable: run make stage"
+	# The package make package wrote (cmd/package-zip): its entries carry
+	# Unix modes, the handler's run bit included, whatever zip tools this
+	# machine has.
+	zip="$root/bin/app.zip"
+	[ -f "$zip" ] || die "$zip is missing: run make package"
 	app=$(output FUNCTION_APP_NAME) || die "no deployment $deployment: run make deploy-infra first"
 	rg=$(output AZURE_RESOURCE_GROUP)
-	mkdir -p "$root/bin"
-	zip="$root/bin/app.zip"
-	rm -f "$zip"
-	# Zip on this machine so that the handler keeps its run bit (zip and
-	# Python's zipfile both store Unix modes).
-	if command -v zip >/dev/null 2>&1; then
-		(cd "$dist" && zip -q -r -X "$zip" .)
-	else
-		need python3 "or install zip"
-		(cd "$dist" && python3 -m zipfile -c "$zip" ./*)
-	fi
 	if [ "$(output HOSTING_PLAN)" = premium ]; then
 		# Elastic Premium runs from the package blob it fetches with its
 		# identity: upload with your Entra identity (shared keys are off),

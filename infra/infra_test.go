@@ -855,7 +855,7 @@ func checkAzureYAML(s sources) []string {
 	if fa == nil {
 		return p
 	}
-	for _, line := range []string{"path: infra/bicep", "host: function", "language: custom", "dist: dist", "run: make stage"} {
+	for _, line := range []string{"path: infra/bicep", "host: function", "language: custom", "dist: bin/app.zip", "run: make package"} {
 		if !regexp.MustCompile(`(?m)^\s+` + regexp.QuoteMeta(line) + `\s*$`).MatchString(s.AzureYAML) {
 			p.add("%s: no line %q", azureYAML, line)
 		}
