@@ -268,6 +268,7 @@ var appSettings = {
   AUTH_MODE: authMode
   AUTH_ISSUER: empty(authClientId) ? '' : '${environment().authentication.loginEndpoint}${tenant().tenantId}/v2.0'
   AUTH_AUDIENCE: empty(authAudience) ? authClientId : authAudience
+  AUTH_CLIENT_ID: authClientId
   ADMIN_USERS: adminUsers
   CORS_ALLOWED_ORIGINS: join(corsAllowedOrigins, ',')
   VERSION_TTL_SECONDS: string(versionTtlSeconds)

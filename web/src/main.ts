@@ -82,12 +82,14 @@ function App() {
   const signedIn = me.user !== "" || config.value?.authMode === "single";
   return html`
     <${Session} />
+    <main>
     <section class="todoapp">
       <header class="header"><h1>todos</h1></header>
       <${ProblemAlert} />
       ${signedIn ? html`<${View} />` : html`<p class="signin">Sign in to see your todos.</p>`}
     </section>
     <${Cost} />
+    </main>
     ${store.conflict.value && html`<${ConflictDialog} conflict=${store.conflict.value} />`}
   `;
 }

@@ -198,6 +198,10 @@ export async function resolve(keepMine: boolean): Promise<boolean> {
 // (409 or 404 with the new place in Location) or deleted. The list shows
 // the moved todo at its new id.
 async function gone(t: Todo, error: unknown, res?: Response): Promise<false> {
+  if (res?.status === 404 && !res.headers.get("Location")) {
+    const moved = await whereIs(t.id);
+    if (moved) return gone(t, moved.error, moved.response);
+  }
   const location = res?.headers.get("Location");
   const p = asProblem(error, res);
   if (location) {
@@ -215,24 +219,46 @@ async function gone(t: Todo, error: unknown, res?: Response): Promise<false> {
   return false;
 }
 
-/** Deletes a todo with If-Match. */
+// noVersion is an entity tag no version has: a request made with it
+// changes nothing (412 when the todo is there).
+const noVersion = '"none"';
+
+// whereIs asks where a todo that is not found went: a move addressed to
+// its old id answers 409 with the new id in Location. It is sent with
+// noVersion, so that it moves nothing even if the todo is there after all.
+// The answer when the todo was moved, null otherwise.
+async function whereIs(id: string): Promise<{ response: Response; error: unknown } | null> {
+  const { response, error } = await api.POST("/api/todos/{id}/move", {
+    params: { path: { id }, header: { "If-Match": noVersion } },
+    body: { category: "-" },
+  });
+  return response.status === 409 && response.headers.get("Location") ? { response, error } : null;
+}
+
+/**
+ * Deletes a todo with If-Match: a todo changed since the user loaded it is
+ * not deleted, the list shows the server's version and says so.
+ */
 export async function remove(t: Todo): Promise<boolean> {
   try {
-    const etag = etags.get(t.id) ?? "*";
+    let etag = etags.get(t.id);
+    if (!etag) {
+      const now = await read(t.id);
+      if (!now.todo) return now.res?.status === 404 ? removeGone(t) : gone(t, now.error, now.res);
+      if (now.todo.version !== t.version) return changedUnderDelete(t, now.todo, now.res);
+      etag = now.etag;
+    }
     const { error, response } = await api.DELETE("/api/todos/{id}", { params: { path: { id: t.id }, header: { "If-Match": etag } } });
-    if (response.ok || response.status === 404) {
+    if (response.ok) {
       etags.delete(t.id);
       replace(t.id, null);
       return true;
     }
     if (response.status === 412) {
       const now = await read(t.id);
-      if (now.todo) {
-        replace(t.id, now.todo);
-        problem.value = { ...asProblem(error, response), detail: `"${t.title}" changed since you loaded it: the list shows the server's version now; delete it again if you still mean to.` };
-        return false;
-      }
+      if (now.todo) return changedUnderDelete(t, now.todo, response);
     }
+    if (response.status === 404) return removeGone(t);
     fail(error, response);
     return false;
   } catch (e) {
@@ -241,12 +267,52 @@ export async function remove(t: Todo): Promise<boolean> {
   }
 }
 
-/** Moves a todo to another category: a new id, where the scheme keys on category. */
-export async function move(t: Todo, category: string): Promise<boolean> {
+function changedUnderDelete(t: Todo, server: Todo, res?: Response): false {
+  replace(t.id, server);
+  problem.value = {
+    type: "about:blank",
+    title: "Changed since you loaded it",
+    status: res?.status ?? 412,
+    detail: `"${t.title}" is at version ${server.version} on the server; you loaded version ${t.version}. The list shows the server's version now: delete it again if you still mean to.`,
+  };
+  return false;
+}
+
+// removeGone ends a delete whose todo is not there: deleted already (the
+// list drops it, as the user wanted), or moved (the list shows it where it
+// went, and says so).
+async function removeGone(t: Todo): Promise<boolean> {
+  const moved = await whereIs(t.id);
+  if (moved) return gone(t, moved.error, moved.response);
+  etags.delete(t.id);
+  replace(t.id, null);
+  return true;
+}
+
+/**
+ * Moves a todo to another category: a new id, where the scheme keys on
+ * category. The todo at its new id, null when the server refused.
+ */
+export async function move(t: Todo, category: string): Promise<Todo | null> {
   try {
-    const etag = etags.get(t.id) ?? (await read(t.id)).etag;
+    let etag = etags.get(t.id);
+    if (!etag) {
+      const now = await read(t.id);
+      if (!now.todo) return gone(t, now.error, now.res).then(() => null);
+      if (now.todo.version !== t.version) {
+        replace(t.id, now.todo);
+        problem.value = {
+          type: "about:blank",
+          title: "Changed since you loaded it",
+          status: 412,
+          detail: `"${t.title}" is at version ${now.todo.version} on the server; you loaded version ${t.version}. The list shows the server's version now: move it again if you still mean to.`,
+        };
+        return null;
+      }
+      etag = now.etag;
+    }
     const { data, error, response } = await api.POST("/api/todos/{id}/move", {
-      params: { path: { id: t.id }, header: { "If-Match": etag || "*" } },
+      params: { path: { id: t.id }, header: { "If-Match": etag } },
       body: { category },
     });
     if (data) {
@@ -254,19 +320,49 @@ export async function move(t: Todo, category: string): Promise<boolean> {
       etags.set(data.id, etagOf(response));
       replace(t.id, data);
       see([data]);
-      return true;
+      return data;
     }
-    if (response.status === 412) {
-      problem.value = { ...asProblem(error, response), detail: `"${t.title}" changed since you loaded it; reload and move it again.` };
-      return false;
+    if (response.status === 404 || (response.status === 409 && response.headers.get("Location"))) {
+      await gone(t, error, response);
+      return null;
     }
-    if (response.status === 404 || (response.status === 409 && response.headers.get("Location"))) return gone(t, error, response);
     fail(error, response);
-    return false;
+    return null;
   } catch (e) {
     fail(e);
-    return false;
+    return null;
   }
+}
+
+// scheme is the partition scheme, from /api/health, asked once when a
+// category first changes.
+let scheme: Promise<string> | null = null;
+
+function partitionScheme(): Promise<string> {
+  scheme ??= api.GET("/api/health").then(
+    ({ data }) => data?.scheme ?? "",
+    () => "",
+  );
+  return scheme;
+}
+
+/**
+ * Saves the details panel's changes. A new category is a move where the
+ * scheme keys on it (hierarchical, category: the id changes), then the
+ * rest is changed on the new id; under synthetic it is one more field.
+ */
+export async function save(t: Todo, patch: TodoPatch): Promise<boolean> {
+  const { category, ...others } = patch;
+  const rest: TodoPatch = others;
+  let current = t;
+  if (category !== undefined && (await partitionScheme()) !== "synthetic") {
+    const moved = await move(t, category);
+    if (!moved) return false;
+    current = moved;
+  } else if (category !== undefined) {
+    rest.category = category;
+  }
+  return Object.keys(rest).length === 0 || update(current, rest);
 }
 
 /** Marks every loaded todo completed, or every one active. */

@@ -20,7 +20,7 @@ function useModal() {
 const tagList = (s: string) => s.split(",").map((t) => t.trim()).filter(Boolean);
 
 /** The patch that turns todo into what the form holds: only what changed. */
-function changes(todo: Todo, f: { title: string; tags: string; due: string; notes: string }): TodoPatch {
+function changes(todo: Todo, f: { title: string; tags: string; due: string; notes: string; category: string }): TodoPatch {
   const p: TodoPatch = {};
   const title = f.title.trim();
   if (title !== todo.title) p.title = title;
@@ -30,6 +30,8 @@ function changes(todo: Todo, f: { title: string; tags: string; due: string; note
   if ((due ?? "").slice(0, 10) !== (todo.dueDate ?? "").slice(0, 10)) p.dueDate = due;
   const notes = f.notes;
   if (notes !== (todo.notes ?? "")) p.notes = notes === "" ? null : notes;
+  const category = f.category.trim();
+  if (category && category !== todo.category) p.category = category;
   return p;
 }
 
@@ -50,15 +52,7 @@ export function DetailsPanel({ todo, onClose }: { todo: Todo; onClose: () => voi
     e.preventDefault();
     busy.value = true;
     try {
-      let current = todo;
-      const category = form.value.category.trim();
-      if (category && category !== todo.category) {
-        if (!(await store.move(todo, category))) return;
-        current = store.todos.value.find((t) => t.category === category && t.title === todo.title) ?? current;
-      }
-      const patch = changes(current, form.value);
-      if (Object.keys(patch).length > 0 && !(await store.update(current, patch))) return;
-      onClose();
+      if (await store.save(todo, changes(todo, form.value))) onClose();
     } finally {
       busy.value = false;
     }
