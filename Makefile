@@ -59,7 +59,8 @@ test-web: build node_modules/.package-lock.json chromium
 # The browser tests drive Debian's chromium package (Playwright's own
 # browser download is not used); installed when missing, as CI runs as root.
 chromium:
-	@[ -x /usr/bin/chromium ] || { apt-get update && apt-get install -y chromium; }
+	@[ -x /usr/bin/chromium ] || { apt-get update && apt-get install -y chromium; } || \
+	  { echo "the browser tests need Debian's chromium: apt-get install chromium, as root"; exit 1; }
 
 test-short:
 	$(GO) test -short -tags otlp ./...
