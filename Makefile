@@ -54,7 +54,7 @@ test: node_modules/.package-lock.json
 ## on the handler make build builds; a failing test leaves a screenshot in
 ## web/test/output/
 test-web: build node_modules/.package-lock.json chromium
-	HANDLER_BIN=$(CURDIR)/$(BIN) node --test --test-concurrency=1 web/test/
+	HANDLER_BIN=$(CURDIR)/$(BIN) node --test --test-concurrency=1 web/test/*.test.mjs
 
 # The browser tests drive Debian's chromium package (Playwright's own
 # browser download is not used); installed when missing, as CI runs as root.
