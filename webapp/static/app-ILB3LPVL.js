@@ -52,7 +52,7 @@ import{A as B,B as q,C as N,a as R,b as d,c as p,d as g,e as T,f as c,g as y,h a
     <${ie} />
     ${t.value&&n`<${G} todo=${t.value} onClose=${()=>t.value=null} />`}
   `}function se(){let e=p(null),t=c("");return d(()=>e.current?.focus(),[]),n`<div class="create">
-    <input ref=${e} class="new-todo" placeholder="What needs to be done?" autofocus aria-label="New todo" onKeyDown=${async a=>{if(a.key!=="Enter"||a.isComposing)return;let l=a.currentTarget,s=l.value.trim();if(!s)return;l.value="",!await U(s,t.value.trim()||b.category.value||Q)&&l.value===""&&(l.value=s)}} />
+    <input ref=${e} class="new-todo" placeholder="What needs to be done?" autofocus aria-label="New todo" onKeyDown=${async a=>{if(a.key!=="Enter"||a.isComposing)return;let l=a.currentTarget,s=l.value,u=s.trim();if(!u)return;l.value="",!await U(u,t.value.trim()||b.category.value||Q)&&l.value===""&&(l.value=s)}} />
     <input class="new-category" aria-label="Category of the new todo" list="categories" placeholder=${b.category.value||Q}
       value=${t.value} onInput=${a=>t.value=a.currentTarget.value} />
     <datalist id="categories">${k.value.map(a=>n`<option value=${a} />`)}</datalist>
