@@ -54,12 +54,13 @@ test: node_modules/.package-lock.json test-verifier
 ## on the handler make build builds; a failing test leaves a screenshot in
 ## web/test/output/
 test-web: build node_modules/.package-lock.json chromium
-	HANDLER_BIN=$(CURDIR)/$(BIN) node --test --test-concurrency=1 web/test/
+	HANDLER_BIN=$(CURDIR)/$(BIN) node --test --test-concurrency=1 web/test/*.test.mjs
 
 # The browser tests drive Debian's chromium package (Playwright's own
 # browser download is not used); installed when missing, as CI runs as root.
 chromium:
-	@[ -x /usr/bin/chromium ] || { apt-get update && apt-get install -y chromium; }
+	@[ -x /usr/bin/chromium ] || { apt-get update && apt-get install -y chromium; } || \
+	  { echo "the browser tests need Debian's chromium: apt-get install chromium, as root"; exit 1; }
 
 # The page's verifier (TypeScript, type-checked) against the vectors the
 # Go verifier labels (internal/verifyvectors): the same verdict, case by

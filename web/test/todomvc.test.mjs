@@ -107,6 +107,13 @@ describe('item', () => {
   });
 });
 
+/** completedByTitle maps each listed title to whether it is .completed. */
+async function completedByTitle(p) {
+  const titles = await p.titles();
+  const done = await itemClasses(p);
+  return Object.fromEntries(titles.map((t, i) => [t, done[i]]));
+}
+
 /** itemClasses says, for each listed todo, whether it is .completed. */
 function itemClasses(p) {
   return p.items.evaluateAll((lis) => lis.map((li) => li.classList.contains('completed')));
@@ -217,8 +224,7 @@ describe('persistence', () => {
     await p.item('two').locator('.toggle').check();
     await idle();
     await page.reload();
-    await p.expectTitles(['one', 'two', 'three']);
-    assert.deepEqual(await itemClasses(p), [false, true, false]);
+    await eventually(async () => assert.deepEqual(await completedByTitle(p), { one: false, two: true, three: false }));
 
     // Another context shares no localStorage with the first: what it shows
     // can only come from the server.
@@ -226,11 +232,19 @@ describe('persistence', () => {
     try {
       const q = new TodoPage(await other.newPage(), app.url);
       await q.open(p.user);
-      await q.expectTitles(['one', 'two', 'three']);
-      assert.deepEqual(await itemClasses(q), [false, true, false]);
+      await eventually(async () => assert.deepEqual(await completedByTitle(q), { one: false, two: true, three: false }));
     } finally {
       await other.close();
     }
+  });
+
+  app.test('the order the todos were added in survives a reload', async ({ page, idle }) => {
+    const p = await fresh(page);
+    const titles = ['first', 'second', 'third', 'fourth', 'fifth', 'sixth'];
+    await p.add(...titles);
+    await idle();
+    await page.reload();
+    await p.expectTitles(titles);
   });
 
   app.test('a todo another client created shows on reload', async ({ page }) => {
