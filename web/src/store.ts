@@ -23,7 +23,9 @@ export type SortKey = "" | "dueDate" | "createdAt" | "updatedAt" | "title";
 export const filter = {
   category: signal(""),
   q: signal(""),
-  sort: signal<SortKey>(""),
+  // Oldest first by default: the order todos were added in, as TodoMVC keeps it
+  // across a reload (ids are random, so store order is not that order).
+  sort: signal<SortKey>("createdAt"),
   order: signal<"asc" | "desc">("asc"),
 };
 
