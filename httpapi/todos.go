@@ -19,6 +19,7 @@ import (
 	"github.com/todoaudit/todo/problem"
 	"github.com/todoaudit/todo/service"
 	"github.com/todoaudit/todo/telemetry/partitionload"
+	"github.com/todoaudit/todo/tlog"
 )
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
@@ -422,8 +423,12 @@ type verification struct {
 	FirstEncoding int `json:"firstEncoding,omitempty"`
 	// Logged and Pending count the versions in the transparency log's
 	// latest checkpoint and those not integrated yet, when there is a log.
-	Logged  *int `json:"logged,omitempty"`
-	Pending *int `json:"pending,omitempty"`
+	Logged *int `json:"logged,omitempty"`
+	// Witnessed is what the log's witnesses say of its latest checkpoint,
+	// when it has witnesses: without their quorum the versions in it
+	// count as pending.
+	Witnessed *tlog.Witnessed `json:"witnessed,omitempty"`
+	Pending   *int            `json:"pending,omitempty"`
 	// Next, when set, is the URL that checks the rest of a history this
 	// answer ran out of time for: Versions were checked, soundly, from the
 	// step's from.
@@ -458,6 +463,12 @@ func (a *api) verify(ctx context.Context, w http.ResponseWriter, r *http.Request
 		l, err := a.logged(ctx, id, v.Checked)
 		if err != nil {
 			return err
+		}
+		if body.Witnessed, err = a.Transparency.Witnessed(ctx); err != nil && !todo.IsKind(err, todo.NotFound) {
+			return err
+		}
+		if body.Witnessed != nil && !body.Witnessed.Quorum {
+			l.Pending, l.Logged = l.Pending+l.Logged, 0
 		}
 		body.Logged, body.Pending = &l.Logged, &l.Pending
 		if l.Differs != 0 {
