@@ -1284,7 +1284,7 @@ type Verification struct {
 	// Next Set when the answer ran out of its deadline before the end of the history: versions were checked, soundly, from this step's from, and GET of this URL (with from and prevHash) checks the rest
 	Next *string `json:"next,omitempty"`
 
-	// Pending How many versions are not in the latest checkpoint yet (not an error)
+	// Pending How many versions are not in the latest checkpoint yet (not an error), or are in a checkpoint short of its witness quorum
 	Pending *int `json:"pending,omitempty"`
 
 	// PurgedBefore The first version the retention purge kept: the versions before it were purged (not lost), and the chain is verified from it on
@@ -1294,6 +1294,21 @@ type Verification struct {
 
 	// Versions How many versions were checked (when verified, or when next is set)
 	Versions *int `json:"versions,omitempty"`
+
+	// Witnessed When the log has witnesses (GET /api/log/policy): whether its latest checkpoint carries the policy's quorum, and which witnesses cosigned it and when. Without the quorum, the versions in it count as pending
+	Witnessed *struct {
+		Cosigners []struct {
+			// Time The time its cosignature states
+			Time time.Time `json:"time"`
+
+			// Witness The witness's name in the policy
+			Witness string `json:"witness"`
+		} `json:"cosigners"`
+		Quorum bool `json:"quorum"`
+
+		// Reason The quorum missing, when it is
+		Reason *string `json:"reason,omitempty"`
+	} `json:"witnessed,omitempty"`
 }
 
 // CategoryParam Safe as it is inside an id, a URL path segment and a query string: Unicode letters, combining marks and decimal digits, the characters - _ . ~, and single spaces between words; at most 200 bytes of UTF-8. Refused: every other character, among them % / \ ? # : , & = + and control, format (zero-width, bidi override), variation-selector and other invisible characters.

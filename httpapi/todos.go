@@ -443,8 +443,12 @@ type verification struct {
 	FirstEncoding int `json:"firstEncoding,omitempty"`
 	// Logged and Pending count the versions in the transparency log's
 	// latest checkpoint and those not integrated yet, when there is a log.
-	Logged  *int `json:"logged,omitempty"`
-	Pending *int `json:"pending,omitempty"`
+	Logged *int `json:"logged,omitempty"`
+	// Witnessed is what the log's witnesses say of its latest checkpoint,
+	// when it has witnesses: without their quorum the versions in it
+	// count as pending.
+	Witnessed *tlog.Witnessed `json:"witnessed,omitempty"`
+	Pending   *int            `json:"pending,omitempty"`
 	// Next, when set, is the URL that checks the rest of a history this
 	// answer ran out of time for: Versions were checked, soundly, from the
 	// step's from.
@@ -498,6 +502,14 @@ func (a *api) verifyAgainstLog(ctx context.Context, id string, step service.Veri
 	l, err := a.logged(ctx, id, v.Checked)
 	if err != nil {
 		return body, false, err
+	}
+	if body.Witnessed, err = a.Transparency.Witnessed(ctx); err != nil && !todo.IsKind(err, todo.NotFound) {
+		return body, false, err
+	}
+	if body.Witnessed != nil && !body.Witnessed.Quorum {
+		// Without the witnesses' quorum no checkpoint counts: what the log
+		// holds is pending until it is cosigned.
+		l.Pending, l.Logged = l.Pending+l.Logged, 0
 	}
 	body.Logged, body.Pending = &l.Logged, &l.Pending
 	if l.Differs != 0 {

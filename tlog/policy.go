@@ -3,6 +3,7 @@ package tlog
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -171,4 +172,37 @@ func (l *Log) Policy() *Policy {
 		p = &Policy{Text: []byte("quorum none\n"), quorum: fwitness.NewGroup(0), quorumName: "none"}
 	}
 	return p.WithLogs(l.Keys.VerifierKeys()...)
+}
+
+// Witnessed is what the witnesses of the log's policy say of its latest
+// checkpoint.
+type Witnessed struct {
+	// Quorum is whether the checkpoint carries the policy's quorum of
+	// cosignatures: without it, verifiers that apply the policy do not
+	// accept the checkpoint.
+	Quorum    bool          `json:"quorum"`
+	Cosigners []Cosignature `json:"cosigners"`
+	// Reason names the quorum missing.
+	Reason string `json:"reason,omitempty"`
+}
+
+// Witnessed checks the latest checkpoint against the log's policy: nil
+// for a log without witnesses.
+func (l *Log) Witnessed(ctx context.Context) (*Witnessed, error) {
+	if l.Witnesses == nil {
+		return nil, nil
+	}
+	msg, _, err := l.Checkpoint(ctx)
+	if err != nil {
+		return nil, err
+	}
+	signed, err := l.Witnesses.Check(msg)
+	w := &Witnessed{Quorum: err == nil, Cosigners: signed}
+	if w.Cosigners == nil {
+		w.Cosigners = []Cosignature{}
+	}
+	if err != nil {
+		w.Reason = err.Error()
+	}
+	return w, nil
 }

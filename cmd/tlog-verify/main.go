@@ -380,5 +380,11 @@ func (vr *verifier) history(src string, bundleSrcs []string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", src, err)
 	}
-	return fmt.Sprintf("history verified: %d versions chained, %d of them proven in the log", versions, n), nil
+	said := ""
+	for i, b := range bundles {
+		if _, said, err = vr.accept([]byte(b.Checkpoint), vr.base(bundleSrcs[i])); err != nil {
+			return "", fmt.Errorf("%s: %w", bundleSrcs[i], err)
+		}
+	}
+	return with(fmt.Sprintf("history verified: %d versions chained, %d of them proven in the log", versions, n), said), nil
 }

@@ -105,10 +105,10 @@ func (vr *verifier) accept(msg []byte, logBase string) (tlog.Checkpoint, string,
 			return c, said, nil
 		}
 	}
-	vr.remember = func() error {
-		vr.mem.Notes[id] = string(msg)
-		return vr.mem.save()
-	}
+	// The checkpoints the command accepts after this one are checked
+	// against it; the file is written once the command succeeds.
+	vr.mem.Notes[id] = string(msg)
+	vr.remember = vr.mem.save
 	return c, said, nil
 }
 

@@ -73,14 +73,26 @@ func TestWitnessedProduct(t *testing.T) {
 	srvs, policyPath := witnesses(t, vkey, 3, "2")
 	a := apitest.Start(t, map[string]string{"AUDIT_PUMP": "on", "LOG_SIGNING_KEY": skey, "LOG_WITNESS_POLICY": policyPath}, nil)
 	c := &apitest.Client{T: t, Base: "http://" + a.Addr(), User: "alice"}
-	write := func(title string) {
-		c.Create("Work", title)
+	write := func(title string) string {
+		id := c.Create("Work", title)["id"].(string)
 		if err := a.DrainAudit(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := a.IntegrateLog(context.Background()); err != nil {
 			t.Fatal(err)
 		}
+		return id
+	}
+	// witnessed is what history/verify says of the witnesses.
+	witnessed := func(id string) (logged int, w tlog.Witnessed) {
+		var body struct {
+			Logged    int
+			Witnessed tlog.Witnessed
+		}
+		if err := json.Unmarshal(apitest.Want(t, c.Do("GET", "/api/todos/"+id+"/history/verify", nil), 200).Body, &body); err != nil {
+			t.Fatal(err)
+		}
+		return body.Logged, body.Witnessed
 	}
 	dir := t.TempDir()
 	served := apitest.Want(t, c.Do("GET", "/api/log/policy", nil), 200).Body
@@ -95,9 +107,12 @@ func TestWitnessedProduct(t *testing.T) {
 		return verify("-key", vkey, "-policy", policy, "-state", filepath.Join(dir, "state.json"), "checkpoint", c.Base+"/api/log/checkpoint")
 	}
 
-	write("one")
+	id := write("one")
 	if code, out := check(); code != 0 || !strings.Contains(out, "cosigned by w1 (") || !strings.Contains(out, "w3 (") {
 		t.Fatalf("all witnesses up: exit %d: %s", code, out)
+	}
+	if logged, w := witnessed(id); logged != 1 || !w.Quorum || len(w.Cosigners) != 3 || w.Cosigners[0].Time.IsZero() {
+		t.Fatalf("history/verify with all witnesses up: logged %d, %+v", logged, w)
 	}
 	srvs[2].Close()
 	write("two")
@@ -109,6 +124,9 @@ func TestWitnessedProduct(t *testing.T) {
 	code, out := check()
 	if code != 1 || !strings.Contains(out, `lacks the witness quorum "witnesses" (2 of w1 w2 w3): cosigned by only w1`) {
 		t.Fatalf("two witnesses down: exit %d: %s", code, out)
+	}
+	if logged, w := witnessed(id); logged != 0 || w.Quorum || !strings.Contains(w.Reason, "only w1") {
+		t.Fatalf("history/verify with two witnesses down: logged %d, %+v", logged, w)
 	}
 }
 
