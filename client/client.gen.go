@@ -845,18 +845,46 @@ type Change struct {
 	Erased *bool       `json:"erased,omitempty"`
 	Field  ChangeField `json:"field"`
 
-	// From The value before
-	From interface{} `json:"from"`
+	// From The value before; null when the field is absent
+	From Change_From `json:"from"`
 
 	// Removed For tags: the elements removed
 	Removed *[]string `json:"removed,omitempty"`
 
-	// To The value after
-	To interface{} `json:"to"`
+	// To The value after; null when the field is absent
+	To Change_To `json:"to"`
 }
 
 // ChangeField defines model for Change.Field.
 type ChangeField string
+
+// ChangeFrom0 defines model for Change.From.0.
+type ChangeFrom0 = string
+
+// ChangeFrom1 defines model for Change.From.1.
+type ChangeFrom1 = bool
+
+// ChangeFrom2 defines model for Change.From.2.
+type ChangeFrom2 = []string
+
+// Change_From The value before; null when the field is absent
+type Change_From struct {
+	union json.RawMessage
+}
+
+// ChangeTo0 defines model for Change.To.0.
+type ChangeTo0 = string
+
+// ChangeTo1 defines model for Change.To.1.
+type ChangeTo1 = bool
+
+// ChangeTo2 defines model for Change.To.2.
+type ChangeTo2 = []string
+
+// Change_To The value after; null when the field is absent
+type Change_To struct {
+	union json.RawMessage
+}
 
 // Commitment defines model for Commitment.
 type Commitment struct {
@@ -1685,6 +1713,182 @@ type MoveTodoJSONRequestBody = MoveInput
 
 // RollbackTodoJSONRequestBody defines body for RollbackTodo for application/json ContentType.
 type RollbackTodoJSONRequestBody = RollbackInput
+
+// AsChangeFrom0 returns the union data inside the Change_From as a ChangeFrom0
+func (t Change_From) AsChangeFrom0() (ChangeFrom0, error) {
+	var body ChangeFrom0
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromChangeFrom0 overwrites any union data inside the Change_From as the provided ChangeFrom0
+func (t *Change_From) FromChangeFrom0(v ChangeFrom0) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeChangeFrom0 performs a merge with any union data inside the Change_From, using the provided ChangeFrom0
+func (t *Change_From) MergeChangeFrom0(v ChangeFrom0) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsChangeFrom1 returns the union data inside the Change_From as a ChangeFrom1
+func (t Change_From) AsChangeFrom1() (ChangeFrom1, error) {
+	var body ChangeFrom1
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromChangeFrom1 overwrites any union data inside the Change_From as the provided ChangeFrom1
+func (t *Change_From) FromChangeFrom1(v ChangeFrom1) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeChangeFrom1 performs a merge with any union data inside the Change_From, using the provided ChangeFrom1
+func (t *Change_From) MergeChangeFrom1(v ChangeFrom1) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsChangeFrom2 returns the union data inside the Change_From as a ChangeFrom2
+func (t Change_From) AsChangeFrom2() (ChangeFrom2, error) {
+	var body ChangeFrom2
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromChangeFrom2 overwrites any union data inside the Change_From as the provided ChangeFrom2
+func (t *Change_From) FromChangeFrom2(v ChangeFrom2) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeChangeFrom2 performs a merge with any union data inside the Change_From, using the provided ChangeFrom2
+func (t *Change_From) MergeChangeFrom2(v ChangeFrom2) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t Change_From) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *Change_From) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsChangeTo0 returns the union data inside the Change_To as a ChangeTo0
+func (t Change_To) AsChangeTo0() (ChangeTo0, error) {
+	var body ChangeTo0
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromChangeTo0 overwrites any union data inside the Change_To as the provided ChangeTo0
+func (t *Change_To) FromChangeTo0(v ChangeTo0) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeChangeTo0 performs a merge with any union data inside the Change_To, using the provided ChangeTo0
+func (t *Change_To) MergeChangeTo0(v ChangeTo0) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsChangeTo1 returns the union data inside the Change_To as a ChangeTo1
+func (t Change_To) AsChangeTo1() (ChangeTo1, error) {
+	var body ChangeTo1
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromChangeTo1 overwrites any union data inside the Change_To as the provided ChangeTo1
+func (t *Change_To) FromChangeTo1(v ChangeTo1) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeChangeTo1 performs a merge with any union data inside the Change_To, using the provided ChangeTo1
+func (t *Change_To) MergeChangeTo1(v ChangeTo1) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsChangeTo2 returns the union data inside the Change_To as a ChangeTo2
+func (t Change_To) AsChangeTo2() (ChangeTo2, error) {
+	var body ChangeTo2
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromChangeTo2 overwrites any union data inside the Change_To as the provided ChangeTo2
+func (t *Change_To) FromChangeTo2(v ChangeTo2) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeChangeTo2 performs a merge with any union data inside the Change_To, using the provided ChangeTo2
+func (t *Change_To) MergeChangeTo2(v ChangeTo2) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t Change_To) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *Change_To) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
 
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error
