@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/oapi-codegen/nullable"
 	"github.com/oapi-codegen/runtime"
 )
 
@@ -781,8 +782,8 @@ func (e PutTodoParamsIfNoneMatch) Valid() bool {
 
 // ActivityPage defines model for ActivityPage.
 type ActivityPage struct {
-	Continuation *string       `json:"continuation"`
-	Items        []AuditRecord `json:"items"`
+	Continuation nullable.Nullable[string] `json:"continuation"`
+	Items        []AuditRecord             `json:"items"`
 }
 
 // AuditRecord defines model for AuditRecord.
@@ -930,8 +931,8 @@ type DeadLetterType string
 
 // DeadLetterPage defines model for DeadLetterPage.
 type DeadLetterPage struct {
-	Continuation *string      `json:"continuation"`
-	Items        []DeadLetter `json:"items"`
+	Continuation nullable.Nullable[string] `json:"continuation"`
+	Items        []DeadLetter              `json:"items"`
 }
 
 // Diff defines model for Diff.
@@ -1008,14 +1009,14 @@ type ExportManifest struct {
 	Filters map[string]string `json:"filters"`
 
 	// First The first record; null when there is none
-	First  *ExportRef           `json:"first"`
-	Format ExportManifestFormat `json:"format"`
+	First  nullable.Nullable[ExportRef] `json:"first"`
+	Format ExportManifestFormat         `json:"format"`
 
 	// Last The last record; null when there is none
-	Last *ExportRef `json:"last"`
+	Last nullable.Nullable[ExportRef] `json:"last"`
 
 	// LogCheckpoint The signed checkpoint (C2SP tlog-checkpoint note text) of a tree of the transparency log that holds the leaf of every record exported with a logIndex; null without a log, or before its first checkpoint
-	LogCheckpoint *string `json:"logCheckpoint"`
+	LogCheckpoint nullable.Nullable[string] `json:"logCheckpoint"`
 
 	// Pending The records exported without a logIndex: not in the checkpoint's tree yet (the log integrates a version a few seconds after it is written). Export again later to prove them
 	Pending int `json:"pending"`
@@ -1047,7 +1048,7 @@ type Health struct {
 	// Audit How far the audit history is behind the todo container. Standalone, a pump that cannot make progress (its checkpoint, the change feed or a delivery keeps failing) makes the handler degraded.
 	Audit *struct {
 		// LagSeconds Age of the oldest change not yet audited; 0 when caught up; null when not known here
-		LagSeconds *float32 `json:"lagSeconds"`
+		LagSeconds nullable.Nullable[float32] `json:"lagSeconds"`
 
 		// State The standalone pump's state; host under the Functions host (the trigger's lag shows in the host's metrics); off when the pump is switched off
 		State HealthAuditState `json:"state"`
@@ -1116,9 +1117,9 @@ type HistoryItemOperation string
 
 // HistoryPage defines model for HistoryPage.
 type HistoryPage struct {
-	Complete     bool          `json:"complete"`
-	Continuation *string       `json:"continuation"`
-	Items        []HistoryItem `json:"items"`
+	Complete     bool                      `json:"complete"`
+	Continuation nullable.Nullable[string] `json:"continuation"`
+	Items        []HistoryItem             `json:"items"`
 }
 
 // Hold defines model for Hold.
@@ -1213,12 +1214,12 @@ type PartitionLoad struct {
 		Table string `json:"table"`
 	} `json:"fleetQuery,omitempty"`
 	Partitions []struct {
-		Container    string    `json:"container"`
-		PartitionKey *[]string `json:"partitionKey"`
-		Requests     int       `json:"requests"`
-		Ru           float32   `json:"ru"`
-		RuShare      float32   `json:"ruShare"`
-		Scope        string    `json:"scope"`
+		Container    string                      `json:"container"`
+		PartitionKey nullable.Nullable[[]string] `json:"partitionKey"`
+		Requests     int                         `json:"requests"`
+		Ru           float32                     `json:"ru"`
+		RuShare      float32                     `json:"ruShare"`
+		Scope        string                      `json:"scope"`
 	} `json:"partitions"`
 	Resolution string `json:"resolution"`
 
@@ -1276,8 +1277,8 @@ type TodoInput struct {
 
 // TodoPage defines model for TodoPage.
 type TodoPage struct {
-	Continuation *string `json:"continuation"`
-	Items        []Todo  `json:"items"`
+	Continuation nullable.Nullable[string] `json:"continuation"`
+	Items        []Todo                    `json:"items"`
 }
 
 // TodoPatch A JSON Merge Patch of a todo: the members of TodoInput to change; null removes notes, dueDate or tags
@@ -1288,11 +1289,11 @@ type TodoPatch struct {
 	Category *Category `json:"category,omitempty"`
 
 	// DueDate RFC 3339; its year, as given and in UTC, from 1 to 9999
-	DueDate     *time.Time `json:"dueDate,omitempty"`
-	IsCompleted *bool      `json:"isCompleted,omitempty"`
-	Notes       *string    `json:"notes,omitempty"`
-	Tags        *[]string  `json:"tags,omitempty"`
-	Title       *string    `json:"title,omitempty"`
+	DueDate     nullable.Nullable[time.Time] `json:"dueDate,omitempty"`
+	IsCompleted *bool                        `json:"isCompleted,omitempty"`
+	Notes       nullable.Nullable[string]    `json:"notes,omitempty"`
+	Tags        nullable.Nullable[[]string]  `json:"tags,omitempty"`
+	Title       *string                      `json:"title,omitempty"`
 }
 
 // Verification defines model for Verification.

@@ -8,6 +8,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/oapi-codegen/nullable"
+
 	"github.com/todoaudit/todo/app"
 	"github.com/todoaudit/todo/client"
 	"github.com/todoaudit/todo/config"
@@ -75,6 +77,26 @@ func Example() {
 	// verify: 200 true 2 versions
 	// rollback: 200 Get more milk version 3
 	// delete: 204
+}
+
+// A typed merge patch removes a field by sending null, and leaves the
+// members it does not set as they are.
+func Example_mergePatchRemovesAField() {
+	ctx := context.Background()
+	handler, stop := startHandler()
+	defer stop()
+	api := must(client.NewClientWithResponses("http://"+handler.Addr(),
+		client.WithRequestEditorFn(func(_ context.Context, req *http.Request) error {
+			req.Header.Set("X-User-Id", "alice")
+			return nil
+		})))
+	notes := "two litres"
+	created := must(api.CreateTodoWithResponse(ctx, nil, client.TodoInput{Category: "Grocery", Title: "Get milk", Notes: &notes}))
+	patched := must(api.PatchTodoWithApplicationMergePatchPlusJSONBodyWithResponse(ctx, created.JSON201.Id, nil,
+		client.TodoPatch{Notes: nullable.NewNullNullable[string]()}))
+	fmt.Println("patch:", patched.StatusCode(), patched.JSON200.Notes == nil, patched.JSON200.Title)
+	// Output:
+	// patch: 200 true Get milk
 }
 
 // startHandler runs the handler standalone on a fresh embedded store and
