@@ -1091,7 +1091,7 @@ type HistoryItem struct {
 	// Erased The fields whose values an erasure removed, as their commitments say (erased: true, no salt): in entity they hold their empty value (title "", notes and tags absent). Absent when none was erased
 	Erased *[]HistoryItemErased `json:"erased,omitempty"`
 
-	// Hash SHA-256 (hex) over prevHash and this version's canonical content (see the README); for the entry of an erasure, the SHA-256 of its entity
+	// Hash SHA-256 (hex) over prevHash and this version's canonical content (see docs/chain.md); for the entry of an erasure, the SHA-256 of its entity
 	Hash string `json:"hash"`
 	Id   string `json:"id"`
 
