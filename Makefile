@@ -141,11 +141,11 @@ package: stage
 
 ## start: the Functions host on dist/ (needs Azure Functions Core Tools, Azurite and the Cosmos DB emulator)
 start: stage
-	@command -v func >/dev/null 2>&1 || { echo "make start needs Azure Functions Core Tools (func), with Azurite and the Cosmos DB emulator running (README: the local loop). Without them, use make run."; exit 1; }
+	@command -v func >/dev/null 2>&1 || { echo "make start needs Azure Functions Core Tools (func), with Azurite and the Cosmos DB emulator running (docs/operations.md: the local loop). Without them, use make run."; exit 1; }
 	@[ -f $(DIST)/local.settings.json ] || cp local.settings.json.example $(DIST)/local.settings.json
 	cd $(DIST) && func start
 
-## deployment (see README: Deploying to Azure)
+## deployment (see docs/deploying.md)
 check-deploy:
 	sh infra/deploy.sh check
 what-if:

@@ -490,7 +490,15 @@ func (a *App) open(ctx, bg context.Context) error {
 		return err
 	}
 	if integ != nil && invocations != nil {
+		// Under the host LogIntegrator runs when the audit container
+		// changes, so an idle log costs no invocation; the hourly
+		// Reconcile timer integrates too, should a change's pass have
+		// failed with no write after it.
 		invocations["LogIntegrator"] = tlog.Handler(integ, a.log)
+		rec.After = append(rec.After, func(ctx context.Context) (string, error) {
+			res, err := integ.Run(ctx)
+			return fmt.Sprintf("transparency log: %d leaves appended, tree size %d", res.Appended, res.Size), err
+		})
 	}
 	h := httpapi.New(httpapi.Config{
 		Service:         svc,

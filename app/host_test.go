@@ -54,6 +54,22 @@ func TestHostMode(t *testing.T) {
 	want(t, s.Do("GET", "/api/health", nil), 200)
 }
 
+// Under the host the log is integrated when the audit container changes
+// (LogIntegrator, a Cosmos DB trigger on it) and by the hourly Reconcile
+// timer as a safety net: both invocations run a pass of the integrator.
+func TestHostIntegratesOnChange(t *testing.T) {
+	s := startHosted(t, map[string]string{"AUTH_MODE": "easyauth"})
+	for _, inv := range []struct{ function, body string }{
+		{"LogIntegrator", `{"Data":{"records":"\"[]\""},"Metadata":{"sys":{"MethodName":"LogIntegrator"}}}`},
+		{"Reconcile", `{"Data":{"timer":{"IsPastDue":false}},"Metadata":{"sys":{"MethodName":"Reconcile"}}}`},
+	} {
+		r := want(t, s.Do("POST", "/"+inv.function, inv.body), 200)
+		if !bytes.Contains(r.Body, []byte("transparency log:")) {
+			t.Errorf("%s ran no pass of the log's integrator: %s", inv.function, r.Body)
+		}
+	}
+}
+
 // The host's exact invocation of AuditTrigger, the captured golden
 // payload, sent as the host sends it (chunked, with its invocation id)
 // through the real route on the host's port, gets the trigger's golden

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/oapi-codegen/nullable"
 	"github.com/oapi-codegen/runtime"
 )
 
@@ -781,8 +782,8 @@ func (e PutTodoParamsIfNoneMatch) Valid() bool {
 
 // ActivityPage defines model for ActivityPage.
 type ActivityPage struct {
-	Continuation *string       `json:"continuation"`
-	Items        []AuditRecord `json:"items"`
+	Continuation nullable.Nullable[string] `json:"continuation"`
+	Items        []AuditRecord             `json:"items"`
 }
 
 // AuditRecord defines model for AuditRecord.
@@ -845,18 +846,46 @@ type Change struct {
 	Erased *bool       `json:"erased,omitempty"`
 	Field  ChangeField `json:"field"`
 
-	// From The value before
-	From interface{} `json:"from"`
+	// From The value before; null when the field is absent
+	From Change_From `json:"from"`
 
 	// Removed For tags: the elements removed
 	Removed *[]string `json:"removed,omitempty"`
 
-	// To The value after
-	To interface{} `json:"to"`
+	// To The value after; null when the field is absent
+	To Change_To `json:"to"`
 }
 
 // ChangeField defines model for Change.Field.
 type ChangeField string
+
+// ChangeFrom0 defines model for Change.From.0.
+type ChangeFrom0 = string
+
+// ChangeFrom1 defines model for Change.From.1.
+type ChangeFrom1 = bool
+
+// ChangeFrom2 defines model for Change.From.2.
+type ChangeFrom2 = []string
+
+// Change_From The value before; null when the field is absent
+type Change_From struct {
+	union json.RawMessage
+}
+
+// ChangeTo0 defines model for Change.To.0.
+type ChangeTo0 = string
+
+// ChangeTo1 defines model for Change.To.1.
+type ChangeTo1 = bool
+
+// ChangeTo2 defines model for Change.To.2.
+type ChangeTo2 = []string
+
+// Change_To The value after; null when the field is absent
+type Change_To struct {
+	union json.RawMessage
+}
 
 // Commitment defines model for Commitment.
 type Commitment struct {
@@ -902,8 +931,8 @@ type DeadLetterType string
 
 // DeadLetterPage defines model for DeadLetterPage.
 type DeadLetterPage struct {
-	Continuation *string      `json:"continuation"`
-	Items        []DeadLetter `json:"items"`
+	Continuation nullable.Nullable[string] `json:"continuation"`
+	Items        []DeadLetter              `json:"items"`
 }
 
 // Diff defines model for Diff.
@@ -980,14 +1009,14 @@ type ExportManifest struct {
 	Filters map[string]string `json:"filters"`
 
 	// First The first record; null when there is none
-	First  *ExportRef           `json:"first"`
-	Format ExportManifestFormat `json:"format"`
+	First  nullable.Nullable[ExportRef] `json:"first"`
+	Format ExportManifestFormat         `json:"format"`
 
 	// Last The last record; null when there is none
-	Last *ExportRef `json:"last"`
+	Last nullable.Nullable[ExportRef] `json:"last"`
 
 	// LogCheckpoint The signed checkpoint (C2SP tlog-checkpoint note text) of a tree of the transparency log that holds the leaf of every record exported with a logIndex; null without a log, or before its first checkpoint
-	LogCheckpoint *string `json:"logCheckpoint"`
+	LogCheckpoint nullable.Nullable[string] `json:"logCheckpoint"`
 
 	// Pending The records exported without a logIndex: not in the checkpoint's tree yet (the log integrates a version a few seconds after it is written). Export again later to prove them
 	Pending int `json:"pending"`
@@ -1019,7 +1048,7 @@ type Health struct {
 	// Audit How far the audit history is behind the todo container. Standalone, a pump that cannot make progress (its checkpoint, the change feed or a delivery keeps failing) makes the handler degraded.
 	Audit *struct {
 		// LagSeconds Age of the oldest change not yet audited; 0 when caught up; null when not known here
-		LagSeconds *float32 `json:"lagSeconds"`
+		LagSeconds nullable.Nullable[float32] `json:"lagSeconds"`
 
 		// State The standalone pump's state; host under the Functions host (the trigger's lag shows in the host's metrics); off when the pump is switched off
 		State HealthAuditState `json:"state"`
@@ -1062,7 +1091,7 @@ type HistoryItem struct {
 	// Erased The fields whose values an erasure removed, as their commitments say (erased: true, no salt): in entity they hold their empty value (title "", notes and tags absent). Absent when none was erased
 	Erased *[]HistoryItemErased `json:"erased,omitempty"`
 
-	// Hash SHA-256 (hex) over prevHash and this version's canonical content (see the README); for the entry of an erasure, the SHA-256 of its entity
+	// Hash SHA-256 (hex) over prevHash and this version's canonical content (see docs/chain.md); for the entry of an erasure, the SHA-256 of its entity
 	Hash string `json:"hash"`
 	Id   string `json:"id"`
 
@@ -1088,9 +1117,9 @@ type HistoryItemOperation string
 
 // HistoryPage defines model for HistoryPage.
 type HistoryPage struct {
-	Complete     bool          `json:"complete"`
-	Continuation *string       `json:"continuation"`
-	Items        []HistoryItem `json:"items"`
+	Complete     bool                      `json:"complete"`
+	Continuation nullable.Nullable[string] `json:"continuation"`
+	Items        []HistoryItem             `json:"items"`
 }
 
 // Hold defines model for Hold.
@@ -1185,12 +1214,12 @@ type PartitionLoad struct {
 		Table string `json:"table"`
 	} `json:"fleetQuery,omitempty"`
 	Partitions []struct {
-		Container    string    `json:"container"`
-		PartitionKey *[]string `json:"partitionKey"`
-		Requests     int       `json:"requests"`
-		Ru           float32   `json:"ru"`
-		RuShare      float32   `json:"ruShare"`
-		Scope        string    `json:"scope"`
+		Container    string                      `json:"container"`
+		PartitionKey nullable.Nullable[[]string] `json:"partitionKey"`
+		Requests     int                         `json:"requests"`
+		Ru           float32                     `json:"ru"`
+		RuShare      float32                     `json:"ruShare"`
+		Scope        string                      `json:"scope"`
 	} `json:"partitions"`
 	Resolution string `json:"resolution"`
 
@@ -1248,8 +1277,8 @@ type TodoInput struct {
 
 // TodoPage defines model for TodoPage.
 type TodoPage struct {
-	Continuation *string `json:"continuation"`
-	Items        []Todo  `json:"items"`
+	Continuation nullable.Nullable[string] `json:"continuation"`
+	Items        []Todo                    `json:"items"`
 }
 
 // TodoPatch A JSON Merge Patch of a todo: the members of TodoInput to change; null removes notes, dueDate or tags
@@ -1260,11 +1289,11 @@ type TodoPatch struct {
 	Category *Category `json:"category,omitempty"`
 
 	// DueDate RFC 3339; its year, as given and in UTC, from 1 to 9999
-	DueDate     *time.Time `json:"dueDate,omitempty"`
-	IsCompleted *bool      `json:"isCompleted,omitempty"`
-	Notes       *string    `json:"notes,omitempty"`
-	Tags        *[]string  `json:"tags,omitempty"`
-	Title       *string    `json:"title,omitempty"`
+	DueDate     nullable.Nullable[time.Time] `json:"dueDate,omitempty"`
+	IsCompleted *bool                        `json:"isCompleted,omitempty"`
+	Notes       nullable.Nullable[string]    `json:"notes,omitempty"`
+	Tags        nullable.Nullable[[]string]  `json:"tags,omitempty"`
+	Title       *string                      `json:"title,omitempty"`
 }
 
 // Verification defines model for Verification.
@@ -1700,6 +1729,182 @@ type MoveTodoJSONRequestBody = MoveInput
 
 // RollbackTodoJSONRequestBody defines body for RollbackTodo for application/json ContentType.
 type RollbackTodoJSONRequestBody = RollbackInput
+
+// AsChangeFrom0 returns the union data inside the Change_From as a ChangeFrom0
+func (t Change_From) AsChangeFrom0() (ChangeFrom0, error) {
+	var body ChangeFrom0
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromChangeFrom0 overwrites any union data inside the Change_From as the provided ChangeFrom0
+func (t *Change_From) FromChangeFrom0(v ChangeFrom0) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeChangeFrom0 performs a merge with any union data inside the Change_From, using the provided ChangeFrom0
+func (t *Change_From) MergeChangeFrom0(v ChangeFrom0) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsChangeFrom1 returns the union data inside the Change_From as a ChangeFrom1
+func (t Change_From) AsChangeFrom1() (ChangeFrom1, error) {
+	var body ChangeFrom1
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromChangeFrom1 overwrites any union data inside the Change_From as the provided ChangeFrom1
+func (t *Change_From) FromChangeFrom1(v ChangeFrom1) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeChangeFrom1 performs a merge with any union data inside the Change_From, using the provided ChangeFrom1
+func (t *Change_From) MergeChangeFrom1(v ChangeFrom1) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsChangeFrom2 returns the union data inside the Change_From as a ChangeFrom2
+func (t Change_From) AsChangeFrom2() (ChangeFrom2, error) {
+	var body ChangeFrom2
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromChangeFrom2 overwrites any union data inside the Change_From as the provided ChangeFrom2
+func (t *Change_From) FromChangeFrom2(v ChangeFrom2) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeChangeFrom2 performs a merge with any union data inside the Change_From, using the provided ChangeFrom2
+func (t *Change_From) MergeChangeFrom2(v ChangeFrom2) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t Change_From) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *Change_From) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsChangeTo0 returns the union data inside the Change_To as a ChangeTo0
+func (t Change_To) AsChangeTo0() (ChangeTo0, error) {
+	var body ChangeTo0
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromChangeTo0 overwrites any union data inside the Change_To as the provided ChangeTo0
+func (t *Change_To) FromChangeTo0(v ChangeTo0) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeChangeTo0 performs a merge with any union data inside the Change_To, using the provided ChangeTo0
+func (t *Change_To) MergeChangeTo0(v ChangeTo0) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsChangeTo1 returns the union data inside the Change_To as a ChangeTo1
+func (t Change_To) AsChangeTo1() (ChangeTo1, error) {
+	var body ChangeTo1
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromChangeTo1 overwrites any union data inside the Change_To as the provided ChangeTo1
+func (t *Change_To) FromChangeTo1(v ChangeTo1) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeChangeTo1 performs a merge with any union data inside the Change_To, using the provided ChangeTo1
+func (t *Change_To) MergeChangeTo1(v ChangeTo1) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsChangeTo2 returns the union data inside the Change_To as a ChangeTo2
+func (t Change_To) AsChangeTo2() (ChangeTo2, error) {
+	var body ChangeTo2
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromChangeTo2 overwrites any union data inside the Change_To as the provided ChangeTo2
+func (t *Change_To) FromChangeTo2(v ChangeTo2) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeChangeTo2 performs a merge with any union data inside the Change_To, using the provided ChangeTo2
+func (t *Change_To) MergeChangeTo2(v ChangeTo2) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t Change_To) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *Change_To) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
 
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error

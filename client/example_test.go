@@ -8,6 +8,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/oapi-codegen/nullable"
+
 	"github.com/todoaudit/todo/app"
 	"github.com/todoaudit/todo/client"
 	"github.com/todoaudit/todo/config"
@@ -20,13 +22,7 @@ func Example() {
 	handler, stop := startHandler()
 	defer stop()
 
-	// Dev mode names the caller with X-User-Id; under entra, send
-	// "Authorization: Bearer <token>" the same way.
-	api := must(client.NewClientWithResponses("http://"+handler.Addr(),
-		client.WithRequestEditorFn(func(_ context.Context, req *http.Request) error {
-			req.Header.Set("X-User-Id", "alice")
-			return nil
-		})))
+	api := aliceClient(handler)
 
 	created := must(api.CreateTodoWithResponse(ctx, nil, client.TodoInput{Category: "Grocery", Title: "Get more milk"}))
 	id, etag := created.JSON201.Id, *created.Headers201.ETag
@@ -75,6 +71,33 @@ func Example() {
 	// verify: 200 true 2 versions
 	// rollback: 200 Get more milk version 3
 	// delete: 204
+}
+
+// A typed merge patch removes a field by sending null, and leaves the
+// members it does not set as they are.
+func Example_mergePatchRemovesAField() {
+	ctx := context.Background()
+	handler, stop := startHandler()
+	defer stop()
+	api := aliceClient(handler)
+	notes := "two litres"
+	created := must(api.CreateTodoWithResponse(ctx, nil, client.TodoInput{Category: "Grocery", Title: "Get milk", Notes: &notes}))
+	patched := must(api.PatchTodoWithApplicationMergePatchPlusJSONBodyWithResponse(ctx, created.JSON201.Id, nil,
+		client.TodoPatch{Notes: nullable.NewNullNullable[string]()}))
+	fmt.Println("patch:", patched.StatusCode(), patched.JSON200.Notes == nil, patched.JSON200.Title)
+	// Output:
+	// patch: 200 true Get milk
+}
+
+// aliceClient is a client of the handler that calls as alice. Dev mode
+// names the caller with X-User-Id; under entra, send
+// "Authorization: Bearer <token>" the same way.
+func aliceClient(handler *app.App) *client.ClientWithResponses {
+	return must(client.NewClientWithResponses("http://"+handler.Addr(),
+		client.WithRequestEditorFn(func(_ context.Context, req *http.Request) error {
+			req.Header.Set("X-User-Id", "alice")
+			return nil
+		})))
 }
 
 // startHandler runs the handler standalone on a fresh embedded store and

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/todoaudit/todo/config"
@@ -37,6 +38,39 @@ func TestLocalSettingsExample(t *testing.T) {
 	for name := range f.Values {
 		if !known[name] {
 			t.Errorf("example sets %s, which nothing reads", name)
+		}
+	}
+}
+
+// docs/operations.md's table of settings names every setting the handler
+// reads, in the first column of a row, and nothing else.
+func TestSettingsTableIsComplete(t *testing.T) {
+	b, err := os.ReadFile("../docs/operations.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, _ := strings.Cut(string(b), "\n## Configuration\n")
+	section, _, _ = strings.Cut(section, "\n## ")
+	listed := map[string]bool{}
+	for line := range strings.Lines(section) {
+		cells := strings.Split(line, "|")
+		if !strings.HasPrefix(line, "| `") || len(cells) < 3 {
+			continue
+		}
+		for _, m := range regexp.MustCompile("`([^`]+)`").FindAllStringSubmatch(cells[1], -1) {
+			listed[m[1]] = true
+		}
+	}
+	known := map[string]bool{}
+	for _, s := range config.Settings {
+		known[s.Name] = true
+		if !listed[s.Name] {
+			t.Errorf("docs/operations.md's table of settings lacks %s", s.Name)
+		}
+	}
+	for name := range listed {
+		if !known[name] {
+			t.Errorf("docs/operations.md's table of settings lists %s, which the handler does not read", name)
 		}
 	}
 }

@@ -32,6 +32,8 @@ type Binding struct {
 	Connection            string   `json:"connection"`
 	MaxItemsPerInvocation int      `json:"maxItemsPerInvocation"`
 	Schedule              string   `json:"schedule"`
+	RunOnStartup          bool     `json:"runOnStartup"`
+	ContainerName         string   `json:"containerName"`
 }
 
 // Retry is a function-level retry policy.

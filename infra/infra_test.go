@@ -192,7 +192,7 @@ func appSettings(s sources, plan string, p *problems) (handler, host map[string]
 }
 
 // requiredSettings are the app settings a deployed app must have: the
-// handler's own (see README, Configuration) and the Functions host's
+// handler's own (see docs/operations.md, Configuration) and the Functions host's
 // identity-based connections.
 var requiredSettings = []string{
 	"CosmosDB__accountEndpoint", "CosmosDB__credential", "CosmosDB__clientId", "AZURE_CLIENT_ID",

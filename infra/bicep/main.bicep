@@ -104,7 +104,7 @@ param logEd25519 bool = false
 @description('OTLP/HTTP endpoint, such as an OpenTelemetry Collector, that receives the traces and metrics of the handler and of the host (OTEL_EXPORTER_OTLP_ENDPOINT). Empty: the handler exports nothing; the host still sends its own telemetry and the handler log lines to Application Insights.')
 param otlpEndpoint string = ''
 
-@description('Hosting plan (HOSTING_PLAN): flex is Flex Consumption; premium is Elastic Premium EP1, where custom handlers are documented (see README).')
+@description('Hosting plan (HOSTING_PLAN): flex is Flex Consumption; premium is Elastic Premium EP1, where custom handlers are documented (see docs/deploying.md).')
 @allowed([
   'flex'
   'premium'
