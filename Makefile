@@ -58,7 +58,7 @@ test-verifier: node_modules/.package-lock.json
 	node node_modules/typescript-7/bin/tsc -p web/src/verify/tsconfig.json
 	node --test web/src/verify/verify.test.mjs
 	node web/src/verify/build-page.mjs --check
-	node --test web/src/verify/page.test.mjs web/test/history.test.mjs
+	node --test web/src/verify/page.test.mjs web/test/history.test.mjs web/test/manage.test.mjs
 
 test-short:
 	$(GO) test -short -tags otlp ./...

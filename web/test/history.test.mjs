@@ -7,81 +7,14 @@
 // that had seen the newer checkpoint.
 
 import assert from "node:assert/strict";
-import { execFileSync, spawn } from "node:child_process";
-import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
-import { tmpdir } from "node:os";
+import { copyFileSync } from "node:fs";
 import path from "node:path";
-import { after, before, test } from "node:test";
-import { fileURLToPath } from "node:url";
-import AxeBuilder from "@axe-core/playwright";
-import { chromium } from "playwright-core";
+import { test } from "node:test";
+import { handlerUnderTest, seriousViolations, until } from "./harness.mjs";
 
-const root = fileURLToPath(new URL("../../", import.meta.url));
-const dir = mkdtempSync(path.join(tmpdir(), "history-test-"));
-let server;
-let browser;
-let base;
-
-const freePort = () => new Promise((resolve) => {
-  const s = createServer().listen(0, "127.0.0.1", () => {
-    const { port } = s.address();
-    s.close(() => resolve(port));
-  });
-});
-
-/** until polls f until it returns a truthy value, within a deadline. */
-async function until(what, f, seconds = 90) {
-  const end = Date.now() + seconds * 1000;
-  for (;;) {
-    const v = await f().catch(() => null);
-    if (v) return v;
-    if (Date.now() > end) throw new Error("gave up waiting for " + what);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
-
-/** start runs the handler on base and waits until it answers. */
-async function start() {
-  server = spawn(path.join(dir, "handler"), [], {
-    env: { ...process.env, LISTEN_ADDR: base.slice(7), DATA_DIR: path.join(dir, "data"), AUTH_MODE: "dev" },
-    stdio: ["ignore", "ignore", "inherit"],
-  });
-  await until("the handler", async () => (await fetch(base + "/api/log/key")).ok);
-}
-
-/** stop stops the handler and waits for it to exit. */
-async function stop() {
-  const exited = new Promise((resolve) => server.once("exit", resolve));
-  server.kill();
-  await exited;
-  server = null;
-}
-
-/** logSize is the size of the log's latest checkpoint. */
-const logSize = async () => Number((await (await fetch(base + "/api/log/checkpoint")).text()).split("\n")[1]);
-
-before(async () => {
-  execFileSync("go", ["build", "-o", path.join(dir, "handler"), "./handler"], { cwd: root, stdio: "inherit" });
-  base = `http://127.0.0.1:${await freePort()}`;
-  await start();
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-  });
-});
-
-after(async () => {
-  await browser?.close();
-  server?.kill();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-async function call(method, url, body, type = "application/json") {
-  const res = await fetch(base + url, { method, headers: { "X-User-Id": "alice", "Content-Type": type }, body: body && JSON.stringify(body) });
-  assert.ok(res.ok, `${method} ${url}: ${res.status} ${await res.clone().text()}`);
-  return res.json();
-}
+const h = handlerUnderTest({ prefix: "history-test-" });
+const { start, stop, logSize } = h;
+const call = (method, url, body, type) => h.call("alice", method, url, body, type);
 
 test("a todo's history verifies in the page; compare, asOf and restore", async () => {
   const todo = await call("POST", "/api/todos", { category: "Grocery", title: "buy oat milk" });
@@ -89,10 +22,10 @@ test("a todo's history verifies in the page; compare, asOf and restore", async (
   for (const patch of [{ title: "buy oat milk, two litres" }, { title: "buy oat milk, three litres" }, { notes: "the blue carton" }]) {
     await call("PATCH", `/api/todos/${id}`, patch, "application/merge-patch+json");
   }
-  const page = await (await browser.newContext()).newPage();
+  const page = await (await h.browser.newContext()).newPage();
   const errors = [];
   page.on("pageerror", (e) => errors.push(e.message));
-  await page.goto(`${base}/?user=alice`);
+  await page.goto(`${h.base}/?user=alice`);
   await page.locator(`li[data-id="${todo.id}"]`).getByRole("link", { name: "History" }).click();
   const versions = page.getByRole("list", { name: "Versions" });
   const statuses = async () => (await versions.getByRole("listitem").locator(".status").allTextContents());
@@ -121,9 +54,7 @@ test("a todo's history verifies in the page; compare, asOf and restore", async (
   await page.getByRole("button", { name: "View" }).click();
   assert.match(await page.getByRole("region", { name: "As it was" }).innerText(), /buy oat milk, three litres/);
 
-  const axe = await new AxeBuilder({ page }).analyze();
-  const serious = axe.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-  assert.deepEqual(serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target).join(" ")}`), []);
+  assert.deepEqual(await seriousViolations(page), []);
 
   let asked = "";
   page.once("dialog", (d) => { asked = d.message(); void d.accept(); });
@@ -140,20 +71,20 @@ test("a store rolled back to an older copy raises the alert, with both checkpoin
   const todo = await call("POST", "/api/todos", { category: "Grocery", title: "kept by the log" });
   const logged = await until("the todo logged", async () => { const n = await logSize(); return n > 0 && n; });
   await stop();
-  const store = path.join(dir, "data", "store.db");
-  copyFileSync(store, path.join(dir, "older.db"));
+  const store = h.store;
+  copyFileSync(store, path.join(h.dir, "older.db"));
   await start();
   await call("PATCH", `/api/todos/${encodeURIComponent(todo.id)}`, { title: "written after the copy" }, "application/merge-patch+json");
   const newer = await until("the edit logged", async () => { const n = await logSize(); return n > logged && n; });
-  const page = await (await browser.newContext()).newPage();
-  await page.goto(`${base}/?user=alice#/todos/${encodeURIComponent(todo.id)}`);
+  const page = await (await h.browser.newContext()).newPage();
+  await page.goto(`${h.base}/?user=alice#/todos/${encodeURIComponent(todo.id)}`);
   await until("versions checked", async () => {
     const s = await page.locator(".versions .status").allTextContents();
     return s.length === 2 && !s.includes("Checking");
   });
   assert.equal(await page.getByRole("alert").count(), 0, "no alert while the log is consistent");
   await stop();
-  copyFileSync(path.join(dir, "older.db"), store); // the anchors stay
+  copyFileSync(path.join(h.dir, "older.db"), store); // the anchors stay
   await start();
   assert.ok((await logSize()) < newer, "the rolled-back store serves an older checkpoint");
   await page.reload();
@@ -171,8 +102,8 @@ test("a store rolled back to an older copy raises the alert, with both checkpoin
 });
 
 test("the handler serves the standalone verifier at /verify.html", async () => {
-  const page = await browser.newPage();
-  await page.goto(`${base}/verify.html`);
+  const page = await h.browser.newPage();
+  await page.goto(`${h.base}/verify.html`);
   await page.getByRole("heading", { name: "Audit export verifier" }).waitFor();
   await page.close();
 });
