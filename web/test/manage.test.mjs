@@ -55,6 +55,10 @@ test("my activity: filters, More, exports; no admin links for a user", async () 
   assert.equal(csv.suggestedFilename(), "my-activity.csv");
   assert.match(readFileSync(await csv.path(), "utf8"), /#manifest/);
   assert.deepEqual(await seriousViolations(page), []);
+  await page.locator("table tbody tr").first().getByRole("link").click();
+  await page.getByRole("list", { name: "Versions" }).waitFor();
+  const [history] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export NDJSON" }).click()]);
+  assert.equal(readFileSync(await history.path(), "utf8").trim().split("\n").length, 5, "the todo's four versions and the manifest");
   await page.goto(`${h.base}/?user=carol#/manage/holds`);
   await page.getByText("These views are for admins.").waitFor();
   assert.deepEqual(errors, []);
