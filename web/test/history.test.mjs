@@ -2,11 +2,14 @@
 // embedded store in a temporary directory, the page in headless Chromium.
 // A todo edited three times shows four versions with their diffs, each
 // verified in the page once the log holds it; compare, asOf and restore
-// work; axe-core finds no serious or critical violation; a store rolled
-// back to an older copy (its anchors kept) raises the alert in a browser
-// that had seen the newer checkpoint.
+// work; axe-core finds no serious or critical violation; a record altered
+// in the store and sealed again fails alone, on its logged leaf; a store
+// rolled back to an older copy (its anchors kept) raises the alert in a
+// browser that had seen the newer checkpoint. The rollback comes after the
+// tests that need the log to integrate: the log signs nothing after it.
 
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import { copyFileSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
@@ -65,6 +68,40 @@ test("a todo's history verifies in the page; compare, asOf and restore", async (
   assert.equal(now.title, "buy oat milk");
   assert.equal(now.version, 5);
   assert.deepEqual(errors, []);
+});
+
+test("a record altered and sealed again in the store shows Failed with its reason; the others stay Verified", async () => {
+  const todo = await call("POST", "/api/todos", { category: "Work", title: "sign the contract" });
+  const id = encodeURIComponent(todo.id);
+  for (const title of ["sign the contract today", "sign the contract by noon"]) {
+    await call("PATCH", `/api/todos/${id}`, { title }, "application/merge-patch+json");
+  }
+  await until("three versions logged", async () => {
+    const v = await call("GET", `/api/todos/${id}/history/verify`);
+    return v.logged === 3 && v.pending === 0;
+  });
+  const { items } = await call("GET", `/api/todos/${id}/history`);
+  // The newest version, so that no later version's link gives it away:
+  // only the log, which holds its old hash, can.
+  const v3 = items.find((r) => r.version === 3);
+  const tamper = path.join(h.dir, "tamper");
+  execFileSync("go", ["build", "-o", tamper, "./web/test/tamper"], { cwd: new URL("../../", import.meta.url), stdio: "inherit" });
+  await stop();
+  execFileSync(tamper, [path.dirname(h.store), v3.entityKey, v3.id, "title", "sign nothing"], { stdio: "inherit" });
+  await start();
+  const page = await (await h.browser.newContext()).newPage();
+  await page.goto(`${h.base}/?user=alice#/todos/${id}`);
+  const versions = page.getByRole("list", { name: "Versions" });
+  const statuses = async () => versions.getByRole("listitem").locator(".status").allTextContents();
+  await until("three versions checked", async () => {
+    const s = await statuses();
+    return s.length === 3 && !s.includes("Checking");
+  });
+  const item = (n) => versions.getByRole("listitem").filter({ hasText: `Version ${n} ` });
+  assert.equal(await item(3).locator(".status").innerText(), "Failed");
+  assert.match((await item(3).locator("ins").allTextContents()).join(" "), /nothing/, "the altered content is what the server serves");
+  assert.match(await item(3).locator(".reason").innerText(), /the log holds another hash/);
+  for (const n of [1, 2]) assert.equal(await item(n).locator(".status").innerText(), "Verified", `version ${n}`);
 });
 
 test("a store rolled back to an older copy raises the alert, with both checkpoints", async () => {
