@@ -3,14 +3,15 @@
 // A todo edited three times shows four versions with their diffs, each
 // verified in the page once the log holds it; compare, asOf and restore
 // work; axe-core finds no serious or critical violation; a record altered
-// in the store and sealed again fails alone, on its logged leaf; a store
+// in the store and sealed again fails alone, on its logged leaf; a version
+// shows Pending until the log integrates it, then Verified; a store
 // rolled back to an older copy (its anchors kept) raises the alert in a
 // browser that had seen the newer checkpoint. The rollback comes after the
 // tests that need the log to integrate: the log signs nothing after it.
 
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { copyFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, rmdirSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { handlerUnderTest, seriousViolations, until } from "./harness.mjs";
@@ -102,6 +103,40 @@ test("a record altered and sealed again in the store shows Failed with its reaso
   assert.match((await item(3).locator("ins").allTextContents()).join(" "), /nothing/, "the altered content is what the server serves");
   assert.match(await item(3).locator(".reason").innerText(), /the log holds another hash/);
   for (const n of [1, 2]) assert.equal(await item(n).locator(".status").innerText(), "Verified", `version ${n}`);
+});
+
+test("a version shows Pending, then Verified once the log integrates it", async () => {
+  const todo = await call("POST", "/api/todos", { category: "Work", title: "file the taxes" });
+  const id = encodeURIComponent(todo.id);
+  await until("the todo logged", async () => {
+    const v = await call("GET", `/api/todos/${id}/history/verify`);
+    return v.logged === 1 && v.pending === 0;
+  });
+  // The integrator anchors each checkpoint before it signs it: a
+  // directory in the place of the next anchor's file makes it fail until
+  // the directory goes, so the next version stays Pending until then.
+  const blocker = path.join(path.dirname(h.store), "log-anchors", `${String((await logSize()) + 1).padStart(20, "0")}.checkpoint`);
+  mkdirSync(blocker);
+  await call("PATCH", `/api/todos/${id}`, { title: "file the taxes by April" }, "application/merge-patch+json");
+  await until("version 2 audited", async () => (await call("GET", `/api/todos/${id}/history/verify`)).pending === 1);
+  const page = await (await h.browser.newContext()).newPage();
+  await page.goto(`${h.base}/?user=alice#/todos/${id}`);
+  const versions = page.getByRole("list", { name: "Versions" });
+  const statuses = async () => versions.getByRole("listitem").locator(".status").allTextContents();
+  await until("two versions checked", async () => {
+    const s = await statuses();
+    return s.length === 2 && !s.includes("Checking");
+  });
+  assert.deepEqual(await statuses(), ["Pending", "Verified"], "newest first: version 2 pending, version 1 verified");
+  rmdirSync(blocker);
+  await until("version 2 verified", async () => {
+    await page.reload();
+    await until("checked", async () => {
+      const s = await statuses();
+      return s.length === 2 && !s.includes("Checking");
+    }, 30);
+    return (await statuses()).every((s) => s === "Verified");
+  });
 });
 
 test("a store rolled back to an older copy raises the alert, with both checkpoints", async () => {
