@@ -139,8 +139,8 @@ type Options struct {
 	AuthClock auth.Clock
 }
 
-// Start listens at once, so the host's readiness poll of GET / succeeds
-// within milliseconds, then opens the store in the background, retrying
+// Start listens at once, so the host's readiness poll of GET / (the web
+// page, served from memory) succeeds within milliseconds, then opens the store in the background, retrying
 // until STORE_OPEN_TIMEOUT. Requests that arrive meanwhile wait for it;
 // /api/health answers 503 "starting" without waiting. Wait and Opened
 // report how opening went.
@@ -214,18 +214,12 @@ func pageConfig(cfg *config.Config) webapp.Config {
 	return c
 }
 
-// starting answers while the store opens: GET / at once (the host's
-// readiness poll), /api/health 503 "starting" at once, and every other
-// request once the store is open, or 503 if it never opens.
+// starting answers while the store opens (GET /, the host's readiness
+// poll, is the web page's, answered at once in front of it): /api/health
+// 503 "starting" at once, and every other request once the store is open,
+// or 503 if it never opens.
 func (a *App) starting(w http.ResponseWriter, r *http.Request) {
-	switch r.URL.Path {
-	case "/":
-		if r.Method == http.MethodGet || r.Method == http.MethodHead {
-			w.Header().Set("Content-Type", "application/json")
-			_, _ = w.Write([]byte(`{"status":"starting"}` + "\n"))
-			return
-		}
-	case "/api/health":
+	if r.URL.Path == "/api/health" {
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Cache-Control", "no-store")
 		w.Header().Set("Retry-After", "1")

@@ -174,3 +174,28 @@ func TestAuditRetention(t *testing.T) {
 		t.Fatalf("90 days: %v", err)
 	}
 }
+
+// The web page signs in as AUTH_CLIENT_ID for AUTH_SCOPE, by default the
+// API's own audience and its .default scope.
+func TestWebSignIn(t *testing.T) {
+	entra := map[string]string{"AUTH_ISSUER": "https://login.microsoftonline.com/t/v2.0"}
+	for _, tc := range []struct {
+		kv            map[string]string
+		client, scope string
+	}{
+		{map[string]string{"AUTH_AUDIENCE": "11111111-2222-3333-4444-555555555555"}, "11111111-2222-3333-4444-555555555555", "api://11111111-2222-3333-4444-555555555555/.default"},
+		{map[string]string{"AUTH_AUDIENCE": "api://todo"}, "api://todo", "api://todo/.default"},
+		{map[string]string{"AUTH_AUDIENCE": "api://todo", "AUTH_CLIENT_ID": "spa", "AUTH_SCOPE": "api://todo/Todo.ReadWrite"}, "spa", "api://todo/Todo.ReadWrite"},
+	} {
+		for k, v := range entra {
+			tc.kv[k] = v
+		}
+		c, err := load(tc.kv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.WebClientID != tc.client || c.WebScope != tc.scope {
+			t.Errorf("%v: client %q scope %q, want %q and %q", tc.kv, c.WebClientID, c.WebScope, tc.client, tc.scope)
+		}
+	}
+}

@@ -65,7 +65,11 @@ function Cost() {
 
 function View() {
   const r = route.value;
-  if (r.view === "todos") return html`<${TodoList} filter=${r.filter} />`;
+  return r.view === "todos" ? html`<${TodoList} filter=${r.filter} />` : html`<${LazyView} key=${r.view} route=${r} />`;
+}
+
+// LazyView shows a view other than the list, loading its module first.
+function LazyView({ route: r }: { route: Route }) {
   const View = loaded.value[r.view];
   useEffect(() => {
     if (!View) {

@@ -125,12 +125,57 @@ async function read(id: string): Promise<{ todo: Todo | null; etag: string; res?
   return { todo: data, etag: etagOf(response) };
 }
 
+// Changes of one todo go to the server one after another, each with the
+// entity tag the one before it got back: a second click does not race the
+// first, and no change is refused for a version this page wrote itself.
+const queues = new Map<string, Promise<unknown>>();
+
+function inTurn<T>(id: string, change: () => Promise<T>): Promise<T> {
+  const next = (queues.get(id) ?? Promise.resolve()).then(change, change);
+  const settled = next.catch(() => undefined);
+  queues.set(id, settled);
+  void settled.then(() => {
+    if (queues.get(id) === settled) queues.delete(id);
+  });
+  return next;
+}
+
+function current(id: string): Todo | undefined {
+  return todos.value.find((x) => x.id === id);
+}
+
 /**
  * Changes a todo, sending If-Match with the entity tag of the version the
- * user loaded. True when the server took it; false when it refused (the
- * problem or the conflict is shown, nothing is lost).
+ * user loaded. The title and completion are shown at once; the server's
+ * answer replaces them. True when the server took the change; false when
+ * it refused (the problem or the conflict is shown, the list shows what
+ * the server holds, and nothing the user typed is lost).
  */
-export async function update(t: Todo, patch: TodoPatch): Promise<boolean> {
+export function update(t: Todo, patch: TodoPatch): Promise<boolean> {
+  const before = current(t.id) ?? t;
+  const shown: Todo = { ...before };
+  if (patch.title !== undefined) shown.title = patch.title;
+  if (patch.isCompleted !== undefined) shown.isCompleted = patch.isCompleted;
+  replace(t.id, shown);
+  return inTurn(t.id, async () => {
+    const ok = await change(current(t.id) ?? t, patch);
+    if (!ok && !conflict.value && current(t.id)) await restore(t.id, before);
+    return ok;
+  });
+}
+
+// restore shows what the server holds of a todo after a refused change,
+// or what the list showed before it when the server cannot be asked.
+async function restore(id: string, before: Todo): Promise<void> {
+  try {
+    const now = await read(id);
+    replace(id, now.todo ?? before);
+  } catch {
+    replace(id, before);
+  }
+}
+
+async function change(t: Todo, patch: TodoPatch): Promise<boolean> {
   try {
     let etag = etags.get(t.id);
     if (!etag) {
@@ -186,12 +231,14 @@ export async function resolve(keepMine: boolean): Promise<boolean> {
     return true;
   }
   replace(c.loaded.id, c.server);
-  try {
-    return await send(c.server, c.mine, c.etag);
-  } catch (e) {
-    fail(e);
-    return false;
-  }
+  return inTurn(c.server.id, async () => {
+    try {
+      return await send(c.server, c.mine, c.etag);
+    } catch (e) {
+      fail(e);
+      return false;
+    }
+  });
 }
 
 // gone explains a todo that is no longer where the list had it: moved
@@ -239,7 +286,11 @@ async function whereIs(id: string): Promise<{ response: Response; error: unknown
  * Deletes a todo with If-Match: a todo changed since the user loaded it is
  * not deleted, the list shows the server's version and says so.
  */
-export async function remove(t: Todo): Promise<boolean> {
+export function remove(t: Todo): Promise<boolean> {
+  return inTurn(t.id, () => removeNow(current(t.id) ?? t));
+}
+
+async function removeNow(t: Todo): Promise<boolean> {
   try {
     let etag = etags.get(t.id);
     if (!etag) {
@@ -293,7 +344,11 @@ async function removeGone(t: Todo): Promise<boolean> {
  * Moves a todo to another category: a new id, where the scheme keys on
  * category. The todo at its new id, null when the server refused.
  */
-export async function move(t: Todo, category: string): Promise<Todo | null> {
+export function move(t: Todo, category: string): Promise<Todo | null> {
+  return inTurn(t.id, () => moveNow(current(t.id) ?? t, category));
+}
+
+async function moveNow(t: Todo, category: string): Promise<Todo | null> {
   try {
     let etag = etags.get(t.id);
     if (!etag) {

@@ -65,11 +65,12 @@ function NewTodo() {
   const onKeyDown = async (e: KeyboardEvent) => {
     if (e.key !== "Enter" || e.isComposing) return;
     const el = e.currentTarget as HTMLInputElement;
-    const title = el.value.trim();
+    const typed = el.value;
+    const title = typed.trim();
     if (!title) return;
     el.value = "";
     const ok = await store.create(title, category.value.trim() || store.filter.category.value || defaultCategory);
-    if (!ok && el.value === "") el.value = title; // nothing the user typed is lost
+    if (!ok && el.value === "") el.value = typed; // nothing the user typed is lost
   };
   return html`<div class="create">
     <input ref=${input} class="new-todo" placeholder="What needs to be done?" autofocus aria-label="New todo" onKeyDown=${onKeyDown} />

@@ -1,4 +1,4 @@
-import{A as B,B as q,C as N,a as P,b as d,c as p,d as m,e as T,f as c,g as y,h as R,i as K,j,k as F,m as n,n as f,o as U,p as C,q as E,r as k,s as b,t as g,u as M,v as $,w as V,x as D,y as S,z as I}from"./chunk-XT2FC4KO.js";async function O(){let e=await fetch("/config.json",{headers:{Accept:"application/json"}});if(!e.ok)throw new Error(`the page's configuration did not load: ${e.status}`);return await e.json()}var x={admin:()=>import("./admin-CAYDUTDV.js"),history:()=>import("./history-H3SPJPJD.js"),activity:()=>import("./activity-PFJEWTHU.js"),forget:()=>import("./forget-SAZMKDY2.js"),manage:()=>import("./manage-WIXSL6XK.js")};function W(e){let t=e.replace(/^#\/?/,""),[o="",...a]=t.split("/");return o==="active"||o==="completed"?{view:"todos",filter:o,rest:""}:o==="todos"&&a.length>0?{view:"history",filter:"all",rest:a.join("/")}:o in x?{view:o,filter:"all",rest:a.join("/")}:{view:"todos",filter:"all",rest:""}}var L=m(W(location.hash));addEventListener("hashchange",()=>{L.value=W(location.hash)});function z(){let e=p(null);return d(()=>{let t=e.current;t&&!t.open&&t.showModal()},[]),e}var oe=e=>e.split(",").map(t=>t.trim()).filter(Boolean);function ae(e,t){let o={},a=t.title.trim();a!==e.title&&(o.title=a);let l=oe(t.tags);l.join(",")!==(e.tags??[]).join(",")&&(o.tags=l.length?l:null);let s=t.due?t.due+"T00:00:00Z":null;(s??"").slice(0,10)!==(e.dueDate??"").slice(0,10)&&(o.dueDate=s);let u=t.notes;u!==(e.notes??"")&&(o.notes=u===""?null:u);let i=t.category.trim();return i&&i!==e.category&&(o.category=i),o}function G({todo:e,onClose:t}){let o=z(),a=c({title:e.title,tags:(e.tags??[]).join(", "),due:e.dueDate?.slice(0,10)??"",notes:e.notes??"",category:e.category}),l=c(!1),s=v=>w=>{a.value={...a.value,[v]:w.currentTarget.value}},u=async v=>{v.preventDefault(),l.value=!0;try{await B(e,ae(e,a.value))&&t()}finally{l.value=!1}},i=a.value;return n`<dialog ref=${o} class="panel" aria-labelledby="panel-title" onClose=${t}>
+import{A as B,B as q,C as N,a as H,b as d,c as p,d as m,e as T,f as c,g as y,h as P,i as K,j,k as F,m as n,n as f,o as V,p as C,q as E,r as k,s as b,t as g,u as M,v as $,w as U,x as D,y as S,z as I}from"./chunk-46GF7BWJ.js";async function O(){let e=await fetch("/config.json",{headers:{Accept:"application/json"}});if(!e.ok)throw new Error(`the page's configuration did not load: ${e.status}`);return await e.json()}var x={admin:()=>import("./admin-BFXTFBRG.js"),history:()=>import("./history-PGZENNCX.js"),activity:()=>import("./activity-Q4QQ3BMB.js"),forget:()=>import("./forget-VNLX4ZN6.js"),manage:()=>import("./manage-MBF5YSBZ.js")};function z(e){let t=e.replace(/^#\/?/,""),[o="",...a]=t.split("/");return o==="active"||o==="completed"?{view:"todos",filter:o,rest:""}:o==="todos"&&a.length>0?{view:"history",filter:"all",rest:a.join("/")}:o in x?{view:o,filter:"all",rest:a.join("/")}:{view:"todos",filter:"all",rest:""}}var L=m(z(location.hash));addEventListener("hashchange",()=>{L.value=z(location.hash)});function Z(){let e=p(null);return d(()=>{let t=e.current;t&&!t.open&&t.showModal()},[]),e}var oe=e=>e.split(",").map(t=>t.trim()).filter(Boolean);function ae(e,t){let o={},a=t.title.trim();a!==e.title&&(o.title=a);let l=oe(t.tags);l.join(",")!==(e.tags??[]).join(",")&&(o.tags=l.length?l:null);let s=t.due?t.due+"T00:00:00Z":null;(s??"").slice(0,10)!==(e.dueDate??"").slice(0,10)&&(o.dueDate=s);let u=t.notes;u!==(e.notes??"")&&(o.notes=u===""?null:u);let i=t.category.trim();return i&&i!==e.category&&(o.category=i),o}function G({todo:e,onClose:t}){let o=Z(),a=c({title:e.title,tags:(e.tags??[]).join(", "),due:e.dueDate?.slice(0,10)??"",notes:e.notes??"",category:e.category}),l=c(!1),s=v=>w=>{a.value={...a.value,[v]:w.currentTarget.value}},u=async v=>{v.preventDefault(),l.value=!0;try{await B(e,ae(e,a.value))&&t()}finally{l.value=!1}},i=a.value;return n`<dialog ref=${o} class="panel" aria-labelledby="panel-title" onClose=${t}>
     <form onSubmit=${u}>
       <h2 id="panel-title">Edit todo</h2>
       <label>Title <input name="title" required maxLength="1024" value=${i.title} onInput=${s("title")} /></label>
@@ -12,7 +12,7 @@ import{A as B,B as q,C as N,a as P,b as d,c as p,d as m,e as T,f as c,g as y,h a
         <button type="button" onClick=${t}>Close</button>
       </div>
     </form>
-  </dialog>`}var ne=["title","isCompleted","tags","dueDate","notes","category"];function Y(e){return e==null||e===""?"—":Array.isArray(e)?e.join(", ")||"—":typeof e=="boolean"?e?"completed":"active":String(e)}function J({conflict:e}){let t=z(),o=ne.filter(s=>s in e.mine),a=e.server,l=e.mine;return n`<dialog ref=${t} class="conflict" role="alertdialog" aria-labelledby="conflict-title" aria-describedby="conflict-detail"
+  </dialog>`}var ne=["title","isCompleted","tags","dueDate","notes","category"];function W(e){return e==null||e===""?"—":Array.isArray(e)?e.join(", ")||"—":typeof e=="boolean"?e?"completed":"active":String(e)}function J({conflict:e}){let t=Z(),o=ne.filter(s=>s in e.mine),a=e.server,l=e.mine;return n`<dialog ref=${t} class="conflict" role="alertdialog" aria-labelledby="conflict-title" aria-describedby="conflict-detail"
     onCancel=${s=>s.preventDefault()}>
     <h2 id="conflict-title">Changed since you loaded it</h2>
     <p id="conflict-detail">
@@ -22,7 +22,7 @@ import{A as B,B as q,C as N,a as P,b as d,c as p,d as m,e as T,f as c,g as y,h a
     <table>
       <thead><tr><th scope="col">Field</th><th scope="col">Yours</th><th scope="col">Server's</th></tr></thead>
       <tbody>
-        ${o.map(s=>n`<tr><th scope="row">${s}</th><td class="mine">${Y(l[s])}</td><td class="theirs">${Y(a[s])}</td></tr>`)}
+        ${o.map(s=>n`<tr><th scope="row">${s}</th><td class="mine">${W(l[s])}</td><td class="theirs">${W(a[s])}</td></tr>`)}
       </tbody>
     </table>
     <div class="buttons">
@@ -52,7 +52,7 @@ import{A as B,B as q,C as N,a as P,b as d,c as p,d as m,e as T,f as c,g as y,h a
     <${ie} />
     ${t.value&&n`<${G} todo=${t.value} onClose=${()=>t.value=null} />`}
   `}function se(){let e=p(null),t=c("");return d(()=>e.current?.focus(),[]),n`<div class="create">
-    <input ref=${e} class="new-todo" placeholder="What needs to be done?" autofocus aria-label="New todo" onKeyDown=${async a=>{if(a.key!=="Enter"||a.isComposing)return;let l=a.currentTarget,s=l.value.trim();if(!s)return;l.value="",!await V(s,t.value.trim()||b.category.value||Q)&&l.value===""&&(l.value=s)}} />
+    <input ref=${e} class="new-todo" placeholder="What needs to be done?" autofocus aria-label="New todo" onKeyDown=${async a=>{if(a.key!=="Enter"||a.isComposing)return;let l=a.currentTarget,s=l.value,u=s.trim();if(!u)return;l.value="",!await U(u,t.value.trim()||b.category.value||Q)&&l.value===""&&(l.value=s)}} />
     <input class="new-category" aria-label="Category of the new todo" list="categories" placeholder=${b.category.value||Q}
       value=${t.value} onInput=${a=>t.value=a.currentTarget.value} />
     <datalist id="categories">${k.value.map(a=>n`<option value=${a} />`)}</datalist>
@@ -77,17 +77,17 @@ import{A as B,B as q,C as N,a as P,b as d,c as p,d as m,e as T,f as c,g as y,h a
       <option value="asc">Ascending</option>
       <option value="desc">Descending</option>
     </select>
-  </div>`}function ie(){let e=f.value.length;return U.value===null?C.value&&e===0?n`<p class="paging" role="status">Loading…</p>`:null:n`<p class="paging">
+  </div>`}function ie(){let e=f.value.length;return V.value===null?C.value&&e===0?n`<p class="paging" role="status">Loading…</p>`:null:n`<p class="paging">
     <span>${e} loaded; the server has more.</span>
     <button class="more" disabled=${C.value} onClick=${()=>{$(!0)}}>More</button>
-  </p>`}function ue({todo:e,onDetails:t}){let o=c(!1),a=c(e.title),l=p(null),s=p(!1);d(()=>{o.value&&l.current?.focus()},[o.value]);let u=()=>{a.value=e.title,s.current=!1,o.value=!0},i=async()=>{if(s.current)return;s.current=!0;let r=a.value.trim();if(o.value=!1,r===""){await I(e)||v(a.value);return}r!==e.title&&!await D(e,{title:r})&&!g.value&&v(a.value)},v=r=>{a.value=r,s.current=!1,o.value=!0},w=r=>{r.key==="Enter"&&i(),r.key==="Escape"&&(s.current=!0,a.value=e.title,o.value=!1)},te=[e.isCompleted?"completed":"",o.value?"editing":""].filter(Boolean).join(" "),H=e.dueDate?.slice(0,10);return n`<li class=${te} data-id=${e.id}>
+  </p>`}function ue({todo:e,onDetails:t}){let o=c(!1),a=c(e.title),l=p(null),s=p(!1);d(()=>{o.value&&l.current?.focus()},[o.value]);let u=()=>{a.value=e.title,s.current=!1,o.value=!0},i=async()=>{if(s.current)return;s.current=!0;let r=a.value.trim();if(o.value=!1,r===""){await I(e)||v(a.value);return}r!==e.title&&!await D(e,{title:r})&&!g.value&&v(a.value)},v=r=>{a.value=r,s.current=!1,o.value=!0},w=r=>{r.key==="Enter"&&i(),r.key==="Escape"&&(s.current=!0,a.value=e.title,o.value=!1)},te=[e.isCompleted?"completed":"",o.value?"editing":""].filter(Boolean).join(" "),R=e.dueDate?.slice(0,10);return n`<li class=${te} data-id=${e.id}>
     <div class="view">
       <input class="toggle" type="checkbox" checked=${e.isCompleted} aria-label=${"Completed: "+e.title}
         onChange=${r=>{D(e,{isCompleted:r.currentTarget.checked})}} />
       <label onDblClick=${u}>${e.title}</label>
       <span class="meta">
         <span class="category">${e.category}</span>
-        ${H&&n` <span class="due">due ${H}</span>`}
+        ${R&&n` <span class="due">due ${R}</span>`}
         ${(e.tags??[]).map(r=>n` <span class="tag">#${r}</span>`)}
         <a class="history-link" href=${"#/todos/"+encodeURIComponent(e.id)}>History</a>
       </span>
@@ -99,7 +99,7 @@ import{A as B,B as q,C as N,a as P,b as d,c as p,d as m,e as T,f as c,g as y,h a
       onKeyDown=${w} onBlur=${()=>{i()}} />`}
   </li>`}var h=m(null),A=m({});function ce(){let e=h.value,t=y.value;if(!e)return null;let o=n`<a href="#/activity">My activity</a> <a href="#/forget">Forget my data</a>
     ${t.admin&&n` <a href="#/admin">All users (admin)</a> <a href="#/manage/audit">Manage (admin)</a>`}`;switch(e.authMode){case"dev":return n`<nav class="session" aria-label="Session">
-        <form onSubmit=${a=>{a.preventDefault(),R(new FormData(a.currentTarget).get("user"))}}>
+        <form onSubmit=${a=>{a.preventDefault(),P(new FormData(a.currentTarget).get("user"))}}>
           <label>User <input name="user" value=${t.user} autocomplete="off" /></label>
           <button type="submit">Switch user</button>
         </form>
@@ -114,7 +114,7 @@ import{A as B,B as q,C as N,a as P,b as d,c as p,d as m,e as T,f as c,g as y,h a
     <button type="button" onClick=${()=>E.value=null}>Dismiss</button>
   </div>`:null}function pe(){let e=j.value;return n`<p class="cost" role="status">
     ${F.value||e&&`scope ${e.scope||"—"} · ${e.charge||"—"} RU`}
-  </p>`}function ve(){let e=L.value;if(e.view==="todos")return n`<${ee} filter=${e.filter} />`;let t=A.value[e.view];return d(()=>{t||x[e.view]().then(o=>A.value={...A.value,[e.view]:o.default},o=>M(o))},[e.view,t]),t?n`<${t} route=${e} />`:n`<p role="status">Loading…</p>`}function fe(){let t=y.value.user!==""||h.value?.authMode==="single";return n`
+  </p>`}function ve(){let e=L.value;return e.view==="todos"?n`<${ee} filter=${e.filter} />`:n`<${fe} key=${e.view} route=${e} />`}function fe({route:e}){let t=A.value[e.view];return d(()=>{t||x[e.view]().then(o=>A.value={...A.value,[e.view]:o.default},o=>M(o))},[e.view,t]),t?n`<${t} route=${e} />`:n`<p role="status">Loading…</p>`}function me(){let t=y.value.user!==""||h.value?.authMode==="single";return n`
     <${ce} />
     <main>
     <section class="todoapp">
@@ -125,4 +125,4 @@ import{A as B,B as q,C as N,a as P,b as d,c as p,d as m,e as T,f as c,g as y,h a
     <${pe} />
     </main>
     ${g.value&&n`<${J} conflict=${g.value} />`}
-  `}async function me(){let e=document.getElementById("app");try{h.value=await O(),await K(h.value)}catch(t){M(t)}e.textContent="",P(n`<${fe} />`,e),(y.value.user!==""||h.value?.authMode==="single")&&await $()}me();
+  `}async function ge(){let e=document.getElementById("app");try{h.value=await O(),await K(h.value)}catch(t){M(t)}e.textContent="",H(n`<${me} />`,e),(y.value.user!==""||h.value?.authMode==="single")&&await $()}ge();
