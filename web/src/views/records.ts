@@ -131,6 +131,34 @@ export function Exports({ path, filters, name, id }: { path: ExportPath; filters
   </p>`;
 }
 
+/** A view of audit records: filters (the common ones after extra), the
+ * exports of what they select, the table and "More". list reads a page. */
+export function RecordsView({ title, caption, list, exportPath, exportName, extra, back }: {
+  title: string; caption: string; exportPath: ExportPath; exportName: string; back: boolean;
+  list: (q: Record<string, string>, continuation: string | undefined) => Promise<{ data?: { items: AuditRecord[]; continuation?: string | null }; error?: unknown; response: Response }>;
+  extra?: (filters: Signal<Filters>) => unknown;
+}) {
+  const filters = useSignal<Filters>({});
+  const pages = usePages<AuditRecord>(async (continuation) => {
+    const { data, error, response } = await list(query(filters.value), continuation);
+    if (!data) return fail(error, response), null;
+    return data;
+  });
+  useLoad(() => pages.load(false));
+  return html`<section class="records" aria-labelledby="records-title">
+    <h2 id="records-title">${title}</h2>
+    ${back && html`<p><a href="#/">Back to my todos</a></p>`}
+    <form class="filters" aria-label="Filters" onSubmit=${(e: Event) => { e.preventDefault(); void pages.load(false); }}>
+      ${extra?.(filters)}
+      <${CommonFilters} filters=${filters} />
+      <button type="submit">Apply</button>
+    </form>
+    <${Exports} path=${exportPath} filters=${filters.value} name=${exportName} />
+    <${RecordTable} items=${pages.items.value} caption=${caption} />
+    <${More} pages=${pages} what="records" />
+  </section>`;
+}
+
 /** useLoad runs load once when the view is shown. */
 export function useLoad(load: () => unknown): void {
   useEffect(() => void load(), []);

@@ -1,4 +1,4 @@
-import{b as d,c as l,d as c,i}from"./chunk-HGE2EU3R.js";import{l as s,m as a,u as r}from"./chunk-46GF7BWJ.js";function h(){let e=l(async t=>{let{data:o,error:n,response:p}=await s.GET("/api/manage/deadletters",{params:{query:{pageSize:50,continuation:t}}});return o||(r(n,p),null)});return i(()=>e.load(!1)),a`<section class="records" aria-labelledby="deadletters-title">
+import{a as d,b as l,c,g as i}from"./chunk-YPMB44YK.js";import{l as s,m as a,u as r}from"./chunk-46GF7BWJ.js";function h(){let e=l(async t=>{let{data:o,error:n,response:p}=await s.GET("/api/manage/deadletters",{params:{query:{pageSize:50,continuation:t}}});return o||(r(n,p),null)});return i(()=>e.load(!1)),a`<section class="records" aria-labelledby="deadletters-title">
     <h2 id="deadletters-title">Dead letters</h2>
     <div class="scroll"><table>
       <caption>Documents the audit could not take</caption>
