@@ -19,7 +19,8 @@ function Session() {
   const cfg = config.value;
   const me = identity.value;
   if (!cfg) return null;
-  const admin = me.admin && html`<a href="#/admin">All users (admin)</a>`;
+  const links = html`<a href="#/activity">My activity</a> <a href="#/forget">Forget my data</a>
+    ${me.admin && html` <a href="#/admin">All users (admin)</a> <a href="#/manage/audit">Manage (admin)</a>`}`;
   switch (cfg.authMode) {
     case "dev":
       return html`<nav class="session" aria-label="Session">
@@ -30,15 +31,15 @@ function Session() {
           <label>User <input name="user" value=${me.user} autocomplete="off" /></label>
           <button type="submit">Switch user</button>
         </form>
-        ${admin}
+        ${links}
       </nav>`;
     case "single":
-      return html`<nav class="session" aria-label="Session"><span>Signed in as <strong>${me.user}</strong></span></nav>`;
+      return html`<nav class="session" aria-label="Session"><span>Signed in as <strong>${me.user}</strong></span> ${links}</nav>`;
     default:
       return html`<nav class="session" aria-label="Session">
         ${me.user
           ? html`<span>Signed in as <strong>${me.user}</strong></span>
-              ${admin}
+              ${links}
               <button type="button" class="link" onClick=${me.signOut}>Sign out</button>`
           : html`<button type="button" class="link" onClick=${me.signIn}>Sign in</button>`}
       </nav>`;

@@ -22,6 +22,9 @@ export type ViewModule = { default: ComponentType<{ route: Route }> };
 export const views: Record<string, () => Promise<ViewModule>> = {
   admin: () => import("./views/admin"),
   history: () => import("./views/history"),
+  activity: () => import("./views/activity"),
+  forget: () => import("./views/forget"),
+  manage: () => import("./views/manage"),
 };
 
 export function parse(hash: string): Route {

@@ -2,86 +2,23 @@
 // embedded store in a temporary directory, the page in headless Chromium.
 // A todo edited three times shows four versions with their diffs, each
 // verified in the page once the log holds it; compare, asOf and restore
-// work; axe-core finds no serious or critical violation; a store rolled
-// back to an older copy (its anchors kept) raises the alert in a browser
-// that had seen the newer checkpoint.
+// work; axe-core finds no serious or critical violation; a record altered
+// in the store and sealed again fails alone, on its logged leaf; a version
+// shows Pending until the log integrates it, then Verified; a store
+// rolled back to an older copy (its anchors kept) raises the alert in a
+// browser that had seen the newer checkpoint. The rollback comes after the
+// tests that need the log to integrate: the log signs nothing after it.
 
 import assert from "node:assert/strict";
-import { execFileSync, spawn } from "node:child_process";
-import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
-import { tmpdir } from "node:os";
+import { execFileSync } from "node:child_process";
+import { copyFileSync, mkdirSync, rmdirSync } from "node:fs";
 import path from "node:path";
-import { after, before, test } from "node:test";
-import { fileURLToPath } from "node:url";
-import AxeBuilder from "@axe-core/playwright";
-import { chromium } from "playwright-core";
+import { test } from "node:test";
+import { handlerUnderTest, seriousViolations, until } from "./audit-harness.mjs";
 
-const root = fileURLToPath(new URL("../../", import.meta.url));
-const dir = mkdtempSync(path.join(tmpdir(), "history-test-"));
-let server;
-let browser;
-let base;
-
-const freePort = () => new Promise((resolve) => {
-  const s = createServer().listen(0, "127.0.0.1", () => {
-    const { port } = s.address();
-    s.close(() => resolve(port));
-  });
-});
-
-/** until polls f until it returns a truthy value, within a deadline. */
-async function until(what, f, seconds = 90) {
-  const end = Date.now() + seconds * 1000;
-  for (;;) {
-    const v = await f().catch(() => null);
-    if (v) return v;
-    if (Date.now() > end) throw new Error("gave up waiting for " + what);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
-
-/** start runs the handler on base and waits until it answers. */
-async function start() {
-  server = spawn(path.join(dir, "handler"), [], {
-    env: { ...process.env, LISTEN_ADDR: base.slice(7), DATA_DIR: path.join(dir, "data"), AUTH_MODE: "dev" },
-    stdio: ["ignore", "ignore", "inherit"],
-  });
-  await until("the handler", async () => (await fetch(base + "/api/log/key")).ok);
-}
-
-/** stop stops the handler and waits for it to exit. */
-async function stop() {
-  const exited = new Promise((resolve) => server.once("exit", resolve));
-  server.kill();
-  await exited;
-  server = null;
-}
-
-/** logSize is the size of the log's latest checkpoint. */
-const logSize = async () => Number((await (await fetch(base + "/api/log/checkpoint")).text()).split("\n")[1]);
-
-before(async () => {
-  execFileSync("go", ["build", "-o", path.join(dir, "handler"), "./handler"], { cwd: root, stdio: "inherit" });
-  base = `http://127.0.0.1:${await freePort()}`;
-  await start();
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-  });
-});
-
-after(async () => {
-  await browser?.close();
-  server?.kill();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-async function call(method, url, body, type = "application/json") {
-  const res = await fetch(base + url, { method, headers: { "X-User-Id": "alice", "Content-Type": type }, body: body && JSON.stringify(body) });
-  assert.ok(res.ok, `${method} ${url}: ${res.status} ${await res.clone().text()}`);
-  return res.json();
-}
+const h = handlerUnderTest({ prefix: "history-test-" });
+const { start, stop, logSize } = h;
+const call = (method, url, body, type) => h.call("alice", method, url, body, type);
 
 test("a todo's history verifies in the page; compare, asOf and restore", async () => {
   const todo = await call("POST", "/api/todos", { category: "Grocery", title: "buy oat milk" });
@@ -89,10 +26,10 @@ test("a todo's history verifies in the page; compare, asOf and restore", async (
   for (const patch of [{ title: "buy oat milk, two litres" }, { title: "buy oat milk, three litres" }, { notes: "the blue carton" }]) {
     await call("PATCH", `/api/todos/${id}`, patch, "application/merge-patch+json");
   }
-  const page = await (await browser.newContext()).newPage();
+  const page = await (await h.browser.newContext()).newPage();
   const errors = [];
   page.on("pageerror", (e) => errors.push(e.message));
-  await page.goto(`${base}/?user=alice`);
+  await page.goto(`${h.base}/?user=alice`);
   await page.locator(`li[data-id="${todo.id}"]`).getByRole("link", { name: "History" }).click();
   const versions = page.getByRole("list", { name: "Versions" });
   const statuses = async () => (await versions.getByRole("listitem").locator(".status").allTextContents());
@@ -121,9 +58,7 @@ test("a todo's history verifies in the page; compare, asOf and restore", async (
   await page.getByRole("button", { name: "View" }).click();
   assert.match(await page.getByRole("region", { name: "As it was" }).innerText(), /buy oat milk, three litres/);
 
-  const axe = await new AxeBuilder({ page }).analyze();
-  const serious = axe.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-  assert.deepEqual(serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target).join(" ")}`), []);
+  assert.deepEqual(await seriousViolations(page), []);
 
   let asked = "";
   page.once("dialog", (d) => { asked = d.message(); void d.accept(); });
@@ -136,24 +71,92 @@ test("a todo's history verifies in the page; compare, asOf and restore", async (
   assert.deepEqual(errors, []);
 });
 
+test("a record altered and sealed again in the store shows Failed with its reason; the others stay Verified", async () => {
+  const todo = await call("POST", "/api/todos", { category: "Work", title: "sign the contract" });
+  const id = encodeURIComponent(todo.id);
+  for (const title of ["sign the contract today", "sign the contract by noon"]) {
+    await call("PATCH", `/api/todos/${id}`, { title }, "application/merge-patch+json");
+  }
+  await until("three versions logged", async () => {
+    const v = await call("GET", `/api/todos/${id}/history/verify`);
+    return v.logged === 3 && v.pending === 0;
+  });
+  const { items } = await call("GET", `/api/todos/${id}/history`);
+  // The newest version, so that no later version's link gives it away:
+  // only the log, which holds its old hash, can.
+  const v3 = items.find((r) => r.version === 3);
+  const tamper = path.join(h.dir, "tamper");
+  execFileSync("go", ["build", "-o", tamper, "./web/test/tamper"], { cwd: new URL("../../", import.meta.url), stdio: "inherit" });
+  await stop();
+  execFileSync(tamper, [path.dirname(h.store), v3.entityKey, v3.id, "title", "sign nothing"], { stdio: "inherit" });
+  await start();
+  const page = await (await h.browser.newContext()).newPage();
+  await page.goto(`${h.base}/?user=alice#/todos/${id}`);
+  const versions = page.getByRole("list", { name: "Versions" });
+  const statuses = async () => versions.getByRole("listitem").locator(".status").allTextContents();
+  await until("three versions checked", async () => {
+    const s = await statuses();
+    return s.length === 3 && !s.includes("Checking");
+  });
+  const item = (n) => versions.getByRole("listitem").filter({ hasText: `Version ${n} ` });
+  assert.equal(await item(3).locator(".status").innerText(), "Failed");
+  assert.match((await item(3).locator("ins").allTextContents()).join(" "), /nothing/, "the altered content is what the server serves");
+  assert.match(await item(3).locator(".reason").innerText(), /the log holds another hash/);
+  for (const n of [1, 2]) assert.equal(await item(n).locator(".status").innerText(), "Verified", `version ${n}`);
+});
+
+test("a version shows Pending, then Verified once the log integrates it", async () => {
+  const todo = await call("POST", "/api/todos", { category: "Work", title: "file the taxes" });
+  const id = encodeURIComponent(todo.id);
+  await until("the todo logged", async () => {
+    const v = await call("GET", `/api/todos/${id}/history/verify`);
+    return v.logged === 1 && v.pending === 0;
+  });
+  // The integrator anchors each checkpoint before it signs it: a
+  // directory in the place of the next anchor's file makes it fail until
+  // the directory goes, so the next version stays Pending until then.
+  const blocker = path.join(path.dirname(h.store), "log-anchors", `${String((await logSize()) + 1).padStart(20, "0")}.checkpoint`);
+  mkdirSync(blocker);
+  await call("PATCH", `/api/todos/${id}`, { title: "file the taxes by April" }, "application/merge-patch+json");
+  await until("version 2 audited", async () => (await call("GET", `/api/todos/${id}/history/verify`)).pending === 1);
+  const page = await (await h.browser.newContext()).newPage();
+  await page.goto(`${h.base}/?user=alice#/todos/${id}`);
+  const versions = page.getByRole("list", { name: "Versions" });
+  const statuses = async () => versions.getByRole("listitem").locator(".status").allTextContents();
+  await until("two versions checked", async () => {
+    const s = await statuses();
+    return s.length === 2 && !s.includes("Checking");
+  });
+  assert.deepEqual(await statuses(), ["Pending", "Verified"], "newest first: version 2 pending, version 1 verified");
+  rmdirSync(blocker);
+  await until("version 2 verified", async () => {
+    await page.reload();
+    await until("checked", async () => {
+      const s = await statuses();
+      return s.length === 2 && !s.includes("Checking");
+    }, 30);
+    return (await statuses()).every((s) => s === "Verified");
+  });
+});
+
 test("a store rolled back to an older copy raises the alert, with both checkpoints", async () => {
   const todo = await call("POST", "/api/todos", { category: "Grocery", title: "kept by the log" });
   const logged = await until("the todo logged", async () => { const n = await logSize(); return n > 0 && n; });
   await stop();
-  const store = path.join(dir, "data", "store.db");
-  copyFileSync(store, path.join(dir, "older.db"));
+  const store = h.store;
+  copyFileSync(store, path.join(h.dir, "older.db"));
   await start();
   await call("PATCH", `/api/todos/${encodeURIComponent(todo.id)}`, { title: "written after the copy" }, "application/merge-patch+json");
   const newer = await until("the edit logged", async () => { const n = await logSize(); return n > logged && n; });
-  const page = await (await browser.newContext()).newPage();
-  await page.goto(`${base}/?user=alice#/todos/${encodeURIComponent(todo.id)}`);
+  const page = await (await h.browser.newContext()).newPage();
+  await page.goto(`${h.base}/?user=alice#/todos/${encodeURIComponent(todo.id)}`);
   await until("versions checked", async () => {
     const s = await page.locator(".versions .status").allTextContents();
     return s.length === 2 && !s.includes("Checking");
   });
   assert.equal(await page.getByRole("alert").count(), 0, "no alert while the log is consistent");
   await stop();
-  copyFileSync(path.join(dir, "older.db"), store); // the anchors stay
+  copyFileSync(path.join(h.dir, "older.db"), store); // the anchors stay
   await start();
   assert.ok((await logSize()) < newer, "the rolled-back store serves an older checkpoint");
   await page.reload();
@@ -171,8 +174,8 @@ test("a store rolled back to an older copy raises the alert, with both checkpoin
 });
 
 test("the handler serves the standalone verifier at /verify.html", async () => {
-  const page = await browser.newPage();
-  await page.goto(`${base}/verify.html`);
+  const page = await h.browser.newPage();
+  await page.goto(`${h.base}/verify.html`);
   await page.getByRole("heading", { name: "Audit export verifier" }).waitFor();
   await page.close();
 });

@@ -12,6 +12,7 @@ import {
   CheckpointMemory, bundleOf, consistencyOf, editable, openCheckpoint, parseKey, parseStrict, verifyHistory,
   type Inconsistency, type Json, type NoteKey, type ProofBundle, type Verdict,
 } from "../verify/index.ts";
+import { Exports } from "./records";
 import { wordDiff } from "./worddiff";
 
 type Rec = { [name: string]: Json } & { version: number; operation: string; actor: string; dateCreatedUtc: string; entity: { [name: string]: Json }; erased?: string[] };
@@ -168,6 +169,7 @@ export default function History({ route }: { route: { rest: string } }) {
       <p><label>Checkpoint offered now<br /><textarea readonly rows="5" cols="60">${alert.value.offered}</textarea></label></p>
       <button onClick=${dismiss}>Dismiss</button>
     </div>`}
+    <${Exports} path="/api/todos/{id}/history/export" filters=${{}} name=${`history-${id}`} id=${id} />
     ${key.value && html`<p class="key">Log key <code>${key.value.name}</code>, fingerprint SHA-256 <code class="fingerprint">${key.value.fingerprint}</code></p>`}
     ${newKey.value && html`<div class="key-change" role="group" aria-label="The log's key changed">
       <p>The log now signs with another key (fingerprint <code>${newKey.value.fingerprint}</code>) than the one this browser pinned; versions are checked with the pinned key until you trust the new one.</p>
