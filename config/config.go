@@ -224,15 +224,29 @@ func Load(lookup func(string) (string, bool)) (*Config, error) {
 			c.WebScope = "api://" + c.WebScope
 		}
 	}
+	for _, step := range []func(*Config, func(Setting) string) error{
+		listenSettings, cosmosConnection, storeSettings, schemeSettings, authSettings, limitSettings, auditSettings, logSettings, processSettings, corsSettings,
+	} {
+		if err := step(c, get); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// listenSettings chooses the mode and the address: the host's port when
+// the Functions host launched the handler, else LISTEN_ADDR or an
+// inherited socket.
+func listenSettings(c *Config, get func(Setting) string) error {
 	if port := get(customHandlerPort); port != "" {
 		n, err := strconv.Atoi(port)
 		if err != nil || n < 1 || n > 65535 {
-			return nil, &Error{"FUNCTIONS_CUSTOMHANDLER_PORT", fmt.Sprintf("%q is not a TCP port", port)}
+			return &Error{"FUNCTIONS_CUSTOMHANDLER_PORT", fmt.Sprintf("%q is not a TCP port", port)}
 		}
 		c.Mode = Host
 		c.ListenAddr = net.JoinHostPort("127.0.0.1", port)
 	} else if _, _, err := net.SplitHostPort(c.ListenAddr); err != nil {
-		return nil, &Error{"LISTEN_ADDR", fmt.Sprintf("%q is not host:port", c.ListenAddr)}
+		return &Error{"LISTEN_ADDR", fmt.Sprintf("%q is not host:port", c.ListenAddr)}
 	}
 
 	switch n := get(listenFDs); n {
@@ -241,12 +255,14 @@ func Load(lookup func(string) (string, bool)) (*Config, error) {
 		pid := get(listenPID)
 		c.InheritedListener = pid == "" || pid == strconv.Itoa(os.Getpid())
 	default:
-		return nil, &Error{"LISTEN_FDS", fmt.Sprintf("%q: only one inherited socket (1) is served", n)}
+		return &Error{"LISTEN_FDS", fmt.Sprintf("%q: only one inherited socket (1) is served", n)}
 	}
+	return nil
+}
 
-	if err := cosmosConnection(c, get); err != nil {
-		return nil, err
-	}
+// storeSettings chooses the store and checks what it needs: an endpoint
+// for Cosmos DB, a directory for the embedded store, valid resource names.
+func storeSettings(c *Config, get func(Setting) string) error {
 	c.Store = get(storeKind)
 	switch c.Store {
 	case "":
@@ -256,16 +272,16 @@ func Load(lookup func(string) (string, bool)) (*Config, error) {
 		}
 	case "embedded", "cosmos":
 	default:
-		return nil, &Error{"STORE", fmt.Sprintf("%q is not embedded or cosmos", c.Store)}
+		return &Error{"STORE", fmt.Sprintf("%q is not embedded or cosmos", c.Store)}
 	}
 	if c.Store == "cosmos" && c.CosmosEndpoint == "" {
-		return nil, &Error{"CosmosDB__accountEndpoint", "STORE=cosmos needs a Cosmos DB endpoint (or COSMOS_ENDPOINT)"}
+		return &Error{"CosmosDB__accountEndpoint", "STORE=cosmos needs a Cosmos DB endpoint (or COSMOS_ENDPOINT)"}
 	}
 	if c.Store == "embedded" && c.DataDir == "" {
-		return nil, &Error{"DATA_DIR", "must not be empty"}
+		return &Error{"DATA_DIR", "must not be empty"}
 	}
 	if c.CosmosCredential != "" && !strings.EqualFold(c.CosmosCredential, "managedidentity") {
-		return nil, &Error{"CosmosDB__credential", fmt.Sprintf("%q is not managedidentity", c.CosmosCredential)}
+		return &Error{"CosmosDB__credential", fmt.Sprintf("%q is not managedidentity", c.CosmosCredential)}
 	}
 	// With a managed identity, AZURE_CLIENT_ID names the user-assigned one
 	// when CosmosDB__clientId does not. Otherwise DefaultAzureCredential
@@ -278,81 +294,103 @@ func Load(lookup func(string) (string, bool)) (*Config, error) {
 		{"COSMOS_AUDIT_CONTAINER", c.AuditContainer}, {"COSMOS_LEASES_CONTAINER", c.LeasesContainer},
 	} {
 		if !validResourceName(name.value) {
-			return nil, &Error{name.setting, fmt.Sprintf("%q is not a valid Cosmos DB resource name", name.value)}
+			return &Error{name.setting, fmt.Sprintf("%q is not a valid Cosmos DB resource name", name.value)}
 		}
 	}
+	return nil
+}
 
+// schemeSettings reads the partition scheme, whose rules the partition
+// package owns.
+func schemeSettings(c *Config, get func(Setting) string) error {
 	// The partition package owns the rules of its settings.
 	if err := partition.CheckName(c.Scheme); err != nil {
-		return nil, &Error{partitionScheme.Name, todo.Message(err)}
+		return &Error{partitionScheme.Name, todo.Message(err)}
 	}
 	buckets, err := strconv.Atoi(get(syntheticBuckets))
 	if err != nil {
-		return nil, &Error{syntheticBuckets.Name, fmt.Sprintf("%q is not a whole number", get(syntheticBuckets))}
+		return &Error{syntheticBuckets.Name, fmt.Sprintf("%q is not a whole number", get(syntheticBuckets))}
 	}
 	if err := partition.CheckBuckets(buckets); err != nil {
-		return nil, &Error{syntheticBuckets.Name, todo.Message(err)}
+		return &Error{syntheticBuckets.Name, todo.Message(err)}
 	}
 	c.SyntheticBuckets = buckets
+	return nil
+}
 
+// authSettings resolves the authentication mode and refuses dev mode on an
+// address other machines can reach.
+func authSettings(c *Config, get func(Setting) string) error {
 	var authErr *auth.SettingError
 	if errors.As(c.Auth.Resolve(c.Mode == Host), &authErr) {
-		return nil, &Error{authErr.Setting, authErr.Problem}
+		return &Error{authErr.Setting, authErr.Problem}
 	}
-	if err := devReach(c, get); err != nil {
-		return nil, err
-	}
+	return devReach(c, get)
+}
 
+// limitSettings reads the size limits of bodies and payloads, and how long
+// version documents and audit records are kept.
+func limitSettings(c *Config, get func(Setting) string) error {
 	maxBody, err := intSetting(get, maxBodyBytes, 1024, 2_000_000)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	c.MaxBodyBytes = int64(maxBody)
 	maxPayload, err := intSetting(get, maxPayloadBytes, 1<<20, 256<<20)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	c.MaxPayloadBytes = int64(maxPayload)
 	ttl, err := intSetting(get, versionTTL, 60, 10*365*24*3600)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	c.VersionTTL = time.Duration(ttl) * time.Second
 	if v := get(auditRetention); v != "" {
 		days, err := strconv.Atoi(v)
 		switch {
 		case err != nil || days < 1 || days > 100*366:
-			return nil, &Error{auditRetention.Name, fmt.Sprintf("%q is not a whole number of days from %d to %d", v, todo.MinAuditRetentionDays, 100*366)}
+			return &Error{auditRetention.Name, fmt.Sprintf("%q is not a whole number of days from %d to %d", v, todo.MinAuditRetentionDays, 100*366)}
 		case days < todo.MinAuditRetentionDays:
-			return nil, &Error{auditRetention.Name, fmt.Sprintf("%d days is below the floor of %d days; unset it to keep audit records forever", days, todo.MinAuditRetentionDays)}
+			return &Error{auditRetention.Name, fmt.Sprintf("%d days is below the floor of %d days; unset it to keep audit records forever", days, todo.MinAuditRetentionDays)}
 		}
 		c.AuditRetention = time.Duration(days) * 24 * time.Hour
 	}
+	return nil
+}
 
+// auditSettings says whether the audit pump and the transparency log run.
+func auditSettings(c *Config, get func(Setting) string) error {
 	switch get(auditPump) {
 	case "on":
 		c.AuditPump = true
 	case "off":
 	default:
-		return nil, &Error{"AUDIT_PUMP", fmt.Sprintf("%q is not on or off", get(auditPump))}
+		return &Error{"AUDIT_PUMP", fmt.Sprintf("%q is not on or off", get(auditPump))}
 	}
 	switch get(transparencyLog) {
 	case "on":
 		c.TransparencyLog = true
 	case "off":
 	default:
-		return nil, &Error{transparencyLog.Name, fmt.Sprintf("%q is not on or off", get(transparencyLog))}
+		return &Error{transparencyLog.Name, fmt.Sprintf("%q is not on or off", get(transparencyLog))}
 	}
+	return nil
+}
+
+// logSettings reads the transparency log's origin, keys, anchors and
+// witnesses.
+func logSettings(c *Config, get func(Setting) string) error {
 	c.LogOrigin, c.LogSigningKey, c.LogSigningKeyID, c.LogAnchorDir = get(logOrigin), get(logSigningKey), get(logSigningKeyID), get(logAnchorDir)
 	if c.LogSigningKey != "" && c.LogSigningKeyID != "" {
-		return nil, &Error{logSigningKeyID.Name, "set LOG_SIGNING_KEY or LOG_SIGNING_KEY_ID, not both"}
+		return &Error{logSigningKeyID.Name, "set LOG_SIGNING_KEY or LOG_SIGNING_KEY_ID, not both"}
 	}
 	if strings.ContainsAny(c.LogOrigin, "+ \t\n") || !utf8.ValidString(c.LogOrigin) {
-		return nil, &Error{logOrigin.Name, fmt.Sprintf("%q is not a key name: no spaces or +", c.LogOrigin)}
+		return &Error{logOrigin.Name, fmt.Sprintf("%q is not a key name: no spaces or +", c.LogOrigin)}
 	}
 	c.LogAnchorURL = get(logAnchorURL)
 	if c.LogEd25519SecretID = get(logEd25519Secret); c.LogEd25519SecretID != "" && c.LogSigningKeyID == "" {
-		return nil, &Error{logEd25519Secret.Name, "needs LOG_SIGNING_KEY_ID: without it the log signs with Ed25519 already"}
+		return &Error{logEd25519Secret.Name, "needs LOG_SIGNING_KEY_ID: without it the log signs with Ed25519 already"}
 	}
 	if path := get(logWitnessPolicy); path != "" {
 		b, err := os.ReadFile(path)
@@ -360,7 +398,7 @@ func Load(lookup func(string) (string, bool)) (*Config, error) {
 			c.LogWitnesses, err = tlog.ParsePolicy(b)
 		}
 		if err != nil {
-			return nil, &Error{logWitnessPolicy.Name, err.Error()}
+			return &Error{logWitnessPolicy.Name, err.Error()}
 		}
 	}
 	switch get(logWitnessPublish) {
@@ -368,15 +406,20 @@ func Load(lookup func(string) (string, bool)) (*Config, error) {
 	case tlog.PublishWithQuorum:
 		c.LogPublishWithQuorum = true
 	default:
-		return nil, &Error{logWitnessPublish.Name, fmt.Sprintf("%q is not always or quorum", get(logWitnessPublish))}
+		return &Error{logWitnessPublish.Name, fmt.Sprintf("%q is not always or quorum", get(logWitnessPublish))}
 	}
 	if c.LogAnchorDir == "" {
 		c.LogAnchorDir = filepath.Join(c.DataDir, "log-anchors")
 	}
+	return nil
+}
+
+// processSettings reads the log level and the process's deadlines.
+func processSettings(c *Config, get func(Setting) string) error {
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":
 	default:
-		return nil, &Error{"LOG_LEVEL", fmt.Sprintf("%q is not debug, info, warn or error", c.LogLevel)}
+		return &Error{"LOG_LEVEL", fmt.Sprintf("%q is not debug, info, warn or error", c.LogLevel)}
 	}
 	for _, d := range []struct {
 		s   Setting
@@ -384,14 +427,13 @@ func Load(lookup func(string) (string, bool)) (*Config, error) {
 	}{
 		{storeOpenTimeout, &c.StoreOpenTimeout}, {storeTimeout, &c.StoreTimeout}, {shutdownTimeout, &c.ShutdownTimeout},
 	} {
-		if *d.dst, err = durationSetting(get, d.s, 100*time.Millisecond, time.Hour); err != nil {
-			return nil, err
+		v, err := durationSetting(get, d.s, 100*time.Millisecond, time.Hour)
+		if err != nil {
+			return err
 		}
+		*d.dst = v
 	}
-	if err := corsSettings(c, get); err != nil {
-		return nil, err
-	}
-	return c, nil
+	return nil
 }
 
 // devReach refuses AUTH_MODE=dev on an address other machines can reach,
