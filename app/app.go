@@ -71,6 +71,7 @@ type App struct {
 	pump       *pump.Pump
 	integ      *tlog.Integrator // standalone, when the log is on
 	reconciler *reconcile.Reconciler
+	hot        *partitionload.Recorder // every store call counted per logical partition
 	bg         sync.WaitGroup
 	serving    chan struct{} // closed when the server has stopped
 	fresh      freshConns
@@ -391,54 +392,18 @@ func attempt(ctx context.Context, timeout time.Duration, open func(context.Conte
 // open opens the store, then wires the API over it and, standalone, starts
 // the pump; the background work runs under bg.
 func (a *App) open(ctx, bg context.Context) error {
-	specs, err := partition.Containers(a.cfg.Scheme, partition.ContainerNames{
-		Todos: a.cfg.TodoContainer, Audit: a.cfg.AuditContainer, Leases: a.cfg.LeasesContainer})
+	st, cs, err := a.openContainers(ctx)
 	if err != nil {
 		return err
 	}
-	st, err := a.openRetrying(ctx, specs)
-	if err != nil {
-		return err
-	}
-	a.store = st
 	storeName := a.cfg.Store
-	if a.opts.Wrap != nil {
-		st = a.opts.Wrap(st)
-	}
-	tel := a.opts.Telemetry
-	if tel.Enabled() {
-		// The Cosmos SDK makes its own spans; the embedded store's come
-		// from the decorator, which records every store's request units.
-		st = storetrace.Wrap(st, tel, storetrace.Options{
-			System: storeSystem[storeName], Namespace: a.cfg.Database, Spans: storeName != "cosmos"})
-	}
-	// Every store call is also counted per logical partition, for the live
-	// view of hot partitions.
-	hot := partitionload.NewRecorder(0, 0)
-	st = partitionload.Wrap(st, hot)
-	var cs [3]store.Container
-	for i, spec := range specs {
-		if cs[i], err = st.Container(ctx, spec.Name); err != nil {
-			return err
-		}
-	}
 	todos, auditC, leases := cs[0], cs[1], cs[2]
 	scheme, err := partition.New(a.cfg.Scheme, a.cfg.SyntheticBuckets, partition.NewCounter(todos))
 	if err != nil {
 		return err
 	}
-	eraser := &erasure.Eraser{Todos: todos, Audit: auditC, Scheme: scheme, Log: a.log}
-	if s, ok := a.store.(interface {
-		ScrubFreePages(context.Context) (int, error)
-	}); ok {
-		// The embedded store's file keeps the old bytes of changed pages
-		// until they are reused: an erasure overwrites them.
-		eraser.Scrub = func(ctx context.Context) error {
-			n, err := s.ScrubFreePages(ctx)
-			a.log.Info("store file scrubbed after an erasure", "pages", n)
-			return err
-		}
-	}
+	eraser := a.newEraser(todos, auditC, scheme)
+	tel := a.opts.Telemetry
 	svc := service.New(scheme, todos, auditC, &service.Options{VersionTTL: a.cfg.VersionTTL, OnErasure: eraser.Wake})
 	auditTrigger, err := trigger.New(a.cfg.TodoContainer, a.log)
 	if err != nil {
@@ -449,69 +414,24 @@ func (a *App) open(ctx, bg context.Context) error {
 	if err := a.finishMoves(ctx, sweeper); err != nil {
 		return err
 	}
-	rec := &reconcile.Reconciler{Todos: todos, Audit: auditC, Leases: leases, Log: a.log, FinishMove: svc.FinishVersionMove}
-	views := &backfill.Backfill{Audit: auditC, Leases: leases}
-	rec.After = append(rec.After, func(ctx context.Context) (string, error) {
-		res, err := views.Step(ctx)
-		if res.Done && res.Records == 0 {
-			return "", err // finished before this run
-		}
-		return res.String(), err
-	})
-	if a.cfg.Mode != config.Standalone {
-		// Under the host the Reconcile timer resumes erasures too, should
-		// the instance that ran one have gone.
-		rec.After = append(rec.After, func(ctx context.Context) (string, error) {
-			res, err := eraser.Run(ctx)
-			return res.String(), err
-		})
-	}
-	if a.cfg.AuditRetention > 0 {
-		purger := &retention.Purger{Audit: auditC, Leases: leases, Retention: a.cfg.AuditRetention}
-		rec.After = append(rec.After, func(ctx context.Context) (string, error) {
-			res, err := purger.Step(ctx)
-			return res.String(), err
-		})
-	}
-	a.reconciler = rec
-	// The payload-mode functions are reached only by the Functions host,
-	// on the loopback port it alone talks to. Standalone nothing serves
-	// them: the pump calls the trigger's core in-process and the
-	// reconciler runs on its own timer.
-	var invocations map[string]http.Handler
-	if a.cfg.Mode != config.Standalone {
-		invocations = map[string]http.Handler{
-			"AuditTrigger": auditTrigger,
-			"Reconcile":    reconcile.Handler(rec, a.log),
-		}
-	}
 	tl, integ, err := a.transparencyLog(ctx, auditC, leases)
 	if err != nil {
 		return err
 	}
-	if integ != nil && invocations != nil {
-		// Under the host LogIntegrator runs when the audit container
-		// changes, so an idle log costs no invocation; the hourly
-		// Reconcile timer integrates too, should a change's pass have
-		// failed with no write after it.
-		invocations["LogIntegrator"] = tlog.Handler(integ, a.log)
-		rec.After = append(rec.After, func(ctx context.Context) (string, error) {
-			res, err := integ.Run(ctx)
-			return fmt.Sprintf("transparency log: %d leaves appended, tree size %d", res.Appended, res.Size), err
-		})
-	}
+	rec := a.newReconciler(todos, auditC, leases, svc, eraser, integ)
+	a.reconciler = rec
 	h := httpapi.New(httpapi.Config{
 		Service:         svc,
 		Auth:            a.auth,
 		MaxBodyBytes:    a.cfg.MaxBodyBytes,
 		StoreTimeout:    a.cfg.StoreTimeout,
 		Health:          a.health.Status,
-		Invocations:     invocations,
+		Invocations:     a.invocations(auditTrigger, rec, integ),
 		Transparency:    tl,
 		MaxPayloadBytes: a.cfg.MaxPayloadBytes,
 		Log:             a.log,
 		StoreName:       storeName,
-		Partitions:      hot,
+		Partitions:      a.hot,
 		Hosted:          a.cfg.Mode != config.Standalone,
 		Telemetry:       tel,
 		CORS:            httpapi.CORS{AllowedOrigins: a.cfg.CORSAllowedOrigins, AllowCredentials: a.cfg.CORSAllowCredentials},
@@ -537,38 +457,161 @@ func (a *App) open(ctx, bg context.Context) error {
 		a.health.WatchAudit(func() health.Audit { return health.Audit{State: health.AuditHost} })
 	}
 	if a.cfg.Mode == config.Standalone && a.cfg.AuditPump {
-		p, err := pump.New(todos, auditC, leases, auditTrigger, a.log)
-		if err != nil {
+		if err := a.startPump(bg, todos, auditC, leases, auditTrigger, rec, sweeper); err != nil {
 			return err
 		}
-		p.Telemetry = tel
-		// A request's store work ends within StoreTimeout: a retired
-		// version's id stays taken for twice that.
-		p.Reserve = 2 * a.cfg.StoreTimeout
-		if changed := a.storeChanges(); changed != nil {
-			// Woken by each commit, the pump polls only as a fallback.
-			p.Changed, p.Poll = changed, time.Second
-		}
-		a.pump = p
-		p.ReportTo(func(err error) { a.health.Report("audit", err) })
-		// The pump's failures follow the store's: once the store recovers
-		// it retries at once, rather than at the end of its back-off.
-		a.health.OnClear(func(source string) {
-			if source == health.StoreSource {
-				p.Wake()
-			}
-		})
-		a.health.WatchAudit(p.Status)
-		// Background work yields to users: its store calls go at low
-		// priority.
-		low := store.WithLowPriority(bg)
-		a.goBackground(func() { p.Run(low) })
-		a.goBackground(func() { a.reconcileLoop(low, rec, sweeper) })
 	}
 	if a.cfg.Mode == config.Standalone && integ != nil {
 		a.integ = integ
 		a.goBackground(func() { a.integrateLoop(bg, integ) })
 	}
+	return nil
+}
+
+// openContainers opens the store, retrying, and its three containers
+// (todos, audit, leases) through the decorators every call passes: the
+// telemetry's and the per-partition load's.
+func (a *App) openContainers(ctx context.Context) (st store.Store, cs [3]store.Container, err error) {
+	specs, err := partition.Containers(a.cfg.Scheme, partition.ContainerNames{
+		Todos: a.cfg.TodoContainer, Audit: a.cfg.AuditContainer, Leases: a.cfg.LeasesContainer})
+	if err != nil {
+		return nil, cs, err
+	}
+	st, err = a.openRetrying(ctx, specs)
+	if err != nil {
+		return nil, cs, err
+	}
+	a.store = st
+	if a.opts.Wrap != nil {
+		st = a.opts.Wrap(st)
+	}
+	tel := a.opts.Telemetry
+	if tel.Enabled() {
+		// The Cosmos SDK makes its own spans; the embedded store's come
+		// from the decorator, which records every store's request units.
+		st = storetrace.Wrap(st, tel, storetrace.Options{
+			System: storeSystem[a.cfg.Store], Namespace: a.cfg.Database, Spans: a.cfg.Store != "cosmos"})
+	}
+	// Every store call is also counted per logical partition, for the live
+	// view of hot partitions.
+	a.hot = partitionload.NewRecorder(0, 0)
+	st = partitionload.Wrap(st, a.hot)
+	for i, spec := range specs {
+		if cs[i], err = st.Container(ctx, spec.Name); err != nil {
+			return nil, cs, err
+		}
+	}
+	return st, cs, nil
+}
+
+// newEraser is the erasure runner; on the embedded store it also scrubs
+// the file's free pages after an erasure.
+func (a *App) newEraser(todos, auditC store.Container, scheme partition.Scheme) *erasure.Eraser {
+	eraser := &erasure.Eraser{Todos: todos, Audit: auditC, Scheme: scheme, Log: a.log}
+	if s, ok := a.store.(interface {
+		ScrubFreePages(context.Context) (int, error)
+	}); ok {
+		// The embedded store's file keeps the old bytes of changed pages
+		// until they are reused: an erasure overwrites them.
+		eraser.Scrub = func(ctx context.Context) error {
+			n, err := s.ScrubFreePages(ctx)
+			a.log.Info("store file scrubbed after an erasure", "pages", n)
+			return err
+		}
+	}
+	return eraser
+}
+
+// newReconciler is the reconcile pass with what runs after it: the
+// activity backfill, under the host the erasures' resumption and a log
+// integration, and the retention purge when retention is set.
+func (a *App) newReconciler(todos, auditC, leases store.Container, svc *service.Service, eraser *erasure.Eraser, integ *tlog.Integrator) *reconcile.Reconciler {
+	rec := &reconcile.Reconciler{Todos: todos, Audit: auditC, Leases: leases, Log: a.log, FinishMove: svc.FinishVersionMove}
+	views := &backfill.Backfill{Audit: auditC, Leases: leases}
+	rec.After = append(rec.After, func(ctx context.Context) (string, error) {
+		res, err := views.Step(ctx)
+		if res.Done && res.Records == 0 {
+			return "", err // finished before this run
+		}
+		return res.String(), err
+	})
+	if a.cfg.Mode != config.Standalone {
+		// Under the host the Reconcile timer resumes erasures too, should
+		// the instance that ran one have gone.
+		rec.After = append(rec.After, func(ctx context.Context) (string, error) {
+			res, err := eraser.Run(ctx)
+			return res.String(), err
+		})
+	}
+	if a.cfg.Mode != config.Standalone && integ != nil {
+		// Under the host LogIntegrator runs when the audit container
+		// changes, so an idle log costs no invocation; the hourly
+		// Reconcile timer integrates too, should a change's pass have
+		// failed with no write after it.
+		rec.After = append(rec.After, func(ctx context.Context) (string, error) {
+			res, err := integ.Run(ctx)
+			return fmt.Sprintf("transparency log: %d leaves appended, tree size %d", res.Appended, res.Size), err
+		})
+	}
+	if a.cfg.AuditRetention > 0 {
+		purger := &retention.Purger{Audit: auditC, Leases: leases, Retention: a.cfg.AuditRetention}
+		rec.After = append(rec.After, func(ctx context.Context) (string, error) {
+			res, err := purger.Step(ctx)
+			return res.String(), err
+		})
+	}
+	return rec
+}
+
+// invocations are the payload-mode functions, reached only by the
+// Functions host on the loopback port it alone talks to. Standalone
+// nothing serves them: the pump calls the trigger's core in-process, and
+// the reconciler and the integrator run on their own timers.
+func (a *App) invocations(auditTrigger *trigger.Trigger, rec *reconcile.Reconciler, integ *tlog.Integrator) map[string]http.Handler {
+	if a.cfg.Mode == config.Standalone {
+		return nil
+	}
+	invocations := map[string]http.Handler{
+		"AuditTrigger": auditTrigger,
+		"Reconcile":    reconcile.Handler(rec, a.log),
+	}
+	if integ != nil {
+		invocations["LogIntegrator"] = tlog.Handler(integ, a.log)
+	}
+	return invocations
+}
+
+// startPump starts the standalone audit pump, woken by each commit of
+// the embedded store, and the reconcile loop beside it.
+func (a *App) startPump(bg context.Context, todos, auditC, leases store.Container, auditTrigger *trigger.Trigger, rec *reconcile.Reconciler, sweeper *service.MoveSweeper) error {
+	p, err := pump.New(todos, auditC, leases, auditTrigger, a.log)
+	if err != nil {
+		return err
+	}
+	p.Telemetry = a.opts.Telemetry
+	// A request's store work ends within StoreTimeout: a retired
+	// version's id stays taken for twice that.
+	p.Reserve = 2 * a.cfg.StoreTimeout
+	if changed := a.storeChanges(); changed != nil {
+		// Woken by each commit, the pump polls only as a fallback.
+		p.Changed, p.Poll = changed, time.Second
+	}
+	a.pump = p
+	p.ReportTo(func(err error) { a.health.Report("audit", err) })
+	// The pump's failures follow the store's: once the store recovers
+	// it retries at once, rather than at the end of its back-off.
+	a.health.OnClear(func(source string) {
+		if source == health.StoreSource {
+			p.Wake()
+		}
+	})
+	a.health.WatchAudit(p.Status)
+	// Background work yields to users: its store calls go at low
+	// priority.
+	low := store.WithLowPriority(bg)
+	a.goBackground(func() { p.Run(low) })
+	a.goBackground(func() { a.reconcileLoop(low, rec, sweeper) })
+
 	return nil
 }
 
