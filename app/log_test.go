@@ -135,3 +135,13 @@ func TestDamagedLog(t *testing.T) {
 		return err
 	})
 }
+
+// The log's audit checks index documents and records' content, on the
+// embedded store.
+func TestAuditedIndexAndContent(t *testing.T) {
+	var st store.Store
+	a := apitest.Start(t, map[string]string{"DATA_DIR": t.TempDir(), "ADMIN_USERS": "alice"},
+		&app.Options{Wrap: func(s store.Store) store.Store { st = s; return s }})
+	s := &server{Client: &apitest.Client{T: t, Base: "http://" + a.Addr(), User: "alice"}, app: a}
+	apitest.AuditedIndexAndContent(t, s.Client, apitest.Containers(t, st), s.integrate)
+}

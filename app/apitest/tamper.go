@@ -227,3 +227,38 @@ func DamagedLog(t *testing.T, c *Client, s *Store, integrate func() error) {
 		t.Fatalf("a checkpoint signed over damage:\n%s", got)
 	}
 }
+
+// AuditedIndexAndContent edits what the admin's audit of the log must
+// check besides the leaves: the index document of a version of c's,
+// pointed at another user's leaf, then the content of one of c's audit
+// records, its hash left alone. settle must bring the audit history up to
+// date and run the integrator; c must be an admin.
+func AuditedIndexAndContent(t *testing.T, c *Client, s *Store, settle func()) {
+	mine := c.Create("Work", "mine")["id"].(string)
+	theirs := c.As("bob").Create("Work", "theirs")["id"].(string)
+	settle()
+	if got := Want(t, c.Do("GET", "/api/manage/log/verify", nil), 200).JSON(t); got["verified"] != true {
+		t.Fatalf("log audit before: %v", got)
+	}
+	index := func(as *Client, id string) float64 {
+		return Want(t, as.Do("GET", "/api/todos/"+id+"/history/proof?version=1", nil), 200).JSON(t)["index"].(float64)
+	}
+	at, other := index(c, mine), index(c.As("bob"), theirs)
+	p, err := s.Leases.Query(context.Background(), store.Query{Filters: []store.Filter{{Field: "index", Op: store.Eq, Value: at}}, PageSize: 2})
+	if err != nil || len(p.Items) != 1 {
+		t.Fatalf("the index document of leaf %v: %d found, %v", at, len(p.Items), err)
+	}
+	doc := p.Items[0].ID
+	s.Edit(s.Leases, doc, func(d map[string]any) { d["index"] = other })
+	if got := Want(t, c.Do("GET", "/api/manage/log/verify", nil), 200).JSON(t); got["verified"] != false || !hasProblem(got, "indexDiffers", mine, 1) {
+		t.Errorf("log audit with an index document pointed at another user's leaf: %v", got)
+	}
+	s.Edit(s.Leases, doc, func(d map[string]any) { d["index"] = at })
+
+	s.Edit(s.Audit, todo.AuditID(mine, 1), func(d map[string]any) {
+		d["entity"].(map[string]any)["title"] = "not mine"
+	})
+	if got := Want(t, c.Do("GET", "/api/manage/log/verify", nil), 200).JSON(t); got["verified"] != false || !hasProblem(got, "contentDiffers", mine, 1) {
+		t.Errorf("log audit with a record edited, its hash left alone: %v", got)
+	}
+}
