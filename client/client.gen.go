@@ -430,8 +430,10 @@ func (e HoldType) Valid() bool {
 
 // Defines values for LogVerificationProblemsKind.
 const (
+	ContentDiffers    LogVerificationProblemsKind = "contentDiffers"
 	DuplicateInLog    LogVerificationProblemsKind = "duplicateInLog"
 	HashDiffers       LogVerificationProblemsKind = "hashDiffers"
+	IndexDiffers      LogVerificationProblemsKind = "indexDiffers"
 	LogDamaged        LogVerificationProblemsKind = "logDamaged"
 	MissingFromLog    LogVerificationProblemsKind = "missingFromLog"
 	MissingFromStore  LogVerificationProblemsKind = "missingFromStore"
@@ -441,9 +443,13 @@ const (
 // Valid indicates whether the value is a known member of the LogVerificationProblemsKind enum.
 func (e LogVerificationProblemsKind) Valid() bool {
 	switch e {
+	case ContentDiffers:
+		return true
 	case DuplicateInLog:
 		return true
 	case HashDiffers:
+		return true
+	case IndexDiffers:
 		return true
 	case LogDamaged:
 		return true
@@ -1091,6 +1097,7 @@ type HistoryPage struct {
 	Complete     bool          `json:"complete"`
 	Continuation *string       `json:"continuation"`
 	Items        []HistoryItem `json:"items"`
+	LoggedAfter  *LogProof     `json:"loggedAfter,omitempty"`
 }
 
 // Hold defines model for Hold.
