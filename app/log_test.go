@@ -145,3 +145,12 @@ func TestAuditedIndexAndContent(t *testing.T) {
 	s := &server{Client: &apitest.Client{T: t, Base: "http://" + a.Addr(), User: "alice"}, app: a}
 	apitest.AuditedIndexAndContent(t, s.Client, apitest.Containers(t, st), s.integrate)
 }
+
+// A tampered record in the embedded store is served as evidence.
+func TestTamperedEvidence(t *testing.T) {
+	var st store.Store
+	a := apitest.Start(t, map[string]string{"DATA_DIR": t.TempDir(), "ADMIN_USERS": "alice"},
+		&app.Options{Wrap: func(s store.Store) store.Store { st = s; return s }})
+	s := &server{Client: &apitest.Client{T: t, Base: "http://" + a.Addr(), User: "alice"}, app: a}
+	apitest.TamperedEvidence(t, s.Client, apitest.Containers(t, st), s.integrate)
+}

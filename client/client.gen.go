@@ -1077,7 +1077,10 @@ type HistoryItem struct {
 
 	// PrevHash The hash of the previous version: empty for an id's first version; for the first version after a move, the hash of the old id's last version
 	PrevHash string `json:"prevHash"`
-	Version  int    `json:"version"`
+
+	// Unverified Set when the record, served as stored, does not match its own hash: why (the evidence of tampering)
+	Unverified *string `json:"unverified,omitempty"`
+	Version    int     `json:"version"`
 }
 
 // HistoryItemChain The chain encoding of hash: 2 or 3, one salted commitment per field (3, written now, derives the salts by AES and hashes the digests' bytes); absent for the first encoding, which hashes the values themselves

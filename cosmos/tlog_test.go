@@ -153,3 +153,9 @@ func TestAuditedIndexAndContentOnCosmos(t *testing.T) {
 	c, s, settle, _ := onCosmos(t)
 	apitest.AuditedIndexAndContent(t, c, s, settle)
 }
+
+// A tampered record in Cosmos DB is served as evidence.
+func TestTamperedEvidenceOnCosmos(t *testing.T) {
+	c, s, settle, _ := onCosmos(t)
+	apitest.TamperedEvidence(t, c, s, settle)
+}

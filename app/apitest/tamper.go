@@ -1,6 +1,7 @@
 package apitest
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/audit/export"
 	"github.com/todoaudit/todo/store"
 	"github.com/todoaudit/todo/tlog"
 )
@@ -260,5 +262,52 @@ func AuditedIndexAndContent(t *testing.T, c *Client, s *Store, settle func()) {
 	})
 	if got := Want(t, c.Do("GET", "/api/manage/log/verify", nil), 200).JSON(t); got["verified"] != false || !hasProblem(got, "contentDiffers", mine, 1) {
 		t.Errorf("log audit with a record edited, its hash left alone: %v", got)
+	}
+}
+
+// TamperedEvidence edits a record of c's in the store, its hash left
+// alone: history and its export still serve the todo, the record as
+// stored and marked in the history, so that an auditor reads what was
+// tampered; the export then fails verification on that record. An HTTP
+// error answer saved in place of a history or a proof is said to be one.
+// settle must bring the audit history up to date and run the integrator.
+func TamperedEvidence(t *testing.T, c *Client, s *Store, settle func()) {
+	id := c.Create("Work", "v1")["id"].(string)
+	Want(t, c.Do("PUT", "/api/todos/"+id, map[string]any{"category": "Work", "title": "v2"}), 200)
+	settle()
+	s.Edit(s.Audit, todo.AuditID(id, 1), func(d map[string]any) { d["entity"].(map[string]any)["title"] = "rewritten" })
+
+	var h struct {
+		Items []struct {
+			Version    int64
+			Entity     map[string]any
+			Unverified string
+		}
+	}
+	if err := json.Unmarshal(Want(t, c.Do("GET", "/api/todos/"+id+"/history", nil), 200).Body, &h); err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Items) != 2 || h.Items[0].Entity["title"] != "rewritten" || !strings.Contains(h.Items[0].Unverified, "does not match its hash") ||
+		h.Items[1].Unverified != "" {
+		t.Errorf("history of a todo with a tampered record: %+v", h.Items)
+	}
+	x := Want(t, c.Do("GET", "/api/todos/"+id+"/history/export", nil), 200).Body
+	v, err := tlog.NewVerifier(string(Want(t, c.As("").Do("GET", "/api/log/key", nil), 200).Body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := export.Verify(bytes.NewReader(x), v, logTiles(c.As(""))); err == nil || !strings.Contains(err.Error(), "line 1") {
+		t.Errorf("the export of a todo with a tampered record verified: %v", err)
+	}
+
+	problem := Want(t, c.Do("GET", "/api/todos/"+id+"/history/proof?version=9", nil), 404).Body
+	if _, _, err := tlog.VerifyHistoryAnswer(problem, nil, v); err == nil || !strings.Contains(err.Error(), "HTTP error answer") {
+		t.Errorf("an HTTP error saved as a history: %v", err)
+	}
+	if _, err := tlog.ParseProofBundle(problem); err == nil || !strings.Contains(err.Error(), "HTTP error answer") {
+		t.Errorf("an HTTP error saved as a proof: %v", err)
+	}
+	if _, err := export.Verify(bytes.NewReader(problem), v, nil); err == nil || !strings.Contains(err.Error(), "HTTP error answer") {
+		t.Errorf("an HTTP error saved as an export: %v", err)
 	}
 }

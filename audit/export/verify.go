@@ -163,6 +163,9 @@ func (c *checker) ndjson(br *bufio.Reader) (Manifest, error) {
 		}
 		var l Line
 		if err := strictjson.Unmarshal(line, &l); err != nil {
+			if perr := tlog.ProblemAnswer(line); perr != nil && n == 1 {
+				return Manifest{}, perr
+			}
 			return Manifest{}, fmt.Errorf("line %d is not an audit record: %w", n, err)
 		}
 		if err := c.record(&l.AuditRecord, l.LogIndex); err != nil {
