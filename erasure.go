@@ -126,6 +126,19 @@ func ErasePersonal(entity *Todo, c Commitments) (bool, error) {
 	return changed, nil
 }
 
+// PersonalValues reports whether a personal field of a snapshot holds a
+// value: one an erasure would erase.
+func PersonalValues(entity *Todo) bool {
+	v := reflect.ValueOf(entity).Elem()
+	for _, name := range PersonalFields {
+		p, _ := PropertyNamed(name)
+		if !v.FieldByIndex(p.Index).IsZero() {
+			return true
+		}
+	}
+	return false
+}
+
 // ErasePersonal erases the personal fields of the record (see the
 // function ErasePersonal), in place of its seed, and lists the erased
 // fields in r.Erased.

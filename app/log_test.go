@@ -112,26 +112,42 @@ func TestRolledBackStoreRefused(t *testing.T) {
 	}
 }
 
-// A todo's newest versions removed from the embedded store are found.
-func TestLostVersions(t *testing.T) {
+// tamperable starts a handler on the embedded store, alice its
+// administrator, and opens its store's containers for a test to edit.
+func tamperable(t *testing.T) (*server, *apitest.Store) {
 	var st store.Store
 	a := apitest.Start(t, map[string]string{"DATA_DIR": t.TempDir(), "ADMIN_USERS": "alice"},
 		&app.Options{Wrap: func(s store.Store) store.Store { st = s; return s }})
-	s := &server{Client: &apitest.Client{T: t, Base: "http://" + a.Addr(), User: "alice"}, app: a}
-	apitest.LostVersions(t, s.Client, apitest.Containers(t, st), s.integrate)
+	return &server{Client: &apitest.Client{T: t, Base: "http://" + a.Addr(), User: "alice"}, app: a}, apitest.Containers(t, st)
+}
+
+// A todo's newest versions removed from the embedded store are found.
+func TestLostVersions(t *testing.T) {
+	s, st := tamperable(t)
+	apitest.LostVersions(t, s.Client, st, s.integrate)
 }
 
 // Damaged log documents in the embedded store are reported and repaired.
 func TestDamagedLog(t *testing.T) {
-	var st store.Store
-	a := apitest.Start(t, map[string]string{"DATA_DIR": t.TempDir(), "ADMIN_USERS": "alice"},
-		&app.Options{Wrap: func(s store.Store) store.Store { st = s; return s }})
-	c := &apitest.Client{T: t, Base: "http://" + a.Addr(), User: "alice"}
-	apitest.DamagedLog(t, c, apitest.Containers(t, st), func() error {
-		if err := a.DrainAudit(context.Background()); err != nil {
+	s, st := tamperable(t)
+	apitest.DamagedLog(t, s.Client, st, func() error {
+		if err := s.app.DrainAudit(context.Background()); err != nil {
 			return err
 		}
-		_, err := a.IntegrateLog(context.Background())
+		_, err := s.app.IntegrateLog(context.Background())
 		return err
 	})
+}
+
+// The log's audit checks index documents and records' content, on the
+// embedded store.
+func TestAuditedIndexAndContent(t *testing.T) {
+	s, st := tamperable(t)
+	apitest.AuditedIndexAndContent(t, s.Client, st, s.integrate)
+}
+
+// A tampered record in the embedded store is served as evidence.
+func TestTamperedEvidence(t *testing.T) {
+	s, st := tamperable(t)
+	apitest.TamperedEvidence(t, s.Client, st, s.integrate)
 }

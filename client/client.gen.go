@@ -431,8 +431,10 @@ func (e HoldType) Valid() bool {
 
 // Defines values for LogVerificationProblemsKind.
 const (
+	ContentDiffers    LogVerificationProblemsKind = "contentDiffers"
 	DuplicateInLog    LogVerificationProblemsKind = "duplicateInLog"
 	HashDiffers       LogVerificationProblemsKind = "hashDiffers"
+	IndexDiffers      LogVerificationProblemsKind = "indexDiffers"
 	LogDamaged        LogVerificationProblemsKind = "logDamaged"
 	MissingFromLog    LogVerificationProblemsKind = "missingFromLog"
 	MissingFromStore  LogVerificationProblemsKind = "missingFromStore"
@@ -442,9 +444,13 @@ const (
 // Valid indicates whether the value is a known member of the LogVerificationProblemsKind enum.
 func (e LogVerificationProblemsKind) Valid() bool {
 	switch e {
+	case ContentDiffers:
+		return true
 	case DuplicateInLog:
 		return true
 	case HashDiffers:
+		return true
+	case IndexDiffers:
 		return true
 	case LogDamaged:
 		return true
@@ -1100,7 +1106,10 @@ type HistoryItem struct {
 
 	// PrevHash The hash of the previous version: empty for an id's first version; for the first version after a move, the hash of the old id's last version
 	PrevHash string `json:"prevHash"`
-	Version  int    `json:"version"`
+
+	// Unverified Set when the record, served as stored, does not match its own hash: why (the evidence of tampering)
+	Unverified *string `json:"unverified,omitempty"`
+	Version    int     `json:"version"`
 }
 
 // HistoryItemChain The chain encoding of hash: 2 or 3, one salted commitment per field (3, written now, derives the salts by AES and hashes the digests' bytes); absent for the first encoding, which hashes the values themselves
@@ -1120,6 +1129,7 @@ type HistoryPage struct {
 	Complete     bool                      `json:"complete"`
 	Continuation nullable.Nullable[string] `json:"continuation"`
 	Items        []HistoryItem             `json:"items"`
+	LoggedAfter  *LogProof                 `json:"loggedAfter,omitempty"`
 }
 
 // Hold defines model for Hold.

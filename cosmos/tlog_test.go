@@ -146,3 +146,16 @@ func TestDamagedLogOnCosmos(t *testing.T) {
 		return err
 	})
 }
+
+// The log's audit checks index documents and records' content, on
+// Cosmos DB.
+func TestAuditedIndexAndContentOnCosmos(t *testing.T) {
+	c, s, settle, _ := onCosmos(t)
+	apitest.AuditedIndexAndContent(t, c, s, settle)
+}
+
+// A tampered record in Cosmos DB is served as evidence.
+func TestTamperedEvidenceOnCosmos(t *testing.T) {
+	c, s, settle, _ := onCosmos(t)
+	apitest.TamperedEvidence(t, c, s, settle)
+}

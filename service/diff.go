@@ -140,20 +140,34 @@ func elementsNotIn(xs, ys []string) []string {
 type HistoryItem struct {
 	todo.AuditRecord
 	Changes *[]Change `json:"changes,omitempty"`
+	// Unverified, when set, says why the record, served as stored, does
+	// not verify.
+	Unverified string `json:"unverified,omitempty"`
 }
 
 // AppendJSON appends it as json.Marshal encodes it: the record's
-// properties (by its own AppendJSON), then its changes. Without it the
-// record's AppendJSON, promoted, would leave the changes out.
+// properties (by its own AppendJSON), then its changes and its mark.
+// Without it the record's AppendJSON, promoted, would leave them out.
 func (it HistoryItem) AppendJSON(b []byte) ([]byte, error) {
-	if it.Changes == nil {
+	if it.Changes == nil && it.Unverified == "" {
 		return it.AuditRecord.AppendJSON(b)
 	}
-	changes, err := json.Marshal(*it.Changes)
-	if err != nil {
-		return nil, err
+	var more []byte
+	if it.Changes != nil {
+		changes, err := json.Marshal(*it.Changes)
+		if err != nil {
+			return nil, err
+		}
+		more = append([]byte(`,"changes":`), changes...)
 	}
-	return it.AuditRecord.AppendJSONAnd(b, append([]byte(`,"changes":`), changes...))
+	if it.Unverified != "" {
+		mark, err := json.Marshal(it.Unverified)
+		if err != nil {
+			return nil, err
+		}
+		more = append(append(more, `,"unverified":`...), mark...)
+	}
+	return it.AuditRecord.AppendJSONAnd(b, more)
 }
 
 // Diff is what changed between two versions of a todo: the fields, and a

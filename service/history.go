@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/url"
 	"strconv"
 	"strings"
@@ -67,12 +68,16 @@ func (s *Service) History(ctx context.Context, id string, pageSize int, continua
 	}
 	entities := make([]todo.Todo, 0, len(p.Items))
 	for _, d := range p.Items {
+		// A record that decodes but does not verify is served as it is
+		// stored, marked with why: the evidence of tampering, for whoever
+		// audits it. One that does not decode strictly is never served:
+		// what another reader makes of it may differ.
 		rec, a, err := todo.DecodeVerifiedRecord(d.Value)
+		var marked string
 		var unverified *todo.UnverifiedError
 		switch {
 		case errors.As(err, &unverified):
-			return HistoryPage{}, todo.Errorf(todo.Conflict, "version %d of todo %q does not verify (%v); see GET %s/history/verify",
-				rec.Version, id, err, todoPath(id))
+			marked = fmt.Sprintf("version %d does not match its hash (%v); see GET %s/history/verify", rec.Version, err, todoPath(id))
 		case err != nil:
 			return HistoryPage{}, todo.Errorf(todo.Conflict, "the audit record after version %d of todo %q is refused (%v); see GET %s/history/verify",
 				prev, id, err, todoPath(id))
@@ -88,7 +93,7 @@ func (s *Service) History(ctx context.Context, id string, pageSize int, continua
 				prev = m.PurgedBefore - 1
 			}
 		}
-		page.Items = append(page.Items, HistoryItem{AuditRecord: rec})
+		page.Items = append(page.Items, HistoryItem{AuditRecord: rec, Unverified: marked})
 		entities = append(entities, a.Entity)
 		if rec.Version != prev+1 {
 			page.Complete = false

@@ -29,6 +29,12 @@ const (
 	LogDamaged = "logDamaged"
 	// A version logged more than once.
 	DuplicateInLog = "duplicateInLog"
+	// A stored record whose content is not what its own hash covers: an
+	// edited record whose hash was left alone.
+	ContentDiffers = "contentDiffers"
+	// A logged version whose index document, which its proofs read, is
+	// missing or locates another leaf.
+	IndexDiffers = "indexDiffers"
 )
 
 // Problem is one discrepancy between the log and the store.
@@ -91,12 +97,19 @@ func (l *Log) AuditStore(ctx context.Context, grace time.Duration, now time.Time
 			rep.Problems = append(rep.Problems, Problem{Kind: LogDamaged, Version: n * tileWidth})
 			continue
 		}
-		for _, b := range leaves {
+		located, err := l.locateLeaves(ctx, leaves)
+		if err != nil {
+			return rep, err
+		}
+		for i, b := range leaves {
 			rep.Entries++
 			leaf, err := ParseLeaf(b)
 			if err != nil {
 				rep.Problems = append(rep.Problems, Problem{Kind: LogDamaged, Version: rep.Entries - 1})
 				continue
+			}
+			if located[i] != n*tileWidth+int64(i) {
+				rep.Problems = append(rep.Problems, Problem{Kind: IndexDiffers, EntityID: leaf.ID, Version: leaf.Version})
 			}
 			key := leaf.EntityKey() + "\x00" + strconv.FormatInt(leaf.Version, 10)
 			if logged[key] {
@@ -109,6 +122,8 @@ func (l *Log) AuditStore(ctx context.Context, grace time.Duration, now time.Time
 				rep.Problems = append(rep.Problems, Problem{Kind: MissingFromStore, EntityID: leaf.ID, Version: leaf.Version})
 			case s.Hash != leaf.Hash:
 				rep.Problems = append(rep.Problems, Problem{Kind: HashDiffers, EntityID: leaf.ID, Version: leaf.Version})
+			case s.Edited:
+				rep.Problems = append(rep.Problems, Problem{Kind: ContentDiffers, EntityID: leaf.ID, Version: leaf.Version})
 			}
 		}
 	}
@@ -133,6 +148,18 @@ func (l *Log) AuditStore(ctx context.Context, grace time.Duration, now time.Time
 	rep.Problems = append(rep.Problems, missing...)
 	rep.Verified = len(rep.Problems) == 0
 	return rep, nil
+}
+
+// locateLeaves reads the index documents of a bundle's leaves: the index
+// each gives, -1 for a leaf that does not parse or has none.
+func (l *Log) locateLeaves(ctx context.Context, leaves [][]byte) ([]int64, error) {
+	refs := make([]VersionRef, len(leaves))
+	for i, b := range leaves {
+		if leaf, err := ParseLeaf(b); err == nil {
+			refs[i] = VersionRef{EntityKey: leaf.EntityKey(), Version: leaf.Version}
+		}
+	}
+	return l.Locate(ctx, refs)
 }
 
 // bundle reads an entry bundle and checks each entry against the tree.
@@ -163,10 +190,13 @@ type storedRef struct {
 	Version  int64
 	Hash     string
 	TS       int64
+	// Edited is set when the record's content is not what its hash
+	// covers.
+	Edited bool
 }
 
 // storedHashes reads every audit record's identity, hash and _ts, keyed by
-// entity key and version.
+// entity key and version, and checks its content against its hash.
 func storedHashes(ctx context.Context, audit store.Container) (map[string]storedRef, error) {
 	out := map[string]storedRef{}
 	q := store.Query{PageSize: store.MaxPageSize}
@@ -180,7 +210,9 @@ func storedHashes(ctx context.Context, audit store.Container) (map[string]stored
 			if err != nil || r.EntityType == "" || r.Hash == "" || r.Owner != "" {
 				continue
 			}
-			out[r.EntityKey+"\x00"+strconv.FormatInt(r.Version, 10)] = storedRef{EntityID: r.EntityID, Version: r.Version, Hash: r.Hash, TS: r.TS}
+			_, _, err = todo.DecodeVerifiedRecord(it.Body)
+			out[r.EntityKey+"\x00"+strconv.FormatInt(r.Version, 10)] = storedRef{EntityID: r.EntityID, Version: r.Version, Hash: r.Hash, TS: r.TS,
+				Edited: err != nil}
 		}
 		if page.Continuation == "" {
 			return out, nil

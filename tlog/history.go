@@ -45,6 +45,9 @@ func VerifyHistoryAnswer(b []byte, bundles []ProofBundle, v note.Verifier) (int,
 		if _, err := strictjson.Check(raw); err != nil {
 			return 0, 0, fmt.Errorf("not strict JSON: %w", err)
 		}
+		if err := ProblemAnswer(raw); err != nil {
+			return 0, 0, err
+		}
 		var page historyAnswer
 		if err := json.Unmarshal(raw, &page); err != nil {
 			return 0, 0, fmt.Errorf("not a history answer: %w", err)

@@ -45,6 +45,9 @@ func decodeStrict(b []byte, v any) error {
 // ParseProofBundle reads a proof bundle.
 func ParseProofBundle(b []byte) (ProofBundle, error) {
 	var p ProofBundle
+	if err := ProblemAnswer(b); err != nil {
+		return p, err
+	}
 	if err := decodeStrict(b, &p); err != nil {
 		return p, fmt.Errorf("not a proof bundle: %w", err)
 	}

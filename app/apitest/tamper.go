@@ -1,6 +1,7 @@
 package apitest
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/audit/export"
 	"github.com/todoaudit/todo/store"
 	"github.com/todoaudit/todo/tlog"
 )
@@ -225,5 +227,87 @@ func DamagedLog(t *testing.T, c *Client, s *Store, integrate func() error) {
 	degraded("a damaged tile and bundle, integrated")
 	if got := Want(t, anyone.Do("GET", "/api/log/checkpoint", nil), 200).Body; string(got) != string(signed) {
 		t.Fatalf("a checkpoint signed over damage:\n%s", got)
+	}
+}
+
+// AuditedIndexAndContent edits what the admin's audit of the log must
+// check besides the leaves: the index document of a version of c's,
+// pointed at another user's leaf, then the content of one of c's audit
+// records, its hash left alone. settle must bring the audit history up to
+// date and run the integrator; c must be an admin.
+func AuditedIndexAndContent(t *testing.T, c *Client, s *Store, settle func()) {
+	mine := c.Create("Work", "mine")["id"].(string)
+	theirs := c.As("bob").Create("Work", "theirs")["id"].(string)
+	settle()
+	if got := Want(t, c.Do("GET", "/api/manage/log/verify", nil), 200).JSON(t); got["verified"] != true {
+		t.Fatalf("log audit before: %v", got)
+	}
+	index := func(as *Client, id string) float64 {
+		return Want(t, as.Do("GET", "/api/todos/"+id+"/history/proof?version=1", nil), 200).JSON(t)["index"].(float64)
+	}
+	at, other := index(c, mine), index(c.As("bob"), theirs)
+	p, err := s.Leases.Query(context.Background(), store.Query{Filters: []store.Filter{{Field: "index", Op: store.Eq, Value: at}}, PageSize: 2})
+	if err != nil || len(p.Items) != 1 {
+		t.Fatalf("the index document of leaf %v: %d found, %v", at, len(p.Items), err)
+	}
+	doc := p.Items[0].ID
+	s.Edit(s.Leases, doc, func(d map[string]any) { d["index"] = other })
+	if got := Want(t, c.Do("GET", "/api/manage/log/verify", nil), 200).JSON(t); got["verified"] != false || !hasProblem(got, "indexDiffers", mine, 1) {
+		t.Errorf("log audit with an index document pointed at another user's leaf: %v", got)
+	}
+	s.Edit(s.Leases, doc, func(d map[string]any) { d["index"] = at })
+
+	s.Edit(s.Audit, todo.AuditID(mine, 1), func(d map[string]any) {
+		d["entity"].(map[string]any)["title"] = "not mine"
+	})
+	if got := Want(t, c.Do("GET", "/api/manage/log/verify", nil), 200).JSON(t); got["verified"] != false || !hasProblem(got, "contentDiffers", mine, 1) {
+		t.Errorf("log audit with a record edited, its hash left alone: %v", got)
+	}
+}
+
+// TamperedEvidence edits a record of c's in the store, its hash left
+// alone: history and its export still serve the todo, the record as
+// stored and marked in the history, so that an auditor reads what was
+// tampered; the export then fails verification on that record. An HTTP
+// error answer saved in place of a history or a proof is said to be one.
+// settle must bring the audit history up to date and run the integrator.
+func TamperedEvidence(t *testing.T, c *Client, s *Store, settle func()) {
+	id := c.Create("Work", "v1")["id"].(string)
+	Want(t, c.Do("PUT", "/api/todos/"+id, map[string]any{"category": "Work", "title": "v2"}), 200)
+	settle()
+	s.Edit(s.Audit, todo.AuditID(id, 1), func(d map[string]any) { d["entity"].(map[string]any)["title"] = "rewritten" })
+
+	var h struct {
+		Items []struct {
+			Version    int64
+			Entity     map[string]any
+			Unverified string
+		}
+	}
+	if err := json.Unmarshal(Want(t, c.Do("GET", "/api/todos/"+id+"/history", nil), 200).Body, &h); err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Items) != 2 || h.Items[0].Entity["title"] != "rewritten" || !strings.Contains(h.Items[0].Unverified, "does not match its hash") ||
+		h.Items[1].Unverified != "" {
+		t.Errorf("history of a todo with a tampered record: %+v", h.Items)
+	}
+	x := Want(t, c.Do("GET", "/api/todos/"+id+"/history/export", nil), 200).Body
+	v, err := tlog.NewVerifier(string(Want(t, c.As("").Do("GET", "/api/log/key", nil), 200).Body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := export.Verify(bytes.NewReader(x), v, logTiles(c.As(""))); err == nil || !strings.Contains(err.Error(), "line 1") {
+		t.Errorf("the export of a todo with a tampered record verified: %v", err)
+	}
+
+	problem := Want(t, c.Do("GET", "/api/todos/"+id+"/history/proof?version=9", nil), 404).Body
+	if _, _, err := tlog.VerifyHistoryAnswer(problem, nil, v); err == nil || !strings.Contains(err.Error(), "HTTP error answer") {
+		t.Errorf("an HTTP error saved as a history: %v", err)
+	}
+	if _, err := tlog.ParseProofBundle(problem); err == nil || !strings.Contains(err.Error(), "HTTP error answer") {
+		t.Errorf("an HTTP error saved as a proof: %v", err)
+	}
+	if _, err := export.Verify(bytes.NewReader(problem), v, nil); err == nil || !strings.Contains(err.Error(), "HTTP error answer") {
+		t.Errorf("an HTTP error saved as an export: %v", err)
 	}
 }

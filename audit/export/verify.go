@@ -10,7 +10,9 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"golang.org/x/mod/sumdb/note"
@@ -29,6 +31,9 @@ type Report struct {
 	Links int
 	// Checkpoint is the manifest's, its signature verified.
 	Checkpoint tlog.Checkpoint
+	// ErasedFields counts the fields shown erased, in ErasedRecords
+	// records: each verified by its digest alone.
+	ErasedFields, ErasedRecords int
 	// Erasures counts the entries of erasures (an activity or admin
 	// export shows them): no chain or log covers them, and each was
 	// checked against its own hash.
@@ -66,7 +71,7 @@ func Verify(r io.Reader, v note.Verifier, tiles sumdb.TileReader) (Report, error
 	if err != nil {
 		return rep, fmt.Errorf("the export is empty: %w", err)
 	}
-	c := &checker{sum: sha256.New(), versions: map[string]map[int64]link{}}
+	c := &checker{sum: sha256.New(), versions: map[string]map[int64]link{}, erasedUpTo: map[string]int64{}, keptFrom: map[string]int64{}}
 	var m Manifest
 	if first[0] == '{' {
 		m, err = c.ndjson(br)
@@ -77,8 +82,17 @@ func Verify(r io.Reader, v note.Verifier, tiles sumdb.TileReader) (Report, error
 		return rep, err
 	}
 	rep.Manifest, rep.Links, rep.Erasures = m, c.links, c.erasures
+	rep.ErasedFields, rep.ErasedRecords = c.erasedFields, c.erasedRecords
 	if err := c.manifest(&m); err != nil {
 		return rep, err
+	}
+	if err := c.seen.check(m.Filters); err != nil {
+		return rep, err
+	}
+	for key, upTo := range c.erasedUpTo {
+		if from, ok := c.keptFrom[key]; ok && from < upTo {
+			return rep, fmt.Errorf("version %d of %s keeps its personal values, though version %d after it is shown erased: an erasure erases every version before it", from, key, upTo)
+		}
 	}
 	if m.LogCheckpoint == nil {
 		return rep, fmt.Errorf("the manifest names no log checkpoint (the handler keeps no log, or had signed no checkpoint yet): the %d records cannot be checked against the log", c.count)
@@ -113,6 +127,13 @@ type checker struct {
 	first, last *Ref
 	leaves      []tlog.LeafAt
 	versions    map[string]map[int64]link // by entity key, then version
+	seen        seen
+	// erasedFields counts the fields shown erased, erasedRecords the
+	// records with any; erasedUpTo and keptFrom are, by entity key, the
+	// newest version shown erased and the oldest with a personal value
+	// kept.
+	erasedFields, erasedRecords int
+	erasedUpTo, keptFrom        map[string]int64
 }
 
 // ndjson reads NDJSON lines: records, then the manifest.
@@ -142,6 +163,9 @@ func (c *checker) ndjson(br *bufio.Reader) (Manifest, error) {
 		}
 		var l Line
 		if err := strictjson.Unmarshal(line, &l); err != nil {
+			if perr := tlog.ProblemAnswer(line); perr != nil && n == 1 {
+				return Manifest{}, perr
+			}
 			return Manifest{}, fmt.Errorf("line %d is not an audit record: %w", n, err)
 		}
 		if err := c.record(&l.AuditRecord, l.LogIndex); err != nil {
@@ -286,9 +310,14 @@ func (c *checker) record(r *todo.AuditRecord, logIndex *int64) error {
 	if r.ID != todo.AuditID(r.EntityID, r.Version) {
 		return fmt.Errorf("%s has id %q, not the id of that version", name, r.ID)
 	}
-	if _, err := r.Verified(); err != nil {
+	a, err := r.Verified()
+	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
+	if err := c.erased(r, &a); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	c.seen.add(r, ownerOf(r), a.Entity.Category)
 	vs := c.versions[r.EntityKey]
 	if vs == nil {
 		vs = map[int64]link{}
@@ -323,6 +352,37 @@ func (c *checker) record(r *todo.AuditRecord, logIndex *int64) error {
 	return nil
 }
 
+// erased checks what a record shows erased against what an erasure does
+// (todo.ErasePersonal): it erases personal fields only, every one that
+// holds a value, and every version before it. A record rewritten to hide
+// one value, or a field that is not personal, behind "erased" fails.
+func (c *checker) erased(r *todo.AuditRecord, a *todo.Audited) error {
+	names := a.Commitments.ErasedNames()
+	kept := todo.PersonalValues(&a.Entity)
+	switch {
+	case len(names) == 0:
+		// The first chain encoding commits to no field separately: an
+		// erasure leaves those versions as they are.
+		if kept && a.Chain >= todo.ChainV2 {
+			if v, ok := c.keptFrom[r.EntityKey]; !ok || r.Version < v {
+				c.keptFrom[r.EntityKey] = r.Version
+			}
+		}
+		return nil
+	case kept:
+		return fmt.Errorf("it shows %s erased, and keeps another personal value: an erasure erases them all", strings.Join(names, ", "))
+	}
+	for _, n := range names {
+		if !slices.Contains(todo.PersonalFields, n) {
+			return fmt.Errorf("it shows %s erased, which is not a personal field: no erasure erases it", n)
+		}
+	}
+	c.erasedFields += len(names)
+	c.erasedRecords++
+	c.erasedUpTo[r.EntityKey] = max(c.erasedUpTo[r.EntityKey], r.Version)
+	return nil
+}
+
 // erasure checks the entry of an erasure: shown with the erasure's id in
 // the governance partition, its hash the SHA-256 of its entity (the run's
 // status), and never in the log.
@@ -337,6 +397,7 @@ func (c *checker) erasure(r *todo.AuditRecord, logIndex *int64) error {
 		return fmt.Errorf("the erasure entry %q has a logIndex, though the log holds versions only", r.ID)
 	}
 	c.erasures++
+	c.seen.add(r, erasedUser(r.Entity), "")
 	c.counted(r)
 	return nil
 }

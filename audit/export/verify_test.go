@@ -129,8 +129,14 @@ func history(t testing.TB, name string, n int) []todo.AuditRecord {
 // exportOf writes recs as an export, flushing every page records.
 func exportOf(t testing.TB, format string, log export.Log, recs []todo.AuditRecord, page int) []byte {
 	t.Helper()
+	return exportWith(t, format, map[string]string{"actor": "alice"}, log, recs, page)
+}
+
+// exportWith is exportOf with the filters the manifest names.
+func exportWith(t testing.TB, format string, filters map[string]string, log export.Log, recs []todo.AuditRecord, page int) []byte {
+	t.Helper()
 	var out bytes.Buffer
-	w := export.New(&out, format, map[string]string{"actor": "alice"}, log)
+	w := export.New(&out, format, filters, log)
 	ctx := context.Background()
 	for i, r := range recs {
 		if err := w.Write(r); err != nil {
@@ -173,9 +179,14 @@ func TestVerifyAccepts(t *testing.T) {
 	if recs[3].Seed == "" {
 		t.Fatal("the records are not stored with seeds")
 	}
-	// Erasing gives the copy commitments of its own, from its seed.
-	if err := erased[3].Erase("title"); err != nil {
-		t.Fatal(err)
+	// Erasing gives the copy commitments of its own, from its seed; an
+	// erasure erases every personal value of every version of a todo.
+	for i := range erased {
+		if erased[i].EntityID == "Work:b" {
+			if _, err := erased[i].ErasePersonal(); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 	for _, format := range []string{export.NDJSON, export.CSV} {
 		for name, rs := range map[string][]todo.AuditRecord{"newest first": recs, "oldest first": reversed(recs), "erased": erased} {
@@ -186,6 +197,9 @@ func TestVerifyAccepts(t *testing.T) {
 			}
 			if rep.Manifest.Count != 15 || rep.Links != 12 || rep.Checkpoint.Size != 18 || rep.Manifest.Pending != 0 {
 				t.Fatalf("%s %s: %+v", format, name, rep)
+			}
+			if want := map[bool]int{true: 15, false: 0}[name == "erased"]; rep.ErasedFields != want {
+				t.Fatalf("%s %s: %d fields erased, want %d", format, name, rep.ErasedFields, want)
 			}
 		}
 	}
@@ -301,6 +315,47 @@ func TestVerifyRefuses(t *testing.T) {
 			return bytes.Join(ls[:len(ls)-1], nil)
 		}, l},
 		{"a line after the manifest", "not the last line", func() []byte { return append(append([]byte(nil), good...), lines(good)[0]...) }, l},
+		{"a value shown erased, another kept", "keeps another personal value", func() []byte {
+			forged := append([]todo.AuditRecord(nil), recs...)
+			if err := forged[3].Erase("title"); err != nil {
+				t.Fatal(err)
+			}
+			return exportOf(t, export.NDJSON, l, forged, 100)
+		}, l},
+		{"a field that is not personal shown erased", "not a personal field", func() []byte {
+			forged := append([]todo.AuditRecord(nil), recs...)
+			if _, err := forged[3].ErasePersonal(); err != nil {
+				t.Fatal(err)
+			}
+			if err := forged[3].Erase("dueDate"); err != nil {
+				t.Fatal(err)
+			}
+			return exportOf(t, export.NDJSON, l, forged, 100)
+		}, l},
+		{"one version shown erased, the one before kept", "erases every version before it", func() []byte {
+			forged := append([]todo.AuditRecord(nil), recs...)
+			if _, err := forged[3].ErasePersonal(); err != nil {
+				t.Fatal(err)
+			}
+			return exportOf(t, export.NDJSON, l, forged, 100)
+		}, l},
+		{"the filters edited", "not the manifest's filter actor", func() []byte {
+			return bytes.Join(editManifest(t, lines(good), func(m map[string]any) { m["filters"] = map[string]any{"actor": "bob"} }), nil)
+		}, l},
+		{"a filter unknown", "cannot be checked", func() []byte {
+			return bytes.Join(editManifest(t, lines(good), func(m map[string]any) { m["filters"] = map[string]any{"colour": "red"} }), nil)
+		}, l},
+		{"another user's record in a one-todo export", "not the manifest's filter id", func() []byte {
+			var forged []todo.AuditRecord
+			for _, r := range recs {
+				if r.EntityID == "Work:a" {
+					forged = append(forged, r)
+				}
+			}
+			bobs := historytest.Versions(t, todo.Todo{ID: "Work:bobs", Type: todo.TypeTodo, UserID: "bob", CreatedAt: forged[0].DateCreatedUTC,
+				Fields: todo.Fields{Category: "Work", Title: "bob's"}}, 1)
+			return exportWith(t, export.NDJSON, map[string]string{"id": "Work:a"}, l, append(forged, bobs...), 100)
+		}, l},
 		{"an unknown member", "unknown member", func() []byte {
 			return rehash(t, lines(bytes.Replace(good, []byte(`{"id":`), []byte(`{"extra":1,"id":`), 1)))
 		}, l},

@@ -273,6 +273,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/log/policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The log's C2SP tlog-policy: its verifier keys (log lines), the witnesses that cosign its checkpoints with their submission prefixes, and the quorum a verifier should require */
+        get: operations["LogPolicy"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/log/key": {
         parameters: {
             query?: never;
@@ -295,7 +312,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The rest of a C2SP tlog-tiles path after tile/, which may span several segments: <L>/<N>[.p/<W>] for hash tiles, entries/<N>[.p/<W>] for entry bundles (N in groups of three digits, x001/234) */
+                /**
+                 * @description The rest of a C2SP tlog-tiles path after tile/, which may span several segments: <L>/<N>[.p/<W>] for hash tiles, entries/<N>[.p/<W>] for entry bundles (N in groups of three digits, x001/234)
+                 * @example 0/000
+                 */
                 path: string;
             };
             cookie?: never;
@@ -436,7 +456,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The hold id */
+                /**
+                 * @description The hold id
+                 * @example hold-41500e6e-4e08-495b-9d09-824f03961f4a
+                 */
                 id: string;
             };
             cookie?: never;
@@ -545,7 +568,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The erasure id */
+                /**
+                 * @description The erasure id
+                 * @example erasure-2bd806c97f0e00af1a1fc3328fa763a9
+                 */
                 id: string;
             };
             cookie?: never;
@@ -575,7 +601,7 @@ export interface paths {
         post?: never;
         /**
          * Erase my personal content
-         * @description The caller's own erasure, as POST /api/manage/erasures does it for an administrator; poll GET /api/me/erasure.
+         * @description The caller's own erasure, as POST /api/manage/erasures does it for an administrator; poll GET /api/me/erasure. It is never refused for a legal hold, which is not disclosed to the user it covers: the erasure is accepted and waits until the hold is released.
          */
         delete: operations["EraseMyData"];
         options?: never;
@@ -701,6 +727,8 @@ export interface components {
             items: components["schemas"]["HistoryItem"][];
             continuation: string | null;
             complete: boolean;
+            /** @description On the last page, when the transparency log holds a version after the newest served: that version's proof, the evidence that the store lost versions the log commits to */
+            loggedAfter?: components["schemas"]["LogProof"];
         };
         DeadLetter: {
             /** @description Deterministic in source and document: a redelivered bad document replaces its dead letter */
@@ -794,8 +822,23 @@ export interface components {
             reason?: string;
             /** @description How many versions are in the transparency log's latest checkpoint, each with the leaf its audit record gives (hash, chain link and time; when there is a log) */
             logged?: number;
-            /** @description How many versions are not in the latest checkpoint yet (not an error) */
+            /** @description How many versions are not in the latest checkpoint yet (not an error), or are in a checkpoint short of its witness quorum */
             pending?: number;
+            /** @description When the log has witnesses (GET /api/log/policy): whether its latest checkpoint carries the policy's quorum, and which witnesses cosigned it and when. Without the quorum, the versions in it count as pending */
+            witnessed?: {
+                quorum: boolean;
+                cosigners: {
+                    /** @description The witness's name in the policy */
+                    witness: string;
+                    /**
+                     * Format: date-time
+                     * @description The time its cosignature states
+                     */
+                    time: string;
+                }[];
+                /** @description The quorum missing, when it is */
+                reason?: string;
+            };
             /** @description The first version the retention purge kept: the versions before it were purged (not lost), and the chain is verified from it on */
             purgedBefore?: number;
             /** @description How many of the versions checked have erased fields (their digests were checked; absent when none) */
@@ -831,7 +874,7 @@ export interface components {
             pending: number;
             problems: {
                 /** @enum {string} */
-                kind: "missingFromStore" | "missingFromLog" | "hashDiffers" | "storeBehindAnchor" | "logDamaged" | "duplicateInLog";
+                kind: "missingFromStore" | "missingFromLog" | "hashDiffers" | "storeBehindAnchor" | "logDamaged" | "duplicateInLog" | "contentDiffers" | "indexDiffers";
                 /** @description The todo id; empty for problems of the whole log */
                 entityId: string;
                 version: number;
@@ -841,10 +884,10 @@ export interface components {
         Change: {
             /** @enum {string} */
             field: "category" | "title" | "notes" | "dueDate" | "tags" | "isCompleted";
-            /** @description The value before */
-            from: unknown;
-            /** @description The value after */
-            to: unknown;
+            /** @description The value before; null when the field is absent */
+            from: (string | null) | boolean | string[];
+            /** @description The value after; null when the field is absent */
+            to: (string | null) | boolean | string[];
             /** @description For tags: the elements added */
             added?: string[];
             /** @description For tags: the elements removed */
@@ -853,6 +896,8 @@ export interface components {
             erased?: boolean;
         };
         HistoryItem: {
+            /** @description Set when the record, served as stored, does not match its own hash: why (the evidence of tampering) */
+            unverified?: string;
             id: string;
             entityKey: string;
             entityId: string;
@@ -874,7 +919,7 @@ export interface components {
             actor: string;
             /** @description The hash of the previous version: empty for an id's first version; for the first version after a move, the hash of the old id's last version */
             prevHash: string;
-            /** @description SHA-256 (hex) over prevHash and this version's canonical content (see the README); for the entry of an erasure, the SHA-256 of its entity */
+            /** @description SHA-256 (hex) over prevHash and this version's canonical content (see docs/chain.md); for the entry of an erasure, the SHA-256 of its entity */
             hash: string;
             /**
              * @description The chain encoding of hash: 2 or 3, one salted commitment per field (3, written now, derives the salts by AES and hashes the digests' bytes); absent for the first encoding, which hashes the values themselves
@@ -989,7 +1034,7 @@ export interface components {
              * @enum {string}
              */
             phase: "todos" | "audit" | "activity" | "deadLetters" | "scrub" | "done";
-            /** @description The legal hold that pauses a running erasure, until it is released */
+            /** @description The legal hold that pauses a running erasure, until it is released; shown to administrators only */
             heldBy?: string;
             /** @description The user's documents that hold erased fields; dead letters whose copy of the document was removed */
             erased: components["schemas"]["ErasureCounts"];
@@ -1060,9 +1105,15 @@ export interface components {
          * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
          */
         IdempotencyKeyParam: string;
-        /** @description The version to compare from */
+        /**
+         * @description The version to compare from
+         * @example 1
+         */
         fromVersion: number;
-        /** @description The version to compare to */
+        /**
+         * @description The version to compare to
+         * @example 2
+         */
         toVersion: number;
         /** @description Only records at or after this time (RFC 3339); default one year before until */
         since: string;
@@ -3222,7 +3273,10 @@ export interface operations {
     TodoProof: {
         parameters: {
             query: {
-                /** @description The version to prove */
+                /**
+                 * @description The version to prove
+                 * @example 2
+                 */
                 version: number;
             };
             header?: never;
@@ -3332,6 +3386,40 @@ export interface operations {
             };
         };
     };
+    LogPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The policy file */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example log todoaudit.local/log+2c8f6a1e+AXb2cM1nXbQ0f9mJc3dB1G0t0uH6Wn0Z6Xn3fKk1yQ2c
+                     *     witness w1 witness.example/w1+5e1fb2a4+BOv9R3nY6kU3dVZ0q5m0Jm8cPZf5bZcQm5j1vV7kq8Ns https://witness.example/w1
+                     *     quorum w1
+                     */
+                    "text/plain": string;
+                };
+            };
+            /** @description The log is not enabled */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     LogKey: {
         parameters: {
             query?: never;
@@ -3367,7 +3455,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The rest of a C2SP tlog-tiles path after tile/, which may span several segments: <L>/<N>[.p/<W>] for hash tiles, entries/<N>[.p/<W>] for entry bundles (N in groups of three digits, x001/234) */
+                /**
+                 * @description The rest of a C2SP tlog-tiles path after tile/, which may span several segments: <L>/<N>[.p/<W>] for hash tiles, entries/<N>[.p/<W>] for entry bundles (N in groups of three digits, x001/234)
+                 * @example 0/000
+                 */
                 path: string;
             };
             cookie?: never;
@@ -3416,9 +3507,15 @@ export interface operations {
     LogConsistency: {
         parameters: {
             query: {
-                /** @description The older tree size */
+                /**
+                 * @description The older tree size
+                 * @example 1
+                 */
                 from: number;
-                /** @description The newer tree size */
+                /**
+                 * @description The newer tree size
+                 * @example 2
+                 */
                 to: number;
             };
             header?: never;
@@ -3551,9 +3648,15 @@ export interface operations {
     HistoryDiff: {
         parameters: {
             query: {
-                /** @description The version to compare from */
+                /**
+                 * @description The version to compare from
+                 * @example 1
+                 */
                 from: components["parameters"]["fromVersion"];
-                /** @description The version to compare to */
+                /**
+                 * @description The version to compare to
+                 * @example 2
+                 */
                 to: components["parameters"]["toVersion"];
             };
             header?: never;
@@ -4085,7 +4188,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The hold id */
+                /**
+                 * @description The hold id
+                 * @example hold-41500e6e-4e08-495b-9d09-824f03961f4a
+                 */
                 id: string;
             };
             cookie?: never;
@@ -4605,7 +4711,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The erasure id */
+                /**
+                 * @description The erasure id
+                 * @example erasure-2bd806c97f0e00af1a1fc3328fa763a9
+                 */
                 id: string;
             };
             cookie?: never;
@@ -4756,23 +4865,6 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "the credentials are not valid"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A legal hold covers the user or one of the user's todos */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "urn:todoaudit:problem:conflict",
-                     *       "title": "Conflict",
-                     *       "status": 409,
-                     *       "detail": "legal hold hold-41500e6e-4e08-495b-9d09-824f03961f4a covers the data of user \"alice\": release it before erasing"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];

@@ -301,8 +301,8 @@ func (vr *verifier) export(args []string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("the manifest's checkpoint: %w", err)
 	}
-	return with(fmt.Sprintf("export verified: %d records (%s, sha256 %s), %d links between versions, every record in the log under %s",
-		m.Count, m.Format, m.SHA256, rep.Links, rep.Checkpoint), said), nil
+	return with(fmt.Sprintf("export verified: %d records (%s, sha256 %s), %d links between versions, %d fields erased in %d records (checked by digest), %d erasure entries, every version in the log under %s",
+		m.Count, m.Format, m.SHA256, rep.Links, rep.ErasedFields, rep.ErasedRecords, rep.Erasures, rep.Checkpoint), said), nil
 }
 
 func (vr *verifier) bundle(src string) (tlog.ProofBundle, error) {
