@@ -134,10 +134,14 @@ func generate(t *testing.T) Vectors {
 	g.ecdsaKey("ecdsa", origin, 4)
 
 	h1 := g.history("alice", "Grocery:0001", []int{0, 0, 0}, nil)
-	h2 := g.history("alice", "Grocery:0002", []int{2, 2, 2}, map[int][]string{1: {"title"}})
-	h3 := g.history("bob", "Work:0003", []int{3, 3, 3, 3}, map[int][]string{2: {"title", "tags"}})
-	mixed := g.history("carol", "Home:0004", []int{0, 2, 3}, map[int][]string{1: {"notes"}})
-	logged := [][]todo.AuditRecord{h1, h2, h3[:3], mixed}
+	h2 := g.history("alice", "Grocery:0002", []int{2, 2, 2}, nil)
+	h3 := g.history("bob", "Work:0003", []int{3, 3, 3, 3}, nil)
+	mixed := g.history("carol", "Home:0004", []int{0, 2, 3}, nil)
+	// An erasure erases every personal value of every version of its
+	// user's todos: exports are refused any other shape of erasure.
+	all := todo.PersonalFields
+	erased := g.history("erin", "Home:0006", []int{2, 3, 3}, map[int][]string{0: all, 1: all, 2: all})
+	logged := [][]todo.AuditRecord{h1, h2, h3[:3], mixed, erased}
 	for _, h := range logged {
 		for i := range h {
 			g.append(&h[i])
@@ -154,8 +158,8 @@ func generate(t *testing.T) Vectors {
 	g.checkpointCases(size, cp, cpECDSA)
 	g.inclusionCases(size, cp, cpECDSA)
 	g.consistencyCases(size, early, cp, cpEarly, cpECDSA)
-	g.historyCases(size, cp, h1, h2, h3, mixed)
-	g.recordCases(h2, h3)
+	g.historyCases(size, cp, h1, h2, h3, mixed, erased)
+	g.recordCases(h2, h3, erased)
 	g.exportCases(size, cp, cpECDSA, logged, h2, h3)
 	return g.v
 }
@@ -538,7 +542,7 @@ func (g *gen) edit(raw json.RawMessage, path string, v any) json.RawMessage {
 	return marshal(g.t, m)
 }
 
-func (g *gen) historyCases(size int64, cp string, h1, h2, h3, mixed []todo.AuditRecord) {
+func (g *gen) historyCases(size int64, cp string, h1, h2, h3, mixed, erased []todo.AuditRecord) {
 	check := func(name string, records []json.RawMessage, bundles []tlog.ProofBundle, want string) {
 		var recs []todo.AuditRecord
 		var err error
@@ -584,8 +588,8 @@ func (g *gen) historyCases(size int64, cp string, h1, h2, h3, mixed []todo.Audit
 	for _, c := range []struct {
 		name string
 		h    []todo.AuditRecord
-	}{{"first encoding", h1}, {"second encoding, a title erased", h2}, {"third encoding, title and tags erased, the last version pending", h3},
-		{"first, second and third encodings in one history, notes erased", mixed}} {
+	}{{"first encoding", h1}, {"second encoding", h2}, {"third encoding, the last version pending", h3},
+		{"first, second and third encodings in one history", mixed}, {"second and third encodings, every personal value erased", erased}} {
 		check("history: "+c.name, servedAll(c.h), bundlesOf(c.h), "verified")
 		check("history without proofs: "+c.name, servedAll(c.h), nil, "verified")
 	}
@@ -602,8 +606,8 @@ func (g *gen) historyCases(size int64, cp string, h1, h2, h3, mixed []todo.Audit
 	tamper("third encoding, the due date moved", h3, 2, "entity.dueDate", "2027-01-01T00:00:00Z")
 	tamper("third encoding, the actor changed", h3, 2, "actor", "mallory")
 	tamper("third encoding, the time changed", h3, 2, "dateCreatedUtc", "2026-11-30T08:00:00Z")
-	tamper("second encoding, an erased title put back", h2, 2, "entity.title", "buy oat milk, 2 litres")
-	tamper("third encoding, an erased field keeps a salt", h3, 3, "commitments.title.salt", strings.Repeat("ab", 16))
+	tamper("second encoding, an erased title put back", erased, 1, "entity.title", "buy oat milk, 1 litres")
+	tamper("third encoding, an erased field keeps a salt", erased, 2, "commitments.title.salt", strings.Repeat("ab", 16))
 	tamper("third encoding, a digest in upper case", h3, 1, "commitments.notes.digest", strings.ToUpper(g.commitment(h3[0], "notes").Digest))
 	tamper("third encoding, a field not committed", h3, 1, "commitments.notes", nil)
 	tamper("third encoding, a commitment to a field no todo has", h3, 1, "commitments.colour", map[string]any{"salt": strings.Repeat("ab", 16), "digest": strings.Repeat("cd", 32)})
@@ -649,14 +653,14 @@ func (g *gen) commitment(r todo.AuditRecord, name string) todo.Commitment {
 	return r.Commitments[name]
 }
 
-func (g *gen) recordCases(h2, h3 []todo.AuditRecord) {
+func (g *gen) recordCases(h2, h3, erased []todo.AuditRecord) {
 	check := func(name string, raw json.RawMessage, want string) {
 		_, _, err := todo.DecodeVerifiedRecord(raw)
 		g.add(Case{Name: name, Kind: "record", Record: string(raw)}, err, want)
 	}
 	check("stored record of the second encoding, with its seed", g.stored(h2[0]), "verified")
 	check("stored record of the third encoding, with its seed", g.stored(h3[0]), "verified")
-	check("stored record with an erased field, no seed", g.stored(h3[2]), "verified")
+	check("stored record with its personal fields erased, no seed", g.stored(erased[1]), "verified")
 	check("stored record with the store's properties", g.edit(g.stored(h3[1]), "_etag", `"00000000-0000"`), "verified")
 	check("stored record, seed-derived, its title edited", g.edit(g.stored(h3[1]), "entity.title", "forged"), "failed")
 	check("stored record, its seed replaced", g.edit(g.stored(h3[1]), "seed", strings.Repeat("0", 32)), "failed")
@@ -698,7 +702,7 @@ func (g *gen) exportCases(size int64, cp, cpECDSA string, logged [][]todo.AuditR
 			g.t.Fatal(err)
 		}
 		var b bytes.Buffer
-		w := export.New(&b, format, map[string]string{"owner": "any"}, exportLog{note: note, cp: c, index: g.index})
+		w := export.New(&b, format, nil, exportLog{note: note, cp: c, index: g.index})
 		for _, r := range records {
 			if err := w.Write(r); err != nil {
 				g.t.Fatal(err)
