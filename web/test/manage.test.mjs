@@ -153,5 +153,10 @@ test("forget my data: a clear warning, then the erasure until done", async () =>
   assert.match(asked, /frank[\s\S]*cannot be undone/);
   const now = await h.call("frank", "GET", `/api/todos/${encodeURIComponent(todo.id)}`);
   assert.notEqual(now.title, "my secret plan");
+  // The history shows the erased fields as erased, with the erasure's date.
+  await page.goto(page.url().replace(/#.*$/, `#/todos/${encodeURIComponent(todo.id)}`));
+  const erased = page.locator("dd.erased").first();
+  await erased.waitFor({ timeout: 60_000 });
+  assert.match(await erased.innerText(), /^erased on \S/);
   assert.deepEqual(errors, []);
 });

@@ -53,7 +53,7 @@ function Diff({ before, after }: { before: string; after: string }) {
 
 /** Changes lists what after changed from before: titles and notes word by
  * word, other fields before and after, erased fields as erased. */
-function Changes({ before, after }: { before: Rec | undefined; after: Rec }) {
+function Changes({ before, after, erasedOn }: { before: Rec | undefined; after: Rec; erasedOn: string | null }) {
   const names = changed(before, after);
   const erased = new Set(after.erased ?? []);
   if (names.length === 0 && erased.size === 0) return html`<p>No field changed.</p>`;
@@ -62,7 +62,7 @@ function Changes({ before, after }: { before: Rec | undefined; after: Rec }) {
     <dd>${n === "title" || n === "notes"
       ? html`<${Diff} before=${String(before?.entity[n] ?? "")} after=${String(after.entity[n] ?? "")} />`
       : html`<del><span class="visually-hidden">was: </span>${shown(before?.entity[n])}</del> → <ins><span class="visually-hidden">now: </span>${shown(after.entity[n])}</ins>`}</dd>`)}
-    ${[...erased].map((n) => html`<dt>${n}</dt><dd class="erased">erased (the value and its salt were removed; its digest still verifies)</dd>`)}
+    ${[...erased].map((n) => html`<dt>${n}</dt><dd class="erased">erased${erasedOn ? ` on ${new Date(erasedOn).toLocaleString()}` : ""} (the value and its salt were removed; its digest still verifies)</dd>`)}
   </dl>`;
 }
 
@@ -78,6 +78,8 @@ export default function History({ route }: { route: { rest: string } }) {
   const compare = useSignal<[number, number] | null>(null);
   const asOf = useSignal<{ at: string; todo: Json } | null>(null);
   const note = useSignal("");
+  // When the owner's content was erased: the erasure's own record says.
+  const erasedOn = useSignal<string | null>(null);
 
   const load = async (): Promise<void> => {
     const items: Rec[] = [];
@@ -90,6 +92,10 @@ export default function History({ route }: { route: { rest: string } }) {
       continuation = page.continuation ?? undefined;
     } while (continuation);
     records.value = items;
+    if (items.some((r) => (r.erased ?? []).length > 0)) {
+      const { data } = await api.GET("/api/me/erasure");
+      erasedOn.value = data ? data.finishedAt ?? data.updatedAt ?? data.requestedAt ?? null : null;
+    }
     await verify(items);
   };
 
@@ -189,7 +195,7 @@ export default function History({ route }: { route: { rest: string } }) {
       <label> to version <select value=${cmp[1]} onChange=${(e: Event) => (compare.value = [cmp[0], Number((e.target as HTMLSelectElement).value)])}>
         ${rs.map((r) => html`<option value=${r.version}>${r.version}</option>`)}</select></label>
       <button onClick=${() => (compare.value = null)}>Close</button></p>
-      <${Changes} before=${byVersion.get(cmp[0])} after=${byVersion.get(cmp[1])!} />
+      <${Changes} before=${byVersion.get(cmp[0])} after=${byVersion.get(cmp[1])!} erasedOn=${erasedOn.value} />
     </section>`}
     <ul class="versions" aria-label="Versions">
       ${newestFirst.map((r) => {
@@ -199,7 +205,7 @@ export default function History({ route }: { route: { rest: string } }) {
           <h3>Version ${r.version} <span class="status">${status}</span></h3>
           ${v?.reason && html`<p class="reason">${v.reason}</p>`}
           <p>${r.operation} by ${r.actor} at <time datetime=${r.dateCreatedUtc}>${r.dateCreatedUtc}</time></p>
-          <${Changes} before=${byVersion.get(r.version - 1)} after=${r} />
+          <${Changes} before=${byVersion.get(r.version - 1)} after=${r} erasedOn=${erasedOn.value} />
           <button onClick=${() => (compare.value = [Math.max(1, r.version - 1), r.version])}>Compare</button>
           ${r !== latest && html` <button disabled=${(r.erased ?? []).some((n) => editable.includes(n))} onClick=${restore(r)}>Restore this version</button>`}
         </li>`;
