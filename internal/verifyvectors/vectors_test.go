@@ -17,6 +17,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"math/big"
 	"os"
 	"strconv"
@@ -161,6 +162,8 @@ func generate(t *testing.T) Vectors {
 	g.historyCases(size, cp, h1, h2, h3, mixed, erased)
 	g.recordCases(h2, h3, erased)
 	g.exportCases(size, cp, cpECDSA, logged, h2, h3)
+	g.exportErasureCases(cp, h3, erased)
+	g.exportFilterCases(cp, h2)
 	return g.v
 }
 
@@ -694,35 +697,100 @@ func (l exportLog) Locate(_ context.Context, refs []tlog.VersionRef) ([]int64, e
 	return out, nil
 }
 
-func (g *gen) exportCases(size int64, cp, cpECDSA string, logged [][]todo.AuditRecord, h2, h3 []todo.AuditRecord) {
-	ctx := context.Background()
-	write := func(format, note string, records []todo.AuditRecord) string {
-		c, err := tlog.ParseCheckpoint(strings.SplitN(note, "\n\n", 2)[0] + "\n")
-		if err != nil {
+// checkExport labels an export case with the Go verdict, its inclusion
+// checked against the main tiles.
+func (g *gen) checkExport(name, key, text string, covers bool, want string) {
+	tiles := g.v.Tiles["main"]
+	_, err := export.Verify(strings.NewReader(text), g.verify[key], tlog.TileFetcher(func(p string) ([]byte, error) {
+		if b, ok := tiles[p]; ok {
+			return b, nil
+		}
+		return nil, errors.New("no tile " + p)
+	}))
+	g.add(Case{Name: name, Kind: "export", Key: key, Export: text, Tiles: "main", CoversTree: covers}, err, want)
+}
+
+// writeExport writes records as an export in format under the checkpoint
+// note, its manifest naming filters.
+func (g *gen) writeExport(format, note string, filters map[string]string, records []todo.AuditRecord) string {
+	c, err := tlog.ParseCheckpoint(strings.SplitN(note, "\n\n", 2)[0] + "\n")
+	if err != nil {
+		g.t.Fatal(err)
+	}
+	var b bytes.Buffer
+	w := export.New(&b, format, filters, exportLog{note: note, cp: c, index: g.index})
+	for _, r := range records {
+		if err := w.Write(r); err != nil {
 			g.t.Fatal(err)
 		}
-		var b bytes.Buffer
-		w := export.New(&b, format, nil, exportLog{note: note, cp: c, index: g.index})
-		for _, r := range records {
-			if err := w.Write(r); err != nil {
+	}
+	if _, err := w.Close(context.Background()); err != nil {
+		g.t.Fatal(err)
+	}
+	return b.String()
+}
+
+// exportErasureCases are exports whose records show an erasure no
+// erasure makes: it erases every personal value of a version, personal
+// fields only, and every version before the newest it erases.
+func (g *gen) exportErasureCases(cp string, h3, erased []todo.AuditRecord) {
+	erase := func(r todo.AuditRecord, names ...string) todo.AuditRecord {
+		r.Commitments = maps.Clone(r.Commitments) // r's own: the history's stay as they are
+		for _, n := range names {
+			if err := r.Erase(n); err != nil {
 				g.t.Fatal(err)
 			}
 		}
-		if _, err := w.Close(ctx); err != nil {
-			g.t.Fatal(err)
-		}
-		return b.String()
+		return r
 	}
+	for _, format := range []string{export.NDJSON, export.CSV} {
+		kind := map[string]string{export.NDJSON: "NDJSON", export.CSV: "CSV"}[format]
+		g.checkExport(kind+" export of a todo with every personal value erased", "ed25519", g.writeExport(format, cp, nil, erased), false, "verified")
+		g.checkExport(kind+" export, a version's title alone shown erased", "ed25519",
+			g.writeExport(format, cp, nil, []todo.AuditRecord{erase(h3[1], "title")}), false, "failed")
+		g.checkExport(kind+" export, a version's category shown erased as well", "ed25519",
+			g.writeExport(format, cp, nil, []todo.AuditRecord{erase(erased[1], "category")}), false, "failed")
+		g.checkExport(kind+" export, the last version erased and the ones before it kept", "ed25519",
+			g.writeExport(format, cp, nil, []todo.AuditRecord{h3[0], h3[1], erase(h3[2], todo.PersonalFields...)}), false, "failed")
+	}
+	g.checkExport("NDJSON export, the first version erased and a later one kept", "ed25519",
+		g.writeExport(export.NDJSON, cp, nil, []todo.AuditRecord{erase(h3[0], todo.PersonalFields...), h3[1]}), false, "verified")
+}
+
+// exportFilterCases are exports of one todo whose manifest names filters:
+// each record must be one they select, and an unknown filter fails.
+func (g *gen) exportFilterCases(cp string, h2 []todo.AuditRecord) {
+	since := h2[0].DateCreatedUTC.Format(time.RFC3339Nano)
+	until := h2[len(h2)-1].DateCreatedUTC.Format(time.RFC3339Nano)
+	for _, c := range []struct {
+		name    string
+		filters map[string]string
+		want    string
+	}{
+		{"every filter its records are of", map[string]string{"owner": "alice", "entityId": "Grocery:0002", "id": "Grocery:0002",
+			"category": "Grocery", "actor": "alice", "since": since, "until": until}, "verified"},
+		{"another owner", map[string]string{"owner": "bob"}, "failed"},
+		{"another todo", map[string]string{"entityId": "Work:0003"}, "failed"},
+		{"one operation of two", map[string]string{"operation": "create"}, "failed"},
+		{"another category", map[string]string{"category": "Work"}, "failed"},
+		{"another actor", map[string]string{"actor": "bob"}, "failed"},
+		{"since after its first record", map[string]string{"since": h2[1].DateCreatedUTC.Format(time.RFC3339Nano)}, "failed"},
+		{"until before its last record", map[string]string{"until": h2[1].DateCreatedUTC.Format(time.RFC3339Nano)}, "failed"},
+		{"since not a time", map[string]string{"since": "yesterday"}, "failed"},
+		{"an unknown filter", map[string]string{"colour": "blue"}, "failed"},
+	} {
+		g.checkExport("NDJSON export with a manifest filter: "+c.name, "ed25519", g.writeExport(export.NDJSON, cp, c.filters, h2), false, c.want)
+	}
+	g.checkExport("CSV export with a manifest filter: another owner", "ed25519",
+		g.writeExport(export.CSV, cp, map[string]string{"owner": "bob"}, h2), false, "failed")
+}
+
+func (g *gen) exportCases(size int64, cp, cpECDSA string, logged [][]todo.AuditRecord, h2, h3 []todo.AuditRecord) {
+	write := func(format, note string, records []todo.AuditRecord) string {
+		return g.writeExport(format, note, nil, records)
+	}
+	check := g.checkExport
 	tiles := g.v.Tiles["main"]
-	check := func(name, key, text string, covers bool, want string) {
-		_, err := export.Verify(strings.NewReader(text), g.verify[key], tlog.TileFetcher(func(p string) ([]byte, error) {
-			if b, ok := tiles[p]; ok {
-				return b, nil
-			}
-			return nil, errors.New("no tile " + p)
-		}))
-		g.add(Case{Name: name, Kind: "export", Key: key, Export: text, Tiles: "main", CoversTree: covers}, err, want)
-	}
 	var all []todo.AuditRecord
 	for _, h := range logged {
 		all = append(all, h...)

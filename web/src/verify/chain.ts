@@ -20,6 +20,10 @@ export const properties: readonly (readonly [string, Kind])[] = [
 /** editable are the user-editable properties: the ones an erasure removes. */
 export const editable: readonly string[] = ["category", "title", "notes", "dueDate", "tags", "isCompleted"];
 
+/** personal are the fields of a todo that hold its owner's own free text:
+ * the ones an erasure erases, every one together. */
+export const personal: readonly string[] = ["title", "notes", "tags"];
+
 /** links are the entity's chain links, allowed in a snapshot, never committed. */
 const links = ["chain", "prevHash", "hash"];
 
@@ -288,6 +292,20 @@ export function recordOf(o: Json, allowed: readonly string[] = recordMembers): A
     version: int(o, "version", w), operation: str(o, "operation", w), dateCreatedUtc: at, actor: str(o, "actor", w),
     prevHash: str(o, "prevHash", w), hash: str(o, "hash", w), chain: int(o, "chain", w), entity: o["entity"], raw: o,
   };
+}
+
+/** erasedNames lists the fields a record shows erased, in the order of
+ * the todo's properties. */
+export function erasedNames(r: AuditRecord & { raw: JsonObject }): string[] {
+  const c = commitmentsOf(r.raw["commitments"]) ?? {};
+  return properties.map(([n]) => n).filter((n) => c[n]?.erased === true);
+}
+
+/** personalValues says whether a personal field of a snapshot holds a
+ * value: one an erasure would erase. */
+export function personalValues(entity: Json | undefined): boolean {
+  const e = decodeEntity(entity);
+  return personal.some((n) => !e.get(n)!.zero);
 }
 
 /** checkRecord says why a record (as served with its commitments, or as

@@ -1,12 +1,15 @@
 // An export (NDJSON or CSV, GET .../export) checked as the auditor's
 // command line checks it: the manifest against the lines before it, each
 // record's hash from its content, the links between the versions of each
-// todo it holds, the manifest's checkpoint, and every record's leaf in the
-// checkpoint's tree. With no network at all, inclusion is proven when the
+// todo it holds, what its records show erased (personal fields only, every
+// one of a version, every version before the newest erased), the records
+// against the manifest's filters, the manifest's checkpoint, and every
+// record's leaf in the checkpoint's tree. With no network at all, inclusion is proven when the
 // export holds every leaf of that tree; otherwise it needs the log's tiles.
 
 import { hex, sha256, utf8 } from "./bytes.ts";
-import { checkRecord, recordMembers, recordOf, type AuditRecord } from "./chain.ts";
+import { checkRecord, erasedNames, personal, personalValues, recordMembers, recordOf, type AuditRecord } from "./chain.ts";
+import { ownerOf, Seen } from "./filters.ts";
 import { isObject, onlyMembers, parseStrict, type Json, type JsonObject } from "./json.ts";
 import { leafOf } from "./leaf.ts";
 import { leafHash, rootAround, type TileReader } from "./merkle.ts";
@@ -18,6 +21,10 @@ export interface ExportReport {
   format: string;
   count: number;
   links: number;
+  /** erasedFields counts the fields shown erased, in erasedRecords
+   * records: each verified by its digest alone. */
+  erasedFields: number;
+  erasedRecords: number;
   checkpoint: Checkpoint;
   summary: string;
 }
@@ -148,6 +155,51 @@ function refOf(v: Json | undefined, what: string): Ref | null {
   return { id: r.id, entityKey: r.entityKey, version: r.version, at: canonicalTime(r.dateCreatedUtc), hash: r.hash };
 }
 
+/** Erasures checks what records show erased against what an erasure does:
+ * it erases personal fields only, every one that holds a value, and every
+ * version before it. A record rewritten to hide one value, or a field that
+ * is not personal, behind "erased" fails. */
+class Erasures {
+  fields = 0;
+  records = 0;
+  /** By entity key, the newest version shown erased and the oldest with a
+   * personal value kept. */
+  private upTo = new Map<string, number>();
+  private keptFrom = new Map<string, number>();
+
+  /** record says why a checked record's erasure is not one an erasure
+   * makes, or gives null. */
+  record(r: AuditRecord & { raw: JsonObject }): string | null {
+    const names = erasedNames(r);
+    const kept = personalValues(r.entity);
+    if (names.length === 0) {
+      // The first chain encoding commits to no field separately: an
+      // erasure leaves those versions as they are.
+      const from = this.keptFrom.get(r.entityKey);
+      if (kept && r.chain >= 2 && (from === undefined || r.version < from)) this.keptFrom.set(r.entityKey, r.version);
+      return null;
+    }
+    if (kept) return `it shows ${names.join(", ")} erased, and keeps another personal value: an erasure erases them all`;
+    const other = names.find((n) => !personal.includes(n));
+    if (other !== undefined) return `it shows ${other} erased, which is not a personal field: no erasure erases it`;
+    this.fields += names.length;
+    this.records++;
+    this.upTo.set(r.entityKey, Math.max(this.upTo.get(r.entityKey) ?? 0, r.version));
+    return null;
+  }
+
+  /** check throws when a version keeps its personal values though a later
+   * one of the same todo is shown erased. */
+  check(): void {
+    for (const [key, upTo] of this.upTo) {
+      const from = this.keptFrom.get(key);
+      if (from !== undefined && from < upTo) {
+        throw new Error(`version ${from} of ${key} keeps its personal values, though version ${upTo} after it is shown erased: an erasure erases every version before it`);
+      }
+    }
+  }
+}
+
 const sameRef = (a: Ref | null, b: Ref | null): boolean =>
   a === null || b === null ? a === b : a.id === b.id && a.entityKey === b.entityKey && a.version === b.version && a.at === b.at && a.hash === b.hash;
 
@@ -161,6 +213,8 @@ export async function verifyExport(text: string, key: NoteKey, tiles?: TileReade
   const versions = new Map<string, Map<number, AuditRecord>>();
   const leaves = new Map<number, Uint8Array>();
   let links = 0;
+  const erasures = new Erasures();
+  const seen = new Seen();
   let pending = 0;
   let first: Ref | null = null;
   let last: Ref | null = null;
@@ -170,6 +224,10 @@ export async function verifyExport(text: string, key: NoteKey, tiles?: TileReade
     if (r.id !== `${r.entityId}:v${r.version}`) throw new Error(`${name} has id ${JSON.stringify(r.id)}, not the id of that version`);
     const bad = await checkRecord(r);
     if (bad) throw new Error(`${name}: ${bad}`);
+    const notErasure = erasures.record(r);
+    if (notErasure) throw new Error(`${name}: ${notErasure}`);
+    const category = isObject(r.entity) ? r.entity["category"] : undefined;
+    seen.add(r, ownerOf(r), typeof category === "string" ? category : "");
     const vs = versions.get(r.entityKey) ?? new Map<number, AuditRecord>();
     versions.set(r.entityKey, vs);
     if (vs.has(r.version)) throw new Error(`${name} is exported twice`);
@@ -199,6 +257,8 @@ export async function verifyExport(text: string, key: NoteKey, tiles?: TileReade
   if (!sameRef(refOf(mv["first"], "the manifest's first"), first)) throw new Error("the manifest's first record is not the export's");
   if (!sameRef(refOf(mv["last"], "the manifest's last"), last)) throw new Error("the manifest's last record is not the export's");
   if ((mv["pending"] ?? 0) !== pending) throw new Error(`the manifest counts ${String(mv["pending"])} records without a logIndex, the export holds ${pending}`);
+  seen.check(mv["filters"]);
+  erasures.check();
   const note = mv["logCheckpoint"];
   if (typeof note !== "string") throw new Error(`the manifest names no log checkpoint: the ${rows.length} records cannot be checked against the log`);
   const checkpoint = await openCheckpoint(note, key).catch((e: Error) => Promise.reject(new Error("the manifest's checkpoint: " + e.message)));
@@ -214,7 +274,8 @@ export async function verifyExport(text: string, key: NoteKey, tiles?: TileReade
   }
   if (!equal(root, checkpoint.root)) throw new Error("a record is not in the log under the manifest's checkpoint");
   return {
-    format, count: rows.length, links, checkpoint,
-    summary: `export verified: ${rows.length} records (${format}, sha256 ${sum}), ${links} links between versions, every record in the log under ${describe(checkpoint)}`,
+    format, count: rows.length, links, erasedFields: erasures.fields, erasedRecords: erasures.records, checkpoint,
+    summary: `export verified: ${rows.length} records (${format}, sha256 ${sum}), ${links} links between versions, `
+      + `${erasures.fields} fields erased in ${erasures.records} records (checked by digest), every record in the log under ${describe(checkpoint)}`,
   };
 }

@@ -81,6 +81,13 @@ test("an export that does not hold the whole tree needs the tiles", async () => 
   await assert.rejects(v.verifyExport(c.export, keys[c.key]), /tiles are needed/);
 });
 
+test("an export of erased versions counts the fields erased and the records showing them", async () => {
+  const c = vectors.cases.find((x) => x.name === "NDJSON export of a todo with every personal value erased");
+  const rep = await v.verifyExport(c.export, keys[c.key], tileReader(c.tiles));
+  assert.deepEqual([rep.erasedFields, rep.erasedRecords], [9, 3]); // title, notes and tags of three versions
+  assert.match(rep.summary, /9 fields erased in 3 records/);
+});
+
 test("a DER ECDSA signature becomes r||s; other encodings are refused", () => {
   const der = Uint8Array.from([0x30, 0x08, 0x02, 0x02, 0x00, 0x80, 0x02, 0x02, 0x01, 0x02]);
   const raw = v.rawECDSA(der);
