@@ -397,6 +397,9 @@ func logSettings(c *Config, get func(Setting) string) error {
 		if err == nil {
 			c.LogWitnesses, err = tlog.ParsePolicy(b)
 		}
+		if err == nil {
+			err = c.LogWitnesses.Submittable()
+		}
 		if err != nil {
 			return &Error{logWitnessPolicy.Name, err.Error()}
 		}

@@ -49,13 +49,15 @@ type Cosignature struct {
 	Time    time.Time `json:"time"`
 }
 
-// ParsePolicy reads a policy file. Witness lines must carry their URL, as
-// formats' parser (which decides quorums) requires.
+// ParsePolicy reads a policy file. A witness line's submission URL is
+// optional, as the format allows: a verifier needs only the witness's key,
+// and a log submits only to the witnesses that have one (see
+// Policy.Submittable).
 func ParsePolicy(text []byte) (*Policy, error) {
 	if len(text) > maxPolicyBytes {
 		return nil, fmt.Errorf("the policy is larger than %d bytes", maxPolicyBytes)
 	}
-	g, err := fwitness.ParsePolicy(text)
+	g, err := fwitness.ParsePolicy(withURLs(text))
 	if err != nil {
 		return nil, fmt.Errorf("not a tlog-policy: %w", err)
 	}
@@ -81,7 +83,11 @@ func ParsePolicy(text []byte) (*Policy, error) {
 			if err != nil {
 				return nil, err
 			}
-			p.Witnesses = append(p.Witnesses, PolicyWitness{Name: f[1], Key: f[2], URL: f[3], Verifier: v})
+			w := PolicyWitness{Name: f[1], Key: f[2], Verifier: v}
+			if len(f) > 3 {
+				w.URL = f[3]
+			}
+			p.Witnesses = append(p.Witnesses, w)
 		case "group":
 			p.groups[f[1]] = f[2:]
 		case "quorum":
@@ -89,6 +95,39 @@ func ParsePolicy(text []byte) (*Policy, error) {
 		}
 	}
 	return p, sc.Err()
+}
+
+// placeholderURL stands in for a witness line's missing URL for formats'
+// parser, which requires one; the witness keeps no URL.
+const placeholderURL = "https://no-submission-url.invalid/"
+
+// withURLs is text with placeholderURL added to the witness lines that
+// have no URL.
+func withURLs(text []byte) []byte {
+	lines := bytes.Split(text, []byte("\n"))
+	for i, line := range lines {
+		code, comment, commented := bytes.Cut(line, []byte("#"))
+		if f := bytes.Fields(code); len(f) == 3 && string(f[0]) == "witness" {
+			l := append(bytes.Join(f, []byte(" ")), " "+placeholderURL...)
+			if commented {
+				l = append(append(l, " #"...), comment...)
+			}
+			lines[i] = l
+		}
+	}
+	return bytes.Join(lines, []byte("\n"))
+}
+
+// Submittable reports a witness the policy gives no submission URL: the
+// log cannot ask it to cosign, so a log's own policy must give every
+// witness one.
+func (p *Policy) Submittable() error {
+	for _, w := range p.Witnesses {
+		if w.URL == "" {
+			return fmt.Errorf("witness %s has no submission URL: the log cannot ask it to cosign", w.Name)
+		}
+	}
+	return nil
 }
 
 // Cosigners returns the witnesses of the policy whose cosignature of the

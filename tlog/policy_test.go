@@ -33,6 +33,29 @@ func TestParsePolicyRefuses(t *testing.T) {
 	}
 }
 
+// A witness line without its URL, as the format allows, is enough for a
+// verifier; only a log, which must submit, needs every URL.
+func TestPolicyWithoutURLs(t *testing.T) {
+	_, p := startWitnesses(t, testKeys, 2, 2)
+	w1, w2 := p.Witnesses[0], p.Witnesses[1]
+	q, err := ParsePolicy([]byte("log " + testKeys.VerifierKey + "\nwitness w1 " + w1.Key + " # no URL\nwitness w2 " + w2.Key + " " + w2.URL + "\ngroup g 2 w1 w2\nquorum g\n"))
+	if err != nil {
+		t.Fatalf("a witness without its URL: %v", err)
+	}
+	if q.Witnesses[0].URL != "" || q.Witnesses[1].URL != w2.URL {
+		t.Errorf("URLs %q and %q, want none and %q", q.Witnesses[0].URL, q.Witnesses[1].URL, w2.URL)
+	}
+	if err := q.Submittable(); err == nil || !strings.Contains(err.Error(), "w1") {
+		t.Errorf("a log's policy with a witness it cannot reach: %v", err)
+	}
+	if err := p.Submittable(); err != nil {
+		t.Errorf("every witness has its URL: %v", err)
+	}
+	if _, err := q.Check([]byte("todo.test/log\n1\nAAAA\n\n")); !errors.Is(err, ErrNoQuorum) {
+		t.Errorf("the quorum of a policy without URLs: %v", err)
+	}
+}
+
 // FuzzParsePolicy checks that the policy parser never panics and that
 // what it accepts is consistent: every witness has a verifier, and a
 // policy that parses parses again from its text.
