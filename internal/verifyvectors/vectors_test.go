@@ -163,6 +163,7 @@ func generate(t *testing.T) Vectors {
 	g.recordCases(h2, h3, erased)
 	g.exportCases(size, cp, cpECDSA, logged, h2, h3)
 	g.exportErasureCases(cp, h3, erased)
+	g.exportErasureEntryCases(cp, erased)
 	g.exportFilterCases(cp, h2)
 	return g.v
 }
@@ -755,6 +756,41 @@ func (g *gen) exportErasureCases(cp string, h3, erased []todo.AuditRecord) {
 	}
 	g.checkExport("NDJSON export, the first version erased and a later one kept", "ed25519",
 		g.writeExport(export.NDJSON, cp, nil, []todo.AuditRecord{erase(h3[0], todo.PersonalFields...), h3[1]}), false, "verified")
+}
+
+// exportErasureEntryCases are exports holding an erasure's own entry, as
+// an activity or admin export shows it: no chain or log covers it, so it
+// is checked against its hash, the SHA-256 of its entity (the run's
+// status), shown in the governance partition without a logIndex, and
+// counted among the manifest's pending records.
+func (g *gen) exportErasureEntryCases(cp string, erased []todo.AuditRecord) {
+	status := []byte(`{"id":"erasure:erin","userId":"erin","reason":"asked by erin","requestedBy":"admin","run":1,"state":"done","phase":"done"}`)
+	sum := sha256.Sum256(status)
+	entry := todo.AuditRecord{ID: "erasure:erin", EntityKey: todo.GovernanceKey, EntityID: "erasure:erin", EntityType: todo.EntityTypeErasure,
+		Version: 1, Operation: todo.OpErase, Entity: status, DateCreatedUTC: erased[len(erased)-1].DateCreatedUTC.Add(time.Second),
+		Actor: "admin", Hash: hex.EncodeToString(sum[:])}
+	records := append(append([]todo.AuditRecord(nil), erased...), entry)
+	for _, format := range []string{export.NDJSON, export.CSV} {
+		kind := map[string]string{export.NDJSON: "NDJSON", export.CSV: "CSV"}[format]
+		text := g.writeExport(format, cp, nil, records)
+		q := map[string]string{export.NDJSON: `"`, export.CSV: `""`}[format] // a quote, as the manifest's JSON shows it
+		g.checkExport(kind+" export with an erasure entry", "ed25519", text, false, "verified")
+		g.checkExport(kind+" export with an erasure entry whose entity is edited", "ed25519",
+			strings.Replace(text, "asked by", "asked of", 1), false, "failed")
+		moved := entry
+		moved.EntityKey = "todo/erin/erasure:erin"
+		g.checkExport(kind+" export with an erasure entry outside the governance partition", "ed25519",
+			g.writeExport(format, cp, nil, append(records[:len(records)-1:len(records)-1], moved)), false, "failed")
+		g.checkExport(kind+" export with an erasure entry the manifest does not count as pending", "ed25519",
+			strings.Replace(text, "pending"+q+":1", "pending"+q+":0", 1), false, "failed")
+	}
+	ndjson := g.writeExport(export.NDJSON, cp, nil, records)
+	g.checkExport("NDJSON export with an erasure entry given a logIndex", "ed25519",
+		strings.Replace(ndjson, `"entityType":"erasure"`, `"entityType":"erasure","logIndex":0`, 1), false, "failed")
+	g.checkExport("NDJSON export with an erasure entry under a manifest filter of its user", "ed25519",
+		g.writeExport(export.NDJSON, cp, map[string]string{"owner": "erin"}, records), false, "verified")
+	g.checkExport("NDJSON export with an erasure entry under a manifest filter of another user", "ed25519",
+		g.writeExport(export.NDJSON, cp, map[string]string{"owner": "bob"}, records), false, "failed")
 }
 
 // exportFilterCases are exports of one todo whose manifest names filters:

@@ -17,7 +17,8 @@ export const properties: readonly (readonly [string, Kind])[] = [
   ["movedFrom", "string"], ["movingTo", "string"], ["partitionKey", "string"],
 ];
 
-/** editable are the user-editable properties: the ones an erasure removes. */
+/** editable are the user-editable properties; an erasure erases only the
+ * personal ones among them (title, notes and tags). */
 export const editable: readonly string[] = ["category", "title", "notes", "dueDate", "tags", "isCompleted"];
 
 /** personal are the fields of a todo that hold its owner's own free text:

@@ -4,13 +4,17 @@
 // todo it holds, what its records show erased (personal fields only, every
 // one of a version, every version before the newest erased), the records
 // against the manifest's filters, the manifest's checkpoint, and every
-// record's leaf in the checkpoint's tree. With no network at all, inclusion is proven when the
-// export holds every leaf of that tree; otherwise it needs the log's tiles.
+// version's leaf in the checkpoint's tree. With no network at all,
+// inclusion is proven when the export holds every leaf of that tree;
+// otherwise it needs the log's tiles. The entry of an erasure (an activity
+// or admin export shows them) is no version: no chain or log covers it, so
+// it is checked against its own hash, the SHA-256 of its entity, and
+// counted among the manifest's records without a logIndex.
 
 import { hex, sha256, utf8 } from "./bytes.ts";
 import { checkRecord, erasedNames, personal, personalValues, recordMembers, recordOf, type AuditRecord } from "./chain.ts";
 import { ownerOf, Seen } from "./filters.ts";
-import { isObject, onlyMembers, parseStrict, type Json, type JsonObject } from "./json.ts";
+import { isObject, onlyMembers, parseStrict, parseStrictMembers, type Json, type JsonObject } from "./json.ts";
 import { leafOf } from "./leaf.ts";
 import { leafHash, rootAround, type TileReader } from "./merkle.ts";
 import { equal } from "./bytes.ts";
@@ -25,6 +29,9 @@ export interface ExportReport {
    * records: each verified by its digest alone. */
   erasedFields: number;
   erasedRecords: number;
+  /** erasures counts the entries of erasures, each checked against its
+   * own hash. */
+  erasures: number;
   checkpoint: Checkpoint;
   summary: string;
 }
@@ -40,10 +47,12 @@ interface Ref {
   hash: string;
 }
 
-/** One record read, with its leaf's index (null when not in the log yet). */
+/** One record read, with its leaf's index (null when not in the log yet)
+ * and its entity's text as sent. */
 interface Row {
   record: Json;
   logIndex: number | null;
+  entity: string;
 }
 
 /** ndjson splits an NDJSON export into its record rows, the bytes they
@@ -61,15 +70,16 @@ function ndjson(text: string): { rows: Row[]; covered: string; manifest: Json } 
       return { rows, covered: lines.slice(0, i).join(""), manifest: m["manifest"] ?? null };
     }
     let o: Json;
+    const members = new Map<string, string>();
     try {
-      o = parseStrict(line);
+      o = parseStrictMembers(line, members);
     } catch (err) {
       throw new Error(`${where} is not an audit record: ${(err as Error).message}`);
     }
     if (!isObject(o)) throw new Error(`${where} is not an audit record`);
     const { logIndex, ...record } = o;
     if (logIndex !== undefined && (!Number.isSafeInteger(logIndex) || (logIndex as number) < 0)) throw new Error(`${where}: logIndex is not a leaf index`);
-    rows.push({ record, logIndex: (logIndex as number | undefined) ?? null });
+    rows.push({ record, logIndex: (logIndex as number | undefined) ?? null, entity: members.get("entity") ?? "" });
   }
   throw new Error("the export ends without its manifest: it is incomplete");
 }
@@ -136,13 +146,16 @@ function csv(text: string): { rows: Row[]; covered: string; manifest: Json } {
     try {
       ent = parseStrict(entity!);
     } catch (err) {
-      throw new Error(`${where}: entity does not decode as a todo: ${(err as Error).message}`);
+      // An erasure's entry is checked by the hash of its entity's bytes
+      // alone, whatever they are.
+      if (entityType !== "erasure") throw new Error(`${where}: entity does not decode as a todo: ${(err as Error).message}`);
+      ent = entity!;
     }
     const record: JsonObject = { id: id!, entityKey: entityKey!, entityId: entityId!, entityType: entityType!, version: Number(version),
       operation: operation!, dateCreatedUtc: at!, actor: actor!, prevHash: prevHash!, hash: hash!, entity: ent };
     if (chain !== "") record["chain"] = Number(chain);
     if (commitments !== "") record["commitments"] = parseStrict(commitments!);
-    rows.push({ record, logIndex: logIndex === "" ? null : Number(logIndex) });
+    rows.push({ record, logIndex: logIndex === "" ? null : Number(logIndex), entity: entity! });
   }
   throw new Error("the export ends without its manifest: it is incomplete");
 }
@@ -152,8 +165,10 @@ function refOf(v: Json | undefined, what: string): Ref | null {
   if (!isObject(v)) throw new Error(`${what} is not a record reference`);
   onlyMembers(v, ["id", "entityKey", "version", "dateCreatedUtc", "hash"], what);
   const r = recordOf(v, ["id", "entityKey", "version", "dateCreatedUtc", "hash"]);
-  return { id: r.id, entityKey: r.entityKey, version: r.version, at: canonicalTime(r.dateCreatedUtc), hash: r.hash };
+  return refOfRecord(r);
 }
+
+const refOfRecord = (r: AuditRecord): Ref => ({ id: r.id, entityKey: r.entityKey, version: r.version, at: canonicalTime(r.dateCreatedUtc), hash: r.hash });
 
 /** Erasures checks what records show erased against what an erasure does:
  * it erases personal fields only, every one that holds a value, and every
@@ -200,6 +215,31 @@ class Erasures {
   }
 }
 
+/** erasureEntry says why an erasure's entry is not one: shown with the
+ * erasure's id in the governance partition, its hash the SHA-256 of its
+ * entity (the run's status), and never in the log; or gives null. */
+async function erasureEntry(r: AuditRecord, row: Row): Promise<string | null> {
+  const name = `the erasure entry ${JSON.stringify(r.id)}`;
+  if (r.id !== r.entityId || r.entityKey !== "governance" || r.operation !== "erase") {
+    return `${name} is not shown as an erasure's (id, entityKey and operation)`;
+  }
+  if (r.hash !== hex(await sha256(utf8(row.entity)))) return `${name} is not what its hash covers`;
+  if (row.logIndex !== null) return `${name} has a logIndex, though the log holds versions only`;
+  return null;
+}
+
+/** erasedUser is the user an erasure's entry names (its entity is the
+ * run's status): its userId, matched as Go's encoding/json matches it,
+ * whatever the case of its letters, the last one that is a string. */
+function erasedUser(entity: Json | undefined): string {
+  let user = "";
+  if (!isObject(entity)) return user;
+  for (const [name, v] of Object.entries(entity)) {
+    if (name.toLowerCase() === "userid" && typeof v === "string") user = v;
+  }
+  return user;
+}
+
 const sameRef = (a: Ref | null, b: Ref | null): boolean =>
   a === null || b === null ? a === b : a.id === b.id && a.entityKey === b.entityKey && a.version === b.version && a.at === b.at && a.hash === b.hash;
 
@@ -216,10 +256,20 @@ export async function verifyExport(text: string, key: NoteKey, tiles?: TileReade
   const erasures = new Erasures();
   const seen = new Seen();
   let pending = 0;
+  let entries = 0;
   let first: Ref | null = null;
   let last: Ref | null = null;
   for (const row of rows) {
     const r = recordOf(row.record, recordMembers);
+    if (r.entityType === "erasure") {
+      const bad = await erasureEntry(r, row);
+      if (bad) throw new Error(bad);
+      entries++;
+      seen.add(r, erasedUser(r.entity), "");
+      last = refOfRecord(r);
+      first ??= last;
+      continue;
+    }
     const name = `version ${r.version} of ${r.entityKey}`;
     if (r.id !== `${r.entityId}:v${r.version}`) throw new Error(`${name} has id ${JSON.stringify(r.id)}, not the id of that version`);
     const bad = await checkRecord(r);
@@ -244,7 +294,7 @@ export async function verifyExport(text: string, key: NoteKey, tiles?: TileReade
     }
     if (row.logIndex === null) pending++;
     else leaves.set(row.logIndex, await leafHash(leaf));
-    last = { id: r.id, entityKey: r.entityKey, version: r.version, at: canonicalTime(r.dateCreatedUtc), hash: r.hash };
+    last = refOfRecord(r);
     first ??= last;
   }
   if (!isObject(mv)) throw new Error("the manifest does not decode");
@@ -256,7 +306,9 @@ export async function verifyExport(text: string, key: NoteKey, tiles?: TileReade
   if (mv["count"] !== rows.length) throw new Error(`the manifest counts ${String(mv["count"])} records, the export holds ${rows.length}`);
   if (!sameRef(refOf(mv["first"], "the manifest's first"), first)) throw new Error("the manifest's first record is not the export's");
   if (!sameRef(refOf(mv["last"], "the manifest's last"), last)) throw new Error("the manifest's last record is not the export's");
-  if ((mv["pending"] ?? 0) !== pending) throw new Error(`the manifest counts ${String(mv["pending"])} records without a logIndex, the export holds ${pending}`);
+  if ((mv["pending"] ?? 0) !== pending + entries) {
+    throw new Error(`the manifest counts ${String(mv["pending"])} records without a logIndex, the export holds ${pending + entries}`);
+  }
   seen.check(mv["filters"]);
   erasures.check();
   const note = mv["logCheckpoint"];
@@ -274,8 +326,8 @@ export async function verifyExport(text: string, key: NoteKey, tiles?: TileReade
   }
   if (!equal(root, checkpoint.root)) throw new Error("a record is not in the log under the manifest's checkpoint");
   return {
-    format, count: rows.length, links, erasedFields: erasures.fields, erasedRecords: erasures.records, checkpoint,
+    format, count: rows.length, links, erasedFields: erasures.fields, erasedRecords: erasures.records, erasures: entries, checkpoint,
     summary: `export verified: ${rows.length} records (${format}, sha256 ${sum}), ${links} links between versions, `
-      + `${erasures.fields} fields erased in ${erasures.records} records (checked by digest), every record in the log under ${describe(checkpoint)}`,
+      + `${erasures.fields} fields erased in ${erasures.records} records (checked by digest), ${entries} erasure entries, every version in the log under ${describe(checkpoint)}`,
   };
 }

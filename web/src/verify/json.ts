@@ -12,6 +12,13 @@ const token = /[ \t\n\r]*(?:("(?:[^"\\\u0000-\u001f]|\\["\\/bfnrt]|\\u[0-9a-fA-F
 /** parseStrict parses one JSON value, refusing duplicate member names;
  * it throws an Error saying why the text is not strict JSON. */
 export function parseStrict(text: string): Json {
+  return parseStrictMembers(text, undefined);
+}
+
+/** parseStrictMembers is parseStrict that, when the value is an object,
+ * gives members the text of each member's value, as sent: what a hash
+ * over those bytes covers. */
+export function parseStrictMembers(text: string, members: Map<string, string> | undefined): Json {
   let at = 0;
   // next reads one token: a string or number (kept as its text, for
   // JSON.parse), a literal, or punctuation.
@@ -22,7 +29,8 @@ export function parseStrict(text: string): Json {
     at = token.lastIndex;
     return m[4] === undefined ? { kind: "value", tok: m[1] ?? m[2] ?? m[3]! } : { kind: "punct", tok: m[4] };
   };
-  const value = (): Json => {
+  const space = /[ \t\n\r]*/y;
+  const value = (top: boolean): Json => {
     const t = next();
     if (t.kind === "value") return JSON.parse(t.tok) as Json;
     if (t.tok === "[") {
@@ -31,7 +39,7 @@ export function parseStrict(text: string): Json {
       if (next().tok === "]") return out;
       at = save;
       for (;;) {
-        out.push(value());
+        out.push(value(false));
         const sep = next().tok;
         if (sep === "]") return out;
         if (sep !== ",") throw new Error(`expected , or ] at character ${at}`);
@@ -46,13 +54,16 @@ export function parseStrict(text: string): Json {
       const name = JSON.parse(n.tok) as string;
       if (Object.hasOwn(obj, name)) throw new Error(`member ${JSON.stringify(name)} is given twice`);
       if (next().tok !== ":") throw new Error(`expected : at character ${at}`);
-      Object.defineProperty(obj, name, { value: value(), enumerable: true, writable: true, configurable: true });
+      space.lastIndex = at;
+      const start = at + space.exec(text)![0].length;
+      Object.defineProperty(obj, name, { value: value(false), enumerable: true, writable: true, configurable: true });
+      if (top) members?.set(name, text.slice(start, at));
       const sep = next().tok;
       if (sep === "}") return obj;
       if (sep !== ",") throw new Error(`expected , or } at character ${at}`);
     }
   };
-  const v = value();
+  const v = value(true);
   if (!/^[ \t\n\r]*$/.test(text.slice(at))) throw new Error(`text after the JSON value at character ${at}`);
   return v;
 }

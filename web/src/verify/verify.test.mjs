@@ -88,6 +88,15 @@ test("an export of erased versions counts the fields erased and the records show
   assert.match(rep.summary, /9 fields erased in 3 records/);
 });
 
+test("an export with an erasure's entry counts it apart from the versions", async () => {
+  for (const name of ["NDJSON export with an erasure entry", "CSV export with an erasure entry"]) {
+    const c = vectors.cases.find((x) => x.name === name);
+    const rep = await v.verifyExport(c.export, keys[c.key], tileReader(c.tiles));
+    assert.deepEqual([rep.count, rep.erasures, rep.erasedRecords], [4, 1, 3], name);
+    assert.match(rep.summary, /1 erasure entries, every version in the log/);
+  }
+});
+
 test("a DER ECDSA signature becomes r||s; other encodings are refused", () => {
   const der = Uint8Array.from([0x30, 0x08, 0x02, 0x02, 0x00, 0x80, 0x02, 0x02, 0x01, 0x02]);
   const raw = v.rawECDSA(der);
