@@ -1,27 +1,18 @@
-// What the page's end-to-end tests share: the handler built from this tree,
-// run on the embedded store in a temporary directory on a free port (dev
-// mode, the admins given), headless Chromium, and small helpers to call the
-// API and to wait with a deadline.
+// What the audit views' end-to-end tests share, on the page tests' harness
+// (harness.mjs: the handler binary, a free port, Debian's chromium): one
+// handler for a whole file, on the embedded store in a temporary directory
+// (dev mode, the admins given), that a test may stop and start again around
+// an edit of its store, and small helpers to call the API and to wait with a
+// deadline.
 
 import assert from "node:assert/strict";
-import { execFileSync, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before } from "node:test";
-import { fileURLToPath } from "node:url";
 import AxeBuilder from "@axe-core/playwright";
-import { chromium } from "playwright-core";
-
-const root = fileURLToPath(new URL("../../", import.meta.url));
-
-const freePort = () => new Promise((resolve) => {
-  const s = createServer().listen(0, "127.0.0.1", () => {
-    const { port } = s.address();
-    s.close(() => resolve(port));
-  });
-});
+import { freePort, handlerBinary, launchBrowser } from "./harness.mjs";
 
 /** until polls f until it returns a truthy value, within a deadline. */
 export async function until(what, f, seconds = 90) {
@@ -51,11 +42,12 @@ export function handlerUnderTest({ prefix, adminUsers = "" }) {
     /** The store's file, to copy or edit while the handler is stopped. */
     store: path.join(dir, "data", "store.db"),
     base: "",
+    bin: "",
     browser: null,
     server: null,
     /** start runs the handler on base and waits until it answers. */
     async start() {
-      h.server = spawn(path.join(dir, "handler"), [], {
+      h.server = spawn(h.bin, [], {
         env: { ...process.env, LISTEN_ADDR: h.base.slice(7), DATA_DIR: path.join(dir, "data"), AUTH_MODE: "dev", ADMIN_USERS: adminUsers },
         stdio: ["ignore", "ignore", "inherit"],
       });
@@ -80,13 +72,10 @@ export function handlerUnderTest({ prefix, adminUsers = "" }) {
     },
   };
   before(async () => {
-    execFileSync("go", ["build", "-o", path.join(dir, "handler"), "./handler"], { cwd: root, stdio: "inherit" });
+    h.bin = await handlerBinary();
     h.base = `http://127.0.0.1:${await freePort()}`;
     await h.start();
-    h.browser = await chromium.launch({
-      executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
-      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-    });
+    h.browser = await launchBrowser();
   });
   after(async () => {
     await h.browser?.close();
