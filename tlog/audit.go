@@ -2,6 +2,7 @@ package tlog
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -42,6 +43,9 @@ type Problem struct {
 	Kind     string `json:"kind"`
 	EntityID string `json:"entityId"`
 	Version  int64  `json:"version"`
+	// Index is the leaf's, for a leaf that names no version (LeafV2) and
+	// whose hash no stored record has.
+	Index *int64 `json:"index,omitempty"`
 }
 
 // AuditReport is the outcome of walking the whole log against the store.
@@ -89,7 +93,10 @@ func (l *Log) AuditStore(ctx context.Context, grace time.Duration, now time.Time
 			rep.Problems = append(rep.Problems, Problem{Kind: BehindAnchor})
 		}
 	}
-	logged := map[string]bool{}
+	w := logWalk{stored: stored, byHash: map[string]string{}, logged: map[string]bool{}, rep: &rep}
+	for key, s := range stored {
+		w.byHash[s.Hash] = key
+	}
 	hr := newTileReader(ctx, l.Leases).hashes(c.Tree())
 	for n := int64(0); n*tileWidth < c.Size; n++ {
 		leaves, err := l.bundle(ctx, hr, bundleTile(c.Size, n))
@@ -97,69 +104,135 @@ func (l *Log) AuditStore(ctx context.Context, grace time.Duration, now time.Time
 			rep.Problems = append(rep.Problems, Problem{Kind: LogDamaged, Version: n * tileWidth})
 			continue
 		}
-		located, err := l.locateLeaves(ctx, leaves)
-		if err != nil {
+		if err := w.bundle(ctx, l, n*tileWidth, leaves); err != nil {
 			return rep, err
 		}
-		for i, b := range leaves {
-			rep.Entries++
-			leaf, err := ParseLeaf(b)
-			if err != nil {
-				rep.Problems = append(rep.Problems, Problem{Kind: LogDamaged, Version: rep.Entries - 1})
+	}
+	missing, err := w.unlogged(ctx, l, c.Size, now.Add(-grace).Unix())
+	if err != nil {
+		return rep, err
+	}
+	rep.Problems = append(rep.Problems, missing...)
+	for _, i := range slices.Sorted(maps.Keys(w.unmatched)) {
+		rep.Problems = append(rep.Problems, Problem{Kind: MissingFromStore, Index: &i})
+	}
+	rep.Verified = len(rep.Problems) == 0
+	return rep, nil
+}
+
+// logWalk is what AuditStore knows as it walks the log's leaves.
+type logWalk struct {
+	stored map[string]storedRef // the store's records by version key
+	byHash map[string]string    // their version keys by hash
+	logged map[string]bool      // the version keys of the leaves walked
+	// unmatched are the indices of leaves that name no version (LeafV2)
+	// and whose hash no stored record has: an edited record's leaf, or a
+	// deleted one's.
+	unmatched map[int64]bool
+	rep       *AuditReport
+}
+
+func versionKey(entityKey string, version int64) string {
+	return entityKey + "\x00" + strconv.FormatInt(version, 10)
+}
+
+// bundle checks the leaves of one entry bundle, the first at index first.
+// A leaf is the version it names (LeafV1), or the stored record of its
+// hash (LeafV2); each must be located by its index document and logged
+// once, and a named one must have the stored record's hash.
+func (w *logWalk) bundle(ctx context.Context, l *Log, first int64, leaves [][]byte) error {
+	refs := make([]VersionRef, len(leaves))
+	parsed := make([]Leaf, len(leaves))
+	for i, b := range leaves {
+		w.rep.Entries++
+		leaf, err := ParseLeaf(b)
+		switch {
+		case err != nil:
+			w.rep.Problems = append(w.rep.Problems, Problem{Kind: LogDamaged, Version: first + int64(i)})
+			continue
+		case leaf.Names():
+			refs[i] = VersionRef{EntityKey: leaf.EntityKey(), Version: leaf.Version}
+		default:
+			key, ok := w.byHash[leaf.Hash]
+			if !ok {
+				if w.unmatched == nil {
+					w.unmatched = map[int64]bool{}
+				}
+				w.unmatched[first+int64(i)] = true
 				continue
 			}
-			if located[i] != n*tileWidth+int64(i) {
-				rep.Problems = append(rep.Problems, Problem{Kind: IndexDiffers, EntityID: leaf.ID, Version: leaf.Version})
-			}
-			key := leaf.EntityKey() + "\x00" + strconv.FormatInt(leaf.Version, 10)
-			if logged[key] {
-				rep.Problems = append(rep.Problems, Problem{Kind: DuplicateInLog, EntityID: leaf.ID, Version: leaf.Version})
-				continue
-			}
-			logged[key] = true
-			switch s, ok := stored[key]; {
-			case !ok:
-				rep.Problems = append(rep.Problems, Problem{Kind: MissingFromStore, EntityID: leaf.ID, Version: leaf.Version})
-			case s.Hash != leaf.Hash:
-				rep.Problems = append(rep.Problems, Problem{Kind: HashDiffers, EntityID: leaf.ID, Version: leaf.Version})
-			case s.Edited:
-				rep.Problems = append(rep.Problems, Problem{Kind: ContentDiffers, EntityID: leaf.ID, Version: leaf.Version})
-			}
+			s := w.stored[key]
+			refs[i] = VersionRef{EntityKey: s.EntityKey, Version: s.Version}
+			leaf.ID, leaf.Version = s.EntityID, s.Version
 		}
+		parsed[i] = leaf
 	}
-	cutoff := now.Add(-grace).Unix()
-	var missing []Problem
-	for key, s := range stored {
-		if logged[key] {
+	located, err := l.Locate(ctx, refs)
+	if err != nil {
+		return err
+	}
+	for i, leaf := range parsed {
+		if refs[i].EntityKey == "" {
 			continue
 		}
-		if s.TS >= cutoff {
-			rep.Pending++
+		if located[i] != first+int64(i) {
+			w.rep.Problems = append(w.rep.Problems, Problem{Kind: IndexDiffers, EntityID: leaf.ID, Version: leaf.Version})
+		}
+		key := versionKey(refs[i].EntityKey, refs[i].Version)
+		if w.logged[key] {
+			w.rep.Problems = append(w.rep.Problems, Problem{Kind: DuplicateInLog, EntityID: leaf.ID, Version: leaf.Version})
 			continue
 		}
-		missing = append(missing, Problem{Kind: MissingFromLog, EntityID: s.EntityID, Version: s.Version})
+		w.logged[key] = true
+		switch s, ok := w.stored[key]; {
+		case !ok:
+			w.rep.Problems = append(w.rep.Problems, Problem{Kind: MissingFromStore, EntityID: leaf.ID, Version: leaf.Version})
+		case s.Hash != leaf.Hash:
+			w.rep.Problems = append(w.rep.Problems, Problem{Kind: HashDiffers, EntityID: leaf.ID, Version: leaf.Version})
+		case s.Edited:
+			w.rep.Problems = append(w.rep.Problems, Problem{Kind: ContentDiffers, EntityID: leaf.ID, Version: leaf.Version})
+		}
 	}
-	slices.SortFunc(missing, func(a, b Problem) int {
+	return nil
+}
+
+// unlogged are the problems of the stored records no leaf was walked for:
+// one whose index document locates a leaf of the tree (of size size) has
+// another hash than that leaf's, which is then accounted for; one older
+// than cutoff (a _ts) is missing from the log, a younger one pending.
+func (w *logWalk) unlogged(ctx context.Context, l *Log, size, cutoff int64) ([]Problem, error) {
+	var keys []string
+	var refs []VersionRef
+	for key, s := range w.stored {
+		if !w.logged[key] {
+			keys = append(keys, key)
+			refs = append(refs, VersionRef{EntityKey: s.EntityKey, Version: s.Version})
+		}
+	}
+	located, err := l.Locate(ctx, refs)
+	if err != nil {
+		return nil, err
+	}
+	var out []Problem
+	for i, key := range keys {
+		s := w.stored[key]
+		switch {
+		case located[i] >= 0 && located[i] < size:
+			delete(w.unmatched, located[i])
+			out = append(out, Problem{Kind: HashDiffers, EntityID: s.EntityID, Version: s.Version})
+		case s.TS >= cutoff:
+			w.rep.Pending++
+		default:
+			out = append(out, Problem{Kind: MissingFromLog, EntityID: s.EntityID, Version: s.Version})
+		}
+	}
+	slices.SortFunc(out, func(a, b Problem) int {
 		if a.EntityID != b.EntityID {
 			return strings.Compare(a.EntityID, b.EntityID)
 		}
 		return int(a.Version - b.Version)
 	})
-	rep.Problems = append(rep.Problems, missing...)
-	rep.Verified = len(rep.Problems) == 0
-	return rep, nil
-}
-
-// locateLeaves reads the index documents of a bundle's leaves: the index
-// each gives, -1 for a leaf that does not parse or has none.
-func (l *Log) locateLeaves(ctx context.Context, leaves [][]byte) ([]int64, error) {
-	refs := make([]VersionRef, len(leaves))
-	for i, b := range leaves {
-		if leaf, err := ParseLeaf(b); err == nil {
-			refs[i] = VersionRef{EntityKey: leaf.EntityKey(), Version: leaf.Version}
-		}
-	}
-	return l.Locate(ctx, refs)
+	return out, nil
 }
 
 // bundle reads an entry bundle and checks each entry against the tree.
@@ -186,10 +259,11 @@ func (l *Log) bundle(ctx context.Context, hr tlog.HashReader, t tlog.Tile) ([][]
 
 // storedRef is what AuditStore keeps of one stored record.
 type storedRef struct {
-	EntityID string
-	Version  int64
-	Hash     string
-	TS       int64
+	EntityKey string
+	EntityID  string
+	Version   int64
+	Hash      string
+	TS        int64
 	// Edited is set when the record's content is not what its hash
 	// covers.
 	Edited bool
@@ -211,8 +285,8 @@ func storedHashes(ctx context.Context, audit store.Container) (map[string]stored
 				continue
 			}
 			_, _, err = todo.DecodeVerifiedRecord(it.Body)
-			out[r.EntityKey+"\x00"+strconv.FormatInt(r.Version, 10)] = storedRef{EntityID: r.EntityID, Version: r.Version, Hash: r.Hash, TS: r.TS,
-				Edited: err != nil}
+			out[versionKey(r.EntityKey, r.Version)] = storedRef{EntityKey: r.EntityKey, EntityID: r.EntityID, Version: r.Version, Hash: r.Hash,
+				TS: r.TS, Edited: err != nil}
 		}
 		if page.Continuation == "" {
 			return out, nil

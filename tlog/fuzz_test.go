@@ -31,17 +31,23 @@ func FuzzParseTilePath(f *testing.F) {
 func FuzzParseLeaf(f *testing.F) {
 	l := Leaf{EntityType: "todo", Owner: "alice", ID: "Work:1", Version: 2, Hash: string(bytes.Repeat([]byte("a"), 64)),
 		At: time.Date(2026, 12, 1, 0, 0, 0, 5, time.UTC)}
-	f.Add(l.Encode())
+	f.Add(l.EncodeAs(LeafV1))
+	f.Add(l.EncodeAs(LeafV2))
 	l.PrevHash = l.Hash
-	f.Add(l.Encode())
-	f.Add([]byte(leafHeader + "\n"))
+	f.Add(l.EncodeAs(LeafV1))
+	f.Add([]byte(LeafV1 + "\n"))
+	f.Add([]byte(LeafV2 + "\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		leaf, err := ParseLeaf(b)
 		if err != nil {
 			return
 		}
-		if !bytes.Equal(leaf.Encode(), b) {
-			t.Fatalf("%q parses but encodes as %q", b, leaf.Encode())
+		enc := LeafV2
+		if leaf.Names() {
+			enc = LeafV1
+		}
+		if !bytes.Equal(leaf.EncodeAs(enc), b) {
+			t.Fatalf("%q parses but encodes as %q", b, leaf.EncodeAs(enc))
 		}
 	})
 }

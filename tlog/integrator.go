@@ -68,6 +68,11 @@ type Integrator struct {
 	// of a policy before it is anchored and published.
 	Witnessing *Witnessing
 
+	// leafEncoding is the encoding of the leaves it appends, LeafNewest
+	// when empty: tests write the older encodings, to check that the logs
+	// earlier builds wrote keep verifying.
+	leafEncoding string
+
 	mu sync.Mutex
 	// seen holds the audit container's items, by partition key and id,
 	// that the next pass may read again (their _ts is past the
@@ -405,7 +410,8 @@ func (in *Integrator) append(ctx context.Context, st *state, batch []candidate, 
 	ext := &extension{ids: make([]string, len(batch))}
 	for i, c := range batch {
 		ext.ids[i] = c.key
-		next.Leaves = append(next.Leaves, c.leaf.Encode())
+		next.Leaves = append(next.Leaves, c.leaf.EncodeAs(cmp.Or(in.leafEncoding, LeafNewest)))
+		next.IDs = append(next.IDs, c.key)
 		if c.leaf.At.After(next.NewestAt) {
 			next.NewestAt = c.leaf.At
 		}
@@ -564,11 +570,17 @@ func (in *Integrator) extensionOf(tr *tileReader, st *state) (*extension, error)
 	if root != st.Root {
 		return nil, todo.Errorf(todo.Internal, "the log state's root %s is not the root of its leaves (%s)", st.Root, root)
 	}
+	if len(st.IDs) == len(st.Leaves) {
+		return &extension{hashes: hr, ids: st.IDs}, nil
+	}
 	ext := &extension{hashes: hr, ids: make([]string, len(st.Leaves))}
 	for i, b := range st.Leaves {
 		leaf, err := ParseLeaf(b)
 		if err != nil {
 			return nil, err
+		}
+		if !leaf.Names() {
+			return nil, todo.Errorf(todo.Internal, "the log state's leaf %d names no version, and the state has no index ids", st.PrevSize+int64(i))
 		}
 		ext.ids[i] = indexID(leaf.EntityKey(), leaf.Version)
 	}

@@ -43,10 +43,11 @@ func (l *Log) Locate(ctx context.Context, refs []VersionRef) ([]int64, error) {
 	return out, g.Wait()
 }
 
-// LeafAt is a leaf hash claimed to be at an index of the log.
+// LeafAt is a version's leaf claimed to be at an index of the log, in any
+// of the leaf encodings.
 type LeafAt struct {
 	Index int64
-	Hash  tlog.Hash
+	Leaf  Leaf
 }
 
 // leavesAtOnce bounds the leaves VerifyLeaves checks with one read of the
@@ -75,7 +76,7 @@ func VerifyLeaves(c Checkpoint, tr tlog.TileReader, leaves []LeafAt) error {
 			return fmt.Errorf("the tiles do not give the checkpoint's tree: %w", err)
 		}
 		for i, h := range hs {
-			if h != chunk[i].Hash {
+			if !chunk[i].Leaf.LoggedAs(h) {
 				return fmt.Errorf("leaf %d of the log is another version's", chunk[i].Index)
 			}
 		}

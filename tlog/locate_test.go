@@ -37,7 +37,7 @@ func TestLocateAndVerifyLeaves(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		leaves[len(recs)-1-i] = LeafAt{Index: idx[i+1], Hash: tlog.RecordHash(leaf.Encode())}
+		leaves[len(recs)-1-i] = LeafAt{Index: idx[i+1], Leaf: leaf}
 	}
 	tiles := newTileReader(ctx, f.leases)
 	if err := VerifyLeaves(c, tiles, leaves); err != nil {
@@ -60,7 +60,7 @@ func TestLocateAndVerifyLeaves(t *testing.T) {
 		tiles tlog.TileReader
 		want  string
 	}{
-		"another leaf":     {func(ls []LeafAt) { ls[7].Hash[0] ^= 1 }, tiles, "another version's"},
+		"another leaf":     {func(ls []LeafAt) { ls[7].Leaf.Hash = strings.Repeat("0", 64) }, tiles, "another version's"},
 		"beyond the tree":  {func(ls []LeafAt) { ls[0].Index = 300 }, tiles, "outside the checkpoint's tree"},
 		"a negative index": {func(ls []LeafAt) { ls[3].Index = -1 }, tiles, "outside the checkpoint's tree"},
 		"a tile tampered":  {func([]LeafAt) {}, tampered, "do not give the checkpoint's tree"},

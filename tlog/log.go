@@ -136,9 +136,12 @@ func (l *Log) readIndex(ctx context.Context, entityKey string, version int64) (i
 }
 
 // versionLeaf reads the leaf at index of the tree t from its entry bundle,
-// and checks that it is the one the tree holds there and the version asked
-// for: an index document that locates another version's leaf is damage to
-// the log, never a proof of that version.
+// and checks that it is the one the tree holds there and, when its
+// encoding names its version (LeafV1), the version asked for: an index
+// document that locates another version's leaf is damage to the log, never
+// a proof of that version. A LeafV2 leaf names nothing: the proof's reader
+// checks it against the version's record, and AuditStore checks every
+// index document against the records.
 func versionLeaf(tr *tileReader, t tlog.Tree, index int64, entityKey string, version int64) ([]byte, error) {
 	entries, err := tr.entries(bundleTile(t.N, index/tileWidth))
 	if err != nil {
@@ -156,7 +159,7 @@ func versionLeaf(tr *tileReader, t tlog.Tree, index int64, entityKey string, ver
 	if err != nil {
 		return nil, todo.Wrap(todo.Internal, err, fmt.Sprintf("the log's leaf %d does not parse", index))
 	}
-	if leaf.EntityKey() != entityKey || leaf.Version != version {
+	if leaf.Names() && (leaf.EntityKey() != entityKey || leaf.Version != version) {
 		return nil, todo.Errorf(todo.Internal, "the log's index of version %d locates another version's leaf", version)
 	}
 	return b, nil
@@ -240,7 +243,7 @@ func (l *Log) Check(ctx context.Context, records []todo.AuditRecord) (Logged, er
 		if err != nil {
 			return out, l.damaged(err)
 		}
-		if leaf, err := LeafOf(r); err != nil || tlog.RecordHash(leaf.Encode()) != logged {
+		if leaf, err := LeafOf(r); err != nil || !leaf.LoggedAs(logged) {
 			if out.Differs == 0 {
 				out.Differs = r.Version
 			}

@@ -46,6 +46,10 @@ type state struct {
 	PrevSize int64     `json:"prevSize"`
 	PrevRoot tlog.Hash `json:"prevRoot"`
 	Leaves   [][]byte  `json:"leaves"`
+	// IDs are the ids of Leaves' index documents, in order: a LeafV2 leaf
+	// does not name its version. A state written before LeafV2 has none,
+	// and its leaves name theirs.
+	IDs []string `json:"ids,omitempty"`
 	// Since is the audit watermark: the next pass reads the records with
 	// a _ts from it on.
 	Since int64 `json:"since"`

@@ -66,6 +66,9 @@ var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 type fixture struct {
 	audit, leases store.Container
 	anchors       *DirAnchors
+	// leafEncoding is the encoding its integrators append leaves in,
+	// LeafNewest when empty.
+	leafEncoding string
 }
 
 func newFixture(t testing.TB) *fixture {
@@ -86,7 +89,7 @@ func clockedFixture(t *testing.T, now *atomic.Int64) (*fixture, *Integrator) {
 }
 
 func (f *fixture) integrator() *Integrator {
-	return &Integrator{Audit: f.audit, Leases: f.leases, Keys: testKeys, Anchors: f.anchors, Log: quiet}
+	return &Integrator{Audit: f.audit, Leases: f.leases, Keys: testKeys, Anchors: f.anchors, Log: quiet, leafEncoding: f.leafEncoding}
 }
 
 func (f *fixture) log() *Log {
@@ -97,7 +100,14 @@ func (f *fixture) log() *Log {
 // integrated and published: the records, oldest first.
 func logged(t testing.TB, id string, n int) (*fixture, []todo.AuditRecord) {
 	t.Helper()
+	return loggedIn(t, LeafNewest, id, n)
+}
+
+// loggedIn is logged with leaves of the encoding enc.
+func loggedIn(t testing.TB, enc, id string, n int) (*fixture, []todo.AuditRecord) {
+	t.Helper()
 	f := newFixture(t)
+	f.leafEncoding = enc
 	recs := chain(t, "alice", id, n)
 	put(t, f.audit, recs)
 	run(t, f.integrator())
@@ -140,12 +150,15 @@ func checkLog(t *testing.T, f *fixture, recs []todo.AuditRecord) {
 		}
 		seen[p.Index] = true
 		b := ProofBundle{Checkpoint: string(msg), Index: p.Index, Leaf: p.Leaf, Proof: p.Proof}
-		_, leaf, err := b.Verify(testKeys.Verifier)
-		if err != nil {
+		if _, _, err := b.Verify(testKeys.Verifier); err != nil {
 			t.Fatalf("%s: %v", r.ID, err)
 		}
-		if leaf.Hash != r.Hash || leaf.ID != r.EntityID || leaf.Version != r.Version {
-			t.Fatalf("%s: leaf %+v", r.ID, leaf)
+		want, err := LeafOf(&r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(p.Leaf, want.EncodeAs(LeafV1)) && !bytes.Equal(p.Leaf, want.EncodeAs(LeafV2)) {
+			t.Fatalf("%s: leaf %q is not its leaf", r.ID, p.Leaf)
 		}
 	}
 	rep, err := l.AuditStore(ctx, 0, time.Now().Add(time.Hour))
@@ -660,13 +673,26 @@ func hasProblem(rep AuditReport, kind, id string, version int64) bool {
 }
 
 // The audit reports a deleted todo's versions, an edited record's hash and
-// a record that never reached the log.
+// a record that never reached the log, in a log of either leaf encoding: a
+// leaf that names its version (LeafV1) names the deleted todo, one that
+// holds only its hash (LeafV2) is reported by its index.
 func TestAuditFindsTampering(t *testing.T) {
+	for _, enc := range []string{LeafV1, LeafV2} {
+		t.Run(enc, func(t *testing.T) { auditFindsTampering(t, enc) })
+	}
+}
+
+func auditFindsTampering(t *testing.T, enc string) {
 	f := newFixture(t)
+	f.leafEncoding = enc
 	ctx := context.Background()
 	gone, edited := chain(t, "alice", "gone", 2), chain(t, "alice", "edited", 2)
 	put(t, f.audit, append(gone, edited...))
 	run(t, f.integrator())
+	goneAt, err := f.log().Locate(ctx, []VersionRef{{gone[0].EntityKey, 1}, {gone[1].EntityKey, 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, r := range gone {
 		if err := f.audit.Delete(ctx, store.PartitionKey{r.EntityKey}, r.ID, nil); err != nil {
 			t.Fatal(err)
@@ -681,9 +707,18 @@ func TestAuditFindsTampering(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []Problem{{MissingFromStore, "gone", 1}, {MissingFromStore, "gone", 2}, {HashDiffers, "edited", 2}, {MissingFromLog, "late", 1}} {
-		if !hasProblem(rep, want.Kind, want.EntityID, want.Version) {
-			t.Errorf("no %+v in %+v", want, rep)
+	want := []Problem{{Kind: HashDiffers, EntityID: "edited", Version: 2}, {Kind: MissingFromLog, EntityID: "late", Version: 1}}
+	if enc == LeafV1 {
+		want = append(want, Problem{Kind: MissingFromStore, EntityID: "gone", Version: 1}, Problem{Kind: MissingFromStore, EntityID: "gone", Version: 2})
+	} else {
+		want = append(want, Problem{Kind: MissingFromStore, Index: &goneAt[0]}, Problem{Kind: MissingFromStore, Index: &goneAt[1]})
+	}
+	for _, w := range want {
+		if !slices.ContainsFunc(rep.Problems, func(p Problem) bool {
+			return p.Kind == w.Kind && p.EntityID == w.EntityID && p.Version == w.Version && (p.Index == nil) == (w.Index == nil) &&
+				(p.Index == nil || *p.Index == *w.Index)
+		}) {
+			t.Errorf("no %+v in %+v", w, rep)
 		}
 	}
 	if rep.Verified || len(rep.Problems) != 4 {
@@ -699,12 +734,57 @@ func TestAuditFindsTampering(t *testing.T) {
 	}
 }
 
+// A log whose older leaves name their versions (LeafV1, as earlier builds
+// wrote them) and whose newer ones hold only their hash (LeafV2) proves,
+// checks and audits every version, one todo's chain running across both.
+func TestLogOfBothLeafEncodings(t *testing.T) {
+	f := newFixture(t)
+	f.leafEncoding = LeafV1
+	recs := chain(t, "alice", "mix", 6)
+	put(t, f.audit, recs[:3])
+	run(t, f.integrator())
+	f.leafEncoding = ""
+	put(t, f.audit, recs[3:])
+	run(t, f.integrator())
+	checkLog(t, f, recs)
+	ctx := context.Background()
+	if got, err := f.log().Check(ctx, recs); err != nil || got != (Logged{Logged: 6}) {
+		t.Fatalf("check: %+v %v", got, err)
+	}
+	var bundles []ProofBundle
+	for i, r := range recs {
+		p, err := f.log().Prove(ctx, r.EntityKey, r.Version)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if header, _, _ := bytes.Cut(p.Leaf, []byte("\n")); (i < 3) != (string(header) == LeafV1) {
+			t.Fatalf("version %d's leaf is %s", r.Version, header)
+		}
+		bundles = append(bundles, ProofBundle{Checkpoint: string(p.Checkpoint), Index: p.Index, Leaf: p.Leaf, Proof: p.Proof})
+	}
+	if n, err := VerifyHistory(recs, bundles, testKeys.Verifier); err != nil || n != 6 {
+		t.Fatalf("the history with its six proofs: %d proven, %v", n, err)
+	}
+	if bytes.Contains(bundles[5].Leaf, []byte("alice")) || bytes.Contains(bundles[5].Leaf, []byte("mix")) {
+		t.Fatalf("a LeafV2 leaf names its owner or todo: %q", bundles[5].Leaf)
+	}
+}
+
 // Check counts the versions whose records give the leaf logged at their
 // index, and those not logged yet; it names the first version whose record
-// gives another leaf than the one logged: another hash, link or time, or
-// none at all.
+// gives another leaf than the one logged: another hash, or none at all, and
+// for a leaf that names its version (LeafV1) another link or time. (A
+// LeafV2 leaf holds the hash alone, which covers the link and the time:
+// the records Check is given have been checked against their hashes.)
 func TestCheckComparesRecordsWithTheLog(t *testing.T) {
+	for _, enc := range []string{LeafV1, LeafV2} {
+		t.Run(enc, func(t *testing.T) { checkComparesRecordsWithTheLog(t, enc) })
+	}
+}
+
+func checkComparesRecordsWithTheLog(t *testing.T, enc string) {
 	f := newFixture(t)
+	f.leafEncoding = enc
 	ctx := context.Background()
 	l := f.log()
 	recs := chain(t, "alice", "chk", 7)
@@ -716,17 +796,24 @@ func TestCheckComparesRecordsWithTheLog(t *testing.T) {
 	if got, err := l.Check(ctx, recs); err != nil || got != (Logged{Logged: 5, Pending: 2}) {
 		t.Fatalf("five logged, two not: %+v %v", got, err)
 	}
-	for name, edit := range map[string]func(r *todo.AuditRecord){
-		"hash":     func(r *todo.AuditRecord) { r.Hash = strings.Repeat("0", 64) },
-		"prevHash": func(r *todo.AuditRecord) { r.PrevHash = strings.Repeat("0", 64) },
-		"time":     func(r *todo.AuditRecord) { r.DateCreatedUTC = r.DateCreatedUTC.Add(time.Nanosecond) },
-		"no leaf":  func(r *todo.AuditRecord) { r.Hash = "" },
+	for name, x := range map[string]struct {
+		edit      func(r *todo.AuditRecord)
+		namedOnly bool
+	}{
+		"hash":     {func(r *todo.AuditRecord) { r.Hash = strings.Repeat("0", 64) }, false},
+		"prevHash": {func(r *todo.AuditRecord) { r.PrevHash = strings.Repeat("0", 64) }, true},
+		"time":     {func(r *todo.AuditRecord) { r.DateCreatedUTC = r.DateCreatedUTC.Add(time.Nanosecond) }, true},
+		"no leaf":  {func(r *todo.AuditRecord) { r.Hash = "" }, false},
 	} {
 		edited := append([]todo.AuditRecord(nil), recs...)
-		edit(&edited[2])
-		edit(&edited[3])
-		if got, err := l.Check(ctx, edited); err != nil || got != (Logged{Logged: 3, Pending: 2, Differs: 3}) {
-			t.Errorf("versions 3 and 4 with another %s: %+v %v, want version 3 differing", name, got, err)
+		x.edit(&edited[2])
+		x.edit(&edited[3])
+		want := Logged{Logged: 3, Pending: 2, Differs: 3}
+		if x.namedOnly && enc == LeafV2 {
+			want = Logged{Logged: 5, Pending: 2}
+		}
+		if got, err := l.Check(ctx, edited); err != nil || got != want {
+			t.Errorf("versions 3 and 4 with another %s: %+v %v, want %+v", name, got, err, want)
 		}
 	}
 }
@@ -758,7 +845,7 @@ func TestTamperedTileRefused(t *testing.T) {
 // an earlier build wrote, with the entity key, the version and the leaf as
 // well, still serves proofs, checks and locations.
 func TestIndexDocumentsOfBothForms(t *testing.T) {
-	f, recs := logged(t, "old", 3)
+	f, recs := loggedIn(t, LeafV1, "old", 3)
 	ctx := context.Background()
 	l := f.log()
 	refs := make([]VersionRef, len(recs))
@@ -795,7 +882,7 @@ func TestIndexDocumentsOfBothForms(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		old := oldIndexDoc{ID: id, EntityKey: r.EntityKey, Version: r.Version, Index: idx[i], Leaf: leaf.Encode()}
+		old := oldIndexDoc{ID: id, EntityKey: r.EntityKey, Version: r.Version, Index: idx[i], Leaf: leaf.EncodeAs(LeafV1)}
 		if err := upsert(ctx, f.leases, id, old); err != nil {
 			t.Fatal(err)
 		}
@@ -810,11 +897,19 @@ func TestIndexDocumentsOfBothForms(t *testing.T) {
 }
 
 // A proof takes its leaf from the entry bundle, and serves it only when it
-// is the tree's leaf and the version asked for: an index document that
-// locates another version's leaf, or an entry edited in its bundle, is an
-// internal error, never a proof.
+// is the tree's leaf and, when the leaf names its version (LeafV1), the
+// version asked for: an index document that locates another version's
+// leaf, or an entry edited in its bundle, is an internal error, never a
+// proof. A LeafV2 leaf names nothing: the proof is served, and its reader,
+// checking it against the version's record, refuses it.
 func TestProveRefusesAnotherLeaf(t *testing.T) {
-	f, recs := logged(t, "pr", 3)
+	for _, enc := range []string{LeafV1, LeafV2} {
+		t.Run(enc, func(t *testing.T) { proveRefusesAnotherLeaf(t, enc) })
+	}
+}
+
+func proveRefusesAnotherLeaf(t *testing.T, enc string) {
+	f, recs := loggedIn(t, enc, "pr", 3)
 	ctx := context.Background()
 	l := f.log()
 	key := recs[0].EntityKey
@@ -826,8 +921,16 @@ func TestProveRefusesAnotherLeaf(t *testing.T) {
 	if err := upsert(ctx, f.leases, id, indexDoc{ID: id, Index: idx[2]}); err != nil {
 		t.Fatal(err)
 	}
-	if p, err := l.Prove(ctx, key, 2); !todo.IsKind(err, todo.Internal) {
+	p, err := l.Prove(ctx, key, 2)
+	switch {
+	case enc == LeafV1 && !todo.IsKind(err, todo.Internal):
 		t.Fatalf("version 2 located at version 3's leaf: proven at %d, %v; want Internal", p.Index, err)
+	case enc == LeafV2 && err != nil:
+		t.Fatalf("version 2 located at version 3's leaf: %v", err)
+	case enc == LeafV2:
+		if want, err := LeafOf(&recs[1]); err != nil || want.LoggedAs(tlog.RecordHash(p.Leaf)) {
+			t.Fatalf("version 2's record opens version 3's leaf (%v)", err)
+		}
 	}
 
 	bundle := bundleTile(3, 0)

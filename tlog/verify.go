@@ -118,17 +118,24 @@ func VerifyConsistency(older, newer []byte, proof []tlog.Hash, v note.Verifier) 
 
 // VerifyHistory checks a whole history answer offline: each version's
 // chain link (hash and prevHash, as the service computes them) and, with
-// its proof bundle, its inclusion in a signed checkpoint, the leaf naming
-// that very version, hash and time. It returns how many versions were
-// proven included; a version without a bundle is only chain-checked.
+// its proof bundle, its inclusion in a signed checkpoint, the leaf being
+// that very version's (its hash, and in LeafV1 its entity, version and
+// time). A bundle is matched to its version by the version its leaf names
+// (LeafV1) or else by the hash it holds (LeafV2). It returns how many
+// versions were proven included; a version without a bundle is only
+// chain-checked.
 func VerifyHistory(records []todo.AuditRecord, bundles []ProofBundle, v note.Verifier) (int, error) {
-	byVersion := map[int64]*ProofBundle{}
+	byVersion, byHash := map[int64]*ProofBundle{}, map[string]*ProofBundle{}
 	for i := range bundles {
 		leaf, err := ParseLeaf(bundles[i].Leaf)
-		if err != nil {
+		switch {
+		case err != nil:
 			return 0, fmt.Errorf("proof bundle %d: %w", i+1, err)
+		case leaf.Names():
+			byVersion[leaf.Version] = &bundles[i]
+		default:
+			byHash[leaf.Hash] = &bundles[i]
 		}
-		byVersion[leaf.Version] = &bundles[i]
 	}
 	prev, proven := "", 0
 	for i := range records {
@@ -153,30 +160,26 @@ func VerifyHistory(records []todo.AuditRecord, bundles []ProofBundle, v note.Ver
 		prev = r.Hash
 		b, ok := byVersion[r.Version]
 		if !ok {
-			continue
+			if b, ok = byHash[r.Hash]; !ok {
+				continue
+			}
 		}
-		_, leaf, err := b.Verify(v)
-		if err != nil {
+		if _, _, err := b.Verify(v); err != nil {
 			return proven, fmt.Errorf("version %d: %w", r.Version, err)
 		}
 		want, err := LeafOf(r)
 		if err != nil {
 			return proven, fmt.Errorf("version %d: %w", r.Version, err)
 		}
-		if !leafEqual(leaf, want) {
-			return proven, fmt.Errorf("version %d: the logged leaf is not this version's (logged hash %s, record hash %s)", r.Version, leaf.Hash, r.Hash)
+		if !want.LoggedAs(tlog.RecordHash(b.Leaf)) {
+			return proven, fmt.Errorf("version %d: the logged leaf is not this version's (another entity, version or time)", r.Version)
 		}
 		proven++
 	}
-	if proven != len(byVersion) {
-		return proven, fmt.Errorf("%d of the proof bundles are of versions the history does not hold", len(byVersion)-proven)
+	if proven != len(bundles) {
+		return proven, fmt.Errorf("%d of the proof bundles are of versions the history does not hold (a leaf that names no version holds a hash no record of the history has)", len(bundles)-proven)
 	}
 	return proven, nil
-}
-
-func leafEqual(a, b Leaf) bool {
-	return a.EntityType == b.EntityType && a.Owner == b.Owner && a.ID == b.ID && a.Version == b.Version &&
-		a.Hash == b.Hash && a.PrevHash == b.PrevHash && a.At.Equal(b.At)
 }
 
 // TreeFromTiles recomputes the root of a checkpoint's tree from its tiles,
@@ -224,21 +227,28 @@ func (f TileFetcher) SaveTiles([]tlog.Tile, [][]byte) {}
 // in it, and each entry hashes to the tree's leaf at its index (the tiles
 // read through f, each checked against the checkpoint's root). An entry
 // bundle is what an outsider reads to list the log's leaves: an edited one
-// fails. It returns the number of entries checked.
-func VerifyBundles(c Checkpoint, f TileFetcher) (int64, error) {
+// fails. A bundle f answers with ErrWithheld (one holding leaves that name
+// their versions, which the log serves to its administrators only) is
+// counted and skipped: the tiles alone prove the tree. It returns the
+// number of entries checked and of those withheld.
+func VerifyBundles(c Checkpoint, f TileFetcher) (checked, withheld int64, err error) {
 	hr := tlog.TileHashReader(c.Tree(), f)
 	for n := int64(0); n*tileWidth < c.Size; n++ {
 		t := bundleTile(c.Size, n)
 		b, err := f(TilePath(t))
+		if errors.Is(err, ErrWithheld) {
+			withheld += int64(t.W)
+			continue
+		}
 		if err != nil {
-			return n * tileWidth, err
+			return checked, withheld, err
 		}
 		entries, err := ParseBundle(b)
 		if err == nil && len(entries) != t.W {
 			err = fmt.Errorf("it holds %d entries, not %d", len(entries), t.W)
 		}
 		if err != nil {
-			return n * tileWidth, fmt.Errorf("entry bundle %s: %w", TilePath(t), err)
+			return checked, withheld, fmt.Errorf("entry bundle %s: %w", TilePath(t), err)
 		}
 		idx := make([]int64, t.W)
 		for i := range idx {
@@ -246,13 +256,36 @@ func VerifyBundles(c Checkpoint, f TileFetcher) (int64, error) {
 		}
 		hs, err := hr.ReadHashes(idx)
 		if err != nil {
-			return n * tileWidth, fmt.Errorf("the tiles do not give the checkpoint's tree: %w", err)
+			return checked, withheld, fmt.Errorf("the tiles do not give the checkpoint's tree: %w", err)
 		}
 		for i, e := range entries {
 			if tlog.RecordHash(e) != hs[i] {
-				return n * tileWidth, fmt.Errorf("entry %d of bundle %s is not the tree's leaf %d", i, TilePath(t), n*tileWidth+int64(i))
+				return checked, withheld, fmt.Errorf("entry %d of bundle %s is not the tree's leaf %d", i, TilePath(t), n*tileWidth+int64(i))
 			}
 		}
+		checked += int64(t.W)
 	}
-	return c.Size, nil
+	return checked, withheld, nil
+}
+
+// ErrWithheld is what a TileFetcher answers for an entry bundle the log
+// does not serve to the caller: one that holds leaves naming their
+// versions (LeafV1), served to the log's administrators only.
+var ErrWithheld = errors.New("the log serves this entry bundle to its administrators only (ForAdminsOnly)")
+
+// ForAdminsOnly reports whether an entry bundle holds anything but LeafV2
+// leaves, which name nothing: a leaf that names its version (LeafV1), or
+// bytes that are no leaf at all. The log serves such a bundle to its
+// administrators only.
+func ForAdminsOnly(bundle []byte) bool {
+	entries, err := ParseBundle(bundle)
+	if err != nil {
+		return true
+	}
+	for _, e := range entries {
+		if l, err := ParseLeaf(e); err != nil || l.Names() {
+			return true
+		}
+	}
+	return false
 }

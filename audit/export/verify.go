@@ -346,7 +346,7 @@ func (c *checker) record(r *todo.AuditRecord, logIndex *int64) error {
 	if logIndex == nil {
 		c.pending++
 	} else {
-		c.leaves = append(c.leaves, tlog.LeafAt{Index: *logIndex, Hash: sumdb.RecordHash(leaf.Encode())})
+		c.leaves = append(c.leaves, tlog.LeafAt{Index: *logIndex, Leaf: leaf})
 	}
 	c.counted(r)
 	return nil
