@@ -1197,9 +1197,12 @@ type LogVerification struct {
 	Pending  int `json:"pending"`
 	Problems []struct {
 		// EntityId The todo id; empty for problems of the whole log
-		EntityId string                      `json:"entityId"`
-		Kind     LogVerificationProblemsKind `json:"kind"`
-		Version  int                         `json:"version"`
+		EntityId string `json:"entityId"`
+
+		// Index The leaf's index, for a leaf that names no version (the second leaf encoding) whose hash no stored record has
+		Index   *int                        `json:"index,omitempty"`
+		Kind    LogVerificationProblemsKind `json:"kind"`
+		Version int                         `json:"version"`
 	} `json:"problems"`
 	Verified bool `json:"verified"`
 }
@@ -2029,7 +2032,7 @@ type ClientInterface interface {
 	// Corresponds with GET /api/log/policy (the `LogPolicy` operationId).
 	LogPolicy(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// LogTile A tile or entry bundle of the transparency log (C2SP tlog-tiles); full tiles are immutable and cached for a year, partial ones briefly
+	// LogTile A tile or entry bundle of the transparency log (C2SP tlog-tiles); full tiles are immutable and cached for a year, partial ones briefly; an entry bundle holding leaves that name their versions (the first leaf encoding) is served to admins only
 	//
 	// Corresponds with GET /api/log/tile/{path} (the `LogTile` operationId).
 	LogTile(ctx context.Context, path string, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2368,7 +2371,7 @@ func (c *Client) LogPolicy(ctx context.Context, reqEditors ...RequestEditorFn) (
 	return c.Client.Do(req)
 }
 
-// LogTile A tile or entry bundle of the transparency log (C2SP tlog-tiles); full tiles are immutable and cached for a year, partial ones briefly
+// LogTile A tile or entry bundle of the transparency log (C2SP tlog-tiles); full tiles are immutable and cached for a year, partial ones briefly; an entry bundle holding leaves that name their versions (the first leaf encoding) is served to admins only
 //
 // Corresponds with GET /api/log/tile/{path} (the `LogTile` operationId).
 func (c *Client) LogTile(ctx context.Context, path string, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -5313,7 +5316,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/log/policy (the `LogPolicy` operationId).
 	LogPolicyWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*LogPolicyResponse, error)
 
-	// LogTileWithResponse A tile or entry bundle of the transparency log (C2SP tlog-tiles); full tiles are immutable and cached for a year, partial ones briefly
+	// LogTileWithResponse A tile or entry bundle of the transparency log (C2SP tlog-tiles); full tiles are immutable and cached for a year, partial ones briefly; an entry bundle holding leaves that name their versions (the first leaf encoding) is served to admins only
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -5998,22 +6001,43 @@ type LogTileResponse200Headers struct {
 	CacheControl *string
 }
 
+// LogTileResponse401Headers the declared response headers of an HTTP 401 response for LogTile
+type LogTileResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
 type LogTileResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *LogTileResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *LogTileResponse401Headers
 }
 
 // GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
 func (r LogTileResponse) GetApplicationproblemJSON400() *Problem {
 	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r LogTileResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r LogTileResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
 }
 
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
@@ -8858,7 +8882,7 @@ func (c *ClientWithResponses) LogPolicyWithResponse(ctx context.Context, reqEdit
 	return ParseLogPolicyResponse(rsp)
 }
 
-// LogTileWithResponse A tile or entry bundle of the transparency log (C2SP tlog-tiles); full tiles are immutable and cached for a year, partial ones briefly
+// LogTileWithResponse A tile or entry bundle of the transparency log (C2SP tlog-tiles); full tiles are immutable and cached for a year, partial ones briefly; an entry bundle holding leaves that name their versions (the first leaf encoding) is served to admins only
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -9699,6 +9723,20 @@ func ParseLogTileResponse(rsp *http.Response) (*LogTileResponse, error) {
 		}
 		response.ApplicationproblemJSON400 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -9726,6 +9764,16 @@ func ParseLogTileResponse(rsp *http.Response) (*LogTileResponse, error) {
 			headers.CacheControl = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers LogTileResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
 	}
 
 	return response, nil

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/auth"
 	"github.com/todoaudit/todo/service"
 	"github.com/todoaudit/todo/tlog"
 )
@@ -84,6 +85,17 @@ func (a *api) logTile(ctx context.Context, w http.ResponseWriter, r *http.Reques
 	cache := partialTileCache
 	if t.W == 1<<tlog.TileHeight {
 		cache = fullTileCache
+	}
+	if t.L == -1 && tlog.ForAdminsOnly(b) {
+		// Leaves written before the log stopped naming versions: its
+		// administrators' only, and never kept by a shared cache.
+		if _, err := a.Auth.Authorize(r, auth.Admin); err != nil {
+			if c := auth.Challenge(err); c != "" {
+				w.Header().Set("WWW-Authenticate", c)
+			}
+			return err
+		}
+		cache = "private, no-store"
 	}
 	w.Header().Set("Content-Type", "application/octet-stream")
 	w.Header().Set("Cache-Control", cache)

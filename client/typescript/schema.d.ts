@@ -320,7 +320,7 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** A tile or entry bundle of the transparency log (C2SP tlog-tiles); full tiles are immutable and cached for a year, partial ones briefly */
+        /** A tile or entry bundle of the transparency log (C2SP tlog-tiles); full tiles are immutable and cached for a year, partial ones briefly; an entry bundle holding leaves that name their versions (the first leaf encoding) is served to admins only */
         get: operations["LogTile"];
         put?: never;
         post?: never;
@@ -878,6 +878,8 @@ export interface components {
                 /** @description The todo id; empty for problems of the whole log */
                 entityId: string;
                 version: number;
+                /** @description The leaf's index, for a leaf that names no version (the second leaf encoding) whose hash no stored record has */
+                index?: number;
             }[];
         };
         /** @description One user-editable field that differs between two versions; from and to are null when the field is absent. A field erased in either version is always listed, with erased: true and the string "erased" for the value of each version that lost it */
@@ -3477,6 +3479,25 @@ export interface operations {
             };
             /** @description Bad request */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An entry bundle of leaves that name their versions, asked for without credentials */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An entry bundle of leaves that name their versions, asked for by a caller who is no admin */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

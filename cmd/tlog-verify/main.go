@@ -42,7 +42,9 @@ the log's base URL (…/api/log), guessed from an input's URL when not given.
   checkpoint CHECKPOINT [TILES]
       verify the checkpoint's signature; with TILES (a directory or the
       base URL of /api/log, holding tile/...), also recompute its tree
-      and check every entry of its entry bundles against it
+      and check every entry of its entry bundles against it (a bundle of
+      leaves that name users, which the log serves to its administrators
+      only, is counted and skipped without an admin's -H header)
   proof BUNDLE
       verify an inclusion proof bundle (GET /api/todos/{id}/history/proof)
   consistency OLDER NEWER [PROOF]
@@ -228,11 +230,17 @@ func (vr *verifier) open(src string) (io.ReadCloser, error) {
 	if err != nil {
 		return nil, err
 	}
-	if resp.StatusCode != http.StatusOK {
+	switch resp.StatusCode {
+	case http.StatusOK:
+		return resp.Body, nil
+	case http.StatusUnauthorized, http.StatusForbidden:
 		resp.Body.Close()
-		return nil, fmt.Errorf("GET %s: %s", src, resp.Status)
+		if strings.Contains(src, "/tile/entries/") {
+			return nil, fmt.Errorf("GET %s: %s: %w", src, resp.Status, tlog.ErrWithheld)
+		}
 	}
-	return resp.Body, nil
+	resp.Body.Close()
+	return nil, fmt.Errorf("GET %s: %s", src, resp.Status)
 }
 
 func readAll(r io.Reader, src string) ([]byte, error) {
@@ -258,11 +266,16 @@ func (vr *verifier) checkpoint(args []string) (string, error) {
 	if err := tlog.TreeFromTiles(c, vr.tiles(args[1])); err != nil {
 		return "", err
 	}
-	n, err := tlog.VerifyBundles(c, vr.tiles(args[1]))
+	n, withheld, err := tlog.VerifyBundles(c, vr.tiles(args[1]))
 	if err != nil {
 		return "", err
 	}
-	return with(fmt.Sprintf("checkpoint, its tiles and the %d entries of its entry bundles verified: %s", n, c), said), nil
+	out := fmt.Sprintf("checkpoint, its tiles and the %d entries of its entry bundles verified: %s", n, c)
+	if withheld > 0 {
+		out = fmt.Sprintf("checkpoint, its tiles and the %d entries of its entry bundles verified, %d entries in bundles served to the log's administrators only not read (their leaves name users; the tiles prove the tree without them): %s",
+			n, withheld, c)
+	}
+	return with(out, said), nil
 }
 
 // tiles reads tiles from base: a directory holding tile/..., or the base
