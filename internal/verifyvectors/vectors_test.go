@@ -102,7 +102,8 @@ type Case struct {
 	Export  string   `json:"export,omitempty"`
 	Tiles   string   `json:"tiles,omitempty"`
 	// CoversTree says the export holds every leaf of its checkpoint's
-	// tree, so that its inclusion can be checked without the tiles.
+	// tree, all of one leaf encoding, so that its inclusion can be checked
+	// without the tiles.
 	CoversTree bool `json:"coversTree,omitempty"`
 	// Verdict is "verified" or "failed"; Reason is the Go error.
 	Verdict string `json:"verdict"`
@@ -142,26 +143,34 @@ func generate(t *testing.T) Vectors {
 	// user's todos: exports are refused any other shape of erasure.
 	all := todo.PersonalFields
 	erased := g.history("erin", "Home:0006", []int{2, 3, 3}, map[int][]string{0: all, 1: all, 2: all})
-	logged := [][]todo.AuditRecord{h1, h2, h3[:3], mixed, erased}
-	for _, h := range logged {
+	// The older histories are logged with leaves that name their
+	// versions, as earlier builds wrote them, the others with leaves that
+	// name nothing; one todo's chain runs across both.
+	for _, h := range [][]todo.AuditRecord{h1, h2, mixed[:1]} {
 		for i := range h {
-			g.append(&h[i])
+			g.append(&h[i], tlog.LeafV1)
 		}
 	}
-	g.append(&h3[3]) // integrated, not yet under a checkpoint
+	for _, h := range [][]todo.AuditRecord{h3[:3], mixed[1:], erased} {
+		for i := range h {
+			g.append(&h[i], tlog.LeafV2)
+		}
+	}
+	g.append(&h3[3], tlog.LeafV2) // integrated, not yet under a checkpoint
 	size := int64(len(g.leaves) - 1)
 	early := int64(5)
 	cp := g.sign("ed25519", g.checkpoint(size))
 	cpECDSA := g.sign("ecdsa", g.checkpoint(size))
 	cpEarly := g.sign("ed25519", g.checkpoint(early))
 	g.tiles("main", size)
+	g.tiles("early", early)
 
 	g.checkpointCases(size, cp, cpECDSA)
 	g.inclusionCases(size, cp, cpECDSA)
 	g.consistencyCases(size, early, cp, cpEarly, cpECDSA)
 	g.historyCases(size, cp, h1, h2, h3, mixed, erased)
 	g.recordCases(h2, h3, erased)
-	g.exportCases(size, cp, cpECDSA, logged, h2, h3)
+	g.exportCases(size, cp, cpECDSA, cpEarly, [][]todo.AuditRecord{h1, h2, h3[:3], mixed, erased}, h2, h3)
 	g.exportErasureCases(cp, h3, erased)
 	g.exportErasureEntryCases(cp, erased)
 	g.exportFilterCases(cp, h2)
@@ -300,12 +309,13 @@ func refKey(entityKey string, version int64) string {
 	return entityKey + "@" + strconv.FormatInt(version, 10)
 }
 
-func (g *gen) append(r *todo.AuditRecord) {
+// append logs r with a leaf of the encoding enc.
+func (g *gen) append(r *todo.AuditRecord, enc string) {
 	leaf, err := tlog.LeafOf(r)
 	if err != nil {
 		g.t.Fatal(err)
 	}
-	b := leaf.Encode()
+	b := leaf.EncodeAs(enc)
 	hs, err := sumdb.StoredHashes(int64(len(g.leaves)), b, g.hashReader())
 	if err != nil {
 		g.t.Fatal(err)
@@ -701,14 +711,19 @@ func (l exportLog) Locate(_ context.Context, refs []tlog.VersionRef) ([]int64, e
 // checkExport labels an export case with the Go verdict, its inclusion
 // checked against the main tiles.
 func (g *gen) checkExport(name, key, text string, covers bool, want string) {
-	tiles := g.v.Tiles["main"]
+	g.checkExportOn("main", name, key, text, covers, want)
+}
+
+// checkExportOn is checkExport against the named set of tiles.
+func (g *gen) checkExportOn(tileSet, name, key, text string, covers bool, want string) {
+	tiles := g.v.Tiles[tileSet]
 	_, err := export.Verify(strings.NewReader(text), g.verify[key], tlog.TileFetcher(func(p string) ([]byte, error) {
 		if b, ok := tiles[p]; ok {
 			return b, nil
 		}
 		return nil, errors.New("no tile " + p)
 	}))
-	g.add(Case{Name: name, Kind: "export", Key: key, Export: text, Tiles: "main", CoversTree: covers}, err, want)
+	g.add(Case{Name: name, Kind: "export", Key: key, Export: text, Tiles: tileSet, CoversTree: covers}, err, want)
 }
 
 // writeExport writes records as an export in format under the checkpoint
@@ -821,7 +836,7 @@ func (g *gen) exportFilterCases(cp string, h2 []todo.AuditRecord) {
 		g.writeExport(export.CSV, cp, map[string]string{"owner": "bob"}, h2), false, "failed")
 }
 
-func (g *gen) exportCases(size int64, cp, cpECDSA string, logged [][]todo.AuditRecord, h2, h3 []todo.AuditRecord) {
+func (g *gen) exportCases(size int64, cp, cpECDSA, cpEarly string, logged [][]todo.AuditRecord, h2, h3 []todo.AuditRecord) {
 	write := func(format, note string, records []todo.AuditRecord) string {
 		return g.writeExport(format, note, nil, records)
 	}
@@ -835,7 +850,11 @@ func (g *gen) exportCases(size int64, cp, cpECDSA string, logged [][]todo.AuditR
 		kind := map[string]string{export.NDJSON: "NDJSON", export.CSV: "CSV"}[format]
 		full := write(format, cp, all)
 		one := write(format, cp, h2)
-		check(kind+" export of the whole log", "ed25519", full, true, "verified")
+		// The whole log, its leaves of both encodings: without its tiles a
+		// verifier cannot tell which encoding each leaf is in.
+		check(kind+" export of the whole log", "ed25519", full, false, "verified")
+		// The early tree's five leaves all name their versions.
+		g.checkExportOn("early", kind+" export of the whole early tree", "ed25519", write(format, cpEarly, append(append([]todo.AuditRecord(nil), logged[0]...), logged[1][:2]...)), true, "verified")
 		check(kind+" export of one todo", "ed25519", one, false, "verified")
 		check(kind+" export under the ecdsa key", "ecdsa", write(format, cpECDSA, h2), false, "verified")
 		check(kind+" export with a title edited", "ed25519", strings.Replace(one, "buy oat milk, 3 litres", "buy oat milk, 9 litres", 1), false, "failed")

@@ -5,8 +5,8 @@
 // one of a version, every version before the newest erased), the records
 // against the manifest's filters, the manifest's checkpoint, and every
 // version's leaf in the checkpoint's tree. With no network at all,
-// inclusion is proven when the export holds every leaf of that tree;
-// otherwise it needs the log's tiles. The entry of an erasure (an activity
+// inclusion is proven when the export holds every leaf of that tree, all
+// of one leaf encoding; otherwise it needs the log's tiles. The entry of an erasure (an activity
 // or admin export shows them) is no version: no chain or log covers it, so
 // it is checked against its own hash, the SHA-256 of its entity, and
 // counted among the manifest's records without a logIndex.
@@ -15,7 +15,7 @@ import { hex, sha256, utf8 } from "./bytes.ts";
 import { checkRecord, erasedNames, personal, personalValues, recordMembers, recordOf, type AuditRecord } from "./chain.ts";
 import { ownerOf, Seen } from "./filters.ts";
 import { isObject, onlyMembers, parseStrict, parseStrictMembers, type Json, type JsonObject } from "./json.ts";
-import { leafOf } from "./leaf.ts";
+import { leafHeaders, leafOf } from "./leaf.ts";
 import { leafHash, rootAround, type TileReader } from "./merkle.ts";
 import { equal } from "./bytes.ts";
 import { describe, openCheckpoint, type Checkpoint, type NoteKey } from "./note.ts";
@@ -251,7 +251,7 @@ export async function verifyExport(text: string, key: NoteKey, tiles?: TileReade
   const isNDJSON = text.startsWith("{");
   const { rows, covered, manifest: mv } = isNDJSON ? ndjson(text) : csv(text);
   const versions = new Map<string, Map<number, AuditRecord>>();
-  const leaves = new Map<number, Uint8Array>();
+  const leaves = new Map<number, Uint8Array[]>();
   let links = 0;
   const erasures = new Erasures();
   const seen = new Seen();
@@ -286,14 +286,14 @@ export async function verifyExport(text: string, key: NoteKey, tiles?: TileReade
     if (before && (links++, r.prevHash !== before.hash)) throw new Error(`the prevHash of ${name} is not the hash of version ${r.version - 1}`);
     if (after && (links++, after.prevHash !== r.hash)) throw new Error(`the prevHash of version ${r.version + 1} of ${r.entityKey} is not the hash of version ${r.version}`);
     vs.set(r.version, r);
-    let leaf: Uint8Array;
+    let encodings: Uint8Array[];
     try {
-      leaf = leafOf(r);
+      encodings = leafHeaders.map((h) => leafOf(r, h));
     } catch (err) {
       throw new Error(`${name} has no leaf: ${(err as Error).message}`);
     }
     if (row.logIndex === null) pending++;
-    else leaves.set(row.logIndex, await leafHash(leaf));
+    else leaves.set(row.logIndex, await Promise.all(encodings.map(leafHash)));
     last = refOfRecord(r);
     first ??= last;
   }
@@ -318,13 +318,18 @@ export async function verifyExport(text: string, key: NoteKey, tiles?: TileReade
   for (const i of leaves.keys()) {
     if (i >= checkpoint.size) throw new Error(`leaf index ${i} is outside the checkpoint's tree of size ${checkpoint.size}`);
   }
-  let root: Uint8Array;
-  try {
-    root = await rootAround(checkpoint.size, leaves, tiles);
-  } catch (err) {
-    throw new Error(`the inclusion of the ${rows.length} records was not checked: ${(err as Error).message}`);
+  // Without tiles, each leaf encoding is tried for every leaf in turn: a
+  // tree whose leaves mix them (a log older than its newest encoding)
+  // needs the tiles, which say which encoding each leaf is in.
+  let placed = false;
+  for (let choice = 0; !placed && choice < (tiles ? 1 : leafHeaders.length); choice++) {
+    try {
+      placed = equal(await rootAround(checkpoint.size, leaves, tiles, choice), checkpoint.root);
+    } catch (err) {
+      throw new Error(`the inclusion of the ${rows.length} records was not checked: ${(err as Error).message}`);
+    }
   }
-  if (!equal(root, checkpoint.root)) throw new Error("a record is not in the log under the manifest's checkpoint");
+  if (!placed) throw new Error("a record is not in the log under the manifest's checkpoint" + (tiles ? "" : " (or the log's leaves mix encodings: give its tiles)"));
   return {
     format, count: rows.length, links, erasedFields: erasures.fields, erasedRecords: erasures.records, erasures: entries, checkpoint,
     summary: `export verified: ${rows.length} records (${format}, sha256 ${sum}), ${links} links between versions, `

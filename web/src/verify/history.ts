@@ -6,7 +6,7 @@
 import { equal } from "./bytes.ts";
 import { checkRecord, recordMembers, recordOf, type AuditRecord } from "./chain.ts";
 import type { Json, JsonObject } from "./json.ts";
-import { headerOf, leafOf } from "./leaf.ts";
+import { hashOf, headerOf, leafOf, namedVersion } from "./leaf.ts";
 import type { Checkpoint, NoteKey } from "./note.ts";
 import { verifyBundle, type ProofBundle } from "./proof.ts";
 
@@ -25,12 +25,6 @@ export interface Verdict {
  * from the version before, which the hash does not cover (the verifier
  * derives changes from the verified content instead). */
 const historyMembers = [...recordMembers, "changes"];
-
-/** versionOfLeaf is the version a logged leaf names, or NaN. */
-function versionOfLeaf(leaf: Uint8Array): number {
-  const m = /\nversion (\d+)\n/.exec(new TextDecoder().decode(leaf));
-  return m ? Number(m[1]) : NaN;
-}
 
 /** verdictOf checks one version; prev is the version before it (null for
  * the first record of the answer, undefined when it is missing). */
@@ -52,7 +46,7 @@ async function verdictOf(r: AuditRecord & { raw: JsonObject }, prev: AuditRecord
   try {
     c = await verifyBundle(bundle, key);
     if (!equal(leafOf(r, headerOf(bundle.leaf)), bundle.leaf)) {
-      return failed(`the logged leaf is not this version's (the log holds another hash or time for version ${r.version})`);
+      return failed(`the logged leaf is not this version's (the log holds another hash${namedVersion(bundle.leaf) ? " or time" : ""} for version ${r.version})`);
     }
   } catch (err) {
     return failed((err as Error).message);
@@ -62,15 +56,20 @@ async function verdictOf(r: AuditRecord & { raw: JsonObject }, prev: AuditRecord
 
 /** verifyHistory gives the verdict of each version of a history (records
  * as served, oldest first, from version 1 or from a move) with the proof
- * bundles known (a version without one is Pending). It throws when the
- * answer itself is not a history: a record that does not decode, or a
- * bundle of a version it does not hold. */
-export async function verifyHistory(records: Json[], bundles: ProofBundle[], key: NoteKey): Promise<Verdict[]> {
+ * bundles known (a version without one is Pending). A bundle is of the
+ * version it was asked for (`asked`, its version by bundle), else of the
+ * one its leaf names (the first leaf encoding), else of the record with
+ * the hash its leaf holds. It throws when the answer itself is not a
+ * history: a record that does not decode, or a bundle of a version it
+ * does not hold. */
+export async function verifyHistory(records: Json[], bundles: ProofBundle[], key: NoteKey,
+  asked: Map<ProofBundle, number> = new Map()): Promise<Verdict[]> {
   const rs = records.map((o) => recordOf(o, historyMembers));
   const byVersion = new Map<number, ProofBundle>();
   for (const [i, pb] of bundles.entries()) {
-    const v = versionOfLeaf(pb.leaf);
-    if (!rs.some((r) => r.version === v)) throw new Error(`proof bundle ${i + 1} is of a version the history does not hold`);
+    const named = namedVersion(pb.leaf);
+    const v = asked.get(pb) ?? (Number.isNaN(named) ? rs.find((r) => r.hash === hashOf(pb.leaf))?.version : named);
+    if (v === undefined || !rs.some((r) => r.version === v)) throw new Error(`proof bundle ${i + 1} is of a version the history does not hold`);
     byVersion.set(v, pb);
   }
   const out: Verdict[] = [];

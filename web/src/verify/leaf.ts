@@ -25,13 +25,19 @@ function partsOf(r: AuditRecord): [string, string][] {
     ["hash", r.hash], ["prev", r.prevHash], ["at", at]];
 }
 
-/** leafEncodings build a record's leaf bytes by the leaf's header line. */
+/** leafEncodings build a record's leaf bytes by the leaf's header line:
+ * the first names the version (entity, version, links and time), the
+ * second holds its hash alone, which names nothing to a stranger. */
 const leafEncodings: Record<string, (r: AuditRecord) => Uint8Array> = {
   "todoaudit/leaf/v1": (r) => utf8("todoaudit/leaf/v1\n" + partsOf(r).map(([k, v]) => `${k} ${v}\n`).join("")),
+  "todoaudit/leaf/v2": (r) => utf8("todoaudit/leaf/v2\n" + partsOf(r).filter(([k]) => k === "hash").map(([k, v]) => `${k} ${v}\n`).join("")),
 };
 
 /** currentLeaf is the encoding the log writes now. */
-export const currentLeaf = "todoaudit/leaf/v1";
+export const currentLeaf = "todoaudit/leaf/v2";
+
+/** leafHeaders are the encodings a log may hold a version's leaf in. */
+export const leafHeaders = Object.keys(leafEncodings);
 
 /** leafOf rebuilds r's leaf in the encoding named header (the first line of
  * a logged leaf), or the current one; it throws when r has no such leaf. */
@@ -39,6 +45,19 @@ export function leafOf(r: AuditRecord, header = currentLeaf): Uint8Array {
   const enc = leafEncodings[header];
   if (!enc) throw new Error(`unknown leaf encoding ${JSON.stringify(header)}`);
   return enc(r);
+}
+
+/** namedVersion is the version a logged leaf names (the first encoding),
+ * or NaN for one that names none. */
+export function namedVersion(leaf: Uint8Array): number {
+  const m = /^todoaudit\/leaf\/v1\n(?:.*\n)*?version (\d+)\n/.exec(new TextDecoder().decode(leaf));
+  return m ? Number(m[1]) : NaN;
+}
+
+/** hashOf is the chain hash a logged leaf holds, or "" when it holds none. */
+export function hashOf(leaf: Uint8Array): string {
+  const m = /\nhash ([0-9a-f]{64})\n/.exec(new TextDecoder().decode(leaf));
+  return m ? m[1]! : "";
 }
 
 /** headerOf is the first line of leaf bytes. */

@@ -73,9 +73,11 @@ export function tilePath(level: number, n: number, w: number): string {
 /** rootAround rebuilds the root of the tree of size from the given leaf
  * hashes (by index) and, for every subtree holding none of them, the
  * hashes its tiles publish: equal to the checkpoint's root, it proves
- * every given leaf is in the tree at its index. Without tiles it succeeds
- * only when the leaves given are the whole tree. */
-export async function rootAround(size: number, leaves: Map<number, Uint8Array>, tiles?: TileReader): Promise<Uint8Array> {
+ * every given leaf is in the tree at its index. A leaf may be given as
+ * the hashes of its encodings: the one its tile holds is taken (any other
+ * gives another root), and without tiles the one at `choice`. Without
+ * tiles it succeeds only when the leaves given are the whole tree. */
+export async function rootAround(size: number, leaves: Map<number, Uint8Array[]>, tiles?: TileReader, choice = 0): Promise<Uint8Array> {
   const known = [...leaves.keys()].sort((a, b) => a - b);
   const cache = new Map<string, Promise<Uint8Array>>();
   const holds = (lo: number, hi: number): boolean => {
@@ -100,7 +102,12 @@ export async function rootAround(size: number, leaves: Map<number, Uint8Array>, 
   };
   const hashOf = async (lo: number, hi: number): Promise<Uint8Array> => {
     const n = hi - lo;
-    if (n === 1 && leaves.has(lo)) return leaves.get(lo)!;
+    const candidates = n === 1 ? leaves.get(lo) : undefined;
+    if (candidates) {
+      if (candidates.length === 1 || !tiles) return candidates[Math.min(choice, candidates.length - 1)]!;
+      const logged = await tileHash(0, lo);
+      return candidates.find((c) => equal(c, logged)) ?? candidates[0]!;
+    }
     if (!holds(lo, hi)) {
       for (let level = 0; 256 ** level <= n; level++) {
         if (256 ** level === n && lo % n === 0) return tileHash(level, lo / n);

@@ -116,15 +116,18 @@ export default function History({ route }: { route: { rest: string } }) {
       alert.value = seen.inconsistency;
     }
     const bundles: ProofBundle[] = [];
+    const asked = new Map<ProofBundle, number>();
     await Promise.all(items.map(async (r) => {
       try {
-        bundles.push(bundleOf(parseStrict(await text(api.GET("/api/todos/{id}/history/proof", {
-          params: { path: { id }, query: { version: r.version } }, parseAs: "text" })))));
+        const b = bundleOf(parseStrict(await text(api.GET("/api/todos/{id}/history/proof", {
+          params: { path: { id }, query: { version: r.version } }, parseAs: "text" }))));
+        bundles.push(b);
+        asked.set(b, r.version);
       } catch {
         // No proof yet: the version is not in a checkpoint (Pending).
       }
     }));
-    verdicts.value = new Map((await verifyHistory(items, bundles, trusted)).map((v) => [v.version, v]));
+    verdicts.value = new Map((await verifyHistory(items, bundles, trusted, asked)).map((v) => [v.version, v]));
   };
 
   const run = (f: () => Promise<void>) => () =>
