@@ -55,6 +55,10 @@ function retryAfter(res: Response): number | null {
 
 export const api = todoClient({ baseUrl: location.origin, fetch: send });
 
+/** getRaw GETs a path outside the typed client (a tile's bytes) with the
+ * caller's credentials, as the client sends them. */
+export const getRaw = (path: string): Promise<Response> => send(new Request(location.origin + path));
+
 /** A problem made of an answer that is not one (a network failure, a proxy's page). */
 export function asProblem(error: unknown, res?: Response): Problem {
   if (error && typeof error === "object" && "title" in error) {

@@ -1,12 +1,13 @@
 // The log's state at #/manage/log: the newest checkpoint (origin, tree
-// size, when its newest entry was written, read from the log's public
-// entry bundle), the handler's health with the audit's lag, and on demand
+// size, when its newest entry was written when that entry is of the leaf
+// encoding that names its time), the handler's health with the audit's
+// lag, and on demand
 // the walk of the whole log against the store, which counts the versions
 // stored but not logged yet (the integrator's lag) and every problem,
 // among them a store behind its anchored checkpoint.
 import { useSignal } from "@preact/signals";
 import type { components } from "../../../../client/typescript/index";
-import { api } from "../../api";
+import { api, getRaw } from "../../api";
 import { html } from "../../html";
 import { fail } from "../../store";
 import { tilePath } from "../../verify/index.ts";
@@ -16,13 +17,15 @@ type Health = components["schemas"]["Health"];
 type Walk = components["schemas"]["LogVerification"];
 type Head = { origin: string; size: number; root: string; newest: string };
 
-/** newestEntryTime reads the time of the log's last entry from its entry bundle. */
+/** newestEntryTime reads the time of the log's last entry from its entry
+ * bundle: "" when the entry names none (the leaves written now hold the
+ * version's hash alone). */
 async function newestEntryTime(size: number): Promise<string> {
   if (size === 0) return "";
   const last = size - 1;
   const w = (last % 256) + 1;
   const path = tilePath(0, Math.floor(last / 256), w).replace(/^tile\/0\//, "tile/entries/");
-  const res = await fetch(`/api/log/${path}`);
+  const res = await getRaw(`/api/log/${path}`);
   if (!res.ok) return "";
   const b = new Uint8Array(await res.arrayBuffer());
   let at = 0;
@@ -81,7 +84,7 @@ export default function Log() {
         ${h.audit && html`<dt>Audit</dt><dd>${h.audit.state}, ${h.audit.lagSeconds === null ? "lag not known here" : `${h.audit.lagSeconds} s behind the todos`}</dd>`}`}
       ${c && html`<dt>Log</dt><dd>${c.origin}</dd>
         <dt>Tree size</dt><dd>${c.size}</dd>
-        <dt>Newest entry</dt><dd>${c.newest ? `${when(c.newest)} (${age(c.newest)})` : "none"}</dd>
+        <dt>Newest entry</dt><dd>${c.newest ? `${when(c.newest)} (${age(c.newest)})` : c.size > 0 ? "its time is not in the log, whose entries hold hashes only" : "none"}</dd>
         <dt>Root</dt><dd class="digest">${c.root}</dd>`}
     </dl>
     <p>The walk reads every entry of the log and every stored version: slow on a large log.</p>
@@ -91,7 +94,7 @@ export default function Log() {
       <dt>Entries walked</dt><dd>${w.entries}</dd>
       <dt>Not logged yet (integrator lag)</dt><dd>${w.pending} versions</dd>
       <dt>Anchoring</dt><dd>${w.problems.some((p) => p.kind === "storeBehindAnchor") ? "the store is behind its anchored checkpoint" : "the store extends its anchored checkpoint"}</dd>
-      ${w.problems.map((p) => html`<dt>${p.kind}</dt><dd>${p.entityId ? `${p.entityId} version ${p.version}` : "the whole log"}</dd>`)}
+      ${w.problems.map((p) => html`<dt>${p.kind}</dt><dd>${p.entityId ? `${p.entityId} version ${p.version}` : p.index !== undefined ? `the log's entry ${p.index}` : "the whole log"}</dd>`)}
     </dl></div>`}
   </section>`;
 }

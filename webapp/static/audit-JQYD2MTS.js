@@ -1,4 +1,4 @@
-import{d as t,f as a}from"./chunk-VEYWH5ZG.js";import{l as r,m as i}from"./chunk-KYXGQL4K.js";function n(){return i`<${a} title="Audit" caption="Audit records" back=${!1}
+import{d as t,f as a}from"./chunk-VJQZ5XZL.js";import{l as r,n as i}from"./chunk-JBMN6QHN.js";function n(){return i`<${a} title="Audit" caption="Audit records" back=${!1}
     exportPath="/api/manage/audit/export" exportName="audit"
     list=${(e,o)=>r.GET("/api/manage/audit",{params:{query:{...e,pageSize:50,continuation:o}}})}
     extra=${e=>i`
