@@ -139,6 +139,10 @@ type Options struct {
 	// AuthClock, when set, is the clock the entra mode reads and waits on
 	// (tests move a fake one on instead of waiting).
 	AuthClock auth.Clock
+	// OpenStore, when set, runs each attempt to open the store in place
+	// of open, the configured opening, which it may call (tests make the
+	// store slow to open, or fail).
+	OpenStore func(ctx context.Context, open func(context.Context) (store.Store, error)) (store.Store, error)
 }
 
 // listenError says why the address could not be taken and, standalone,
@@ -309,9 +313,14 @@ var errClosed = errors.New("the handler was closed while the store was opening")
 func (a *App) openRetrying(ctx context.Context, specs []store.ContainerSpec) (store.Store, error) {
 	deadline, cancel := context.WithTimeout(ctx, a.cfg.StoreOpenTimeout)
 	defer cancel()
+	open := func(ctx context.Context) (store.Store, error) { return a.openStore(ctx, specs) }
+	if o := a.opts.OpenStore; o != nil {
+		configured := open
+		open = func(ctx context.Context) (store.Store, error) { return o(ctx, configured) }
+	}
 	var cause error
 	for n := 0; ; n++ {
-		st, err := attempt(deadline, a.attemptTimeout(), func(ctx context.Context) (store.Store, error) { return a.openStore(ctx, specs) })
+		st, err := attempt(deadline, a.attemptTimeout(), open)
 		switch {
 		case err == nil:
 			return st, nil

@@ -16,7 +16,7 @@ import (
 // one update, fsynced, and what auditing and logging it costs meanwhile.
 // Run it with -cpuprofile to see where a write's time goes.
 func BenchmarkUpdates(b *testing.B) {
-	a := launch(b, map[string]string{"DATA_DIR": b.TempDir(), "AUTH_MODE": "dev"})
+	a := launch(b, map[string]string{"DATA_DIR": b.TempDir(), "AUTH_MODE": "dev"}, nil)
 	base := "http://" + a.Addr()
 	c := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 32}}
 	ids := make([]string, 32)

@@ -52,7 +52,7 @@ type restartable struct {
 
 func startOver(t *testing.T, kv map[string]string) restartable {
 	t.Helper()
-	a, closeApp := launchClosable(t, kv)
+	a, closeApp := launchClosable(t, kv, nil)
 	if err := a.Wait(); err != nil {
 		t.Fatal(err)
 	}

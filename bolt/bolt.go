@@ -76,10 +76,11 @@ var _ store.Store = (*Store)(nil)
 // Open opens (creating if needed) the store file in dir and makes sure the
 // given containers exist. An existing container whose partition key paths
 // differ fails: a partition key cannot change after creation. A file that
-// cannot be used as it is fails with a *FileError marked store.Permanent;
-// a file another process holds fails with an error that is not, and a
+// cannot be used as it is fails with a *FileError marked store.Permanent. A
+// file whose lock another process holds is waited for, a few seconds, then
+// fails with an error marked store.Permanent naming DATA_DIR, and so does a
 // directory that cannot hold the file (not creatable, not writable, not a
-// directory) with one that is, naming DATA_DIR.
+// directory).
 func Open(dir string, specs []store.ContainerSpec, o *Options) (*Store, error) {
 	if o == nil {
 		o = &Options{}
@@ -87,8 +88,12 @@ func Open(dir string, specs []store.ContainerSpec, o *Options) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, dirError(dir, err)
 	}
+	log := o.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	path := filepath.Join(dir, "store.db")
-	db, err := openDB(dir, path)
+	db, err := openDB(dir, path, log)
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +105,7 @@ func Open(dir string, specs []store.ContainerSpec, o *Options) (*Store, error) {
 		reserved:    newReservations(),
 		clockStamps: o.ClockStamps,
 		now:         o.Now,
-		log:         o.Log,
+		log:         log,
 		containers:  map[string]*container{},
 		stop:        make(chan struct{}),
 		done:        make(chan struct{}),
@@ -108,9 +113,6 @@ func Open(dir string, specs []store.ContainerSpec, o *Options) (*Store, error) {
 	s.commit.afterCommit = s.reads.committed
 	if s.now == nil {
 		s.now = time.Now
-	}
-	if s.log == nil {
-		s.log = slog.New(slog.DiscardHandler)
 	}
 	if err := s.ensure(specs); err != nil {
 		_ = db.Close()

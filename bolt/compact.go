@@ -2,6 +2,7 @@ package bolt
 
 import (
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 
@@ -26,7 +27,7 @@ func Compact(dir string) (before, after int64, err error) {
 	if err != nil {
 		return 0, 0, fmt.Errorf("embedded store: %w", err)
 	}
-	src, err := openDB(dir, path)
+	src, err := openDB(dir, path, slog.New(slog.DiscardHandler))
 	if err != nil {
 		return 0, 0, err
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"runtime/debug"
 	"syscall"
@@ -15,18 +16,22 @@ import (
 	"github.com/todoaudit/todo/store"
 )
 
-// lockWait is how long opening waits for another process to let go of the
-// store file.
-const lockWait = 2 * time.Second
+// lockWait is how long opening waits for another process to release the
+// store file's lock: long enough for a handler that is stopping during a
+// restart to let go, short enough that a second handler on the same
+// DATA_DIR is told so at once rather than retried.
+const lockWait = 5 * time.Second
 
-// inUse is the error for a store file another process holds.
-func inUse(path string) error {
-	return fmt.Errorf("embedded store file %s is in use by another process (another handler on the same DATA_DIR?): stop that process, or give this one its own DATA_DIR", path)
+// inUse is the error for a store file whose lock another process still
+// held after lockWait: no retry fixes it, so start-up stops.
+func inUse(dir, path string) error {
+	return store.Permanent(fmt.Errorf("DATA_DIR %s is in use: another process holds the lock on its embedded store file %s and did not release it within %s (another handler on the same DATA_DIR?): stop that process, or give this one its own DATA_DIR", dir, path, lockWait))
 }
 
 // check verifies an existing store file, holding its lock meanwhile so
-// that no other process changes it under the walk.
-func check(path string) error {
+// that no other process changes it under the walk. A lock another process
+// holds is waited for, up to lockWait, and the wait logged.
+func check(dir, path string, log *slog.Logger) error {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -35,12 +40,16 @@ func check(path string) error {
 		return fmt.Errorf("embedded store file %s: %w", path, err)
 	}
 	defer f.Close() // and so unlocks it
-	locked, err := lockFile(f, lockWait)
+	locked, err := lockFile(f, 0)
+	if err == nil && !locked {
+		log.Warn("another process holds the embedded store's lock; waiting for it to release it", "dataDir", dir, "wait", lockWait.String())
+		locked, err = lockFile(f, lockWait)
+	}
 	if err != nil {
 		return fmt.Errorf("embedded store file %s: locking: %w", path, err)
 	}
 	if !locked {
-		return inUse(path)
+		return inUse(dir, path)
 	}
 	return verifyFile(path, f)
 }
@@ -49,8 +58,8 @@ func check(path string) error {
 // Should the file change between the check and the open, a fault reading
 // the map or a panic of bbolt's becomes a FileError rather than the end of
 // the process.
-func openDB(dir, path string) (db *bbolt.DB, err error) {
-	if err := check(path); err != nil {
+func openDB(dir, path string, log *slog.Logger) (db *bbolt.DB, err error) {
+	if err := check(dir, path, log); err != nil {
 		if unusableDir(err) {
 			return nil, dirError(dir, err)
 		}
@@ -65,7 +74,7 @@ func openDB(dir, path string) (db *bbolt.DB, err error) {
 	db, err = bbolt.Open(path, 0o600, &bbolt.Options{Timeout: lockWait, NoFreelistSync: true})
 	switch {
 	case errors.Is(err, berrors.ErrTimeout):
-		return nil, inUse(path)
+		return nil, inUse(dir, path)
 	case unusableDir(err):
 		return nil, dirError(dir, err)
 	case err != nil:

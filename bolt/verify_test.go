@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
-	"time"
 
 	"github.com/todoaudit/todo/bolt"
 	"github.com/todoaudit/todo/store"
@@ -179,7 +180,9 @@ func TestOpenSurvivesEveryDamagedPage(t *testing.T) {
 	}
 }
 
-// A second opener of the same file is told the file is in use.
+// A second opener of the same file is told, after a short wait for the
+// lock, that another process holds DATA_DIR: an error no retry fixes, and
+// no broken file either.
 func TestOpenInUse(t *testing.T) {
 	dir := t.TempDir()
 	s, err := bolt.Open(dir, faultSpecs, nil)
@@ -187,16 +190,63 @@ func TestOpenInUse(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	start := time.Now()
 	_, err = bolt.Open(dir, faultSpecs, nil)
-	if err == nil || !strings.Contains(err.Error(), "in use by another process") {
-		t.Fatalf("second open: %v", err)
+	if err == nil || !strings.Contains(err.Error(), "DATA_DIR "+dir) || !strings.Contains(err.Error(), "another process holds the lock") {
+		t.Fatalf("second open: %v, want an error naming DATA_DIR and the other process's lock", err)
+	}
+	if !store.IsPermanent(err) {
+		t.Fatal("a store another process holds is retried: it stays held until that process stops")
 	}
 	var fe *bolt.FileError
-	if errors.As(err, &fe) || store.IsPermanent(err) {
-		t.Fatal("a file in use is not a broken file: opening it again may succeed")
+	if errors.As(err, &fe) {
+		t.Fatal("a file in use is not a broken file")
 	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Fatalf("second open took %v", d)
+}
+
+// A lock released while the second opener waits for it (a handler that
+// is stopping during a restart) lets the store open.
+func TestOpenWaitsForTheLock(t *testing.T) {
+	dir := t.TempDir()
+	s, err := bolt.Open(dir, faultSpecs, nil)
+	if err != nil {
+		t.Fatal(err)
 	}
+	waiting := &firstWrite{done: make(chan struct{})}
+	opened := make(chan error, 1)
+	go func() {
+		s, err := bolt.Open(dir, faultSpecs, &bolt.Options{Log: slog.New(slog.NewTextHandler(waiting, nil))})
+		if err == nil {
+			err = s.Close()
+		}
+		opened <- err
+	}()
+	select {
+	case <-waiting.done:
+	case err := <-opened:
+		t.Fatalf("the second open ended without waiting for the lock: %v", err)
+	}
+	if !strings.Contains(waiting.line, "another process holds the embedded store's lock") || !strings.Contains(waiting.line, dir) {
+		t.Fatalf("logged %q, want the wait for the lock, naming DATA_DIR", waiting.line)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-opened; err != nil {
+		t.Fatalf("open once the lock was released: %v", err)
+	}
+}
+
+// firstWrite keeps the first line written to it and then closes done.
+type firstWrite struct {
+	once sync.Once
+	line string
+	done chan struct{}
+}
+
+func (w *firstWrite) Write(p []byte) (int, error) {
+	w.once.Do(func() {
+		w.line = string(p)
+		close(w.done)
+	})
+	return len(p), nil
 }
