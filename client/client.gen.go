@@ -5804,6 +5804,11 @@ func (r HealthResponse) ContentType() string {
 	return ""
 }
 
+// LogCheckpointResponse200Headers the declared response headers of an HTTP 200 response for LogCheckpoint
+type LogCheckpointResponse200Headers struct {
+	LastModified *string
+}
+
 type LogCheckpointResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5811,6 +5816,8 @@ type LogCheckpointResponse struct {
 	ApplicationproblemJSON404 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *LogCheckpointResponse200Headers
 }
 
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
@@ -9598,6 +9605,19 @@ func ParseLogCheckpointResponse(rsp *http.Response) (*LogCheckpointResponse, err
 		}
 		response.ApplicationproblemJSON503 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers LogCheckpointResponse200Headers
+		if values := rsp.Header.Values("Last-Modified"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Last-Modified", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.LastModified = &value
+		}
+		response.Headers200 = &headers
 	}
 
 	return response, nil

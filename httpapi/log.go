@@ -39,8 +39,11 @@ func (a *api) logCheckpoint(ctx context.Context, w http.ResponseWriter, _ *http.
 	if err != nil {
 		return err
 	}
-	msg, _, err := l.Checkpoint(ctx)
+	msg, _, at, err := l.Published(ctx)
 	if err == nil {
+		if at.Unix() > 0 {
+			w.Header().Set("Last-Modified", at.Format(http.TimeFormat))
+		}
 		writeText(w, "no-cache", msg)
 	}
 	return err

@@ -65,7 +65,7 @@ const DefaultGrace = time.Minute
 // younger than grace that are not logged yet count as pending.
 func (l *Log) AuditStore(ctx context.Context, grace time.Duration, now time.Time) (AuditReport, error) {
 	rep := AuditReport{Problems: []Problem{}}
-	stored, err := storedHashes(ctx, l.Audit)
+	stored, known, err := storedHashes(ctx, l.Audit)
 	if err != nil {
 		return rep, err
 	}
@@ -113,8 +113,14 @@ func (l *Log) AuditStore(ctx context.Context, grace time.Duration, now time.Time
 		return rep, err
 	}
 	rep.Problems = append(rep.Problems, missing...)
+	named, err := l.nameLeaves(ctx, w.unmatched, known)
+	if err != nil {
+		return rep, err
+	}
 	for _, i := range slices.Sorted(maps.Keys(w.unmatched)) {
-		rep.Problems = append(rep.Problems, Problem{Kind: MissingFromStore, Index: &i})
+		p := named[i]
+		p.Kind, p.Index = MissingFromStore, &i
+		rep.Problems = append(rep.Problems, p)
 	}
 	rep.Verified = len(rep.Problems) == 0
 	return rep, nil
@@ -269,27 +275,72 @@ type storedRef struct {
 	Edited bool
 }
 
-// storedHashes reads every audit record's identity, hash and _ts, keyed by
-// entity key and version, and checks its content against its hash.
-func storedHashes(ctx context.Context, audit store.Container) (map[string]storedRef, error) {
-	out := map[string]storedRef{}
+// nameLeaves names, where it can, the version of each leaf at the given
+// indices, which name nothing and whose hash no stored record has: by the
+// index document that locates it (read by walking the index documents,
+// which only a damaged log needs), whose id is a digest of the entity key,
+// matched against the entity keys the store still knows of (known). A
+// leaf it cannot name keeps its index alone.
+func (l *Log) nameLeaves(ctx context.Context, leaves map[int64]bool, known map[string]bool) (map[int64]Problem, error) {
+	out := map[int64]Problem{}
+	if len(leaves) == 0 {
+		return out, nil
+	}
+	byDigest := map[string]string{}
+	for key := range known {
+		byDigest[strings.TrimSuffix(indexID(key, 0), "-v0")] = key
+	}
 	q := store.Query{PageSize: store.MaxPageSize}
 	for {
-		page, err := audit.Query(ctx, q)
+		page, err := l.Leases.Query(ctx, q)
 		if err != nil {
 			return nil, err
 		}
 		for _, it := range page.Items {
+			var d indexDoc
+			if !strings.HasPrefix(it.ID, indexIDPrefix) || decode(it, "", &d) != nil || !leaves[d.Index] {
+				continue
+			}
+			digest, v, ok := strings.Cut(d.ID, "-v")
+			version, err := strconv.ParseInt(v, 10, 64)
+			if key, found := byDigest[digest]; ok && err == nil && found {
+				out[d.Index] = Problem{EntityID: key[strings.LastIndex(key, "/")+1:], Version: version}
+			}
+		}
+		if page.Continuation == "" {
+			return out, nil
+		}
+		q.Continuation = page.Continuation
+	}
+}
+
+// storedHashes reads every audit record's identity, hash and _ts, keyed by
+// entity key and version, and checks its content against its hash; and
+// the entity keys of the todos the audit container knows of, by their
+// records and their activity entries.
+func storedHashes(ctx context.Context, audit store.Container) (map[string]storedRef, map[string]bool, error) {
+	out, known := map[string]storedRef{}, map[string]bool{}
+	q := store.Query{PageSize: store.MaxPageSize}
+	for {
+		page, err := audit.Query(ctx, q)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, it := range page.Items {
 			r, err := skimRecord(it.Body)
+			if err == nil && r.EntityType == todo.EntityTypeTodo && r.Owner != "" && r.EntityID != "" {
+				known[todo.EntityKey(r.Owner, r.EntityID)] = true
+			}
 			if err != nil || r.EntityType == "" || r.Hash == "" || r.Owner != "" {
 				continue
 			}
+			known[r.EntityKey] = true
 			_, _, err = todo.DecodeVerifiedRecord(it.Body)
 			out[versionKey(r.EntityKey, r.Version)] = storedRef{EntityKey: r.EntityKey, EntityID: r.EntityID, Version: r.Version, Hash: r.Hash,
 				TS: r.TS, Edited: err != nil}
 		}
 		if page.Continuation == "" {
-			return out, nil
+			return out, known, nil
 		}
 		q.Continuation = page.Continuation
 	}

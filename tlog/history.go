@@ -74,6 +74,9 @@ func loggedAfter(p *ProofBundle, records []todo.AuditRecord, v note.Verifier) er
 	if err != nil {
 		return fmt.Errorf("the proof of a later version the answer ends with: %w", err)
 	}
+	if !leaf.Names() {
+		return loggedAfterUnnamed(p, leaf, c, records)
+	}
 	if len(records) == 0 {
 		return fmt.Errorf("the log holds version %d of %s, and the history holds none", leaf.Version, leaf.EntityKey())
 	}
@@ -83,4 +86,23 @@ func loggedAfter(p *ProofBundle, records []todo.AuditRecord, v note.Verifier) er
 	}
 	return fmt.Errorf("the log holds version %d of this todo (leaf %d of %s), and the history ends at version %d: versions were removed from the store",
 		leaf.Version, p.Index, c, last.Version)
+}
+
+// loggedAfterUnnamed is loggedAfter for a leaf that names no version
+// (LeafV2): the proof shows the log holds the leaf, and that it is none of
+// the history's versions; that it is a later version of this todo is the
+// service's word, which the leaf's hash confirms to whoever kept a copy of
+// the history.
+func loggedAfterUnnamed(p *ProofBundle, leaf Leaf, c Checkpoint, records []todo.AuditRecord) error {
+	for i := range records {
+		if records[i].Hash == leaf.Hash {
+			return fmt.Errorf("the answer ends with the proof of its own version %d, not of a version after the history's", records[i].Version)
+		}
+	}
+	newest := "holds none"
+	if len(records) > 0 {
+		newest = fmt.Sprintf("ends at version %d", records[len(records)-1].Version)
+	}
+	return fmt.Errorf("the log holds a version of this todo after the history's newest (leaf %d of %s, hash %s: a leaf names no version, so match its hash with a copy of the history you kept), and the history %s: versions were removed from the store",
+		p.Index, c, leaf.Hash, newest)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync/atomic"
+	"time"
 
 	"golang.org/x/mod/sumdb/tlog"
 
@@ -50,23 +51,31 @@ func (l *Log) Signed(note []byte, c Checkpoint) {
 // Checkpoint returns the latest signed checkpoint, as published, and its
 // body. NotFound before the first.
 func (l *Log) Checkpoint(ctx context.Context) ([]byte, Checkpoint, error) {
+	msg, c, _, err := l.Published(ctx)
+	return msg, c, err
+}
+
+// Published is Checkpoint with the time the store took it: when the log
+// last grew, within a pass of the integrator (a leaf names no time).
+func (l *Log) Published(ctx context.Context) ([]byte, Checkpoint, time.Time, error) {
 	var d checkpointDoc
 	_, err := read(ctx, l.Leases, checkpointID, &d)
 	if todo.IsKind(err, todo.NotFound) {
-		return nil, Checkpoint{}, todo.Errorf(todo.NotFound, "the log has no checkpoint yet")
+		return nil, Checkpoint{}, time.Time{}, todo.Errorf(todo.NotFound, "the log has no checkpoint yet")
 	}
 	if err != nil {
-		return nil, Checkpoint{}, err
+		return nil, Checkpoint{}, time.Time{}, err
 	}
+	at := time.Unix(d.TS, 0).UTC()
 	if o := l.opened.Load(); o != nil && o.note == d.Note {
-		return []byte(d.Note), o.c, nil
+		return []byte(d.Note), o.c, at, nil
 	}
 	c, err := OpenCheckpoint([]byte(d.Note), l.Keys.Verifier)
 	if err != nil {
-		return nil, c, l.damaged(todo.Wrap(todo.Internal, err, "the stored checkpoint does not verify"))
+		return nil, c, at, l.damaged(todo.Wrap(todo.Internal, err, "the stored checkpoint does not verify"))
 	}
 	l.opened.Store(&openedCheckpoint{note: d.Note, c: c})
-	return []byte(d.Note), c, nil
+	return []byte(d.Note), c, at, nil
 }
 
 // Tile returns the tile or entry bundle at a C2SP tlog-tiles path.

@@ -156,6 +156,8 @@ type checkpointDoc struct {
 	ID   string `json:"id"`
 	Size int64  `json:"size"`
 	Note string `json:"note"`
+	// TS is the store's time of the write, read back and never written.
+	TS int64 `json:"_ts,omitempty"`
 	// Publish is PublishAlways or PublishWithQuorum: whether the note was
 	// published whatever its witnesses answered, or only with its quorum;
 	// empty for a log without witnesses.
@@ -170,8 +172,11 @@ func tileID(t tlog.Tile) string { return "tlog-tile-" + strings.ReplaceAll(TileP
 // key, which holds slashes, and the version.
 func indexID(entityKey string, version int64) string {
 	sum := sha256.Sum256([]byte(entityKey))
-	return "tlog-leaf-" + hex.EncodeToString(sum[:20]) + "-v" + strconv.FormatInt(version, 10)
+	return indexIDPrefix + hex.EncodeToString(sum[:20]) + "-v" + strconv.FormatInt(version, 10)
 }
+
+// indexIDPrefix begins the id of every index document.
+const indexIDPrefix = "tlog-leaf-"
 
 func read[T any](ctx context.Context, c store.Container, id string, v *T) (string, error) {
 	it, err := c.Read(ctx, store.PartitionKey{id}, id)

@@ -1,6 +1,7 @@
 package apitest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -42,6 +43,12 @@ func TransparencyLog(t *testing.T, c *Client, auditC store.Container, settle fun
 		t.Fatalf("checkpoint %s: %v", first.Body, err)
 	}
 
+	var h struct{ Items []todo.AuditRecord }
+	if err := json.Unmarshal(Want(t, c.Do("GET", "/api/todos/"+kept+"/history", nil), 200).Body, &h); err != nil || len(h.Items) != 2 {
+		t.Fatalf("history: %v", err)
+	}
+	// A proof's leaf is its version's, opened by the record, and names
+	// nothing: no user, todo, category or time.
 	var bundles []tlog.ProofBundle
 	for version := 1; version <= 2; version++ {
 		r := Want(t, c.Do("GET", fmt.Sprintf("/api/todos/%s/history/proof?version=%d", kept, version), nil), 200)
@@ -49,18 +56,20 @@ func TransparencyLog(t *testing.T, c *Client, auditC store.Container, settle fun
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, leaf, err := b.Verify(v); err != nil || leaf.ID != kept || leaf.Version != int64(version) || leaf.Owner != c.User {
-			t.Fatalf("proof of version %d: %+v %v", version, leaf, err)
+		want, _ := tlog.LeafOf(&h.Items[version-1])
+		if _, _, err := b.Verify(v); err != nil || !bytes.Equal(b.Leaf, want.EncodeAs(tlog.LeafV2)) {
+			t.Fatalf("proof of version %d: %q %v", version, b.Leaf, err)
+		}
+		for _, name := range []string{c.User, kept, "Work"} {
+			if bytes.Contains(b.Leaf, []byte(name)) {
+				t.Fatalf("the leaf of version %d names %q: %q", version, name, b.Leaf)
+			}
 		}
 		bundles = append(bundles, b)
 	}
 	Want(t, c.As("mallory").Do("GET", "/api/todos/"+kept+"/history/proof?version=1", nil), 404)
 	Want(t, c.Do("GET", "/api/todos/"+kept+"/history/proof?version=3", nil), 404)
 	Want(t, c.Do("GET", "/api/todos/"+kept+"/history/proof?version=x", nil), 400)
-	var h struct{ Items []todo.AuditRecord }
-	if err := json.Unmarshal(Want(t, c.Do("GET", "/api/todos/"+kept+"/history", nil), 200).Body, &h); err != nil {
-		t.Fatal(err)
-	}
 	if n, err := tlog.VerifyHistory(h.Items, bundles, v); err != nil || n != 2 {
 		t.Fatalf("history verified offline: %d, %v", n, err)
 	}
@@ -68,9 +77,13 @@ func TransparencyLog(t *testing.T, c *Client, auditC store.Container, settle fun
 		t.Fatalf("verify: %v", got)
 	}
 
-	// The tiles give the checkpoint's tree, to anyone.
+	// The tiles give the checkpoint's tree, and the entry bundles its
+	// leaves, to anyone: leaves that name nothing.
 	if err := tlog.TreeFromTiles(cp, logTiles(anyone)); err != nil {
 		t.Fatal(err)
+	}
+	if n, withheld, err := tlog.VerifyBundles(cp, logTiles(anyone)); err != nil || n != cp.Size || withheld != 0 {
+		t.Fatalf("a stranger's read of the entry bundles: %d entries checked, %d withheld, %v", n, withheld, err)
 	}
 	Want(t, anyone.Do("GET", "/api/log/tile/0/x1", nil), 400)
 	Want(t, anyone.Do("GET", "/api/log/tile/5/999", nil), 404)

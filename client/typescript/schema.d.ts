@@ -3355,6 +3355,8 @@ export interface operations {
             /** @description The note text */
             200: {
                 headers: {
+                    /** @description When the store took this checkpoint: when the log last grew, within a pass of the integrator */
+                    "Last-Modified"?: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -1,7 +1,8 @@
 // The log's state at #/manage/log: the newest checkpoint (origin, tree
-// size, when its newest entry was written when that entry is of the leaf
-// encoding that names its time), the handler's health with the audit's
-// lag, and on demand
+// size, when its newest entry was written: the time its entry names, for
+// a leaf of the encoding that names one, else when the checkpoint holding
+// it was published), the handler's health with the audit's lag, and on
+// demand
 // the walk of the whole log against the store, which counts the versions
 // stored but not logged yet (the integrator's lag) and every problem,
 // among them a store behind its anchored checkpoint.
@@ -57,7 +58,9 @@ export default function Log() {
       const res = await fetch("/api/log/checkpoint");
       if (!res.ok) return fail(await res.json().catch(() => null), res);
       const [origin = "", size = "0", root = ""] = (await res.text()).split("\n");
-      head.value = { origin, size: Number(size), root, newest: await newestEntryTime(Number(size)) };
+      const published = res.headers.get("Last-Modified");
+      const newest = (await newestEntryTime(Number(size))) || (published ? new Date(published).toISOString() : "");
+      head.value = { origin, size: Number(size), root, newest };
     } catch (e) {
       fail(e);
     }
@@ -84,7 +87,7 @@ export default function Log() {
         ${h.audit && html`<dt>Audit</dt><dd>${h.audit.state}, ${h.audit.lagSeconds === null ? "lag not known here" : `${h.audit.lagSeconds} s behind the todos`}</dd>`}`}
       ${c && html`<dt>Log</dt><dd>${c.origin}</dd>
         <dt>Tree size</dt><dd>${c.size}</dd>
-        <dt>Newest entry</dt><dd>${c.newest ? `${when(c.newest)} (${age(c.newest)})` : c.size > 0 ? "its time is not in the log, whose entries hold hashes only" : "none"}</dd>
+        <dt>Newest entry</dt><dd>${c.newest ? `${when(c.newest)} (${age(c.newest)})` : "none"}</dd>
         <dt>Root</dt><dd class="digest">${c.root}</dd>`}
     </dl>
     <p>The walk reads every entry of the log and every stored version: slow on a large log.</p>
