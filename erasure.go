@@ -20,6 +20,15 @@ var PersonalFields = []string{"title", "notes", "tags"}
 // erasure. It is never the operation of a version.
 const OpErase Operation = "erase"
 
+// GovernanceKey is the partition of the audit container that holds the
+// governance documents (see package governance): the legal holds, the
+// erasure jobs and the governance events, which record every hold,
+// release, purge run and erasure with its actor and reason. One partition,
+// so that a document and its event are written in one transactional
+// batch. An erasure's activity entry is shown as the erasure's, in this
+// partition (AuditRecord.Record).
+const GovernanceKey = "governance"
+
 // The erasure job document: one per user, in the governance partition of
 // the audit container, so that it and the governance event that closes a
 // run are written in one batch and nothing an erasure does erases them.

@@ -26,12 +26,12 @@ import (
 	"github.com/todoaudit/todo/audit/erasure"
 	"github.com/todoaudit/todo/audit/pump"
 	"github.com/todoaudit/todo/audit/reconcile"
-	"github.com/todoaudit/todo/audit/retention"
 	"github.com/todoaudit/todo/audit/trigger"
 	"github.com/todoaudit/todo/auth"
 	"github.com/todoaudit/todo/bolt"
 	"github.com/todoaudit/todo/config"
 	"github.com/todoaudit/todo/cosmos"
+	"github.com/todoaudit/todo/governance"
 	"github.com/todoaudit/todo/health"
 	"github.com/todoaudit/todo/httpapi"
 	"github.com/todoaudit/todo/internal/backoff"
@@ -554,7 +554,7 @@ func (a *App) newReconciler(todos, auditC, leases store.Container, svc *service.
 		})
 	}
 	if a.cfg.AuditRetention > 0 {
-		purger := &retention.Purger{Audit: auditC, Leases: leases, Retention: a.cfg.AuditRetention}
+		purger := &governance.Purger{Audit: auditC, Leases: leases, Retention: a.cfg.AuditRetention}
 		rec.After = append(rec.After, func(ctx context.Context) (string, error) {
 			res, err := purger.Step(ctx)
 			return res.String(), err

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/governance"
 	"github.com/todoaudit/todo/repo"
 	"github.com/todoaudit/todo/store"
 )
@@ -393,9 +394,9 @@ func (s *Service) linksToMove(ctx context.Context, user, from, id, prevHash stri
 
 // purgeMarker is what the retention purge left of the caller's todo id's
 // oldest versions: the zero marker when nothing was purged.
-func (s *Service) purgeMarker(ctx context.Context, user, id string) (todo.PurgeMarker, error) {
-	var m todo.PurgeMarker
-	it, err := s.auditC.Read(ctx, store.PartitionKey{todo.PurgeMarkerKey(user, id)}, todo.PurgeMarkerID)
+func (s *Service) purgeMarker(ctx context.Context, user, id string) (governance.PurgeMarker, error) {
+	var m governance.PurgeMarker
+	it, err := s.auditC.Read(ctx, store.PartitionKey{governance.PurgeMarkerKey(user, id)}, governance.PurgeMarkerID)
 	if todo.IsKind(err, todo.NotFound) {
 		return m, nil
 	}

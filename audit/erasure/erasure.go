@@ -33,7 +33,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/todoaudit/todo"
-	"github.com/todoaudit/todo/audit/retention"
+	"github.com/todoaudit/todo/governance"
 	"github.com/todoaudit/todo/partition"
 	"github.com/todoaudit/todo/repo"
 	"github.com/todoaudit/todo/store"
@@ -90,7 +90,7 @@ func (e *Eraser) log() *slog.Logger {
 	return e.Log
 }
 
-func governance() store.PartitionKey { return store.PartitionKey{todo.GovernanceKey} }
+func governancePartition() store.PartitionKey { return store.PartitionKey{todo.GovernanceKey} }
 
 // Start records a run of user's erasure, asked for by actor with reason,
 // and returns it: the run under way when there is one (a repeated request
@@ -104,13 +104,13 @@ func Start(ctx context.Context, audit store.Container, user, reason, actor strin
 		old, etag, err := Get(ctx, audit, id)
 		switch {
 		case todo.IsKind(err, todo.NotFound):
-			_, err = audit.Create(ctx, governance(), mustJSON(job))
+			_, err = audit.Create(ctx, governancePartition(), mustJSON(job))
 		case err != nil:
 		case old.State == todo.ErasureRunning:
 			return old, nil
 		default:
 			job.Run = old.Run + 1
-			_, err = audit.Replace(ctx, governance(), mustJSON(job), &store.WriteOptions{IfMatch: etag})
+			_, err = audit.Replace(ctx, governancePartition(), mustJSON(job), &store.WriteOptions{IfMatch: etag})
 		}
 		if todo.IsKind(err, todo.Conflict) || todo.IsKind(err, todo.PreconditionFailed) {
 			continue // another request started a run meanwhile
@@ -123,7 +123,7 @@ func Start(ctx context.Context, audit store.Container, user, reason, actor strin
 // Get reads an erasure job and its ETag; NotFound when there is none.
 func Get(ctx context.Context, audit store.Container, id string) (todo.Erasure, string, error) {
 	var job todo.Erasure
-	it, err := audit.Read(ctx, governance(), id)
+	it, err := audit.Read(ctx, governancePartition(), id)
 	if todo.IsKind(err, todo.NotFound) {
 		return job, "", todo.Errorf(todo.NotFound, "erasure %q not found", id)
 	}
@@ -140,7 +140,7 @@ func Get(ctx context.Context, audit store.Container, id string) (todo.Erasure, s
 // none): a hold of a todo id covers it when the user has audit records
 // of that id.
 func HeldBy(ctx context.Context, audit store.Container, user string) (string, error) {
-	holds, err := retention.Holds(ctx, audit)
+	holds, err := governance.Holds(ctx, audit)
 	if err != nil {
 		return "", err
 	}
@@ -251,7 +251,7 @@ func (e *Eraser) Run(ctx context.Context) (Result, error) {
 // governance partition by id range.
 func (e *Eraser) running(ctx context.Context) ([]string, error) {
 	q := store.Query{
-		PartitionKey: governance(),
+		PartitionKey: governancePartition(),
 		Filters:      store.IDPrefix(todo.ErasureIDPrefix),
 		PageSize:     store.MaxPageSize,
 	}
@@ -330,7 +330,7 @@ func (e *Eraser) step(ctx context.Context, id string) (more, finished bool, err 
 
 func (e *Eraser) save(ctx context.Context, job *todo.Erasure, etag string) error {
 	job.UpdatedAt = e.now()
-	_, err := e.Audit.Replace(ctx, governance(), mustJSON(job), &store.WriteOptions{IfMatch: etag})
+	_, err := e.Audit.Replace(ctx, governancePartition(), mustJSON(job), &store.WriteOptions{IfMatch: etag})
 	return err
 }
 
@@ -346,9 +346,9 @@ func (e *Eraser) finish(ctx context.Context, job *todo.Erasure, etag string) err
 			return err
 		}
 	}
-	ev := retention.NewEvent(todo.GovernanceEvent{Action: "erase", Actor: job.RequestedBy, Reason: job.Reason, UserID: job.UserID,
+	ev := governance.NewEvent(governance.Event{Action: "erase", Actor: job.RequestedBy, Reason: job.Reason, UserID: job.UserID,
 		ErasureID: job.ID, Erased: &job.Erased, FirstEncoding: &job.FirstEncoding}, at)
-	_, err := e.Audit.Batch(ctx, governance(), []store.Op{
+	_, err := e.Audit.Batch(ctx, governancePartition(), []store.Op{
 		{Kind: store.BatchReplace, Doc: mustJSON(job), IfMatch: etag},
 		{Kind: store.BatchCreate, Doc: mustJSON(ev)},
 	})

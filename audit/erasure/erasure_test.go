@@ -12,6 +12,7 @@ import (
 	"github.com/todoaudit/todo/audit/erasure"
 	"github.com/todoaudit/todo/audit/reconcile"
 	"github.com/todoaudit/todo/bolt/bolttest"
+	"github.com/todoaudit/todo/governance"
 	"github.com/todoaudit/todo/partition"
 	"github.com/todoaudit/todo/service"
 	"github.com/todoaudit/todo/store"
@@ -202,16 +203,16 @@ func TestErasurePausesUnderHold(t *testing.T) {
 	}
 }
 
-func governanceEvents(t *testing.T, audit store.Container, action string) []todo.GovernanceEvent {
+func governanceEvents(t *testing.T, audit store.Container, action string) []governance.Event {
 	t.Helper()
 	p, err := audit.Query(context.Background(), store.Query{PartitionKey: store.PartitionKey{todo.GovernanceKey},
-		Filters: []store.Filter{{Field: "id", Op: store.Ge, Value: todo.EventIDPrefix}}, PageSize: store.MaxPageSize})
+		Filters: []store.Filter{{Field: "id", Op: store.Ge, Value: governance.EventIDPrefix}}, PageSize: store.MaxPageSize})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []todo.GovernanceEvent
+	var out []governance.Event
 	for _, it := range p.Items {
-		var ev todo.GovernanceEvent
+		var ev governance.Event
 		if json.Unmarshal(it.Body, &ev) == nil && ev.Action == action {
 			out = append(out, ev)
 		}

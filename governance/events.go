@@ -1,0 +1,61 @@
+package governance
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/store"
+)
+
+// A governance event document, in the governance partition: its id starts
+// with EventIDPrefix, so that the events are read by an id range.
+const (
+	EventIDPrefix = "event-"
+	TypeEvent     = "governanceEvent"
+)
+
+// Event records one hold, release, purge run or erasure in the audit.
+// Erasures never touch the governance partition, so these events are
+// never erased.
+type Event struct {
+	ID        string    `json:"id"`
+	EntityKey string    `json:"entityKey"`
+	Type      string    `json:"type"`
+	Action    string    `json:"action"` // hold, release, purge or erase
+	Actor     string    `json:"actor"`
+	Reason    string    `json:"reason"`
+	At        string    `json:"at"` // todo.TimeKey, sorts as time
+	HoldID    string    `json:"holdId,omitempty"`
+	UserID    string    `json:"userId,omitempty"`
+	TodoID    string    `json:"todoId,omitempty"`
+	Purged    int       `json:"purged,omitempty"`
+	Held      int       `json:"held,omitempty"`
+	Cutoff    time.Time `json:"cutoff,omitzero"`
+	// ErasureID, Erased and FirstEncoding describe an erasure run: its
+	// job, the documents that hold erased fields, and those of the first
+	// chain encoding it had to leave.
+	ErasureID     string              `json:"erasureId,omitempty"`
+	Erased        *todo.ErasureCounts `json:"erased,omitempty"`
+	FirstEncoding *todo.ErasureCounts `json:"firstEncoding,omitempty"`
+}
+
+// NewEvent completes a governance event's id, partition, type and time.
+func NewEvent(ev Event, at time.Time) Event {
+	ev.ID = EventIDPrefix + todo.TimeKey(at) + "-" + uuid.NewString()
+	ev.EntityKey, ev.Type, ev.At = todo.GovernanceKey, TypeEvent, todo.TimeKey(at)
+	return ev
+}
+
+// WriteEvent records a governance event on its own.
+func WriteEvent(ctx context.Context, audit store.Container, ev Event, at time.Time) error {
+	b, err := json.Marshal(NewEvent(ev, at))
+	if err != nil {
+		return err
+	}
+	_, err = audit.Create(ctx, store.PartitionKey{todo.GovernanceKey}, b)
+	return err
+}

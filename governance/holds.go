@@ -1,0 +1,61 @@
+package governance
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/store"
+)
+
+// A legal hold document, in the governance partition: its id starts with
+// HoldIDPrefix, so that the holds are read by an id range.
+const (
+	HoldIDPrefix = "hold-"
+	TypeHold     = "legalHold"
+)
+
+// Hold is a legal hold: while it exists, the purge leaves every audit
+// record of the user's todos (UserID) or of one todo (TodoID) alone.
+type Hold struct {
+	ID        string    `json:"id"`
+	EntityKey string    `json:"entityKey"`
+	Type      string    `json:"type"`
+	UserID    string    `json:"userId,omitempty"`
+	TodoID    string    `json:"todoId,omitempty"`
+	Reason    string    `json:"reason"`
+	CreatedBy string    `json:"createdBy"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+// Covers reports whether h holds the records of todoID owned by owner.
+func (h *Hold) Covers(owner, todoID string) bool {
+	return (h.UserID != "" && h.UserID == owner) || (h.TodoID != "" && h.TodoID == todoID)
+}
+
+// Holds reads every legal hold: one single-partition query by id range.
+func Holds(ctx context.Context, audit store.Container) ([]Hold, error) {
+	var out []Hold
+	q := store.Query{
+		PartitionKey: store.PartitionKey{todo.GovernanceKey},
+		Filters:      store.IDPrefix(HoldIDPrefix),
+		PageSize:     store.MaxPageSize,
+	}
+	for {
+		page, err := audit.Query(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		for _, it := range page.Items {
+			var h Hold
+			if err := json.Unmarshal(it.Body, &h); err != nil {
+				return nil, todo.Wrap(todo.Internal, err, "legal hold "+it.ID+" does not decode")
+			}
+			out = append(out, h)
+		}
+		if q.Continuation = page.Continuation; q.Continuation == "" {
+			return out, nil
+		}
+	}
+}
