@@ -38,9 +38,9 @@ type Event struct {
 	// ErasureID, Erased and FirstEncoding describe an erasure run: its
 	// job, the documents that hold erased fields, and those of the first
 	// chain encoding it had to leave.
-	ErasureID     string              `json:"erasureId,omitempty"`
-	Erased        *todo.ErasureCounts `json:"erased,omitempty"`
-	FirstEncoding *todo.ErasureCounts `json:"firstEncoding,omitempty"`
+	ErasureID     string         `json:"erasureId,omitempty"`
+	Erased        *ErasureCounts `json:"erased,omitempty"`
+	FirstEncoding *ErasureCounts `json:"firstEncoding,omitempty"`
 }
 
 // NewEvent completes a governance event's id, partition, type and time.

@@ -59,3 +59,29 @@ func Holds(ctx context.Context, audit store.Container) ([]Hold, error) {
 		}
 	}
 }
+
+// HeldBy names a legal hold that covers user or one of user's todos ("" for
+// none): a hold of a todo id covers it when the user has audit records
+// of that id.
+func HeldBy(ctx context.Context, audit store.Container, user string) (string, error) {
+	holds, err := Holds(ctx, audit)
+	if err != nil {
+		return "", err
+	}
+	for _, h := range holds {
+		if h.UserID == user {
+			return h.ID, nil
+		}
+		if h.TodoID == "" {
+			continue
+		}
+		p, err := audit.Query(ctx, store.Query{PartitionKey: store.PartitionKey{todo.EntityKey(user, h.TodoID)}, PageSize: 1})
+		if err != nil {
+			return "", err
+		}
+		if len(p.Items) > 0 {
+			return h.ID, nil
+		}
+	}
+	return "", nil
+}
