@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/todoaudit/todo"
@@ -96,6 +97,31 @@ func (e Erasure) OwnerStatus() Erasure {
 
 func governancePartition() store.PartitionKey { return store.PartitionKey{todo.GovernanceKey} }
 
+// SelfErasureReason is the reason recorded for a user's erasure of their
+// own data.
+const SelfErasureReason = "the user's own request"
+
+// RequestErasure starts, for the administrator actor, the erasure of a
+// user's personal content (see Eraser) and returns it: the run under way
+// when one is (the request is idempotent). Conflict, naming the hold,
+// while a legal hold covers the user or one of the user's todos.
+func RequestErasure(ctx context.Context, audit store.Container, actor, userID, reason string, at time.Time) (Erasure, error) {
+	if err := todo.ValidateUserID(userID); err != nil {
+		return Erasure{}, err
+	}
+	if err := checkReason(reason); err != nil {
+		return Erasure{}, err
+	}
+	hold, err := HeldBy(ctx, audit, userID)
+	if err == nil && hold != "" {
+		err = todo.Errorf(todo.Conflict, "legal hold %s covers the data of user %q: release it before erasing", hold, userID)
+	}
+	if err != nil {
+		return Erasure{}, err
+	}
+	return StartErasure(ctx, audit, userID, reason, actor, at)
+}
+
 // StartErasure records a run of user's erasure, asked for by actor with reason,
 // and returns it: the run under way when there is one (a repeated request
 // starts nothing new), else a new run. A run that a legal hold covers
@@ -138,4 +164,23 @@ func ReadErasure(ctx context.Context, audit store.Container, id string) (Erasure
 		return job, "", todo.Errorf(todo.NotFound, "erasure %q not found", id)
 	}
 	return job, it.ETag, nil
+}
+
+// ErasureStatus reads the status of an erasure by id, for administrators.
+func ErasureStatus(ctx context.Context, audit store.Container, id string) (Erasure, error) {
+	if !strings.HasPrefix(id, ErasureIDPrefix) || todo.ValidateID(id) != nil {
+		return Erasure{}, todo.Errorf(todo.NotFound, "erasure %q not found", id)
+	}
+	job, _, err := ReadErasure(ctx, audit, id)
+	return job.Status(), err
+}
+
+// OwnErasure reads the status of the erasure of user's data as user sees
+// it (OwnerStatus).
+func OwnErasure(ctx context.Context, audit store.Container, user string) (Erasure, error) {
+	job, _, err := ReadErasure(ctx, audit, ErasureID(user))
+	if todo.IsKind(err, todo.NotFound) {
+		return Erasure{}, todo.Errorf(todo.NotFound, "no erasure of your data was requested")
+	}
+	return job.OwnerStatus(), err
 }

@@ -59,3 +59,10 @@ func WriteEvent(ctx context.Context, audit store.Container, ev Event, at time.Ti
 	_, err = audit.Create(ctx, store.PartitionKey{todo.GovernanceKey}, b)
 	return err
 }
+
+// writeWithEvent writes op and its event in one batch in the governance
+// partition.
+func writeWithEvent(ctx context.Context, audit store.Container, op store.Op, ev Event) error {
+	_, err := audit.Batch(ctx, governancePartition(), []store.Op{op, {Kind: store.BatchCreate, Doc: mustJSON(ev)}})
+	return err
+}

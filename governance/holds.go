@@ -3,7 +3,10 @@ package governance
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/store"
@@ -32,6 +35,62 @@ type Hold struct {
 // Covers reports whether h holds the records of todoID owned by owner.
 func (h *Hold) Covers(owner, todoID string) bool {
 	return (h.UserID != "" && h.UserID == owner) || (h.TodoID != "" && h.TodoID == todoID)
+}
+
+// MaxReasonBytes bounds the reason of a hold, a release or an erasure.
+const MaxReasonBytes = 1024
+
+func checkReason(reason string) error { return todo.ValidateText("reason", reason, MaxReasonBytes) }
+
+// CreateHold places a legal hold, asked for by actor at at, on every
+// audit record of a user's todos (userID) or of one todo (todoID): the
+// hold and its governance event are one transactional batch.
+func CreateHold(ctx context.Context, audit store.Container, actor, userID, todoID, reason string, at time.Time) (Hold, error) {
+	var err error
+	switch {
+	case (userID == "") == (todoID == ""):
+		return Hold{}, todo.Errorf(todo.Invalid, "a hold names exactly one of userId and todoId")
+	case userID != "":
+		err = todo.ValidateUserID(userID)
+	default:
+		err = todo.ValidateID(todoID)
+	}
+	if err != nil {
+		return Hold{}, err
+	}
+	if err := checkReason(reason); err != nil {
+		return Hold{}, err
+	}
+	h := Hold{ID: HoldIDPrefix + uuid.NewString(), EntityKey: todo.GovernanceKey, Type: TypeHold,
+		UserID: userID, TodoID: todoID, Reason: reason, CreatedBy: actor, CreatedAt: at}
+	ev := NewEvent(Event{Action: "hold", Actor: actor, Reason: reason, HoldID: h.ID, UserID: userID, TodoID: todoID}, at)
+	return h, writeWithEvent(ctx, audit, store.Op{Kind: store.BatchCreate, Doc: mustJSON(h)}, ev)
+}
+
+// ReleaseHold removes a legal hold, released by actor at at with reason
+// (the hold's own when empty), in one batch with its governance event.
+func ReleaseHold(ctx context.Context, audit store.Container, actor, id, reason string, at time.Time) error {
+	if !strings.HasPrefix(id, HoldIDPrefix) || todo.ValidateID(id) != nil {
+		return todo.Errorf(todo.NotFound, "legal hold %q not found", id)
+	}
+	it, err := audit.Read(ctx, governancePartition(), id)
+	if todo.IsKind(err, todo.NotFound) {
+		return todo.Errorf(todo.NotFound, "legal hold %q not found", id)
+	}
+	if err != nil {
+		return err
+	}
+	var h Hold
+	if err := json.Unmarshal(it.Body, &h); err != nil {
+		return todo.Wrap(todo.Internal, err, "legal hold "+id+" does not decode")
+	}
+	if reason == "" {
+		reason = h.Reason
+	} else if err := checkReason(reason); err != nil {
+		return err
+	}
+	ev := NewEvent(Event{Action: "release", Actor: actor, Reason: reason, HoldID: id, UserID: h.UserID, TodoID: h.TodoID}, at)
+	return writeWithEvent(ctx, audit, store.Op{Kind: store.BatchDelete, ID: id, IfMatch: it.ETag}, ev)
 }
 
 // Holds reads every legal hold: one single-partition query by id range.

@@ -202,3 +202,17 @@ const (
 
 // PurgeMarkerKey is the partition of the purge marker of owner's todo.
 func PurgeMarkerKey(owner, todoID string) string { return "retention/" + owner + "/" + todoID }
+
+// ReadPurgeMarker reads what the purge left of owner's todo's oldest
+// versions: the zero marker when nothing was purged.
+func ReadPurgeMarker(ctx context.Context, audit store.Container, owner, todoID string) (PurgeMarker, error) {
+	var m PurgeMarker
+	it, err := audit.Read(ctx, store.PartitionKey{PurgeMarkerKey(owner, todoID)}, PurgeMarkerID)
+	if todo.IsKind(err, todo.NotFound) {
+		return m, nil
+	}
+	if err == nil && json.Unmarshal(it.Body, &m) != nil {
+		return m, todo.Errorf(todo.Internal, "the purge marker of %q does not decode", todoID)
+	}
+	return m, err
+}
