@@ -1,9 +1,6 @@
 package todo
 
-import (
-	"encoding/json"
-	"reflect"
-)
+import "reflect"
 
 // PersonalFields are the fields of a todo that hold its owner's own free
 // text: what an erasure removes. The category is free text too, but it is
@@ -97,39 +94,4 @@ func (c Commitments) ErasedNames() []string {
 		}
 	}
 	return out
-}
-
-// ErasePersonalJSON removes the personal fields of a todo encoded as a
-// JSON object, keeping every other property as it is (a todo document
-// with its partition key properties, the result an idempotency record
-// keeps): a field the todo omits when empty is removed, the title becomes
-// empty. It reports whether anything changed.
-func ErasePersonalJSON(doc json.RawMessage) (json.RawMessage, bool, error) {
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(doc, &m); err != nil {
-		return doc, false, err
-	}
-	changed := false
-	for _, name := range PersonalFields {
-		p, _ := PropertyNamed(name)
-		old, ok := m[name]
-		if !ok {
-			continue
-		}
-		if p.OmitEmpty {
-			delete(m, name)
-			changed = true
-			continue
-		}
-		zero, _ := json.Marshal(reflect.Zero(p.Type).Interface())
-		if string(old) != string(zero) {
-			m[name] = zero
-			changed = true
-		}
-	}
-	if !changed {
-		return doc, false, nil
-	}
-	out, err := json.Marshal(m)
-	return out, true, err
 }

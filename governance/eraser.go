@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -399,7 +400,7 @@ func (e *Eraser) todoDocument(ctx context.Context, d repo.Doc[json.RawMessage], 
 			return nil
 		}
 		w.erased.Todos++
-		out, changed, err := todo.ErasePersonalJSON(d.Value)
+		out, changed, err := erasePersonalJSON(d.Value)
 		if err != nil || !changed {
 			return err
 		}
@@ -433,7 +434,7 @@ func (e *Eraser) todoDocument(ctx context.Context, d repo.Doc[json.RawMessage], 
 		if len(head.Result) == 0 || string(head.Result) == "null" {
 			return nil
 		}
-		result, changed, err := todo.ErasePersonalJSON(head.Result)
+		result, changed, err := erasePersonalJSON(head.Result)
 		w.erased.Idempotency++
 		if err != nil || !changed {
 			return err
@@ -449,6 +450,41 @@ func (e *Eraser) todoDocument(ctx context.Context, d repo.Doc[json.RawMessage], 
 	}
 	w.replace(e.Todos, pk, doc, d.ETag)
 	return nil
+}
+
+// erasePersonalJSON removes the personal fields of a todo encoded as a
+// JSON object, keeping every other property as it is (a todo document
+// with its partition key properties, the result an idempotency record
+// keeps): a field the todo omits when empty is removed, the title becomes
+// empty. It reports whether anything changed.
+func erasePersonalJSON(doc json.RawMessage) (json.RawMessage, bool, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(doc, &m); err != nil {
+		return doc, false, err
+	}
+	changed := false
+	for _, name := range todo.PersonalFields {
+		p, _ := todo.PropertyNamed(name)
+		old, ok := m[name]
+		if !ok {
+			continue
+		}
+		if p.OmitEmpty {
+			delete(m, name)
+			changed = true
+			continue
+		}
+		zero, _ := json.Marshal(reflect.Zero(p.Type).Interface())
+		if string(old) != string(zero) {
+			m[name] = zero
+			changed = true
+		}
+	}
+	if !changed {
+		return doc, false, nil
+	}
+	out, err := json.Marshal(m)
+	return out, true, err
 }
 
 // record erases one audit record or activity entry (a reference holds
