@@ -612,12 +612,3 @@ func (w *work) flush(ctx context.Context) error {
 	}
 	return eg.Wait()
 }
-
-// mustJSON encodes a document type that always encodes.
-func mustJSON(v any) []byte {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err)
-	}
-	return b
-}

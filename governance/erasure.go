@@ -12,14 +12,6 @@ import (
 	"github.com/todoaudit/todo/store"
 )
 
-// The erasure job document: one per user, in the governance partition of
-// the audit container, so that it and the governance event that closes a
-// run are written in one batch and nothing an erasure does erases them.
-const (
-	TypeErasure     = "erasure"
-	ErasureIDPrefix = "erasure-"
-)
-
 // The states of an erasure job.
 const (
 	ErasureRunning = "running"
@@ -94,8 +86,6 @@ func (e Erasure) OwnerStatus() Erasure {
 	e.HeldBy = ""
 	return e
 }
-
-func governancePartition() store.PartitionKey { return store.PartitionKey{todo.GovernanceKey} }
 
 // SelfErasureReason is the reason recorded for a user's erasure of their
 // own data.

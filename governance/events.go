@@ -11,13 +11,6 @@ import (
 	"github.com/todoaudit/todo/store"
 )
 
-// A governance event document, in the governance partition: its id starts
-// with EventIDPrefix, so that the events are read by an id range.
-const (
-	EventIDPrefix = "event-"
-	TypeEvent     = "governanceEvent"
-)
-
 // Event records one hold, release, purge run or erasure in the audit.
 // Erasures never touch the governance partition, so these events are
 // never erased.

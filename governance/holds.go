@@ -12,13 +12,6 @@ import (
 	"github.com/todoaudit/todo/store"
 )
 
-// A legal hold document, in the governance partition: its id starts with
-// HoldIDPrefix, so that the holds are read by an id range.
-const (
-	HoldIDPrefix = "hold-"
-	TypeHold     = "legalHold"
-)
-
 // Hold is a legal hold: while it exists, the purge leaves every audit
 // record of the user's todos (UserID) or of one todo (TodoID) alone.
 type Hold struct {
