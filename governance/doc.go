@@ -5,7 +5,13 @@
 // record each of them with its actor and reason (events.go). Its documents
 // live in the audit container, in partitions no todo's records share: the
 // holds, the erasure jobs and the events in the governance partition
-// (todo.GovernanceKey), a purged todo's marker in one of its own.
+// (todo.GovernanceKey, documents.go), a purged todo's marker in one of its
+// own.
+//
+// It knows nothing of callers or timers: an actor is a parameter, which
+// package service takes from the authenticated caller, and package app
+// runs the purge after each reconcile pass and the eraser on a loop of its
+// own (and under the Functions host after each reconcile pass too).
 //
 // The root package keeps what the audit records themselves say about an
 // erasure, since the activity views, the export verifier, the API's

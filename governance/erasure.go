@@ -112,10 +112,10 @@ func RequestErasure(ctx context.Context, audit store.Container, actor, userID, r
 	return StartErasure(ctx, audit, userID, reason, actor, at)
 }
 
-// StartErasure records a run of user's erasure, asked for by actor with reason,
-// and returns it: the run under way when there is one (a repeated request
-// starts nothing new), else a new run. A run that a legal hold covers
-// waits, touching nothing, until the hold is released (see HeldBy).
+// StartErasure records a run of user's erasure, asked for by actor with
+// reason, and returns it: the run under way when there is one (a repeated
+// request starts nothing new), else a new run. A run that a legal hold
+// covers waits, touching nothing, until the hold is released (see HeldBy).
 func StartErasure(ctx context.Context, audit store.Container, user, reason, actor string, at time.Time) (Erasure, error) {
 	id := ErasureID(user)
 	for range 3 {
@@ -140,7 +140,8 @@ func StartErasure(ctx context.Context, audit store.Container, user, reason, acto
 	return Erasure{}, todo.Errorf(todo.Unavailable, "the erasure of user %q is being requested concurrently; try again", user)
 }
 
-// ReadErasure reads an erasure job and its ETag; NotFound when there is none.
+// ReadErasure reads an erasure job and its ETag; NotFound when there is
+// none.
 func ReadErasure(ctx context.Context, audit store.Container, id string) (Erasure, string, error) {
 	var job Erasure
 	it, err := audit.Read(ctx, governancePartition(), id)
