@@ -23,15 +23,14 @@ import (
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/audit/backfill"
-	"github.com/todoaudit/todo/audit/erasure"
 	"github.com/todoaudit/todo/audit/pump"
 	"github.com/todoaudit/todo/audit/reconcile"
-	"github.com/todoaudit/todo/audit/retention"
 	"github.com/todoaudit/todo/audit/trigger"
 	"github.com/todoaudit/todo/auth"
 	"github.com/todoaudit/todo/bolt"
 	"github.com/todoaudit/todo/config"
 	"github.com/todoaudit/todo/cosmos"
+	"github.com/todoaudit/todo/governance"
 	"github.com/todoaudit/todo/health"
 	"github.com/todoaudit/todo/httpapi"
 	"github.com/todoaudit/todo/internal/backoff"
@@ -515,8 +514,8 @@ func (a *App) openContainers(ctx context.Context) (st store.Store, cs [3]store.C
 
 // newEraser is the erasure runner; on the embedded store it also scrubs
 // the file's free pages after an erasure.
-func (a *App) newEraser(todos, auditC store.Container, scheme partition.Scheme) *erasure.Eraser {
-	eraser := &erasure.Eraser{Todos: todos, Audit: auditC, Scheme: scheme, Log: a.log}
+func (a *App) newEraser(todos, auditC store.Container, scheme partition.Scheme) *governance.Eraser {
+	eraser := &governance.Eraser{Todos: todos, Audit: auditC, Scheme: scheme, Log: a.log}
 	if s, ok := a.store.(interface {
 		ScrubFreePages(context.Context) (int, error)
 	}); ok {
@@ -534,7 +533,7 @@ func (a *App) newEraser(todos, auditC store.Container, scheme partition.Scheme) 
 // newReconciler is the reconcile pass with what runs after it: the
 // activity backfill, under the host the erasures' resumption and a log
 // integration, and the retention purge when retention is set.
-func (a *App) newReconciler(todos, auditC, leases store.Container, svc *service.Service, eraser *erasure.Eraser, integ *tlog.Integrator) *reconcile.Reconciler {
+func (a *App) newReconciler(todos, auditC, leases store.Container, svc *service.Service, eraser *governance.Eraser, integ *tlog.Integrator) *reconcile.Reconciler {
 	rec := &reconcile.Reconciler{Todos: todos, Audit: auditC, Leases: leases, Log: a.log, FinishMove: svc.FinishVersionMove}
 	views := &backfill.Backfill{Audit: auditC, Leases: leases}
 	rec.After = append(rec.After, func(ctx context.Context) (string, error) {
@@ -563,7 +562,7 @@ func (a *App) newReconciler(todos, auditC, leases store.Container, svc *service.
 		})
 	}
 	if a.cfg.AuditRetention > 0 {
-		purger := &retention.Purger{Audit: auditC, Leases: leases, Retention: a.cfg.AuditRetention}
+		purger := &governance.Purger{Audit: auditC, Leases: leases, Retention: a.cfg.AuditRetention}
 		rec.After = append(rec.After, func(ctx context.Context) (string, error) {
 			res, err := purger.Step(ctx)
 			return res.String(), err

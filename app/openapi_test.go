@@ -17,8 +17,8 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 
-	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/app/apitest"
+	"github.com/todoaudit/todo/governance"
 	"github.com/todoaudit/todo/httpapi"
 )
 
@@ -172,8 +172,8 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		{"POST", "/api/manage/erasures", `{"userId":"bob","reason":"GDPR request"}`, nil, 409},
 		{"POST", "/api/manage/erasures", `{"userId":"erin","reason":"GDPR request"}`, nil, 202},
 		{"POST", "/api/manage/erasures", `{"reason":"GDPR request"}`, nil, 400},
-		{"GET", "/api/manage/erasures/" + todo.ErasureID("erin"), "", nil, 200},
-		{"GET", "/api/manage/erasures/" + todo.ErasureID("nobody"), "", nil, 404},
+		{"GET", "/api/manage/erasures/" + governance.ErasureID("erin"), "", nil, 200},
+		{"GET", "/api/manage/erasures/" + governance.ErasureID("nobody"), "", nil, 404},
 		{"GET", "/api/manage/audit?owner=erin&operation=erase", "", nil, 200},
 		{"DELETE", "/api/me/data", "", []string{"X-User-Id: frank"}, 202},
 		{"GET", "/api/me/erasure", "", []string{"X-User-Id: frank"}, 200},

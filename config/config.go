@@ -18,6 +18,7 @@ import (
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/auth"
+	"github.com/todoaudit/todo/governance"
 	"github.com/todoaudit/todo/partition"
 	"github.com/todoaudit/todo/tlog"
 )
@@ -64,7 +65,7 @@ var (
 	maxBodyBytes      = Setting{"MAX_BODY_BYTES", "1048576", "request body limit in bytes (at most 2000000)"}
 	maxPayloadBytes   = Setting{"MAX_PAYLOAD_BYTES", "16777216", "payload-mode invocation (trigger batch) limit in bytes, 1 MiB to 256 MiB; under the host at least the largest AuditTrigger batch (docs/audit-pipeline.md)"}
 	versionTTL        = Setting{"VERSION_TTL_SECONDS", strconv.Itoa(int(todo.DefaultVersionTTL / time.Second)), "retention of version documents (the audit outbox) in seconds; on the embedded store the audit pump retires each once its record is written"}
-	auditRetention    = Setting{"AUDIT_RETENTION_DAYS", "", "days audit records are kept before the reconcile loop purges them (legal holds excepted); unset keeps them forever; at least " + strconv.Itoa(todo.MinAuditRetentionDays)}
+	auditRetention    = Setting{"AUDIT_RETENTION_DAYS", "", "days audit records are kept before the reconcile loop purges them (legal holds excepted); unset keeps them forever; at least " + strconv.Itoa(governance.MinRetentionDays)}
 	auditPump         = Setting{"AUDIT_PUMP", "on", "on or off: the standalone change-feed pump that feeds AuditTrigger"}
 	transparencyLog   = Setting{"TRANSPARENCY_LOG", "on", "on or off: the transparency log of every version, its signed checkpoints and /api/log"}
 	logOrigin         = Setting{"LOG_ORIGIN", "todoaudit.local/log", "the transparency log's origin line and signing key name (no spaces or +)"}
@@ -350,9 +351,9 @@ func limitSettings(c *Config, get func(Setting) string) error {
 		days, err := strconv.Atoi(v)
 		switch {
 		case err != nil || days < 1 || days > 100*366:
-			return &Error{auditRetention.Name, fmt.Sprintf("%q is not a whole number of days from %d to %d", v, todo.MinAuditRetentionDays, 100*366)}
-		case days < todo.MinAuditRetentionDays:
-			return &Error{auditRetention.Name, fmt.Sprintf("%d days is below the floor of %d days; unset it to keep audit records forever", days, todo.MinAuditRetentionDays)}
+			return &Error{auditRetention.Name, fmt.Sprintf("%q is not a whole number of days from %d to %d", v, governance.MinRetentionDays, 100*366)}
+		case days < governance.MinRetentionDays:
+			return &Error{auditRetention.Name, fmt.Sprintf("%d days is below the floor of %d days; unset it to keep audit records forever", days, governance.MinRetentionDays)}
 		}
 		c.AuditRetention = time.Duration(days) * 24 * time.Hour
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/governance"
 	"github.com/todoaudit/todo/service"
 )
 
@@ -182,7 +183,7 @@ type holdInput struct {
 
 // holdsPage is the body of GET /api/manage/holds.
 type holdsPage struct {
-	Items []todo.Hold `json:"items"`
+	Items []governance.Hold `json:"items"`
 }
 
 func (a *api) createHold(ctx context.Context, w http.ResponseWriter, r *http.Request, _ string) error {
@@ -205,7 +206,7 @@ func (a *api) listHolds(ctx context.Context, w http.ResponseWriter, r *http.Requ
 	hs, err := a.Service.Holds(ctx)
 	if err == nil {
 		if hs == nil {
-			hs = []todo.Hold{}
+			hs = []governance.Hold{}
 		}
 		writeJSON(w, http.StatusOK, holdsPage{Items: hs})
 	}

@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"net/url"
 
-	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/governance"
 )
 
 // erasureInput is the body of POST /api/manage/erasures.
@@ -16,7 +16,7 @@ type erasureInput struct {
 
 // writeErasure answers a started erasure: 202 with its status and where
 // to poll it.
-func writeErasure(w http.ResponseWriter, location string, e todo.Erasure) {
+func writeErasure(w http.ResponseWriter, location string, e governance.Erasure) {
 	w.Header().Set("Location", location)
 	writeJSON(w, http.StatusAccepted, e)
 }

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/todoaudit/todo"
-	"github.com/todoaudit/todo/audit/erasure"
 	"github.com/todoaudit/todo/audit/reconcile"
+	"github.com/todoaudit/todo/governance"
 	"github.com/todoaudit/todo/partition"
 	"github.com/todoaudit/todo/service"
 )
@@ -34,11 +34,11 @@ func TestErasureLeavesFirstEncoding(t *testing.T) {
 		t.Fatal(err)
 	}
 	sch, _ := partition.New(partition.Hierarchical, 1, nil)
-	if _, err := (&erasure.Eraser{Todos: c.Todos, Audit: c.Audit, Scheme: sch}).Run(ctx); err != nil {
+	if _, err := (&governance.Eraser{Todos: c.Todos, Audit: c.Audit, Scheme: sch}).Run(ctx); err != nil {
 		t.Fatal(err)
 	}
 	done, err := svc.Erasure(admin, job.ID)
-	if err != nil || done.State != todo.ErasureDone {
+	if err != nil || done.State != governance.ErasureDone {
 		t.Fatalf("erasure: %+v %v", done, err)
 	}
 	if e, f := done.Erased, done.FirstEncoding; e.Todos != 1 || e.Versions != 1 || e.Records != 1 || f.Todos != 1 || f.Versions != 6 || f.Records != 6 {

@@ -2,39 +2,23 @@ package service
 
 import (
 	"context"
-	"strings"
 
-	"github.com/todoaudit/todo"
-	"github.com/todoaudit/todo/audit/erasure"
+	"github.com/todoaudit/todo/governance"
 )
 
-// SelfErasureReason is the reason recorded for a user's erasure of their
-// own data.
-const SelfErasureReason = "the user's own request"
-
 // RequestErasure starts, for administrators, the erasure of a user's
-// personal content (see package erasure) and returns its status: the run
-// under way when one is (the request is idempotent). Conflict, naming the
-// hold, while a legal hold covers the user or one of the user's todos.
-func (s *Service) RequestErasure(ctx context.Context, userID, reason string) (todo.Erasure, error) {
+// personal content and returns its status (see governance.RequestErasure):
+// Conflict while a legal hold covers the user's data.
+func (s *Service) RequestErasure(ctx context.Context, userID, reason string) (governance.Erasure, error) {
 	admin, err := caller(ctx)
 	if err != nil {
-		return todo.Erasure{}, err
+		return governance.Erasure{}, err
 	}
-	if err := todo.ValidateUserID(userID); err != nil {
-		return todo.Erasure{}, err
-	}
-	if err := checkReason(reason); err != nil {
-		return todo.Erasure{}, err
-	}
-	hold, err := erasure.HeldBy(ctx, s.auditC, userID)
-	if err == nil && hold != "" {
-		err = todo.Errorf(todo.Conflict, "legal hold %s covers the data of user %q: release it before erasing", hold, userID)
-	}
+	job, err := governance.RequestErasure(ctx, s.auditC, admin, userID, reason, s.stamp())
 	if err != nil {
-		return todo.Erasure{}, err
+		return governance.Erasure{}, err
 	}
-	return s.startErasure(ctx, userID, reason, admin)
+	return s.started(job), nil
 }
 
 // EraseMyData starts the erasure of the caller's own personal content, as
@@ -43,47 +27,40 @@ func (s *Service) RequestErasure(ctx context.Context, userID, reason string) (to
 // request is accepted and the erasure waits, touching nothing, until the
 // hold is released. The user's status never names the hold; the
 // administrators' does.
-func (s *Service) EraseMyData(ctx context.Context) (todo.Erasure, error) {
+func (s *Service) EraseMyData(ctx context.Context) (governance.Erasure, error) {
 	user, err := caller(ctx)
 	if err != nil {
-		return todo.Erasure{}, err
+		return governance.Erasure{}, err
 	}
-	job, err := s.startErasure(ctx, user, SelfErasureReason, user)
-	return job.OwnerStatus(), err
+	job, err := governance.StartErasure(ctx, s.auditC, user, governance.SelfErasureReason, user, s.stamp())
+	if err != nil {
+		return governance.Erasure{}, err
+	}
+	return s.started(job).OwnerStatus(), nil
 }
 
-func (s *Service) startErasure(ctx context.Context, user, reason, actor string) (todo.Erasure, error) {
-	job, err := erasure.Start(ctx, s.auditC, user, reason, actor, s.stamp())
-	if err != nil {
-		return todo.Erasure{}, err
-	}
+// started tells the erasure runner of a job started and returns its
+// status.
+func (s *Service) started(job governance.Erasure) governance.Erasure {
 	if s.onErasure != nil {
 		s.onErasure()
 	}
-	return job.Status(), nil
+	return job.Status()
 }
 
 // Erasure reads, for administrators, the status of an erasure by id.
-func (s *Service) Erasure(ctx context.Context, id string) (todo.Erasure, error) {
+func (s *Service) Erasure(ctx context.Context, id string) (governance.Erasure, error) {
 	if _, err := caller(ctx); err != nil {
-		return todo.Erasure{}, err
+		return governance.Erasure{}, err
 	}
-	if !strings.HasPrefix(id, todo.ErasureIDPrefix) || todo.ValidateID(id) != nil {
-		return todo.Erasure{}, todo.Errorf(todo.NotFound, "erasure %q not found", id)
-	}
-	job, _, err := erasure.Get(ctx, s.auditC, id)
-	return job.Status(), err
+	return governance.ErasureStatus(ctx, s.auditC, id)
 }
 
 // MyErasure reads the status of the erasure of the caller's own data.
-func (s *Service) MyErasure(ctx context.Context) (todo.Erasure, error) {
+func (s *Service) MyErasure(ctx context.Context) (governance.Erasure, error) {
 	user, err := caller(ctx)
 	if err != nil {
-		return todo.Erasure{}, err
+		return governance.Erasure{}, err
 	}
-	job, _, err := erasure.Get(ctx, s.auditC, todo.ErasureID(user))
-	if todo.IsKind(err, todo.NotFound) {
-		return todo.Erasure{}, todo.Errorf(todo.NotFound, "no erasure of your data was requested")
-	}
-	return job.OwnerStatus(), err
+	return governance.OwnErasure(ctx, s.auditC, user)
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/governance"
 	"github.com/todoaudit/todo/repo"
 	"github.com/todoaudit/todo/store"
 )
@@ -85,7 +86,7 @@ func (s *Service) History(ctx context.Context, id string, pageSize int, continua
 		if continuation == "" && len(page.Items) == 0 && rec.Version > 1 {
 			// A history that starts after version 1 may have been purged
 			// under the retention period: purged, not missing.
-			m, err := s.purgeMarker(ctx, user, id)
+			m, err := governance.ReadPurgeMarker(ctx, s.auditC, user, id)
 			if err != nil {
 				return HistoryPage{}, err
 			}

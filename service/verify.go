@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/governance"
 	"github.com/todoaudit/todo/repo"
 	"github.com/todoaudit/todo/store"
 )
@@ -165,7 +166,7 @@ func (s *Service) walk(ctx context.Context, user, id string, pk store.PartitionK
 		if out.Versions == 0 && r.Version > next {
 			// Versions purged under the retention period are left out, not
 			// missing; only a history that starts late can have any.
-			m, err := s.purgeMarker(ctx, user, id)
+			m, err := governance.ReadPurgeMarker(ctx, s.auditC, user, id)
 			if err != nil {
 				return next, "", err
 			}
@@ -389,18 +390,4 @@ func (s *Service) linksToMove(ctx context.Context, user, from, id, prevHash stri
 	}
 	r, a, err := todo.DecodeRecord(p.Items[0].Value)
 	return err == nil && a.Entity.MovingTo == id && a.Verify(r.PrevHash, r.Hash) == nil, nil
-}
-
-// purgeMarker is what the retention purge left of the caller's todo id's
-// oldest versions: the zero marker when nothing was purged.
-func (s *Service) purgeMarker(ctx context.Context, user, id string) (todo.PurgeMarker, error) {
-	var m todo.PurgeMarker
-	it, err := s.auditC.Read(ctx, store.PartitionKey{todo.PurgeMarkerKey(user, id)}, todo.PurgeMarkerID)
-	if todo.IsKind(err, todo.NotFound) {
-		return m, nil
-	}
-	if err == nil && json.Unmarshal(it.Body, &m) != nil {
-		return m, todo.Errorf(todo.Internal, "the purge marker of %q does not decode", id)
-	}
-	return m, err
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/audit/export"
+	"github.com/todoaudit/todo/governance"
 	"github.com/todoaudit/todo/tlog"
 )
 
@@ -261,7 +262,7 @@ func WaitErasure(t *testing.T, c *Client, path string) map[string]any {
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		s := Want(t, c.Do("GET", path, nil), 200).JSON(t)
-		if s["state"] == todo.ErasureDone {
+		if s["state"] == governance.ErasureDone {
 			return s
 		}
 		if time.Now().After(deadline) {

@@ -1,4 +1,4 @@
-package erasure_test
+package governance_test
 
 import (
 	"context"
@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/todoaudit/todo"
-	"github.com/todoaudit/todo/audit/erasure"
 	"github.com/todoaudit/todo/audit/reconcile"
 	"github.com/todoaudit/todo/bolt/bolttest"
+	"github.com/todoaudit/todo/governance"
 	"github.com/todoaudit/todo/partition"
 	"github.com/todoaudit/todo/service"
 	"github.com/todoaudit/todo/store"
@@ -73,7 +73,7 @@ func mustJSON(t *testing.T, v any) []byte {
 
 // request has an administrator ask for alice's erasure; it returns a
 // context, the administrator's and the erasure.
-func (w *world) request(t *testing.T) (context.Context, context.Context, todo.Erasure) {
+func (w *world) request(t *testing.T) (context.Context, context.Context, governance.Erasure) {
 	t.Helper()
 	ctx := context.Background()
 	admin := service.WithUser(ctx, "admin")
@@ -84,8 +84,8 @@ func (w *world) request(t *testing.T) (context.Context, context.Context, todo.Er
 	return ctx, admin, job
 }
 
-func (w *world) eraser() *erasure.Eraser {
-	return &erasure.Eraser{Todos: w.c.Todos, Audit: w.c.Audit, Scheme: w.scheme, PageSize: 3}
+func (w *world) eraser() *governance.Eraser {
+	return &governance.Eraser{Todos: w.c.Todos, Audit: w.c.Audit, Scheme: w.scheme, PageSize: 3}
 }
 
 // holdsSecret reports whether any document of the store holds alice's
@@ -125,7 +125,7 @@ func TestErasureResumes(t *testing.T) {
 		t.Fatal(err)
 	}
 	half, err := w.svc.Erasure(admin, job.ID)
-	if err != nil || half.State != todo.ErasureRunning || half.Phase == "todos" && half.Erased.Versions == 0 {
+	if err != nil || half.State != governance.ErasureRunning || half.Phase == "todos" && half.Erased.Versions == 0 {
 		t.Fatalf("after 4 steps: %+v %v", half, err)
 	}
 	if !w.holdsSecret(t) {
@@ -136,8 +136,8 @@ func TestErasureResumes(t *testing.T) {
 		t.Fatalf("resumed run: %+v %v", res, err)
 	}
 	done, err := w.svc.Erasure(admin, job.ID)
-	want := todo.ErasureCounts{Todos: 5, Versions: 10, Records: 10, Activity: 10, DeadLetters: 1}
-	if err != nil || done.State != todo.ErasureDone || done.Erased != want || done.FirstEncoding != (todo.ErasureCounts{}) {
+	want := governance.ErasureCounts{Todos: 5, Versions: 10, Records: 10, Activity: 10, DeadLetters: 1}
+	if err != nil || done.State != governance.ErasureDone || done.Erased != want || done.FirstEncoding != (governance.ErasureCounts{}) {
 		t.Fatalf("finished: %+v %v; want erased %+v", done, err, want)
 	}
 	if w.holdsSecret(t) {
@@ -155,7 +155,7 @@ func TestErasureResumes(t *testing.T) {
 	}
 
 	again, err := w.svc.RequestErasure(admin, "alice", "GDPR request, again")
-	if err != nil || again.Run != 2 || again.State != todo.ErasureRunning {
+	if err != nil || again.Run != 2 || again.State != governance.ErasureRunning {
 		t.Fatalf("second request: %+v %v", again, err)
 	}
 	if same, err := w.svc.RequestErasure(admin, "alice", "a third"); err != nil || same.Run != 2 || same.Reason != "GDPR request, again" {
@@ -166,7 +166,7 @@ func TestErasureResumes(t *testing.T) {
 	}
 	second, _ := w.svc.Erasure(admin, job.ID)
 	want.DeadLetters = 0 // its copy is gone: nothing of hers is left in it
-	if second.State != todo.ErasureDone || second.Erased != want {
+	if second.State != governance.ErasureDone || second.Erased != want {
 		t.Fatalf("second run: %+v, want erased %+v", second, want)
 	}
 	events := governanceEvents(t, w.c.Audit, "erase")
@@ -188,7 +188,7 @@ func TestErasurePausesUnderHold(t *testing.T) {
 		t.Fatal(err)
 	}
 	held, _ := w.svc.Erasure(admin, job.ID)
-	if held.State != todo.ErasureRunning || held.HeldBy != h.ID || !w.holdsSecret(t) {
+	if held.State != governance.ErasureRunning || held.HeldBy != h.ID || !w.holdsSecret(t) {
 		t.Fatalf("under a hold: %+v", held)
 	}
 	if err := w.svc.ReleaseHold(admin, h.ID, "settled"); err != nil {
@@ -197,21 +197,21 @@ func TestErasurePausesUnderHold(t *testing.T) {
 	if _, err := w.eraser().Run(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if done, _ := w.svc.Erasure(admin, job.ID); done.State != todo.ErasureDone || done.HeldBy != "" || w.holdsSecret(t) {
+	if done, _ := w.svc.Erasure(admin, job.ID); done.State != governance.ErasureDone || done.HeldBy != "" || w.holdsSecret(t) {
 		t.Fatalf("after the release: %+v", done)
 	}
 }
 
-func governanceEvents(t *testing.T, audit store.Container, action string) []todo.GovernanceEvent {
+func governanceEvents(t *testing.T, audit store.Container, action string) []governance.Event {
 	t.Helper()
 	p, err := audit.Query(context.Background(), store.Query{PartitionKey: store.PartitionKey{todo.GovernanceKey},
-		Filters: []store.Filter{{Field: "id", Op: store.Ge, Value: todo.EventIDPrefix}}, PageSize: store.MaxPageSize})
+		Filters: []store.Filter{{Field: "id", Op: store.Ge, Value: governance.EventIDPrefix}}, PageSize: store.MaxPageSize})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []todo.GovernanceEvent
+	var out []governance.Event
 	for _, it := range p.Items {
-		var ev todo.GovernanceEvent
+		var ev governance.Event
 		if json.Unmarshal(it.Body, &ev) == nil && ev.Action == action {
 			out = append(out, ev)
 		}

@@ -1,4 +1,4 @@
-package erasure
+package governance
 
 // StopAfter makes Run stop after n steps, as a process that crashed there
 // would.

@@ -1,9 +1,4 @@
-// Package retention purges audit records older than the retention period
-// in bounded steps, run after each reconcile pass: never a record a legal
-// hold covers, always a todo's oldest versions first, leaving a purge
-// marker from which verification continues the chain, and a governance
-// event for every run that purged or spared anything.
-package retention
+package governance
 
 import (
 	"context"
@@ -11,41 +6,47 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/store"
 )
 
-// Purger purges one audit container.
+// MinRetentionDays is the shortest retention allowed (see docs/auditor.md
+// for why 180 days).
+const MinRetentionDays = 180
+
+// Purger purges the audit records of one audit container older than the
+// retention period, in bounded steps run after each reconcile pass: never
+// a record a legal hold covers, always a todo's oldest versions first,
+// leaving a purge marker from which verification continues the chain, and
+// a governance event for every run that purged or spared anything.
 type Purger struct {
 	Audit  store.Container
 	Leases store.Container
-	// Retention is how long records are kept; at least
-	// todo.MinAuditRetentionDays days.
+	// Retention is how long records are kept; at least MinRetentionDays
+	// days.
 	Retention time.Duration
 	// PageSize bounds one step: the expired records it reads, whose todos
-	// it purges. DefaultPageSize when zero.
+	// it purges. DefaultPurgePageSize when zero.
 	PageSize int
 	// Now is the clock, time.Now when nil.
 	Now func() time.Time
 }
 
-// DefaultPageSize is the expired records one step reads.
-const DefaultPageSize = 100
+// DefaultPurgePageSize is the expired records one step reads.
+const DefaultPurgePageSize = 100
 
-// Actor is the actor of purge runs in the governance events.
-const Actor = "retention"
+// PurgeActor is the actor of purge runs in the governance events.
+const PurgeActor = "retention"
 
-// Result says what one step did.
-type Result struct {
+// PurgeResult says what one step did.
+type PurgeResult struct {
 	Purged  int // audit records removed
 	Entries int // activity entries removed
 	Held    int // todos spared by a hold
 }
 
 // String is a step's result as one line for the logs.
-func (r Result) String() string {
+func (r PurgeResult) String() string {
 	return fmt.Sprintf("retention: %d audit records and %d activity entries purged, %d todos spared by legal holds", r.Purged, r.Entries, r.Held)
 }
 
@@ -56,9 +57,9 @@ func (p *Purger) checkpointID() string { return "retention-purge-" + p.Audit.Spe
 // hold covers them. When the pages run out the next step starts again from
 // the beginning. It is background work: its store calls go at low
 // priority.
-func (p *Purger) Step(ctx context.Context) (Result, error) {
+func (p *Purger) Step(ctx context.Context) (PurgeResult, error) {
 	ctx = store.WithLowPriority(ctx)
-	var res Result
+	var res PurgeResult
 	now := time.Now
 	if p.Now != nil {
 		now = p.Now
@@ -74,7 +75,7 @@ func (p *Purger) Step(ctx context.Context) (Result, error) {
 	}
 	size := p.PageSize
 	if size <= 0 {
-		size = DefaultPageSize
+		size = DefaultPurgePageSize
 	}
 	page, err := p.Audit.Query(ctx, store.Query{
 		Filters: []store.Filter{{Field: "version", Op: store.Ge, Value: int64(1)}, {Field: "owner", Op: store.NotDefined},
@@ -107,7 +108,7 @@ func (p *Purger) Step(ctx context.Context) (Result, error) {
 		return res, err
 	}
 	if res.Purged > 0 || res.Held > 0 {
-		ev := todo.GovernanceEvent{Action: "purge", Actor: Actor, Purged: res.Purged, Held: res.Held, Cutoff: cutoff,
+		ev := Event{Action: "purge", Actor: PurgeActor, Purged: res.Purged, Held: res.Held, Cutoff: cutoff,
 			Reason: fmt.Sprintf("retention of %d days: records written before %s", int(p.Retention/(24*time.Hour)), cutoff.Format(time.RFC3339))}
 		if err := WriteEvent(ctx, p.Audit, ev, now()); err != nil {
 			return res, err
@@ -116,7 +117,7 @@ func (p *Purger) Step(ctx context.Context) (Result, error) {
 	return res, nil
 }
 
-func held(holds []todo.Hold, owner, todoID string) bool {
+func held(holds []Hold, owner, todoID string) bool {
 	for i := range holds {
 		if holds[i].Covers(owner, todoID) {
 			return true
@@ -153,9 +154,9 @@ func (p *Purger) purge(ctx context.Context, owner, todoID string, cutoff time.Ti
 		return 0, 0, nil
 	}
 	last := expired[len(expired)-1]
-	marker, _ := json.Marshal(todo.PurgeMarker{ID: todo.PurgeMarkerID, EntityKey: todo.PurgeMarkerKey(owner, todoID),
-		Type: todo.TypePurgeMarker, PurgedBefore: last.Version + 1, LastHash: last.Hash})
-	if _, err := p.Audit.Upsert(ctx, store.PartitionKey{todo.PurgeMarkerKey(owner, todoID)}, marker, nil); err != nil {
+	marker, _ := json.Marshal(PurgeMarker{ID: PurgeMarkerID, EntityKey: PurgeMarkerKey(owner, todoID),
+		Type: TypePurgeMarker, PurgedBefore: last.Version + 1, LastHash: last.Hash})
+	if _, err := p.Audit.Upsert(ctx, store.PartitionKey{PurgeMarkerKey(owner, todoID)}, marker, nil); err != nil {
 		return 0, 0, err
 	}
 	for _, r := range expired {
@@ -181,45 +182,37 @@ func gone(err error) error {
 	return err
 }
 
-// Holds reads every legal hold: one single-partition query by id range.
-func Holds(ctx context.Context, audit store.Container) ([]todo.Hold, error) {
-	var out []todo.Hold
-	q := store.Query{
-		PartitionKey: store.PartitionKey{todo.GovernanceKey},
-		Filters:      store.IDPrefix(todo.HoldIDPrefix),
-		PageSize:     store.MaxPageSize,
-	}
-	for {
-		page, err := audit.Query(ctx, q)
-		if err != nil {
-			return nil, err
-		}
-		for _, it := range page.Items {
-			var h todo.Hold
-			if err := json.Unmarshal(it.Body, &h); err != nil {
-				return nil, todo.Wrap(todo.Internal, err, "legal hold "+it.ID+" does not decode")
-			}
-			out = append(out, h)
-		}
-		if q.Continuation = page.Continuation; q.Continuation == "" {
-			return out, nil
-		}
-	}
+// PurgeMarker is left in a partition of its own for each todo whose oldest
+// versions were purged: verification starts at PurgedBefore, chaining on
+// LastHash, the hash of the last version purged, and reports the versions
+// before it as purged rather than missing.
+type PurgeMarker struct {
+	ID           string `json:"id"`
+	EntityKey    string `json:"entityKey"`
+	Type         string `json:"type"`
+	PurgedBefore int64  `json:"purgedBefore"`
+	LastHash     string `json:"lastHash"`
 }
 
-// NewEvent completes a governance event's id, partition, type and time.
-func NewEvent(ev todo.GovernanceEvent, at time.Time) todo.GovernanceEvent {
-	ev.ID = todo.EventIDPrefix + todo.TimeKey(at) + "-" + uuid.NewString()
-	ev.EntityKey, ev.Type, ev.At = todo.GovernanceKey, todo.TypeGovernance, todo.TimeKey(at)
-	return ev
-}
+// TypePurgeMarker is the purge marker's type; PurgeMarkerID its id.
+const (
+	TypePurgeMarker = "purgeMarker"
+	PurgeMarkerID   = "purged"
+)
 
-// WriteEvent records a governance event on its own.
-func WriteEvent(ctx context.Context, audit store.Container, ev todo.GovernanceEvent, at time.Time) error {
-	b, err := json.Marshal(NewEvent(ev, at))
-	if err != nil {
-		return err
+// PurgeMarkerKey is the partition of the purge marker of owner's todo.
+func PurgeMarkerKey(owner, todoID string) string { return "retention/" + owner + "/" + todoID }
+
+// ReadPurgeMarker reads what the purge left of owner's todo's oldest
+// versions: the zero marker when nothing was purged.
+func ReadPurgeMarker(ctx context.Context, audit store.Container, owner, todoID string) (PurgeMarker, error) {
+	var m PurgeMarker
+	it, err := audit.Read(ctx, store.PartitionKey{PurgeMarkerKey(owner, todoID)}, PurgeMarkerID)
+	if todo.IsKind(err, todo.NotFound) {
+		return m, nil
 	}
-	_, err = audit.Create(ctx, store.PartitionKey{todo.GovernanceKey}, b)
-	return err
+	if err == nil && json.Unmarshal(it.Body, &m) != nil {
+		return m, todo.Errorf(todo.Internal, "the purge marker of %q does not decode", todoID)
+	}
+	return m, err
 }

@@ -1,22 +1,4 @@
-// Package erasure forgets a user on request: it removes the values and
-// salts of the personal fields (todo.PersonalFields) of every todo
-// document, version document and audit record of the user, the copies
-// dead letters, idempotency records and activity entries of the first
-// form keep (an entry now refers to its record and holds none of its
-// content), and, on the
-// embedded store, the old bytes the file still holds. Versions of the
-// second chain encoding keep their digests, so every chain, log leaf and
-// checkpoint still verifies; versions of the first are left as they are
-// and counted.
-//
-// The work is a durable job (todo.Erasure) in the audit container's
-// governance partition, advanced one page of documents at a time, its
-// progress saved after each page: a process that stops half way (a crash,
-// a restart, a deploy) loses at most one page, which the next run repeats,
-// since erasing an erased document changes nothing. A run ends with a
-// governance event and activity entries for the admin audit view, written
-// in the partitions no erasure touches.
-package erasure
+package governance
 
 import (
 	"context"
@@ -25,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -33,7 +16,6 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/todoaudit/todo"
-	"github.com/todoaudit/todo/audit/retention"
 	"github.com/todoaudit/todo/partition"
 	"github.com/todoaudit/todo/repo"
 	"github.com/todoaudit/todo/store"
@@ -51,10 +33,26 @@ const (
 
 var phases = []string{phaseTodos, phaseAudit, phaseActivity, phaseDeadLetters, phaseScrub, phaseDone}
 
-// DefaultPageSize is how many documents one step reads.
-const DefaultPageSize = 500
+// DefaultErasurePageSize is how many documents one step of an erasure
+// reads.
+const DefaultErasurePageSize = 500
 
-// Eraser runs the erasure jobs of one deployment.
+// Eraser runs the erasure jobs of one deployment. A job forgets a user on
+// request: it removes the values and salts of the personal fields
+// (todo.PersonalFields) of every todo document, version document and
+// audit record of the user, the copies dead letters, idempotency records
+// and activity entries of the first form keep (an entry now refers to its
+// record and holds none of its content), and, on the embedded store, the
+// old bytes the file still holds. Versions of the second chain encoding
+// keep their digests, so every chain, log leaf and checkpoint still
+// verifies; versions of the first are left as they are and counted.
+//
+// A job (Erasure) is advanced one page of documents at a time, its
+// progress saved after each page: a process that stops half way (a crash,
+// a restart, a deploy) loses at most one page, which the next run repeats,
+// since erasing an erased document changes nothing. A run ends with a
+// governance event and activity entries for the admin audit view, written
+// in the partitions no erasure touches.
 type Eraser struct {
 	Todos, Audit store.Container
 	Scheme       partition.Scheme
@@ -62,7 +60,7 @@ type Eraser struct {
 	// embedded store overwrites the pages its file freed, which still hold
 	// the old bytes.
 	Scrub func(ctx context.Context) error
-	// PageSize bounds one step; DefaultPageSize when zero.
+	// PageSize bounds one step; DefaultErasurePageSize when zero.
 	PageSize int
 	// Now is the clock, time.Now when nil.
 	Now func() time.Time
@@ -88,78 +86,6 @@ func (e *Eraser) log() *slog.Logger {
 		return slog.New(slog.DiscardHandler)
 	}
 	return e.Log
-}
-
-func governance() store.PartitionKey { return store.PartitionKey{todo.GovernanceKey} }
-
-// Start records a run of user's erasure, asked for by actor with reason,
-// and returns it: the run under way when there is one (a repeated request
-// starts nothing new), else a new run. A run that a legal hold covers
-// waits, touching nothing, until the hold is released (see HeldBy).
-func Start(ctx context.Context, audit store.Container, user, reason, actor string, at time.Time) (todo.Erasure, error) {
-	id := todo.ErasureID(user)
-	for range 3 {
-		job := todo.Erasure{ID: id, EntityKey: todo.GovernanceKey, Type: todo.TypeErasure, UserID: user, Reason: reason,
-			RequestedBy: actor, RequestedAt: at, UpdatedAt: at, Run: 1, State: todo.ErasureRunning, Phase: phaseTodos}
-		old, etag, err := Get(ctx, audit, id)
-		switch {
-		case todo.IsKind(err, todo.NotFound):
-			_, err = audit.Create(ctx, governance(), mustJSON(job))
-		case err != nil:
-		case old.State == todo.ErasureRunning:
-			return old, nil
-		default:
-			job.Run = old.Run + 1
-			_, err = audit.Replace(ctx, governance(), mustJSON(job), &store.WriteOptions{IfMatch: etag})
-		}
-		if todo.IsKind(err, todo.Conflict) || todo.IsKind(err, todo.PreconditionFailed) {
-			continue // another request started a run meanwhile
-		}
-		return job, err
-	}
-	return todo.Erasure{}, todo.Errorf(todo.Unavailable, "the erasure of user %q is being requested concurrently; try again", user)
-}
-
-// Get reads an erasure job and its ETag; NotFound when there is none.
-func Get(ctx context.Context, audit store.Container, id string) (todo.Erasure, string, error) {
-	var job todo.Erasure
-	it, err := audit.Read(ctx, governance(), id)
-	if todo.IsKind(err, todo.NotFound) {
-		return job, "", todo.Errorf(todo.NotFound, "erasure %q not found", id)
-	}
-	if err != nil {
-		return job, "", err
-	}
-	if err := json.Unmarshal(it.Body, &job); err != nil || job.Type != todo.TypeErasure {
-		return job, "", todo.Errorf(todo.NotFound, "erasure %q not found", id)
-	}
-	return job, it.ETag, nil
-}
-
-// HeldBy names a legal hold that covers user or one of user's todos ("" for
-// none): a hold of a todo id covers it when the user has audit records
-// of that id.
-func HeldBy(ctx context.Context, audit store.Container, user string) (string, error) {
-	holds, err := retention.Holds(ctx, audit)
-	if err != nil {
-		return "", err
-	}
-	for _, h := range holds {
-		if h.UserID == user {
-			return h.ID, nil
-		}
-		if h.TodoID == "" {
-			continue
-		}
-		p, err := audit.Query(ctx, store.Query{PartitionKey: store.PartitionKey{todo.EntityKey(user, h.TodoID)}, PageSize: 1})
-		if err != nil {
-			return "", err
-		}
-		if len(p.Items) > 0 {
-			return h.ID, nil
-		}
-	}
-	return "", nil
 }
 
 // Wake asks Loop to run now.
@@ -205,23 +131,23 @@ func (e *Eraser) Loop(ctx context.Context, every time.Duration, resume bool) {
 	}
 }
 
-// Result says what a run did.
-type Result struct {
+// ErasureResult says what a run of the erasures did.
+type ErasureResult struct {
 	Steps    int // pages worked through
 	Finished int // jobs that finished
 }
 
 // String is the run as one line for the logs.
-func (r Result) String() string {
+func (r ErasureResult) String() string {
 	return fmt.Sprintf("erasure: %d steps, %d jobs finished", r.Steps, r.Finished)
 }
 
 // Run advances every running job until each is done, paused by a legal
 // hold, or lost to another runner. It is background work: its store
 // calls go at low priority.
-func (e *Eraser) Run(ctx context.Context) (Result, error) {
+func (e *Eraser) Run(ctx context.Context) (ErasureResult, error) {
 	ctx = store.WithLowPriority(ctx)
-	var res Result
+	var res ErasureResult
 	jobs, err := e.running(ctx)
 	if err != nil {
 		return res, err
@@ -251,8 +177,8 @@ func (e *Eraser) Run(ctx context.Context) (Result, error) {
 // governance partition by id range.
 func (e *Eraser) running(ctx context.Context) ([]string, error) {
 	q := store.Query{
-		PartitionKey: governance(),
-		Filters:      store.IDPrefix(todo.ErasureIDPrefix),
+		PartitionKey: governancePartition(),
+		Filters:      store.IDPrefix(ErasureIDPrefix),
 		PageSize:     store.MaxPageSize,
 	}
 	var out []string
@@ -262,8 +188,8 @@ func (e *Eraser) running(ctx context.Context) ([]string, error) {
 			return nil, err
 		}
 		for _, it := range page.Items {
-			var job todo.Erasure
-			if json.Unmarshal(it.Body, &job) == nil && job.Type == todo.TypeErasure && job.State == todo.ErasureRunning {
+			var job Erasure
+			if json.Unmarshal(it.Body, &job) == nil && job.Type == TypeErasure && job.State == ErasureRunning {
 				out = append(out, job.ID)
 			}
 		}
@@ -276,8 +202,8 @@ func (e *Eraser) running(ctx context.Context) ([]string, error) {
 // step works through one page of the job's phase and saves its progress;
 // more says the job has work left this run.
 func (e *Eraser) step(ctx context.Context, id string) (more, finished bool, err error) {
-	job, etag, err := Get(ctx, e.Audit, id)
-	if err != nil || job.State != todo.ErasureRunning {
+	job, etag, err := ReadErasure(ctx, e.Audit, id)
+	if err != nil || job.State != ErasureRunning {
 		return false, false, err
 	}
 	hold, err := HeldBy(ctx, e.Audit, job.UserID)
@@ -328,27 +254,27 @@ func (e *Eraser) step(ctx context.Context, id string) (more, finished bool, err 
 	return true, false, err
 }
 
-func (e *Eraser) save(ctx context.Context, job *todo.Erasure, etag string) error {
+func (e *Eraser) save(ctx context.Context, job *Erasure, etag string) error {
 	job.UpdatedAt = e.now()
-	_, err := e.Audit.Replace(ctx, governance(), mustJSON(job), &store.WriteOptions{IfMatch: etag})
+	_, err := e.Audit.Replace(ctx, governancePartition(), mustJSON(job), &store.WriteOptions{IfMatch: etag})
 	return err
 }
 
 // finish records the run: its activity entries in the admin's and the
 // user's activity partitions, then, in one batch, the job done and its
 // governance event.
-func (e *Eraser) finish(ctx context.Context, job *todo.Erasure, etag string) error {
+func (e *Eraser) finish(ctx context.Context, job *Erasure, etag string) error {
 	at := e.now()
-	job.State, job.Phase, job.FinishedAt, job.UpdatedAt = todo.ErasureDone, phaseDone, &at, at
+	job.State, job.Phase, job.FinishedAt, job.UpdatedAt = ErasureDone, phaseDone, &at, at
 	summary := mustJSON(job.Status())
 	for _, entry := range entries(job, summary, at) {
 		if _, err := e.Audit.Upsert(ctx, store.PartitionKey{entry.EntityKey}, mustJSON(entry), nil); err != nil {
 			return err
 		}
 	}
-	ev := retention.NewEvent(todo.GovernanceEvent{Action: "erase", Actor: job.RequestedBy, Reason: job.Reason, UserID: job.UserID,
+	ev := NewEvent(Event{Action: "erase", Actor: job.RequestedBy, Reason: job.Reason, UserID: job.UserID,
 		ErasureID: job.ID, Erased: &job.Erased, FirstEncoding: &job.FirstEncoding}, at)
-	_, err := e.Audit.Batch(ctx, governance(), []store.Op{
+	_, err := e.Audit.Batch(ctx, governancePartition(), []store.Op{
 		{Kind: store.BatchReplace, Doc: mustJSON(job), IfMatch: etag},
 		{Kind: store.BatchCreate, Doc: mustJSON(ev)},
 	})
@@ -367,7 +293,7 @@ func (e *Eraser) finish(ctx context.Context, job *todo.Erasure, etag string) err
 // the admin audit view finds it by actor and by owner. They are not
 // records of a todo: no chain covers them (their hash is the SHA-256 of
 // their entity, the run's status) and no erasure touches them.
-func entries(job *todo.Erasure, summary []byte, at time.Time) []todo.AuditRecord {
+func entries(job *Erasure, summary []byte, at time.Time) []todo.AuditRecord {
 	digest := sha256.Sum256(summary)
 	return todo.PlaceActivity(todo.AuditRecord{EntityID: job.ID, EntityType: todo.EntityTypeErasure, Version: int64(job.Run),
 		Operation: todo.OpErase, Entity: summary, DateCreatedUTC: at, Actor: job.RequestedBy, Owner: job.UserID,
@@ -376,14 +302,14 @@ func entries(job *todo.Erasure, summary []byte, at time.Time) []todo.AuditRecord
 
 // work is what one page did.
 type work struct {
-	erased, firstEncoding todo.ErasureCounts
+	erased, firstEncoding ErasureCounts
 	// retry is set when a document changed between its read and its
 	// write: the page is read again.
 	retry  bool
 	writes []write
 }
 
-func add(to *todo.ErasureCounts, c todo.ErasureCounts) {
+func add(to *ErasureCounts, c ErasureCounts) {
 	to.Todos += c.Todos
 	to.Versions += c.Versions
 	to.Records += c.Records
@@ -396,12 +322,12 @@ func (e *Eraser) pageSize() int {
 	if e.PageSize > 0 {
 		return e.PageSize
 	}
-	return DefaultPageSize
+	return DefaultErasurePageSize
 }
 
 // page erases one page of the job's phase and returns the continuation
 // of the next ("" when the phase is done).
-func (e *Eraser) page(ctx context.Context, job *todo.Erasure, w *work) (string, error) {
+func (e *Eraser) page(ctx context.Context, job *Erasure, w *work) (string, error) {
 	user := job.UserID
 	switch job.Phase {
 	case phaseTodos:
@@ -474,7 +400,7 @@ func (e *Eraser) todoDocument(ctx context.Context, d repo.Doc[json.RawMessage], 
 			return nil
 		}
 		w.erased.Todos++
-		out, changed, err := todo.ErasePersonalJSON(d.Value)
+		out, changed, err := erasePersonalJSON(d.Value)
 		if err != nil || !changed {
 			return err
 		}
@@ -508,7 +434,7 @@ func (e *Eraser) todoDocument(ctx context.Context, d repo.Doc[json.RawMessage], 
 		if len(head.Result) == 0 || string(head.Result) == "null" {
 			return nil
 		}
-		result, changed, err := todo.ErasePersonalJSON(head.Result)
+		result, changed, err := erasePersonalJSON(head.Result)
 		w.erased.Idempotency++
 		if err != nil || !changed {
 			return err
@@ -524,6 +450,41 @@ func (e *Eraser) todoDocument(ctx context.Context, d repo.Doc[json.RawMessage], 
 	}
 	w.replace(e.Todos, pk, doc, d.ETag)
 	return nil
+}
+
+// erasePersonalJSON removes the personal fields of a todo encoded as a
+// JSON object, keeping every other property as it is (a todo document
+// with its partition key properties, the result an idempotency record
+// keeps): a field the todo omits when empty is removed, the title becomes
+// empty. It reports whether anything changed.
+func erasePersonalJSON(doc json.RawMessage) (json.RawMessage, bool, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(doc, &m); err != nil {
+		return doc, false, err
+	}
+	changed := false
+	for _, name := range todo.PersonalFields {
+		p, _ := todo.PropertyNamed(name)
+		old, ok := m[name]
+		if !ok {
+			continue
+		}
+		if p.OmitEmpty {
+			delete(m, name)
+			changed = true
+			continue
+		}
+		zero, _ := json.Marshal(reflect.Zero(p.Type).Interface())
+		if string(old) != string(zero) {
+			m[name] = zero
+			changed = true
+		}
+	}
+	if !changed {
+		return doc, false, nil
+	}
+	out, err := json.Marshal(m)
+	return out, true, err
 }
 
 // record erases one audit record or activity entry (a reference holds
@@ -650,13 +611,4 @@ func (w *work) flush(ctx context.Context) error {
 		})
 	}
 	return eg.Wait()
-}
-
-// mustJSON encodes a document type that always encodes.
-func mustJSON(v any) []byte {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err)
-	}
-	return b
 }

@@ -1,4 +1,4 @@
-package retention_test
+package governance_test
 
 import (
 	"context"
@@ -9,8 +9,8 @@ import (
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/audit/reconcile"
-	"github.com/todoaudit/todo/audit/retention"
 	"github.com/todoaudit/todo/bolt/bolttest"
+	"github.com/todoaudit/todo/governance"
 	"github.com/todoaudit/todo/partition"
 	"github.com/todoaudit/todo/service"
 	"github.com/todoaudit/todo/store"
@@ -56,8 +56,8 @@ func TestPurgeSparesHeld(t *testing.T) {
 	if _, err := svc.CreateHold(admin, "", ids["carol"], "subpoena"); err != nil {
 		t.Fatal(err)
 	}
-	p := &retention.Purger{Audit: c.Audit, Leases: c.Leases, Retention: 365 * 24 * time.Hour, Now: clock, PageSize: 2}
-	var total retention.Result
+	p := &governance.Purger{Audit: c.Audit, Leases: c.Leases, Retention: 365 * 24 * time.Hour, Now: clock, PageSize: 2}
+	var total governance.PurgeResult
 	for range 4 { // more steps than pages: the scan starts over
 		res, err := p.Step(context.Background())
 		if err != nil {
@@ -109,7 +109,7 @@ func TestPurgeSparesHeld(t *testing.T) {
 	if h, _ := svc.History(service.WithUser(context.Background(), "bob"), ids["bob"], 10, ""); len(h.Items) != 1 {
 		t.Fatalf("after the release bob has %d versions, want 1", len(h.Items))
 	}
-	events := governance(t, c.Audit)
+	events := allEvents(t, c.Audit)
 	counts := map[string]int{}
 	for _, e := range events {
 		counts[e.Action]++
@@ -122,17 +122,17 @@ func TestPurgeSparesHeld(t *testing.T) {
 	}
 }
 
-func governance(t *testing.T, audit store.Container) []todo.GovernanceEvent {
+func allEvents(t *testing.T, audit store.Container) []governance.Event {
 	t.Helper()
 	p, err := audit.Query(context.Background(), store.Query{PartitionKey: store.PartitionKey{todo.GovernanceKey},
-		Filters:  []store.Filter{{Field: "id", Op: store.Ge, Value: todo.EventIDPrefix}, {Field: "id", Op: store.Lt, Value: "event."}},
+		Filters:  []store.Filter{{Field: "id", Op: store.Ge, Value: governance.EventIDPrefix}, {Field: "id", Op: store.Lt, Value: "event."}},
 		PageSize: store.MaxPageSize})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []todo.GovernanceEvent
+	var out []governance.Event
 	for _, it := range p.Items {
-		var e todo.GovernanceEvent
+		var e governance.Event
 		_ = json.Unmarshal(it.Body, &e)
 		out = append(out, e)
 	}

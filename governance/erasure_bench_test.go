@@ -1,4 +1,4 @@
-package erasure_test
+package governance_test
 
 import (
 	"context"
@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/todoaudit/todo"
-	"github.com/todoaudit/todo/audit/erasure"
 	"github.com/todoaudit/todo/audit/reconcile"
 	"github.com/todoaudit/todo/bolt"
+	"github.com/todoaudit/todo/governance"
 	"github.com/todoaudit/todo/partition"
 	"github.com/todoaudit/todo/service"
 	"github.com/todoaudit/todo/store"
@@ -57,7 +57,7 @@ func BenchmarkErase10000Versions(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		e := &erasure.Eraser{Todos: cs[0], Audit: cs[1], Scheme: sch,
+		e := &governance.Eraser{Todos: cs[0], Audit: cs[1], Scheme: sch,
 			Scrub: func(ctx context.Context) error { _, err := st.ScrubFreePages(ctx); return err }}
 		b.StartTimer()
 		start := time.Now()
@@ -66,7 +66,7 @@ func BenchmarkErase10000Versions(b *testing.B) {
 		}
 		b.StopTimer()
 		done, _ := svc.Erasure(admin, job.ID)
-		if done.State != todo.ErasureDone || done.Erased.Records != 10000 || done.Erased.Versions != 10000 {
+		if done.State != governance.ErasureDone || done.Erased.Records != 10000 || done.Erased.Versions != 10000 {
 			b.Fatalf("erasure: %+v", done)
 		}
 		b.ReportMetric(time.Since(start).Seconds(), "s/erasure")
