@@ -114,7 +114,7 @@ fuzz:
 ## estimate printed) and that estimate beside the embedded store's charge at
 ## a hundredth of the workload
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem . ./app/ ./bolt/ ./httpapi/ ./store/ ./tlog/
+	$(GO) test -run '^$$' -bench . -benchmem . ./app/ ./bolt/ ./httpapi/ ./store/ ./transparency/
 	$(GO) run ./cmd/loadtest
 	$(GO) run ./cmd/loadtest -instructions
 	$(GO) test -run '^$$' -bench Analyze1M -benchtime 1x -benchmem ./cmd/partition-analyzer/analyze/

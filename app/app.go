@@ -41,9 +41,9 @@ import (
 	"github.com/todoaudit/todo/telemetry"
 	"github.com/todoaudit/todo/telemetry/partitionload"
 	"github.com/todoaudit/todo/telemetry/storetrace"
-	"github.com/todoaudit/todo/tlog"
-	"github.com/todoaudit/todo/tlog/blobanchors"
-	"github.com/todoaudit/todo/tlog/keyvault"
+	"github.com/todoaudit/todo/transparency"
+	"github.com/todoaudit/todo/transparency/blobanchors"
+	"github.com/todoaudit/todo/transparency/keyvault"
 	"github.com/todoaudit/todo/verifypage"
 	"github.com/todoaudit/todo/webapp"
 )
@@ -68,7 +68,7 @@ type App struct {
 	openErr    error         // why it failed; read only after opened is closed
 	store      store.Store   // set by the opening goroutine before opened is closed
 	pump       *pump.Pump
-	integ      *tlog.Integrator // standalone, when the log is on
+	integ      *transparency.Integrator // standalone, when the log is on
 	reconciler *reconcile.Reconciler
 	hot        *partitionload.Recorder // every store call counted per logical partition
 	bg         sync.WaitGroup
@@ -533,7 +533,7 @@ func (a *App) newEraser(todos, auditC store.Container, scheme partition.Scheme) 
 // newReconciler is the reconcile pass with what runs after it: the
 // activity backfill, under the host the erasures' resumption and a log
 // integration, and the retention purge when retention is set.
-func (a *App) newReconciler(todos, auditC, leases store.Container, svc *service.Service, eraser *governance.Eraser, integ *tlog.Integrator) *reconcile.Reconciler {
+func (a *App) newReconciler(todos, auditC, leases store.Container, svc *service.Service, eraser *governance.Eraser, integ *transparency.Integrator) *reconcile.Reconciler {
 	rec := &reconcile.Reconciler{Todos: todos, Audit: auditC, Leases: leases, Log: a.log, FinishMove: svc.FinishVersionMove}
 	views := &backfill.Backfill{Audit: auditC, Leases: leases}
 	rec.After = append(rec.After, func(ctx context.Context) (string, error) {
@@ -575,7 +575,7 @@ func (a *App) newReconciler(todos, auditC, leases store.Container, svc *service.
 // Functions host on the loopback port it alone talks to. Standalone
 // nothing serves them: the pump calls the trigger's core in-process, and
 // the reconciler and the integrator run on their own timers.
-func (a *App) invocations(auditTrigger *trigger.Trigger, rec *reconcile.Reconciler, integ *tlog.Integrator) map[string]http.Handler {
+func (a *App) invocations(auditTrigger *trigger.Trigger, rec *reconcile.Reconciler, integ *transparency.Integrator) map[string]http.Handler {
 	if a.cfg.Mode == config.Standalone {
 		return nil
 	}
@@ -584,7 +584,7 @@ func (a *App) invocations(auditTrigger *trigger.Trigger, rec *reconcile.Reconcil
 		"Reconcile":    reconcile.Handler(rec, a.log),
 	}
 	if integ != nil {
-		invocations["LogIntegrator"] = tlog.Handler(integ, a.log)
+		invocations["LogIntegrator"] = transparency.Handler(integ, a.log)
 	}
 	return invocations
 }
@@ -633,11 +633,11 @@ const logKeyFile = "log-signing.key"
 
 // transparencyLog builds the log and its integrator, both nil when the
 // log is off.
-func (a *App) transparencyLog(ctx context.Context, auditC, leases store.Container) (*tlog.Log, *tlog.Integrator, error) {
+func (a *App) transparencyLog(ctx context.Context, auditC, leases store.Container) (*transparency.Log, *transparency.Integrator, error) {
 	if !a.cfg.TransparencyLog {
 		return nil, nil, nil
 	}
-	var keys *tlog.Keys
+	var keys *transparency.Keys
 	var err error
 	switch {
 	case a.cfg.LogSigningKeyID != "":
@@ -649,7 +649,7 @@ func (a *App) transparencyLog(ctx context.Context, auditC, leases store.Containe
 			return nil, nil, fmt.Errorf("LOG_SIGNING_KEY_ID: %w", err)
 		}
 	case a.cfg.LogSigningKey != "":
-		keys, err = tlog.NewKeys(a.cfg.LogSigningKey)
+		keys, err = transparency.NewKeys(a.cfg.LogSigningKey)
 		if err == nil && keys.Signer.Name() != a.cfg.LogOrigin {
 			err = fmt.Errorf("it signs as %q, not as LOG_ORIGIN %q", keys.Signer.Name(), a.cfg.LogOrigin)
 		}
@@ -660,7 +660,7 @@ func (a *App) transparencyLog(ctx context.Context, auditC, leases store.Containe
 		if err := os.MkdirAll(a.cfg.DataDir, 0o700); err != nil {
 			return nil, nil, fmt.Errorf("transparency log key: %w", err)
 		}
-		if keys, err = tlog.LoadOrCreateKeys(filepath.Join(a.cfg.DataDir, logKeyFile), a.cfg.LogOrigin); err != nil {
+		if keys, err = transparency.LoadOrCreateKeys(filepath.Join(a.cfg.DataDir, logKeyFile), a.cfg.LogOrigin); err != nil {
 			return nil, nil, fmt.Errorf("transparency log key: %w", err)
 		}
 	}
@@ -673,7 +673,7 @@ func (a *App) transparencyLog(ctx context.Context, auditC, leases store.Containe
 			return nil, nil, fmt.Errorf("LOG_ED25519_SECRET_ID: %w", err)
 		}
 	}
-	var anchors tlog.Anchors = &tlog.DirAnchors{Dir: a.cfg.LogAnchorDir}
+	var anchors transparency.Anchors = &transparency.DirAnchors{Dir: a.cfg.LogAnchorDir}
 	if a.cfg.LogAnchorURL != "" {
 		cred, err := a.azureCredential()
 		if err == nil {
@@ -683,11 +683,11 @@ func (a *App) transparencyLog(ctx context.Context, auditC, leases store.Containe
 			return nil, nil, fmt.Errorf("LOG_ANCHOR_URL: %w", err)
 		}
 	}
-	l := &tlog.Log{Leases: leases, Audit: auditC, Keys: keys, Anchors: anchors, Witnesses: a.cfg.LogWitnesses}
-	in := &tlog.Integrator{Audit: auditC, Leases: leases, Keys: keys, Anchors: anchors, Log: a.log,
+	l := &transparency.Log{Leases: leases, Audit: auditC, Keys: keys, Anchors: anchors, Witnesses: a.cfg.LogWitnesses}
+	in := &transparency.Integrator{Audit: auditC, Leases: leases, Keys: keys, Anchors: anchors, Log: a.log,
 		Report: func(err error) { a.health.Report("transparency log", err) }, Published: l.Signed}
 	if a.cfg.LogWitnesses != nil {
-		in.Witnessing = &tlog.Witnessing{Policy: a.cfg.LogWitnesses, OnlyWithQuorum: a.cfg.LogPublishWithQuorum,
+		in.Witnessing = &transparency.Witnessing{Policy: a.cfg.LogWitnesses, OnlyWithQuorum: a.cfg.LogPublishWithQuorum,
 			Report:  func(err error) { a.health.Report("log witnesses", err) },
 			Refused: func(w string) { a.opts.Telemetry.Metrics().WitnessRefused(context.Background(), w) }}
 	}
@@ -712,7 +712,7 @@ func (a *App) azureCredential() (azcore.TokenCredential, error) {
 // store that tells of its commits (the embedded one), a pass after which
 // nothing was committed is skipped, up to logIdlePasses in a row: an idle
 // handler then reads no audit records every second.
-func (a *App) integrateLoop(ctx context.Context, in *tlog.Integrator) {
+func (a *App) integrateLoop(ctx context.Context, in *transparency.Integrator) {
 	changes := a.storeChanges()
 	t := time.NewTicker(LogIntegrateEvery)
 	defer t.Stop()
@@ -721,7 +721,7 @@ func (a *App) integrateLoop(ctx context.Context, in *tlog.Integrator) {
 		if changes != nil {
 			changed = changes()
 		}
-		if _, err := in.Run(ctx); err != nil && ctx.Err() == nil && !errors.Is(err, tlog.ErrRefused) {
+		if _, err := in.Run(ctx); err != nil && ctx.Err() == nil && !errors.Is(err, transparency.ErrRefused) {
 			a.log.Error("transparency log integration failed", "error", err.Error())
 		}
 		for skipped := 1; ; skipped++ {
@@ -763,9 +763,9 @@ func closed(c <-chan struct{}) bool {
 
 // IntegrateLog runs one pass of the transparency log's integrator now
 // (standalone only), for tests and tools.
-func (a *App) IntegrateLog(ctx context.Context) (tlog.Result, error) {
+func (a *App) IntegrateLog(ctx context.Context) (transparency.Result, error) {
 	if a.integ == nil {
-		return tlog.Result{}, errors.New("no transparency log integrator in this mode")
+		return transparency.Result{}, errors.New("no transparency log integrator in this mode")
 	}
 	return a.integ.Run(ctx)
 }

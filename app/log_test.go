@@ -10,7 +10,7 @@ import (
 	"github.com/todoaudit/todo/app"
 	"github.com/todoaudit/todo/app/apitest"
 	"github.com/todoaudit/todo/store"
-	"github.com/todoaudit/todo/tlog"
+	"github.com/todoaudit/todo/transparency"
 )
 
 // integrate runs the log's integrator of a standalone handler.
@@ -95,7 +95,7 @@ func TestRolledBackStoreRefused(t *testing.T) {
 	copyFile(t, filepath.Join(dir, "older.db"), filepath.Join(dir, "store.db"))
 
 	s = startOver(t, kv)
-	if _, err := s.app.IntegrateLog(context.Background()); err == nil || !strings.Contains(err.Error(), tlog.ErrRefused.Error()) {
+	if _, err := s.app.IntegrateLog(context.Background()); err == nil || !strings.Contains(err.Error(), transparency.ErrRefused.Error()) {
 		t.Fatalf("integrating a rolled-back store: %v", err)
 	}
 	h := want(t, s.Do("GET", "/api/health", nil), 503).JSON(t)

@@ -12,7 +12,7 @@ import (
 	"golang.org/x/mod/sumdb/note"
 
 	"github.com/todoaudit/todo/client"
-	"github.com/todoaudit/todo/tlog"
+	"github.com/todoaudit/todo/transparency"
 )
 
 // A checkpoint is accepted only under the log's key and, with a policy,
@@ -45,7 +45,7 @@ func TestLatestCheckpoint(t *testing.T) {
 		witnesses = append(witnesses, s)
 		policy += "witness " + name + " " + cvkey + " https://" + name + ".example/\n"
 	}
-	p, err := tlog.ParsePolicy([]byte(policy + "group two-of-three 2 w1 w2 w3\nquorum two-of-three\n"))
+	p, err := transparency.ParsePolicy([]byte(policy + "group two-of-three 2 w1 w2 w3\nquorum two-of-three\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func TestLatestCheckpoint(t *testing.T) {
 	}
 
 	_, err = client.LatestCheckpoint(ctx, serve(logSigner, witnesses[1]), logVkey, p)
-	if !errors.Is(err, tlog.ErrNoQuorum) || !strings.Contains(err.Error(), "only w2") {
+	if !errors.Is(err, transparency.ErrNoQuorum) || !strings.Contains(err.Error(), "only w2") {
 		t.Errorf("one of three cosignatures: %v, want the missing quorum named", err)
 	}
 	if _, err := client.LatestCheckpoint(ctx, serve(logSigner, witnesses[1]), logVkey, nil); err != nil {

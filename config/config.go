@@ -20,7 +20,7 @@ import (
 	"github.com/todoaudit/todo/auth"
 	"github.com/todoaudit/todo/governance"
 	"github.com/todoaudit/todo/partition"
-	"github.com/todoaudit/todo/tlog"
+	"github.com/todoaudit/todo/transparency"
 )
 
 // Setting documents one environment variable the handler reads.
@@ -160,7 +160,7 @@ type Config struct {
 	LogEd25519SecretID string
 	// LogWitnesses is the witness policy, nil without one;
 	// LogPublishWithQuorum holds back checkpoints without its quorum.
-	LogWitnesses         *tlog.Policy
+	LogWitnesses         *transparency.Policy
 	LogPublishWithQuorum bool
 
 	StoreOpenTimeout time.Duration
@@ -396,7 +396,7 @@ func logSettings(c *Config, get func(Setting) string) error {
 	if path := get(logWitnessPolicy); path != "" {
 		b, err := os.ReadFile(path)
 		if err == nil {
-			c.LogWitnesses, err = tlog.ParsePolicy(b)
+			c.LogWitnesses, err = transparency.ParsePolicy(b)
 		}
 		if err == nil {
 			err = c.LogWitnesses.Submittable()
@@ -406,8 +406,8 @@ func logSettings(c *Config, get func(Setting) string) error {
 		}
 	}
 	switch get(logWitnessPublish) {
-	case tlog.PublishAlways:
-	case tlog.PublishWithQuorum:
+	case transparency.PublishAlways:
+	case transparency.PublishWithQuorum:
 		c.LogPublishWithQuorum = true
 	default:
 		return &Error{logWitnessPublish.Name, fmt.Sprintf("%q is not always or quorum", get(logWitnessPublish))}

@@ -11,7 +11,7 @@ import (
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/auth"
 	"github.com/todoaudit/todo/service"
-	"github.com/todoaudit/todo/tlog"
+	"github.com/todoaudit/todo/transparency"
 )
 
 // The transparency log's routes: the checkpoint, key, tiles and
@@ -20,7 +20,7 @@ import (
 // an admin.
 
 // transparency is the log, or NotFound when the handler runs without one.
-func (a *api) transparency() (*tlog.Log, error) {
+func (a *api) transparency() (*transparency.Log, error) {
 	if a.Transparency == nil {
 		return nil, todo.Errorf(todo.NotFound, "the transparency log is not enabled")
 	}
@@ -86,10 +86,10 @@ func (a *api) logTile(ctx context.Context, w http.ResponseWriter, r *http.Reques
 		return err
 	}
 	cache := partialTileCache
-	if t.W == 1<<tlog.TileHeight {
+	if t.W == 1<<transparency.TileHeight {
 		cache = fullTileCache
 	}
-	if t.L == -1 && tlog.ForAdminsOnly(b) {
+	if t.L == -1 && transparency.ForAdminsOnly(b) {
 		// Leaves written before the log stopped naming versions: its
 		// administrators' only, and never kept by a shared cache.
 		if _, err := a.Auth.Authorize(r, auth.Admin); err != nil {
@@ -192,14 +192,14 @@ func (a *api) historyProof(ctx context.Context, w http.ResponseWriter, r *http.R
 	return nil
 }
 
-func proofOf(p *tlog.Inclusion) proofBody {
+func proofOf(p *transparency.Inclusion) proofBody {
 	return proofBody{Checkpoint: string(p.Checkpoint), Index: p.Index, Leaf: p.Leaf, Proof: hashStrings(p.Proof)}
 }
 
 // loggedAfter is the newest version of the caller's todo id after version
 // that the log holds, and its proof: 0 and nil when it holds none, or
 // there is no log.
-func (a *api) loggedAfter(ctx context.Context, id string, version int64) (int64, *tlog.Inclusion, error) {
+func (a *api) loggedAfter(ctx context.Context, id string, version int64) (int64, *transparency.Inclusion, error) {
 	if a.Transparency == nil {
 		return 0, nil, nil
 	}
@@ -217,10 +217,10 @@ func (a *api) loggedAfter(ctx context.Context, id string, version int64) (int64,
 // logged compares the versions a verification checked with the log: how
 // many of them are in the latest checkpoint, how many are not yet, and the
 // first logged with another leaf than its record gives.
-func (a *api) logged(ctx context.Context, id string, checked []service.CheckedVersion) (tlog.Logged, error) {
+func (a *api) logged(ctx context.Context, id string, checked []service.CheckedVersion) (transparency.Logged, error) {
 	user, err := service.Caller(ctx)
 	if err != nil {
-		return tlog.Logged{}, err
+		return transparency.Logged{}, err
 	}
 	key := todo.EntityKey(user, id)
 	records := make([]todo.AuditRecord, len(checked))

@@ -30,7 +30,7 @@ import (
 	"github.com/todoaudit/todo/store"
 	"github.com/todoaudit/todo/telemetry"
 	"github.com/todoaudit/todo/telemetry/partitionload"
-	"github.com/todoaudit/todo/tlog"
+	"github.com/todoaudit/todo/transparency"
 )
 
 // Config wires the API.
@@ -70,7 +70,7 @@ type Config struct {
 	CORS CORS
 	// Transparency is the transparency log the /api/log routes serve; nil
 	// when there is none.
-	Transparency *tlog.Log
+	Transparency *transparency.Log
 }
 
 // api holds the handlers' dependencies.

@@ -22,7 +22,7 @@ import (
 	"github.com/todoaudit/todo/problem"
 	"github.com/todoaudit/todo/service"
 	"github.com/todoaudit/todo/telemetry/partitionload"
-	"github.com/todoaudit/todo/tlog"
+	"github.com/todoaudit/todo/transparency"
 )
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
@@ -409,7 +409,7 @@ func (a *api) history(ctx context.Context, w http.ResponseWriter, r *http.Reques
 	}
 	// The last page ends the history: a later version in the log is one
 	// the store has lost, served with its proof.
-	var beyond *tlog.Inclusion
+	var beyond *transparency.Inclusion
 	if p.Continuation == "" && len(p.Items) > 0 {
 		if _, beyond, err = a.loggedAfter(ctx, id, p.Items[len(p.Items)-1].Version); err != nil {
 			return err
@@ -447,8 +447,8 @@ type verification struct {
 	// Witnessed is what the log's witnesses say of its latest checkpoint,
 	// when it has witnesses: without their quorum the versions in it
 	// count as pending.
-	Witnessed *tlog.Witnessed `json:"witnessed,omitempty"`
-	Pending   *int            `json:"pending,omitempty"`
+	Witnessed *transparency.Witnessed `json:"witnessed,omitempty"`
+	Pending   *int                    `json:"pending,omitempty"`
 	// Next, when set, is the URL that checks the rest of a history this
 	// answer ran out of time for: Versions were checked, soundly, from the
 	// step's from.

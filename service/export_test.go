@@ -23,7 +23,7 @@ import (
 	"github.com/todoaudit/todo/bolt/bolttest"
 	"github.com/todoaudit/todo/internal/race"
 	"github.com/todoaudit/todo/service"
-	"github.com/todoaudit/todo/tlog"
+	"github.com/todoaudit/todo/transparency"
 )
 
 // lineSink checks an NDJSON export as it arrives without keeping it: it
@@ -161,20 +161,20 @@ func BenchmarkExportWithLog(b *testing.B) {
 	const n = 100_000
 	svc, c := newService(b)
 	id := writeVersions(b, svc, c, n)
-	keys, err := tlog.LoadOrCreateKeys(filepath.Join(b.TempDir(), "log.key"), "todo.test/log")
+	keys, err := transparency.LoadOrCreateKeys(filepath.Join(b.TempDir(), "log.key"), "todo.test/log")
 	if err != nil {
 		b.Fatal(err)
 	}
-	anchors := &tlog.DirAnchors{Dir: b.TempDir()}
-	in := &tlog.Integrator{Audit: c.Audit, Leases: c.Leases, Keys: keys, Anchors: anchors, Log: slog.New(slog.DiscardHandler),
+	anchors := &transparency.DirAnchors{Dir: b.TempDir()}
+	in := &transparency.Integrator{Audit: c.Audit, Leases: c.Leases, Keys: keys, Anchors: anchors, Log: slog.New(slog.DiscardHandler),
 		MaxBatch: 5000, Now: func() time.Time { return time.Now().Add(time.Hour) }}
 	started := time.Now()
 	if res, err := in.Run(context.Background()); err != nil || res.Size != n {
 		b.Fatalf("integrated %+v: %v", res, err)
 	}
 	b.Logf("integrated %d leaves in %v", n, time.Since(started))
-	l := &tlog.Log{Leases: c.Leases, Audit: c.Audit, Keys: keys, Anchors: anchors}
-	tiles := tlog.TileFetcher(func(p string) ([]byte, error) {
+	l := &transparency.Log{Leases: c.Leases, Audit: c.Audit, Keys: keys, Anchors: anchors}
+	tiles := transparency.TileFetcher(func(p string) ([]byte, error) {
 		t, _, err := l.Tile(context.Background(), p)
 		return t, err
 	})

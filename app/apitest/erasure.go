@@ -17,7 +17,7 @@ import (
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/audit/export"
 	"github.com/todoaudit/todo/governance"
-	"github.com/todoaudit/todo/tlog"
+	"github.com/todoaudit/todo/transparency"
 )
 
 // Erasure runs the erasure's cases through the API: alice's todos, with
@@ -112,7 +112,7 @@ func Erasure(t *testing.T, admin *Client, scheme string, scan func() []byte, set
 	// Every chain, proof and checkpoint of hers verifies; history and
 	// diffs show what was erased.
 	key := string(Want(t, admin.As("").Do("GET", "/api/log/key", nil), 200).Body)
-	verifier, err := tlog.NewVerifier(key)
+	verifier, err := transparency.NewVerifier(key)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func Erasure(t *testing.T, admin *Client, scheme string, scan func() []byte, set
 			t.Fatal(err)
 		}
 		var records []todo.AuditRecord
-		var bundles []tlog.ProofBundle
+		var bundles []transparency.ProofBundle
 		for _, it := range h.Items {
 			var e map[string]any
 			_ = json.Unmarshal(it.Entity, &e)
@@ -141,7 +141,7 @@ func Erasure(t *testing.T, admin *Client, scheme string, scan func() []byte, set
 				t.Errorf("%s version %d: changes %v do not show the title erased", id, it.Version, it.Changes)
 			}
 			pr := Want(t, alice.Do("GET", fmt.Sprintf("/api/todos/%s/history/proof?version=%d", id, it.Version), nil), 200)
-			b, err := tlog.ParseProofBundle(pr.Body)
+			b, err := transparency.ParseProofBundle(pr.Body)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -150,7 +150,7 @@ func Erasure(t *testing.T, admin *Client, scheme string, scan func() []byte, set
 			}
 			records, bundles = append(records, it.AuditRecord), append(bundles, b)
 		}
-		if n, err := tlog.VerifyHistory(records, bundles, verifier); err != nil || n != len(records) {
+		if n, err := transparency.VerifyHistory(records, bundles, verifier); err != nil || n != len(records) {
 			t.Errorf("history of %s verified offline: %d of %d, %v", id, n, len(records), err)
 		}
 		v := Want(t, alice.Do("GET", "/api/todos/"+id+"/history/verify", nil), 200).JSON(t)

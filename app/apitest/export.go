@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/todoaudit/todo/audit/export"
-	"github.com/todoaudit/todo/tlog"
+	"github.com/todoaudit/todo/transparency"
 )
 
 // VerifiableExport runs the exports through the API and verifies them as an
@@ -18,7 +18,7 @@ import (
 // c must be an admin.
 func VerifiableExport(t *testing.T, c *Client, settle func()) {
 	anyone := c.As("")
-	v, err := tlog.NewVerifier(string(Want(t, anyone.Do("GET", "/api/log/key", nil), 200).Body))
+	v, err := transparency.NewVerifier(string(Want(t, anyone.Do("GET", "/api/log/key", nil), 200).Body))
 	if err != nil {
 		t.Fatal(err)
 	}

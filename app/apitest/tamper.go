@@ -12,7 +12,7 @@ import (
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/audit/export"
 	"github.com/todoaudit/todo/store"
-	"github.com/todoaudit/todo/tlog"
+	"github.com/todoaudit/todo/transparency"
 )
 
 // Store is a handler's store as someone with write access to it sees it:
@@ -79,7 +79,7 @@ func (s *Store) Put(c store.Container, it store.Item) {
 // run the integrator; c must be an admin.
 func LostVersions(t *testing.T, c *Client, s *Store, settle func()) {
 	anyone := c.As("")
-	v, err := tlog.NewVerifier(string(Want(t, anyone.Do("GET", "/api/log/key", nil), 200).Body))
+	v, err := transparency.NewVerifier(string(Want(t, anyone.Do("GET", "/api/log/key", nil), 200).Body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func LostVersions(t *testing.T, c *Client, s *Store, settle func()) {
 		t.Fatalf("verify before: %v", got)
 	}
 	honest := Want(t, c.Do("GET", "/api/todos/"+id+"/history", nil), 200).Body
-	if n, _, err := tlog.VerifyHistoryAnswer(honest, nil, v); err != nil || n != 3 {
+	if n, _, err := transparency.VerifyHistoryAnswer(honest, nil, v); err != nil || n != 3 {
 		t.Fatalf("the honest history verified offline: %d, %v", n, err)
 	}
 
@@ -115,7 +115,7 @@ func LostVersions(t *testing.T, c *Client, s *Store, settle func()) {
 	if m := h.JSON(t); m["complete"] != false || m["loggedAfter"] == nil {
 		t.Errorf("history after the newest versions were removed: complete %v, loggedAfter %v", m["complete"], m["loggedAfter"])
 	}
-	if _, _, err := tlog.VerifyHistoryAnswer(h.Body, nil, v); err == nil || !strings.Contains(err.Error(), "log holds a version of this todo after the history's newest") {
+	if _, _, err := transparency.VerifyHistoryAnswer(h.Body, nil, v); err == nil || !strings.Contains(err.Error(), "log holds a version of this todo after the history's newest") {
 		t.Errorf("the history served after the newest versions were removed, verified offline: %v", err)
 	}
 	if got := Want(t, c.Do("GET", "/api/manage/log/verify", nil), 200).JSON(t); !hasProblem(got, "missingFromStore", id, 3) {
@@ -292,7 +292,7 @@ func TamperedEvidence(t *testing.T, c *Client, s *Store, settle func()) {
 		t.Errorf("history of a todo with a tampered record: %+v", h.Items)
 	}
 	x := Want(t, c.Do("GET", "/api/todos/"+id+"/history/export", nil), 200).Body
-	v, err := tlog.NewVerifier(string(Want(t, c.As("").Do("GET", "/api/log/key", nil), 200).Body))
+	v, err := transparency.NewVerifier(string(Want(t, c.As("").Do("GET", "/api/log/key", nil), 200).Body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,10 +301,10 @@ func TamperedEvidence(t *testing.T, c *Client, s *Store, settle func()) {
 	}
 
 	problem := Want(t, c.Do("GET", "/api/todos/"+id+"/history/proof?version=9", nil), 404).Body
-	if _, _, err := tlog.VerifyHistoryAnswer(problem, nil, v); err == nil || !strings.Contains(err.Error(), "HTTP error answer") {
+	if _, _, err := transparency.VerifyHistoryAnswer(problem, nil, v); err == nil || !strings.Contains(err.Error(), "HTTP error answer") {
 		t.Errorf("an HTTP error saved as a history: %v", err)
 	}
-	if _, err := tlog.ParseProofBundle(problem); err == nil || !strings.Contains(err.Error(), "HTTP error answer") {
+	if _, err := transparency.ParseProofBundle(problem); err == nil || !strings.Contains(err.Error(), "HTTP error answer") {
 		t.Errorf("an HTTP error saved as a proof: %v", err)
 	}
 	if _, err := export.Verify(bytes.NewReader(problem), v, nil); err == nil || !strings.Contains(err.Error(), "HTTP error answer") {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/store"
-	"github.com/todoaudit/todo/tlog"
+	"github.com/todoaudit/todo/transparency"
 )
 
 // TransparencyLog runs the transparency log's cases through the API: the
@@ -25,7 +25,7 @@ import (
 // c must be an admin.
 func TransparencyLog(t *testing.T, c *Client, auditC store.Container, settle func()) {
 	anyone := c.As("")
-	v, err := tlog.NewVerifier(string(Want(t, anyone.Do("GET", "/api/log/key", nil), 200).Body))
+	v, err := transparency.NewVerifier(string(Want(t, anyone.Do("GET", "/api/log/key", nil), 200).Body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +38,7 @@ func TransparencyLog(t *testing.T, c *Client, auditC store.Container, settle fun
 	if ct := first.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/plain") {
 		t.Fatalf("checkpoint Content-Type %q", ct)
 	}
-	cp, err := tlog.OpenCheckpoint(first.Body, v)
+	cp, err := transparency.OpenCheckpoint(first.Body, v)
 	if err != nil || cp.Size < 4 {
 		t.Fatalf("checkpoint %s: %v", first.Body, err)
 	}
@@ -49,15 +49,15 @@ func TransparencyLog(t *testing.T, c *Client, auditC store.Container, settle fun
 	}
 	// A proof's leaf is its version's, opened by the record, and names
 	// nothing: no user, todo, category or time.
-	var bundles []tlog.ProofBundle
+	var bundles []transparency.ProofBundle
 	for version := 1; version <= 2; version++ {
 		r := Want(t, c.Do("GET", fmt.Sprintf("/api/todos/%s/history/proof?version=%d", kept, version), nil), 200)
-		b, err := tlog.ParseProofBundle(r.Body)
+		b, err := transparency.ParseProofBundle(r.Body)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, _ := tlog.LeafOf(&h.Items[version-1])
-		if _, _, err := b.Verify(v); err != nil || !bytes.Equal(b.Leaf, want.EncodeAs(tlog.LeafV2)) {
+		want, _ := transparency.LeafOf(&h.Items[version-1])
+		if _, _, err := b.Verify(v); err != nil || !bytes.Equal(b.Leaf, want.EncodeAs(transparency.LeafV2)) {
 			t.Fatalf("proof of version %d: %q %v", version, b.Leaf, err)
 		}
 		for _, name := range []string{c.User, kept, "Work"} {
@@ -70,7 +70,7 @@ func TransparencyLog(t *testing.T, c *Client, auditC store.Container, settle fun
 	Want(t, c.As("mallory").Do("GET", "/api/todos/"+kept+"/history/proof?version=1", nil), 404)
 	Want(t, c.Do("GET", "/api/todos/"+kept+"/history/proof?version=3", nil), 404)
 	Want(t, c.Do("GET", "/api/todos/"+kept+"/history/proof?version=x", nil), 400)
-	if n, err := tlog.VerifyHistory(h.Items, bundles, v); err != nil || n != 2 {
+	if n, err := transparency.VerifyHistory(h.Items, bundles, v); err != nil || n != 2 {
 		t.Fatalf("history verified offline: %d, %v", n, err)
 	}
 	if got := Want(t, c.Do("GET", "/api/todos/"+kept+"/history/verify", nil), 200).JSON(t); got["verified"] != true || got["logged"] != 2.0 || got["pending"] != 0.0 {
@@ -79,10 +79,10 @@ func TransparencyLog(t *testing.T, c *Client, auditC store.Container, settle fun
 
 	// The tiles give the checkpoint's tree, and the entry bundles its
 	// leaves, to anyone: leaves that name nothing.
-	if err := tlog.TreeFromTiles(cp, logTiles(anyone)); err != nil {
+	if err := transparency.TreeFromTiles(cp, logTiles(anyone)); err != nil {
 		t.Fatal(err)
 	}
-	if n, withheld, err := tlog.VerifyBundles(cp, logTiles(anyone)); err != nil || n != cp.Size || withheld != 0 {
+	if n, withheld, err := transparency.VerifyBundles(cp, logTiles(anyone)); err != nil || n != cp.Size || withheld != 0 {
 		t.Fatalf("a stranger's read of the entry bundles: %d entries checked, %d withheld, %v", n, withheld, err)
 	}
 	Want(t, anyone.Do("GET", "/api/log/tile/0/x1", nil), 400)
@@ -92,16 +92,16 @@ func TransparencyLog(t *testing.T, c *Client, auditC store.Container, settle fun
 	c.Create("Work", "later")
 	settle()
 	second := Want(t, anyone.Do("GET", "/api/log/checkpoint", nil), 200).Body
-	later, err := tlog.OpenCheckpoint(second, v)
+	later, err := transparency.OpenCheckpoint(second, v)
 	if err != nil || later.Size <= cp.Size {
 		t.Fatalf("second checkpoint %s: %v", second, err)
 	}
 	q := url.Values{"from": {fmt.Sprint(cp.Size)}, "to": {fmt.Sprint(later.Size)}}
-	proof, err := tlog.ParseConsistencyProof(Want(t, anyone.Do("GET", "/api/log/consistency?"+q.Encode(), nil), 200).Body)
+	proof, err := transparency.ParseConsistencyProof(Want(t, anyone.Do("GET", "/api/log/consistency?"+q.Encode(), nil), 200).Body)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := tlog.VerifyConsistency(first.Body, second, proof.Proof, v); err != nil {
+	if _, _, err := transparency.VerifyConsistency(first.Body, second, proof.Proof, v); err != nil {
 		t.Fatal(err)
 	}
 	Want(t, anyone.Do("GET", "/api/log/consistency?from=2&to=1", nil), 400)
@@ -148,7 +148,7 @@ func hasProblem(audit map[string]any, kind, id string, version float64) bool {
 }
 
 // logTiles reads the log's tiles through the API, as an outsider would.
-func logTiles(anyone *Client) tlog.TileFetcher {
+func logTiles(anyone *Client) transparency.TileFetcher {
 	return func(p string) ([]byte, error) {
 		r := anyone.Do("GET", "/api/log/"+p, nil)
 		if r.Status != 200 {

@@ -19,7 +19,7 @@ import (
 	"time"
 
 	"github.com/todoaudit/todo"
-	"github.com/todoaudit/todo/tlog"
+	"github.com/todoaudit/todo/transparency"
 )
 
 // The formats, by their media types.
@@ -56,10 +56,10 @@ type Manifest struct {
 }
 
 // Log is the transparency log an export places its records in (a
-// *tlog.Log): its latest checkpoint, and where versions' leaves are.
+// *transparency.Log): its latest checkpoint, and where versions' leaves are.
 type Log interface {
-	Checkpoint(ctx context.Context) ([]byte, tlog.Checkpoint, error)
-	Locate(ctx context.Context, refs []tlog.VersionRef) ([]int64, error)
+	Checkpoint(ctx context.Context) ([]byte, transparency.Checkpoint, error)
+	Locate(ctx context.Context, refs []transparency.VersionRef) ([]int64, error)
 }
 
 // Writer writes records in one format and then the manifest.
@@ -154,9 +154,9 @@ func (w *Writer) Flush(ctx context.Context) error {
 // of the latest checkpoint. A leaf beyond the checkpoint read before makes
 // it read the latest again.
 func (w *Writer) locate(ctx context.Context) ([]int64, error) {
-	refs := make([]tlog.VersionRef, len(w.page))
+	refs := make([]transparency.VersionRef, len(w.page))
 	for i, r := range w.page {
-		refs[i] = tlog.VersionRef{EntityKey: r.EntityKey, Version: r.Version}
+		refs[i] = transparency.VersionRef{EntityKey: r.EntityKey, Version: r.Version}
 	}
 	idx, err := w.log.Locate(ctx, refs)
 	if err != nil {

@@ -20,7 +20,7 @@ import (
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/internal/strictjson"
-	"github.com/todoaudit/todo/tlog"
+	"github.com/todoaudit/todo/transparency"
 )
 
 // Report is what Verify checked.
@@ -30,7 +30,7 @@ type Report struct {
 	// the export, whose prevHash link was checked.
 	Links int
 	// Checkpoint is the manifest's, its signature verified.
-	Checkpoint tlog.Checkpoint
+	Checkpoint transparency.Checkpoint
 	// ErasedFields counts the fields shown erased, in ErasedRecords
 	// records: each verified by its digest alone.
 	ErasedFields, ErasedRecords int
@@ -97,7 +97,7 @@ func Verify(r io.Reader, v note.Verifier, tiles sumdb.TileReader) (Report, error
 	if m.LogCheckpoint == nil {
 		return rep, fmt.Errorf("the manifest names no log checkpoint (the handler keeps no log, or had signed no checkpoint yet): the %d records cannot be checked against the log", c.count)
 	}
-	if rep.Checkpoint, err = tlog.OpenCheckpoint([]byte(*m.LogCheckpoint), v); err != nil {
+	if rep.Checkpoint, err = transparency.OpenCheckpoint([]byte(*m.LogCheckpoint), v); err != nil {
 		return rep, fmt.Errorf("the manifest's checkpoint: %w", err)
 	}
 	if c.pending > 0 {
@@ -106,7 +106,7 @@ func Verify(r io.Reader, v note.Verifier, tiles sumdb.TileReader) (Report, error
 	if tiles == nil {
 		return rep, fmt.Errorf("the inclusion of the %d records was not checked: give the log's tiles", c.count)
 	}
-	if err := tlog.VerifyLeaves(rep.Checkpoint, tiles, c.leaves); err != nil {
+	if err := transparency.VerifyLeaves(rep.Checkpoint, tiles, c.leaves); err != nil {
 		return rep, fmt.Errorf("a record is not in the log under the manifest's checkpoint: %w", err)
 	}
 	return rep, nil
@@ -125,7 +125,7 @@ type checker struct {
 	erasures    int
 	links       int
 	first, last *Ref
-	leaves      []tlog.LeafAt
+	leaves      []transparency.LeafAt
 	versions    map[string]map[int64]link // by entity key, then version
 	seen        seen
 	// erasedFields counts the fields shown erased, erasedRecords the
@@ -163,7 +163,7 @@ func (c *checker) ndjson(br *bufio.Reader) (Manifest, error) {
 		}
 		var l Line
 		if err := strictjson.Unmarshal(line, &l); err != nil {
-			if perr := tlog.ProblemAnswer(line); perr != nil && n == 1 {
+			if perr := transparency.ProblemAnswer(line); perr != nil && n == 1 {
 				return Manifest{}, perr
 			}
 			return Manifest{}, fmt.Errorf("line %d is not an audit record: %w", n, err)
@@ -339,14 +339,14 @@ func (c *checker) record(r *todo.AuditRecord, logIndex *int64) error {
 		c.links++
 	}
 	vs[r.Version] = link{hash: r.Hash, prevHash: r.PrevHash}
-	leaf, err := tlog.LeafOf(r)
+	leaf, err := transparency.LeafOf(r)
 	if err != nil {
 		return fmt.Errorf("%s has no leaf: %w", name, err)
 	}
 	if logIndex == nil {
 		c.pending++
 	} else {
-		c.leaves = append(c.leaves, tlog.LeafAt{Index: *logIndex, Leaf: leaf})
+		c.leaves = append(c.leaves, transparency.LeafAt{Index: *logIndex, Leaf: leaf})
 	}
 	c.counted(r)
 	return nil

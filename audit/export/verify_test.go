@@ -17,33 +17,33 @@ import (
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/audit/export"
 	"github.com/todoaudit/todo/internal/historytest"
-	"github.com/todoaudit/todo/tlog"
+	"github.com/todoaudit/todo/transparency"
 )
 
 // memLog is a transparency log in memory: the leaves of the records added,
 // their stored hashes, and a checkpoint of what was added before the last
 // sign, served through export.Log and as tiles.
 type memLog struct {
-	keys    *tlog.Keys
+	keys    *transparency.Keys
 	hashes  []sumdb.Hash
 	size    int64
-	index   map[tlog.VersionRef]int64
+	index   map[transparency.VersionRef]int64
 	note    []byte
-	signed  tlog.Checkpoint
+	signed  transparency.Checkpoint
 	tampers map[sumdb.Tile]bool // tiles served with one byte changed
 }
 
 func newMemLog(t testing.TB) *memLog {
-	k, err := tlog.LoadOrCreateKeys(filepath.Join(t.TempDir(), "log.key"), "todo.test/log")
+	k, err := transparency.LoadOrCreateKeys(filepath.Join(t.TempDir(), "log.key"), "todo.test/log")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &memLog{keys: k, index: map[tlog.VersionRef]int64{}, tampers: map[sumdb.Tile]bool{}}
+	return &memLog{keys: k, index: map[transparency.VersionRef]int64{}, tampers: map[sumdb.Tile]bool{}}
 }
 
 func (l *memLog) add(t testing.TB, recs ...todo.AuditRecord) {
 	for i := range recs {
-		leaf, err := tlog.LeafOf(&recs[i])
+		leaf, err := transparency.LeafOf(&recs[i])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -52,7 +52,7 @@ func (l *memLog) add(t testing.TB, recs ...todo.AuditRecord) {
 			t.Fatal(err)
 		}
 		l.hashes = append(l.hashes, hs...)
-		l.index[tlog.VersionRef{EntityKey: recs[i].EntityKey, Version: recs[i].Version}] = l.size
+		l.index[transparency.VersionRef{EntityKey: recs[i].EntityKey, Version: recs[i].Version}] = l.size
 		l.size++
 	}
 }
@@ -63,7 +63,7 @@ func (l *memLog) sign(t testing.TB) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l.signed = tlog.Checkpoint{Origin: l.keys.Signer.Name(), Size: l.size, Root: root}
+	l.signed = transparency.Checkpoint{Origin: l.keys.Signer.Name(), Size: l.size, Root: root}
 	if l.note, err = l.signed.Sign(l.keys.Signer); err != nil {
 		t.Fatal(err)
 	}
@@ -80,14 +80,14 @@ func (l *memLog) ReadHashes(idx []int64) ([]sumdb.Hash, error) {
 	return out, nil
 }
 
-func (l *memLog) Checkpoint(context.Context) ([]byte, tlog.Checkpoint, error) {
+func (l *memLog) Checkpoint(context.Context) ([]byte, transparency.Checkpoint, error) {
 	if l.note == nil {
-		return nil, tlog.Checkpoint{}, todo.Errorf(todo.NotFound, "no checkpoint")
+		return nil, transparency.Checkpoint{}, todo.Errorf(todo.NotFound, "no checkpoint")
 	}
 	return l.note, l.signed, nil
 }
 
-func (l *memLog) Locate(_ context.Context, refs []tlog.VersionRef) ([]int64, error) {
+func (l *memLog) Locate(_ context.Context, refs []transparency.VersionRef) ([]int64, error) {
 	out := make([]int64, len(refs))
 	for i, r := range refs {
 		x, ok := l.index[r]
@@ -99,7 +99,7 @@ func (l *memLog) Locate(_ context.Context, refs []tlog.VersionRef) ([]int64, err
 	return out, nil
 }
 
-func (l *memLog) Height() int { return tlog.TileHeight }
+func (l *memLog) Height() int { return transparency.TileHeight }
 
 func (l *memLog) ReadTiles(tiles []sumdb.Tile) ([][]byte, error) {
 	out := make([][]byte, len(tiles))

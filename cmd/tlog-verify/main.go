@@ -22,7 +22,7 @@ import (
 	sumdb "golang.org/x/mod/sumdb/tlog"
 
 	"github.com/todoaudit/todo/audit/export"
-	"github.com/todoaudit/todo/tlog"
+	"github.com/todoaudit/todo/transparency"
 )
 
 const usage = `usage: tlog-verify -key KEY [-policy FILE] [-state FILE] [-log URL]
@@ -82,7 +82,7 @@ type verifier struct {
 	v       note.Verifier
 	headers headers
 	client  *http.Client
-	policy  *tlog.Policy
+	policy  *transparency.Policy
 	mem     *memory
 	logURL  string
 	// remember, set by accept, remembers the checkpoint it accepted once
@@ -121,7 +121,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		k = string(b)
 	}
-	v, err := tlog.NewVerifier(k)
+	v, err := transparency.NewVerifier(k)
 	if err != nil {
 		fmt.Fprintln(stderr, "tlog-verify:", err)
 		return 2
@@ -162,7 +162,7 @@ func (vr *verifier) configure(policyFile, stateFile string) error {
 	if policyFile != "" {
 		b, err := os.ReadFile(policyFile)
 		if err == nil {
-			vr.policy, err = tlog.ParsePolicy(b)
+			vr.policy, err = transparency.ParsePolicy(b)
 		}
 		if err != nil {
 			return fmt.Errorf("-policy: %w", err)
@@ -236,7 +236,7 @@ func (vr *verifier) open(src string) (io.ReadCloser, error) {
 	case http.StatusUnauthorized, http.StatusForbidden:
 		resp.Body.Close()
 		if strings.Contains(src, "/tile/entries/") {
-			return nil, fmt.Errorf("GET %s: %s: %w", src, resp.Status, tlog.ErrWithheld)
+			return nil, fmt.Errorf("GET %s: %s: %w", src, resp.Status, transparency.ErrWithheld)
 		}
 	}
 	resp.Body.Close()
@@ -263,10 +263,10 @@ func (vr *verifier) checkpoint(args []string) (string, error) {
 	if len(args) == 1 {
 		return with("checkpoint verified: "+c.String(), said), nil
 	}
-	if err := tlog.TreeFromTiles(c, vr.tiles(args[1])); err != nil {
+	if err := transparency.TreeFromTiles(c, vr.tiles(args[1])); err != nil {
 		return "", err
 	}
-	n, withheld, err := tlog.VerifyBundles(c, vr.tiles(args[1]))
+	n, withheld, err := transparency.VerifyBundles(c, vr.tiles(args[1]))
 	if err != nil {
 		return "", err
 	}
@@ -280,7 +280,7 @@ func (vr *verifier) checkpoint(args []string) (string, error) {
 
 // tiles reads tiles from base: a directory holding tile/..., or the base
 // URL of /api/log.
-func (vr *verifier) tiles(base string) tlog.TileFetcher {
+func (vr *verifier) tiles(base string) transparency.TileFetcher {
 	return func(p string) ([]byte, error) {
 		if isURL(base) {
 			u, err := url.JoinPath(base, p)
@@ -318,12 +318,12 @@ func (vr *verifier) export(args []string) (string, error) {
 		m.Count, m.Format, m.SHA256, rep.Links, rep.ErasedFields, rep.ErasedRecords, rep.Erasures, rep.Checkpoint), said), nil
 }
 
-func (vr *verifier) bundle(src string) (tlog.ProofBundle, error) {
+func (vr *verifier) bundle(src string) (transparency.ProofBundle, error) {
 	b, err := vr.read(src)
 	if err != nil {
-		return tlog.ProofBundle{}, err
+		return transparency.ProofBundle{}, err
 	}
-	p, err := tlog.ParseProofBundle(b)
+	p, err := transparency.ParseProofBundle(b)
 	if err != nil {
 		return p, fmt.Errorf("%s: %w", src, err)
 	}
@@ -356,17 +356,17 @@ func (vr *verifier) consistency(args []string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var proof tlog.ConsistencyProof
+	var proof transparency.ConsistencyProof
 	if len(args) == 3 {
 		b, err := vr.read(args[2])
 		if err != nil {
 			return "", err
 		}
-		if proof, err = tlog.ParseConsistencyProof(b); err != nil {
+		if proof, err = transparency.ParseConsistencyProof(b); err != nil {
 			return "", err
 		}
 	}
-	a, b, err := tlog.VerifyConsistency(older, newer, proof.Proof, vr.v)
+	a, b, err := transparency.VerifyConsistency(older, newer, proof.Proof, vr.v)
 	if err != nil {
 		return "", err
 	}
@@ -381,7 +381,7 @@ func (vr *verifier) history(src string, bundleSrcs []string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var bundles []tlog.ProofBundle
+	var bundles []transparency.ProofBundle
 	for _, s := range bundleSrcs {
 		p, err := vr.bundle(s)
 		if err != nil {
@@ -389,7 +389,7 @@ func (vr *verifier) history(src string, bundleSrcs []string) (string, error) {
 		}
 		bundles = append(bundles, p)
 	}
-	versions, n, err := tlog.VerifyHistoryAnswer(b, bundles, vr.v)
+	versions, n, err := transparency.VerifyHistoryAnswer(b, bundles, vr.v)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", src, err)
 	}

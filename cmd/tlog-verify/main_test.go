@@ -15,7 +15,7 @@ import (
 	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/todoaudit/todo/app/apitest"
-	tl "github.com/todoaudit/todo/tlog"
+	"github.com/todoaudit/todo/transparency"
 )
 
 // published is what a running handler published, saved to files as a user
@@ -113,12 +113,12 @@ func TestVerifier(t *testing.T) {
 	forged, _ := note.Sign(&note.Note{Text: text + "\n"}, signer)
 	// The log's own key, signing a different tree of the same size.
 	logSigner, _ := note.NewSigner(p.skey)
-	c, _ := tl.ParseCheckpoint(text + "\n")
+	c, _ := transparency.ParseCheckpoint(text + "\n")
 	c.Root = tlog.RecordHash([]byte("another tree"))
 	fork, _ := c.Sign(logSigner)
 	tampered := bytes.Replace(cp, []byte("\n3\n"), []byte("\n4\n"), 1)
 	bundle, _ := os.ReadFile(p.bundles[0])
-	pb, err := tl.ParseProofBundle(bundle)
+	pb, err := transparency.ParseProofBundle(bundle)
 	if err != nil || len(pb.Proof) == 0 {
 		t.Fatalf("bundle %s: %v", bundle, err)
 	}

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/todoaudit/todo/tlog"
+	"github.com/todoaudit/todo/transparency"
 )
 
 // memory is the newest checkpoint tlog-verify accepted of each log, by
@@ -74,8 +74,8 @@ func (m *memory) save() error {
 // the log's consistency route under logBase. It returns the checkpoint and
 // a line saying who cosigned it; the newer of the two is remembered once
 // the command succeeds.
-func (vr *verifier) accept(msg []byte, logBase string) (tlog.Checkpoint, string, error) {
-	c, err := tlog.OpenCheckpoint(msg, vr.v)
+func (vr *verifier) accept(msg []byte, logBase string) (transparency.Checkpoint, string, error) {
+	c, err := transparency.OpenCheckpoint(msg, vr.v)
 	if err != nil {
 		return c, "", err
 	}
@@ -101,7 +101,7 @@ func (vr *verifier) accept(msg []byte, logBase string) (tlog.Checkpoint, string,
 		if err := vr.consistentWith([]byte(old), msg, logBase); err != nil {
 			return c, "", err
 		}
-		if prev, err := tlog.OpenCheckpoint([]byte(old), vr.v); err == nil && prev.Size >= c.Size {
+		if prev, err := transparency.OpenCheckpoint([]byte(old), vr.v); err == nil && prev.Size >= c.Size {
 			return c, said, nil
 		}
 	}
@@ -116,18 +116,18 @@ func (vr *verifier) accept(msg []byte, logBase string) (tlog.Checkpoint, string,
 // one tree: the same root at the same size, or a consistency proof from
 // the smaller to the larger fetched from logBase.
 func (vr *verifier) consistentWith(a, b []byte, logBase string) error {
-	ca, err := tlog.OpenCheckpoint(a, vr.v)
+	ca, err := transparency.OpenCheckpoint(a, vr.v)
 	if err != nil {
 		return fmt.Errorf("the remembered checkpoint: %w", err)
 	}
-	cb, err := tlog.OpenCheckpoint(b, vr.v)
+	cb, err := transparency.OpenCheckpoint(b, vr.v)
 	if err != nil {
 		return err
 	}
 	if ca.Size > cb.Size {
 		a, b, ca, cb = b, a, cb, ca
 	}
-	var proof tlog.ConsistencyProof
+	var proof transparency.ConsistencyProof
 	if ca.Size != cb.Size && ca.Size > 0 {
 		if logBase == "" {
 			return fmt.Errorf("cannot prove %s consistent with the remembered %s: give the log's URL with -log", cb, ca)
@@ -136,11 +136,11 @@ func (vr *verifier) consistentWith(a, b []byte, logBase string) error {
 		if err != nil {
 			return fmt.Errorf("proving consistency with the remembered checkpoint: %w", err)
 		}
-		if proof, err = tlog.ParseConsistencyProof(raw); err != nil {
+		if proof, err = transparency.ParseConsistencyProof(raw); err != nil {
 			return err
 		}
 	}
-	if _, _, err := tlog.VerifyConsistency(a, b, proof.Proof, vr.v); err != nil {
+	if _, _, err := transparency.VerifyConsistency(a, b, proof.Proof, vr.v); err != nil {
 		return fmt.Errorf("INCONSISTENT with the checkpoint remembered (%s): %w", ca, err)
 	}
 	return nil

@@ -13,8 +13,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/todoaudit/todo/tlog"
-	"github.com/todoaudit/todo/tlog/witness"
+	"github.com/todoaudit/todo/transparency"
+	"github.com/todoaudit/todo/transparency/witness"
 )
 
 // execWait bounds the command monitor runs on an inconsistency.
@@ -79,7 +79,7 @@ func (vr *verifier) poll(base string, stdout, stderr io.Writer) error {
 	}
 	c, said, err := vr.accept(msg, base)
 	switch {
-	case errors.Is(err, tlog.ErrNoQuorum):
+	case errors.Is(err, transparency.ErrNoQuorum):
 		fmt.Fprintln(stderr, "tlog-verify: monitor:", err)
 	case err != nil:
 		return err
@@ -100,7 +100,7 @@ func (vr *verifier) poll(base string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "tlog-verify: monitor: witness %s: %v\n", w.Name, err)
 			continue
 		}
-		wc, err := tlog.OpenCheckpoint(theirs, vr.v)
+		wc, err := transparency.OpenCheckpoint(theirs, vr.v)
 		if err != nil {
 			return fmt.Errorf("witness %s serves a checkpoint of the log that does not verify: %w", w.Name, err)
 		}

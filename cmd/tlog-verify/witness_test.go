@@ -24,8 +24,8 @@ import (
 	"github.com/todoaudit/todo/partition"
 	"github.com/todoaudit/todo/problem"
 	"github.com/todoaudit/todo/store"
-	"github.com/todoaudit/todo/tlog"
-	"github.com/todoaudit/todo/tlog/witness"
+	"github.com/todoaudit/todo/transparency"
+	"github.com/todoaudit/todo/transparency/witness"
 )
 
 // witnesses starts n witnesses of the witness command's package over
@@ -84,10 +84,10 @@ func TestWitnessedProduct(t *testing.T) {
 		return id
 	}
 	// witnessed is what history/verify says of the witnesses.
-	witnessed := func(id string) (logged int, w tlog.Witnessed) {
+	witnessed := func(id string) (logged int, w transparency.Witnessed) {
 		var body struct {
 			Logged    int
-			Witnessed tlog.Witnessed
+			Witnessed transparency.Witnessed
 		}
 		if err := json.Unmarshal(apitest.Want(t, c.Do("GET", "/api/todos/"+id+"/history/verify", nil), 200).Body, &body); err != nil {
 			t.Fatal(err)
@@ -134,15 +134,15 @@ func TestWitnessedProduct(t *testing.T) {
 // with a store its test can roll back.
 type splitLog struct {
 	leases store.Container
-	log    *tlog.Log
-	keys   *tlog.Keys
+	log    *transparency.Log
+	keys   *transparency.Keys
 	url    string
 }
 
-func newSplitLog(t *testing.T, keys *tlog.Keys) *splitLog {
+func newSplitLog(t *testing.T, keys *transparency.Keys) *splitLog {
 	cs := bolttest.Open(t, partition.Hierarchical, nil)
 	l := &splitLog{leases: cs.Leases, keys: keys}
-	l.log = &tlog.Log{Leases: cs.Leases, Keys: keys}
+	l.log = &transparency.Log{Leases: cs.Leases, Keys: keys}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/log/checkpoint", func(w http.ResponseWriter, r *http.Request) {
 		msg, _, err := l.log.Checkpoint(r.Context())
@@ -160,7 +160,7 @@ func newSplitLog(t *testing.T, keys *tlog.Keys) *splitLog {
 			problem.Write(w, err)
 			return
 		}
-		json.NewEncoder(w).Encode(tlog.ConsistencyProof{From: from, To: to, Proof: p})
+		json.NewEncoder(w).Encode(transparency.ConsistencyProof{From: from, To: to, Proof: p})
 	})
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
@@ -170,9 +170,9 @@ func newSplitLog(t *testing.T, keys *tlog.Keys) *splitLog {
 
 // integrate appends the versions of audit to the log, with a new
 // integrator anchoring in anchors.
-func (l *splitLog) integrate(t *testing.T, auditC store.Container, anchors string, wi *tlog.Witnessing) {
+func (l *splitLog) integrate(t *testing.T, auditC store.Container, anchors string, wi *transparency.Witnessing) {
 	t.Helper()
-	in := &tlog.Integrator{Audit: auditC, Leases: l.leases, Keys: l.keys, Anchors: &tlog.DirAnchors{Dir: anchors},
+	in := &transparency.Integrator{Audit: auditC, Leases: l.leases, Keys: l.keys, Anchors: &transparency.DirAnchors{Dir: anchors},
 		Log: slog.New(slog.DiscardHandler), Witnessing: wi}
 	if _, err := in.Run(context.Background()); err != nil {
 		t.Fatal(err)
@@ -198,18 +198,18 @@ func TestSplitView(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	keys, err := tlog.NewKeys(skey)
+	keys, err := transparency.NewKeys(skey)
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, policyPath := witnesses(t, vkey, 1, "1")
 	policyText, _ := os.ReadFile(policyPath)
-	policy, err := tlog.ParsePolicy(policyText)
+	policy, err := transparency.ParsePolicy(policyText)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var reported error
-	wi := &tlog.Witnessing{Policy: policy, Report: func(err error) { reported = err }}
+	wi := &transparency.Witnessing{Policy: policy, Report: func(err error) { reported = err }}
 	l := newSplitLog(t, keys)
 	auditC := bolttest.Open(t, partition.Hierarchical, nil).Audit
 	anchors := t.TempDir()

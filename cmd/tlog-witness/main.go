@@ -27,7 +27,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/todoaudit/todo/tlog/witness"
+	"github.com/todoaudit/todo/transparency/witness"
 )
 
 type logKeys []string

@@ -15,7 +15,7 @@ import (
 	fnote "github.com/transparency-dev/formats/note"
 	"golang.org/x/mod/sumdb/note"
 
-	"github.com/todoaudit/todo/tlog/witness"
+	"github.com/todoaudit/todo/transparency/witness"
 )
 
 // syncBuffer is a buffer the server writes while the test reads it.

@@ -31,7 +31,7 @@ import (
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/audit/export"
 	"github.com/todoaudit/todo/internal/strictjson"
-	"github.com/todoaudit/todo/tlog"
+	"github.com/todoaudit/todo/transparency"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/vectors.json")
@@ -148,15 +148,15 @@ func generate(t *testing.T) Vectors {
 	// name nothing; one todo's chain runs across both.
 	for _, h := range [][]todo.AuditRecord{h1, h2, mixed[:1]} {
 		for i := range h {
-			g.append(&h[i], tlog.LeafV1)
+			g.append(&h[i], transparency.LeafV1)
 		}
 	}
 	for _, h := range [][]todo.AuditRecord{h3[:3], mixed[1:], erased} {
 		for i := range h {
-			g.append(&h[i], tlog.LeafV2)
+			g.append(&h[i], transparency.LeafV2)
 		}
 	}
-	g.append(&h3[3], tlog.LeafV2) // integrated, not yet under a checkpoint
+	g.append(&h3[3], transparency.LeafV2) // integrated, not yet under a checkpoint
 	size := int64(len(g.leaves) - 1)
 	early := int64(5)
 	cp := g.sign("ed25519", g.checkpoint(size))
@@ -200,7 +200,7 @@ func (g *gen) ed25519Key(name, keyName string, fill byte) {
 		g.t.Fatal(err)
 	}
 	parts := strings.Split(vkey, "+")
-	keys, err := tlog.NewKeys(fmt.Sprintf("PRIVATE+KEY+%s+%s+%s", keyName, parts[1], base64.StdEncoding.EncodeToString(append([]byte{1}, seed...))))
+	keys, err := transparency.NewKeys(fmt.Sprintf("PRIVATE+KEY+%s+%s+%s", keyName, parts[1], base64.StdEncoding.EncodeToString(append([]byte{1}, seed...))))
 	if err != nil {
 		g.t.Fatal(err)
 	}
@@ -234,7 +234,7 @@ func (g *gen) ecdsaKey(name, keyName string, fill byte) {
 	sum := sha256.Sum256(der)
 	hash := binary.BigEndian.Uint32(sum[:4])
 	vkey := fmt.Sprintf("%s+%08x+%s", keyName, hash, base64.StdEncoding.EncodeToString(append([]byte{2}, der...)))
-	v, err := tlog.NewVerifier(vkey)
+	v, err := transparency.NewVerifier(vkey)
 	if err != nil {
 		g.t.Fatal(err)
 	}
@@ -311,7 +311,7 @@ func refKey(entityKey string, version int64) string {
 
 // append logs r with a leaf of the encoding enc.
 func (g *gen) append(r *todo.AuditRecord, enc string) {
-	leaf, err := tlog.LeafOf(r)
+	leaf, err := transparency.LeafOf(r)
 	if err != nil {
 		g.t.Fatal(err)
 	}
@@ -325,15 +325,15 @@ func (g *gen) append(r *todo.AuditRecord, enc string) {
 	g.hashes = append(g.hashes, hs...)
 }
 
-func (g *gen) checkpoint(size int64) tlog.Checkpoint {
+func (g *gen) checkpoint(size int64) transparency.Checkpoint {
 	root, err := sumdb.TreeHash(size, g.hashReader())
 	if err != nil {
 		g.t.Fatal(err)
 	}
-	return tlog.Checkpoint{Origin: origin, Size: size, Root: root}
+	return transparency.Checkpoint{Origin: origin, Size: size, Root: root}
 }
 
-func (g *gen) sign(key string, c tlog.Checkpoint) string {
+func (g *gen) sign(key string, c transparency.Checkpoint) string {
 	b, err := c.Sign(g.signers[key])
 	if err != nil {
 		g.t.Fatal(err)
@@ -343,12 +343,12 @@ func (g *gen) sign(key string, c tlog.Checkpoint) string {
 
 func (g *gen) tiles(name string, size int64) {
 	m := map[string][]byte{}
-	for _, tile := range sumdb.NewTiles(tlog.TileHeight, 0, size) {
+	for _, tile := range sumdb.NewTiles(transparency.TileHeight, 0, size) {
 		data, err := sumdb.ReadTileData(tile, g.hashReader())
 		if err != nil {
 			g.t.Fatal(err)
 		}
-		m[tlog.TilePath(tile)] = data
+		m[transparency.TilePath(tile)] = data
 	}
 	g.v.Tiles[name] = m
 }
@@ -370,7 +370,7 @@ func resign(noteText string, keyHash uint32, sig []byte) string {
 
 func (g *gen) checkpointCases(size int64, cp, cpECDSA string) {
 	resized := strings.Replace(cp, fmt.Sprintf("\n%d\n", size), fmt.Sprintf("\n%d\n", size-1), 1)
-	open := func(n, key string) error { _, err := tlog.OpenCheckpoint([]byte(n), g.verify[key]); return err }
+	open := func(n, key string) error { _, err := transparency.OpenCheckpoint([]byte(n), g.verify[key]); return err }
 	for _, c := range []struct{ name, key, note, want string }{
 		{"ed25519 checkpoint", "ed25519", cp, "verified"},
 		{"ecdsa checkpoint", "ecdsa", cpECDSA, "verified"},
@@ -424,12 +424,12 @@ func (g *gen) signOrigin(key, cp string) string {
 	return g.signText(key, strings.SplitN(cp, "\n\n", 2)[0]+"\n")
 }
 
-func (g *gen) bundle(size int64, cp string, index int64) tlog.ProofBundle {
+func (g *gen) bundle(size int64, cp string, index int64) transparency.ProofBundle {
 	p, err := sumdb.ProveRecord(size, index, g.hashReader())
 	if err != nil {
 		g.t.Fatal(err)
 	}
-	return tlog.ProofBundle{Checkpoint: cp, Index: index, Leaf: g.leaves[index], Proof: p}
+	return transparency.ProofBundle{Checkpoint: cp, Index: index, Leaf: g.leaves[index], Proof: p}
 }
 
 func marshal(t *testing.T, v any) json.RawMessage {
@@ -441,9 +441,9 @@ func marshal(t *testing.T, v any) json.RawMessage {
 }
 
 func (g *gen) inclusionCases(size int64, cp, cpECDSA string) {
-	check := func(name, key string, b tlog.ProofBundle, want string) {
+	check := func(name, key string, b transparency.ProofBundle, want string) {
 		raw := marshal(g.t, b)
-		p, err := tlog.ParseProofBundle(raw)
+		p, err := transparency.ParseProofBundle(raw)
 		if err == nil {
 			_, _, err = p.Verify(g.verify[key])
 		}
@@ -474,30 +474,30 @@ func (g *gen) inclusionCases(size int64, cp, cpECDSA string) {
 }
 
 func (g *gen) consistencyCases(size, early int64, cp, cpEarly, cpECDSA string) {
-	check := func(name, key, older, newer string, p *tlog.ConsistencyProof, want string) {
+	check := func(name, key, older, newer string, p *transparency.ConsistencyProof, want string) {
 		var raw json.RawMessage
-		var proof tlog.ConsistencyProof
+		var proof transparency.ConsistencyProof
 		if p != nil {
 			raw, proof = marshal(g.t, p), *p
 		}
-		a, b, err := tlog.VerifyConsistency([]byte(older), []byte(newer), proof.Proof, g.verify[key])
+		a, b, err := transparency.VerifyConsistency([]byte(older), []byte(newer), proof.Proof, g.verify[key])
 		if err == nil && a.Size != b.Size && (proof.From != a.Size || proof.To != b.Size) {
 			err = fmt.Errorf("the proof is from %d to %d, the checkpoints are of sizes %d and %d", proof.From, proof.To, a.Size, b.Size)
 		}
 		g.add(Case{Name: name, Kind: "consistency", Key: key, Older: older, Newer: newer, Proof: string(raw)}, err, want)
 	}
-	prove := func(from, to int64) *tlog.ConsistencyProof {
+	prove := func(from, to int64) *transparency.ConsistencyProof {
 		p, err := sumdb.ProveTree(to, from, g.hashReader())
 		if err != nil {
 			g.t.Fatal(err)
 		}
-		return &tlog.ConsistencyProof{From: from, To: to, Proof: p}
+		return &transparency.ConsistencyProof{From: from, To: to, Proof: p}
 	}
 	for _, from := range []int64{1, 2, 3, 4, early, 8, size - 1} {
 		check(fmt.Sprintf("consistency from %d to %d", from, size), "ed25519", g.sign("ed25519", g.checkpoint(from)), cp, prove(from, size), "verified")
 	}
 	check("consistency of one checkpoint with itself", "ed25519", cp, cp, nil, "verified")
-	check("consistency from the empty tree", "ed25519", g.sign("ed25519", g.checkpoint(0)), cp, &tlog.ConsistencyProof{To: size}, "verified")
+	check("consistency from the empty tree", "ed25519", g.sign("ed25519", g.checkpoint(0)), cp, &transparency.ConsistencyProof{To: size}, "verified")
 	check("consistency from the empty tree without a proof", "ed25519", g.sign("ed25519", g.checkpoint(0)), cp, nil, "failed")
 	check("consistency under the ecdsa key", "ecdsa", g.sign("ecdsa", g.checkpoint(early)), cpECDSA, prove(early, size), "verified")
 	forked := g.checkpoint(size)
@@ -510,7 +510,7 @@ func (g *gen) consistencyCases(size, early int64, cp, cpEarly, cpECDSA string) {
 	p = prove(early, size)
 	p.From = early + 1
 	check("consistency proof of other sizes", "ed25519", cpEarly, cp, p, "failed")
-	check("consistency without a proof", "ed25519", cpEarly, cp, &tlog.ConsistencyProof{From: early, To: size}, "failed")
+	check("consistency without a proof", "ed25519", cpEarly, cp, &transparency.ConsistencyProof{From: early, To: size}, "failed")
 	forked = g.checkpoint(early)
 	forked.Root[0] ^= 1
 	check("consistency from a forked older checkpoint", "ed25519", g.sign("ed25519", forked), cp, prove(early, size), "failed")
@@ -557,7 +557,7 @@ func (g *gen) edit(raw json.RawMessage, path string, v any) json.RawMessage {
 }
 
 func (g *gen) historyCases(size int64, cp string, h1, h2, h3, mixed, erased []todo.AuditRecord) {
-	check := func(name string, records []json.RawMessage, bundles []tlog.ProofBundle, want string) {
+	check := func(name string, records []json.RawMessage, bundles []transparency.ProofBundle, want string) {
 		var recs []todo.AuditRecord
 		var err error
 		for _, raw := range records {
@@ -569,7 +569,7 @@ func (g *gen) historyCases(size int64, cp string, h1, h2, h3, mixed, erased []to
 		}
 		proven := 0
 		if err == nil {
-			proven, err = tlog.VerifyHistory(recs, bundles, g.verify["ed25519"])
+			proven, err = transparency.VerifyHistory(recs, bundles, g.verify["ed25519"])
 		}
 		c := Case{Name: name, Kind: "history", Key: "ed25519"}
 		for _, r := range records {
@@ -590,8 +590,8 @@ func (g *gen) historyCases(size int64, cp string, h1, h2, h3, mixed, erased []to
 		}
 		return out
 	}
-	bundlesOf := func(h []todo.AuditRecord) []tlog.ProofBundle {
-		var out []tlog.ProofBundle
+	bundlesOf := func(h []todo.AuditRecord) []transparency.ProofBundle {
+		var out []transparency.ProofBundle
 		for _, r := range h {
 			if i := g.index[refKey(r.EntityKey, r.Version)]; i < size {
 				out = append(out, g.bundle(size, cp, i))
@@ -688,15 +688,15 @@ func (g *gen) recordCases(h2, h3, erased []todo.AuditRecord) {
 // exportLog is the log as an export sees it.
 type exportLog struct {
 	note  string
-	cp    tlog.Checkpoint
+	cp    transparency.Checkpoint
 	index map[string]int64
 }
 
-func (l exportLog) Checkpoint(context.Context) ([]byte, tlog.Checkpoint, error) {
+func (l exportLog) Checkpoint(context.Context) ([]byte, transparency.Checkpoint, error) {
 	return []byte(l.note), l.cp, nil
 }
 
-func (l exportLog) Locate(_ context.Context, refs []tlog.VersionRef) ([]int64, error) {
+func (l exportLog) Locate(_ context.Context, refs []transparency.VersionRef) ([]int64, error) {
 	out := make([]int64, len(refs))
 	for i, r := range refs {
 		x, ok := l.index[refKey(r.EntityKey, r.Version)]
@@ -717,7 +717,7 @@ func (g *gen) checkExport(name, key, text string, covers bool, want string) {
 // checkExportOn is checkExport against the named set of tiles.
 func (g *gen) checkExportOn(tileSet, name, key, text string, covers bool, want string) {
 	tiles := g.v.Tiles[tileSet]
-	_, err := export.Verify(strings.NewReader(text), g.verify[key], tlog.TileFetcher(func(p string) ([]byte, error) {
+	_, err := export.Verify(strings.NewReader(text), g.verify[key], transparency.TileFetcher(func(p string) ([]byte, error) {
 		if b, ok := tiles[p]; ok {
 			return b, nil
 		}
@@ -729,7 +729,7 @@ func (g *gen) checkExportOn(tileSet, name, key, text string, covers bool, want s
 // writeExport writes records as an export in format under the checkpoint
 // note, its manifest naming filters.
 func (g *gen) writeExport(format, note string, filters map[string]string, records []todo.AuditRecord) string {
-	c, err := tlog.ParseCheckpoint(strings.SplitN(note, "\n\n", 2)[0] + "\n")
+	c, err := transparency.ParseCheckpoint(strings.SplitN(note, "\n\n", 2)[0] + "\n")
 	if err != nil {
 		g.t.Fatal(err)
 	}
@@ -884,6 +884,6 @@ func (g *gen) exportCases(size int64, cp, cpECDSA, cpEarly string, logged [][]to
 	}
 	g.v.Tiles["tampered"] = bad
 	text := write(export.NDJSON, cp, h2)
-	_, err := export.Verify(strings.NewReader(text), g.verify["ed25519"], tlog.TileFetcher(func(p string) ([]byte, error) { return bad[p], nil }))
+	_, err := export.Verify(strings.NewReader(text), g.verify["ed25519"], transparency.TileFetcher(func(p string) ([]byte, error) { return bad[p], nil }))
 	g.add(Case{Name: "NDJSON export checked against altered tiles", Kind: "export", Key: "ed25519", Export: text, Tiles: "tampered"}, err, "failed")
 }

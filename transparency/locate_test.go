@@ -1,0 +1,74 @@
+package transparency
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"golang.org/x/mod/sumdb/tlog"
+)
+
+// Locate finds each logged version's leaf, and no leaf for a version not
+// appended; VerifyLeaves accepts those leaves at those indexes from the
+// tiles and refuses another leaf, an index beyond the tree, and a tampered
+// tile.
+func TestLocateAndVerifyLeaves(t *testing.T) {
+	f := newFixture(t)
+	recs := chain(t, "alice", "loc", 300) // across a tile boundary
+	put(t, f.audit, recs)
+	run(t, f.integrator())
+	ctx := context.Background()
+	l := f.log()
+	refs := []VersionRef{{EntityKey: recs[0].EntityKey, Version: 301}}
+	for _, r := range recs {
+		refs = append(refs, VersionRef{EntityKey: r.EntityKey, Version: r.Version})
+	}
+	idx, err := l.Locate(ctx, refs)
+	if err != nil || idx[0] != -1 {
+		t.Fatalf("Locate: %v %v", idx[:1], err)
+	}
+	_, c, err := l.Checkpoint(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaves := make([]LeafAt, len(recs))
+	for i := range recs {
+		leaf, err := LeafOf(&recs[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		leaves[len(recs)-1-i] = LeafAt{Index: idx[i+1], Leaf: leaf}
+	}
+	tiles := newTileReader(ctx, f.leases)
+	if err := VerifyLeaves(c, tiles, leaves); err != nil {
+		t.Fatal(err)
+	}
+	tampered := TileFetcher(func(p string) ([]byte, error) {
+		t, err := ParseTilePath(p)
+		if err != nil {
+			return nil, err
+		}
+		b, err := tiles.read(t)
+		if p == "tile/0/001.p/44" {
+			b = append([]byte(nil), b...)
+			b[0] ^= 1
+		}
+		return b, err
+	})
+	for name, x := range map[string]struct {
+		edit  func(ls []LeafAt)
+		tiles tlog.TileReader
+		want  string
+	}{
+		"another leaf":     {func(ls []LeafAt) { ls[7].Leaf.Hash = strings.Repeat("0", 64) }, tiles, "another version's"},
+		"beyond the tree":  {func(ls []LeafAt) { ls[0].Index = 300 }, tiles, "outside the checkpoint's tree"},
+		"a negative index": {func(ls []LeafAt) { ls[3].Index = -1 }, tiles, "outside the checkpoint's tree"},
+		"a tile tampered":  {func([]LeafAt) {}, tampered, "do not give the checkpoint's tree"},
+	} {
+		ls := append([]LeafAt(nil), leaves...)
+		x.edit(ls)
+		if err := VerifyLeaves(c, x.tiles, ls); err == nil || !strings.Contains(err.Error(), x.want) {
+			t.Errorf("%s: %v, want %q", name, err, x.want)
+		}
+	}
+}
