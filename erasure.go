@@ -27,6 +27,29 @@ const EntityTypeErasure = "erasure"
 // partition (AuditRecord.Record).
 const GovernanceKey = "governance"
 
+// Erase removes the value and the salt of the user-editable field name
+// from a snapshot in an encoding that commits to each field and from its
+// commitments, and marks the commitment erased: the digest stays, so the
+// version's hash and every link after it still verify, and without the
+// salt the value cannot be found again from the digest. The entity then
+// holds the field's zero value.
+func Erase(entity *Todo, c Commitments, name string) error {
+	p, ok := PropertyNamed(name)
+	switch {
+	case !ok || !p.Editable:
+		return Errorf(Invalid, "only a user-editable field of a todo can be erased, not %q", name)
+	case c == nil:
+		return Errorf(Conflict, "a version of the first chain encoding commits to no field separately: it cannot be erased")
+	}
+	com, ok := c[name]
+	if !ok {
+		return Errorf(Conflict, "field %q is not committed", name)
+	}
+	reflect.ValueOf(entity).Elem().FieldByIndex(p.Index).SetZero()
+	c[name] = Commitment{Digest: com.Digest, Erased: true}
+	return nil
+}
+
 // ErasePersonal erases every personal field of a snapshot in the second
 // chain encoding that holds a value (see Erase); an empty field keeps its
 // commitment, which reveals only that it was empty. It reports whether it
@@ -58,30 +81,6 @@ func PersonalValues(entity *Todo) bool {
 		}
 	}
 	return false
-}
-
-// ErasePersonal erases the personal fields of the record (see the
-// function ErasePersonal), in place of its seed, and lists the erased
-// fields in r.Erased.
-func (r *AuditRecord) ErasePersonal() (bool, error) {
-	a, err := r.Audited()
-	if err != nil {
-		return false, err
-	}
-	changed, err := ErasePersonal(&a.Entity, a.Commitments)
-	if err != nil || !changed {
-		return false, err
-	}
-	return true, r.set(&a)
-}
-
-// ErasePersonal erases the personal fields of the version (see the
-// function ErasePersonal), in place of its seed.
-func (v *Version) ErasePersonal() (bool, error) {
-	if err := v.ExpandSeed(); err != nil {
-		return false, err
-	}
-	return ErasePersonal(&v.Entity, v.Commitments)
 }
 
 // ErasedNames lists the erased fields of c in the order of the todo's

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/hashchain"
 )
 
 // Every free-text field of a todo's content is erased, but the category,
@@ -31,17 +32,17 @@ func TestPersonalFieldsCoverFreeText(t *testing.T) {
 func TestErasePersonal(t *testing.T) {
 	tt := todo.Todo{ID: "Work:1", Type: todo.TypeTodo, UserID: "alice", Fields: todo.Fields{Category: "Work", Title: "secret", Tags: []string{"x"}},
 		Version: 1, LastOperation: todo.OpCreate, UpdatedBy: "alice"}
-	v := todo.NewVersion(tt, tt.Seal(), 0)
+	v := todo.NewVersion(tt, hashchain.Seal(&tt), 0)
 	r, err := todo.NewAuditRecord(v)
 	if err != nil {
 		t.Fatal(err)
 	}
 	full := r
-	if err := full.ExpandSeed(); err != nil {
+	if err := hashchain.ExpandRecord(&full); err != nil {
 		t.Fatal(err)
 	}
 	digest := full.Commitments["title"].Digest
-	if changed, err := r.ErasePersonal(); err != nil || !changed {
+	if changed, err := hashchain.ErasePersonalRecord(&r); err != nil || !changed {
 		t.Fatalf("erase: %v %v", changed, err)
 	}
 	if !slices.Equal(r.Erased, []string{"title", "tags"}) || r.Commitments["title"].Salt != "" || r.Commitments["title"].Digest != digest || r.Commitments["notes"].Erased {
@@ -50,14 +51,14 @@ func TestErasePersonal(t *testing.T) {
 	if r.Seed != "" || r.Commitments["notes"].Salt != full.Commitments["notes"].Salt {
 		t.Fatalf("the erased record keeps its seed %q or loses a salt it keeps", r.Seed)
 	}
-	if changed, err := v.ErasePersonal(); err != nil || !changed || v.Seed != "" || v.Commitments["title"].Digest != digest || !v.Commitments["tags"].Erased {
+	if changed, err := hashchain.ErasePersonalVersion(&v); err != nil || !changed || v.Seed != "" || v.Commitments["title"].Digest != digest || !v.Commitments["tags"].Erased {
 		t.Fatalf("erased version: %v %v, seed %q, commitments %+v", changed, err, v.Seed, v.Commitments)
 	}
-	a, err := r.Audited()
+	a, err := hashchain.Content(&r)
 	if err != nil || a.Verify(r.PrevHash, r.Hash) != nil || a.Entity.Title != "" || a.Entity.Tags != nil {
 		t.Fatalf("erased record: %+v %v", a.Entity, err)
 	}
-	if changed, err := r.ErasePersonal(); err != nil || changed {
+	if changed, err := hashchain.ErasePersonalRecord(&r); err != nil || changed {
 		t.Fatalf("a second erasure changed %v: %v", changed, err)
 	}
 }

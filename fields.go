@@ -33,7 +33,7 @@ func (p *Property) Shown() bool { return !p.Stored && !p.Link }
 // Committed reports whether the hash chain commits to p.
 func (p *Property) Committed() bool { return !p.Link }
 
-var properties = propertiesOf(reflect.TypeFor[Todo]())
+var properties = PropertiesOf(reflect.TypeFor[Todo]())
 
 // Properties returns the properties of a todo document in declaration
 // order, those of Fields where Todo embeds it. The caller must not modify
@@ -49,7 +49,11 @@ func PropertyNamed(name string) (Property, bool) {
 	return properties[i], true
 }
 
-func propertiesOf(t reflect.Type) []Property {
+// PropertiesOf returns the properties of t, a struct type shaped as Todo
+// is (its fields tagged as Todo's are, embedding Fields at most): what the
+// chain's tests bind its encodings to when they add a field to a copy of
+// Todo. It panics on a field it cannot name or classify.
+func PropertiesOf(t reflect.Type) []Property {
 	fieldsType := reflect.TypeFor[Fields]()
 	var out []Property
 	for _, f := range reflect.VisibleFields(t) {
@@ -77,4 +81,17 @@ func propertiesOf(t reflect.Type) []Property {
 		out = append(out, p)
 	}
 	return out
+}
+
+// Snapshot returns t as versions and audit records keep it: without the
+// chain links, which they carry beside it.
+func (t Todo) Snapshot() Todo {
+	v := reflect.ValueOf(&t).Elem()
+	for _, p := range Properties() {
+		if p.Link {
+			f := v.FieldByIndex(p.Index)
+			f.SetZero()
+		}
+	}
+	return t
 }

@@ -44,7 +44,7 @@ func (op Operation) Valid() bool { return slices.Contains(Operations, op) }
 // field tagged todo:"stored" is kept in the store but never shown by the
 // API; one tagged todo:"link" is a link of the hash chain, kept on the todo
 // document only. Every other field is in the API view. The chain commits
-// to the fields its encoding lists (see encodings.go), and the newest
+// to the fields its encoding lists (see package hashchain), and the newest
 // encoding must list every field but the links: a field added here needs a
 // new encoding that lists it, which a test asks for (docs/chain.md, "The
 // rule for fields added later").
@@ -72,7 +72,7 @@ type Todo struct {
 	// the synthetic scheme.
 	PartitionKey string `json:"partitionKey,omitempty" todo:"stored"`
 	// Chain, PrevHash and Hash are the hash chain links of this version
-	// (see Seal): the encoding its hash uses (0 for the first) and the
+	// (see hashchain.Seal): the encoding its hash uses (0 for the first) and the
 	// hashes, kept on the todo document so that the next write chains on
 	// without another read. Snapshots in versions and audit records carry
 	// them beside the entity, not in it.
@@ -129,9 +129,9 @@ type Version struct {
 	TraceParent string `json:"traceparent,omitempty"`
 }
 
-// NewVersion returns the version document of t as Seal left it, with the
-// seed Seal returned and the given time to live in seconds (0 keeps the
-// container default). Its operation, actor and time are t's own
+// NewVersion returns the version document of t as hashchain.Seal left
+// it, with the seed Seal returned and the given time to live in seconds
+// (0 keeps the container default). Its operation, actor and time are t's own
 // LastOperation, UpdatedBy and UpdatedAt.
 func NewVersion(t Todo, seed string, ttl int) Version {
 	v := VersionOf(t)
@@ -142,7 +142,7 @@ func NewVersion(t Todo, seed string, ttl int) Version {
 // VersionOf returns the version a todo document stands for. Its operation
 // and actor come from the document's own change description; a document
 // written by another tool without one counts as a create at version 1 and
-// an update after. Its hash links are the document's, as Seal left them;
+// an update after. Its hash links are the document's, as hashchain.Seal left them;
 // the entity snapshot carries them beside it, not in it. A todo document
 // holds no commitments: the version of one in the second chain encoding
 // is complete only in its version document.
@@ -192,7 +192,7 @@ type AuditRecord struct {
 	Hash     string `json:"hash"`
 	// Chain is the encoding of Hash (0 for the first); Seed or
 	// Commitments, in the second, commit to the fields of the entity (see
-	// Version). A record is served with its commitments (see ExpandSeed).
+	// Version). A record is served with its commitments (see hashchain.ExpandRecord).
 	Chain       int         `json:"chain,omitempty"`
 	Seed        string      `json:"seed,omitempty"`
 	Commitments Commitments `json:"commitments,omitempty"`

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/hashchain"
 )
 
 var at = time.Date(2026, 11, 30, 7, 34, 32, 0, time.UTC)
@@ -86,7 +87,7 @@ func ExampleNewAuditRecord() {
 	t := todo.Todo{ID: "Grocery:41500e6e-4e08-495b-9d09-824f03961f4a", Type: todo.TypeTodo, UserID: "alice",
 		Fields: todo.Fields{Category: "Grocery", Title: "Get more milk"}, Version: 1, CreatedAt: at, UpdatedAt: at,
 		LastOperation: todo.OpCreate, UpdatedBy: "alice"}
-	seed := t.Seal()
+	seed := hashchain.Seal(&t)
 	rec, err := todo.NewAuditRecord(todo.NewVersion(t, seed, 0))
 	if err != nil {
 		panic(err)
@@ -94,11 +95,11 @@ func ExampleNewAuditRecord() {
 	fmt.Println(rec.ID)
 	fmt.Println(rec.EntityKey)
 	fmt.Println(rec.Operation, rec.Actor, rec.DateCreatedUTC.Format(time.RFC3339))
-	fmt.Println("newest chain encoding:", rec.Chain == todo.ChainNewest, "stored with a seed:", len(rec.Seed) == 2*todo.SeedBytes, len(rec.Commitments))
-	if err := rec.ExpandSeed(); err != nil {
+	fmt.Println("newest chain encoding:", rec.Chain == hashchain.Newest, "stored with a seed:", len(rec.Seed) == 2*hashchain.SeedBytes, len(rec.Commitments))
+	if err := hashchain.ExpandRecord(&rec); err != nil {
 		panic(err)
 	}
-	fmt.Println("served with commitments:", rec.Seed == "", len(rec.Commitments["title"].Salt) == 2*todo.SaltBytes)
+	fmt.Println("served with commitments:", rec.Seed == "", len(rec.Commitments["title"].Salt) == 2*hashchain.SaltBytes)
 	// Output:
 	// Grocery:41500e6e-4e08-495b-9d09-824f03961f4a:v1
 	// todo/alice/Grocery:41500e6e-4e08-495b-9d09-824f03961f4a

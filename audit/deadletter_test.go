@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/hashchain"
 	"github.com/todoaudit/todo/service"
 	"github.com/todoaudit/todo/store"
 )
@@ -30,7 +31,7 @@ func TestTriggerIsolatesInvalidDocuments(t *testing.T) {
 	for i := range 97 {
 		tk := todo.Todo{ID: fmt.Sprintf("Grocery:%03d", i), Type: todo.TypeTodo, UserID: "alice",
 			Fields: todo.Fields{Category: "Grocery", Title: fmt.Sprint("t", i)}, Version: 1, CreatedAt: at, UpdatedAt: at, LastOperation: todo.OpCreate, UpdatedBy: "alice"}
-		b, _ := json.Marshal(todo.NewVersion(tk, tk.Seal(), 0))
+		b, _ := json.Marshal(todo.NewVersion(tk, hashchain.Seal(&tk), 0))
 		docs = append(docs, b)
 		if i%40 == 0 {
 			docs = append(docs, json.RawMessage(invalidDocs[i/40]))

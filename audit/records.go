@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/hashchain"
 	"github.com/todoaudit/todo/internal/jsonfield"
 	"github.com/todoaudit/todo/internal/jsonplan"
 )
@@ -85,7 +86,7 @@ func Records(docs []json.RawMessage, source string, now time.Time) Outcome {
 			failed[i] = err
 			continue
 		}
-		if v.Chain >= todo.ChainV2 {
+		if v.Chain >= hashchain.V2 {
 			continue // audited through its version document, which holds the seed
 		}
 		candidates = append(candidates, candidate{v, raw, -1})

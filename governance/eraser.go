@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/hashchain"
 	"github.com/todoaudit/todo/partition"
 	"github.com/todoaudit/todo/repo"
 	"github.com/todoaudit/todo/store"
@@ -395,7 +396,7 @@ func (e *Eraser) todoDocument(ctx context.Context, d repo.Doc[json.RawMessage], 
 	var doc json.RawMessage
 	switch head.Type {
 	case todo.TypeTodo:
-		if head.Chain < todo.ChainV2 {
+		if head.Chain < hashchain.V2 {
 			w.firstEncoding.Todos++
 			return nil
 		}
@@ -410,11 +411,11 @@ func (e *Eraser) todoDocument(ctx context.Context, d repo.Doc[json.RawMessage], 
 		if err := json.Unmarshal(d.Value, &v); err != nil {
 			return nil
 		}
-		if v.Chain < todo.ChainV2 {
+		if v.Chain < hashchain.V2 {
 			w.firstEncoding.Versions++
 			return nil
 		}
-		changed, err := v.ErasePersonal()
+		changed, err := hashchain.ErasePersonalVersion(&v)
 		if err != nil {
 			return err
 		}
@@ -504,11 +505,11 @@ func (e *Eraser) record(ctx context.Context, it store.Item, entry bool, w *work)
 	if entry {
 		count, first = &w.erased.Activity, &w.firstEncoding.Activity
 	}
-	if r.Chain < todo.ChainV2 {
+	if r.Chain < hashchain.V2 {
 		*first++
 		return nil
 	}
-	changed, err := r.ErasePersonal()
+	changed, err := hashchain.ErasePersonalRecord(&r)
 	if err != nil {
 		// A record that does not decode strictly was not written by this
 		// code: verify reports it; the erasure leaves it as it is.

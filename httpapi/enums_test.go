@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/hashchain"
 	"github.com/todoaudit/todo/partition"
 )
 
@@ -59,7 +60,7 @@ func openAPIDoc(t *testing.T) map[string]any {
 func TestEnumerationsAgree(t *testing.T) {
 	doc := openAPIDoc(t)
 	var chains []string
-	for n := todo.ChainV2; n <= todo.ChainNewest; n++ {
+	for n := hashchain.V2; n <= hashchain.Newest; n++ {
 		chains = append(chains, fmt.Sprint(n))
 	}
 	entityTypes := []string{todo.EntityTypeTodo, todo.EntityTypeErasure}

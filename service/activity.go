@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/hashchain"
 	"github.com/todoaudit/todo/repo"
 	"github.com/todoaudit/todo/store"
 )
@@ -158,7 +159,7 @@ const recordReadsAtOnce = 8
 
 // activityRecords returns the audit records a page of activity entries
 // stands for, in its order, with their commitments (see
-// todo.AuditRecord.ExpandSeed): a reference is read from its record's
+// hashchain.ExpandRecord): a reference is read from its record's
 // partition (a point read each, at most recordReadsAtOnce at a time), a
 // copy is its own record. A reference whose record is gone (a retention
 // purge removes the entries first, the record after) is left out.
@@ -195,7 +196,7 @@ func (s *Service) activityRecords(ctx context.Context, entries []repo.Doc[todo.A
 
 // expand gives r its commitments in place of the seed it stores them as.
 func expand(r *todo.AuditRecord) error {
-	if err := r.ExpandSeed(); err != nil {
+	if err := hashchain.ExpandRecord(r); err != nil {
 		return todo.Errorf(todo.Conflict, "the audit record %q of todo %q is refused (%v); see GET %s/history/verify",
 			r.ID, r.EntityID, err, todoPath(r.EntityID))
 	}

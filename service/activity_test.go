@@ -11,6 +11,7 @@ import (
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/audit/backfill"
 	"github.com/todoaudit/todo/bolt/bolttest"
+	"github.com/todoaudit/todo/hashchain"
 	"github.com/todoaudit/todo/partition"
 	"github.com/todoaudit/todo/service"
 	"github.com/todoaudit/todo/store"
@@ -141,7 +142,7 @@ func TestMyActivity(t *testing.T) {
 	}
 	for _, r := range got {
 		want := byID[r.EntityKey+"|"+r.ID]
-		if want.Seed == "" || want.ExpandSeed() != nil {
+		if want.Seed == "" || hashchain.ExpandRecord(&want) != nil {
 			t.Fatalf("the audit record %s is not stored with a seed", want.ID)
 		}
 		a, _ := json.Marshal(r)

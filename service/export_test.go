@@ -21,6 +21,7 @@ import (
 	"github.com/todoaudit/todo/audit"
 	"github.com/todoaudit/todo/audit/export"
 	"github.com/todoaudit/todo/bolt/bolttest"
+	"github.com/todoaudit/todo/hashchain"
 	"github.com/todoaudit/todo/internal/race"
 	"github.com/todoaudit/todo/service"
 	"github.com/todoaudit/todo/transparency"
@@ -75,7 +76,7 @@ func writeVersions(t testing.TB, svc *service.Service, c bolttest.Containers, n 
 		if v == 1 {
 			e.LastOperation = todo.OpCreate
 		}
-		commitments := e.Seal()
+		commitments := hashchain.Seal(&e)
 		prev = e.Hash
 		rec, err := todo.NewAuditRecord(todo.NewVersion(e, commitments, 0))
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/governance"
+	"github.com/todoaudit/todo/hashchain"
 	"github.com/todoaudit/todo/repo"
 	"github.com/todoaudit/todo/store"
 )
@@ -73,9 +74,9 @@ func (s *Service) History(ctx context.Context, id string, pageSize int, continua
 		// stored, marked with why: the evidence of tampering, for whoever
 		// audits it. One that does not decode strictly is never served:
 		// what another reader makes of it may differ.
-		rec, a, err := todo.DecodeVerifiedRecord(d.Value)
+		rec, a, err := hashchain.DecodeVerifiedRecord(d.Value)
 		var marked string
-		var unverified *todo.UnverifiedError
+		var unverified *hashchain.UnverifiedError
 		switch {
 		case errors.As(err, &unverified):
 			marked = fmt.Sprintf("version %d does not match its hash (%v); see GET %s/history/verify", rec.Version, err, todoPath(id))

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/hashchain"
 	"github.com/todoaudit/todo/internal/backoff"
 	"github.com/todoaudit/todo/internal/ctxvalue"
 	"github.com/todoaudit/todo/partition"
@@ -136,7 +137,7 @@ func caller(ctx context.Context) (string, error) {
 // id); the version document keeps the seed of its commitments, the todo
 // document only the links.
 func (s *Service) write(ctx context.Context, t *todo.Todo, kind store.OpKind, ifMatch string) (string, error) {
-	seed := t.Seal()
+	seed := hashchain.Seal(t)
 	pk := s.scheme.KeyOf(t)
 	v := todo.NewVersion(*t, seed, s.ttl)
 	v.TraceParent = telemetry.TraceParent(ctx)

@@ -10,17 +10,18 @@ import (
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/bolt/bolttest"
+	"github.com/todoaudit/todo/hashchain"
 	"github.com/todoaudit/todo/partition"
 	"github.com/todoaudit/todo/service"
 	"github.com/todoaudit/todo/store"
 )
 
-// v1History loads testdata/chain-v1-history.json, the documents of two
+// v1History loads hashchain/testdata/chain-v1-history.json, the documents of two
 // todos written before versions said which chain encoding they use (one
 // created, edited in every field, rolled back, deleted and re-created; one
 // created), into a new embedded store under the hierarchical scheme.
 func v1History(t *testing.T) (svc *service.Service, c bolttest.Containers, ids []string) {
-	return storedHistory(t, "testdata/chain-v1-history.json")
+	return storedHistory(t, "../hashchain/testdata/chain-v1-history.json")
 }
 
 // storedHistory loads a file of stored documents (the ids of its todos,
@@ -71,8 +72,8 @@ func verifiesAll(t *testing.T, svc *service.Service, ctx context.Context, versio
 // The stored history of every chain encoding, up to the newest, keeps
 // verifying whole: each todo in it, its links and its records.
 func TestEveryStoredHistoryVerifies(t *testing.T) {
-	for n := todo.ChainV1; n <= todo.ChainNewest; n++ {
-		svc, _, ids := storedHistory(t, fmt.Sprintf("testdata/chain-v%d-history.json", n))
+	for n := hashchain.V1; n <= hashchain.Newest; n++ {
+		svc, _, ids := storedHistory(t, fmt.Sprintf("../hashchain/testdata/chain-v%d-history.json", n))
 		ctx := service.WithUser(context.Background(), "alice")
 		for _, id := range ids {
 			if v, err := svc.Verify(ctx, id, service.VerifyStep{}); err != nil || !v.Verified || v.Versions == 0 {
@@ -102,13 +103,13 @@ func TestV1HistoryVerifies(t *testing.T) {
 }
 
 // Histories written in the second chain encoding (HMAC salts, hex digests
-// in the hash; testdata/chain-v2-history.json: one todo created and
+// in the hash; hashchain/testdata/chain-v2-history.json: one todo created and
 // edited twice, one created and edited, its first record with a field
 // erased) keep verifying, and the next write chains a third-encoding
 // version onto them that verifies, and rolls back to a second-encoding
 // version.
 func TestV2HistoryVerifies(t *testing.T) {
-	svc, c, ids := storedHistory(t, "testdata/chain-v2-history.json")
+	svc, c, ids := storedHistory(t, "../hashchain/testdata/chain-v2-history.json")
 	ctx := service.WithUser(context.Background(), "alice")
 	verifiesAll(t, svc, ctx, map[string]int{ids[0]: 3, ids[1]: 2})
 	old, err := svc.AsOf(ctx, ids[0], time.Date(2026, 12, 1, 8, 2, 30, 0, time.UTC))
@@ -116,11 +117,11 @@ func TestV2HistoryVerifies(t *testing.T) {
 		t.Fatalf("as of version 2: %+v, %v", old.Todo, err)
 	}
 	cur, err := svc.Get(ctx, ids[0])
-	if err != nil || cur.Todo.Chain != todo.ChainV2 {
+	if err != nil || cur.Todo.Chain != hashchain.V2 {
 		t.Fatalf("the stored todo: chain %d, %v", cur.Todo.Chain, err)
 	}
 	next, err := svc.Put(ctx, ids[0], todo.Fields{Category: "Grocery", Title: "rice milk"}, "", false)
-	if err != nil || next.Todo.Chain != todo.ChainNewest || next.Todo.PrevHash != cur.Todo.Hash {
+	if err != nil || next.Todo.Chain != hashchain.Newest || next.Todo.PrevHash != cur.Todo.Hash {
 		t.Fatalf("the next write: chain %d, prevHash %q (want %q), %v", next.Todo.Chain, next.Todo.PrevHash, cur.Todo.Hash, err)
 	}
 	if _, err := svc.Rollback(ctx, ids[0], 2, ""); err != nil {
@@ -132,14 +133,14 @@ func TestV2HistoryVerifies(t *testing.T) {
 	}
 }
 
-// Histories written in the third chain encoding (testdata/chain-v3-history.json,
+// Histories written in the third chain encoding (hashchain/testdata/chain-v3-history.json,
 // written by the code that first wrote this encoding: one todo created and
 // edited twice, one created and edited, its first record with a field
 // erased, one created in Household and moved to Work) keep verifying,
 // across the move too, and their versions can be read as of a time,
 // written on and rolled back to.
 func TestV3HistoryVerifies(t *testing.T) {
-	svc, c, ids := storedHistory(t, "testdata/chain-v3-history.json")
+	svc, c, ids := storedHistory(t, "../hashchain/testdata/chain-v3-history.json")
 	ctx := service.WithUser(context.Background(), "alice")
 	verifiesAll(t, svc, ctx, map[string]int{ids[0]: 3, ids[1]: 2, ids[2]: 2, ids[3]: 1})
 	if v, err := svc.Verify(ctx, ids[1], service.VerifyStep{}); err != nil || v.Erased != 1 {
@@ -150,7 +151,7 @@ func TestV3HistoryVerifies(t *testing.T) {
 		t.Fatalf("as of version 2: %+v, %v", old.Todo, err)
 	}
 	cur, err := svc.Get(ctx, ids[0])
-	if err != nil || cur.Todo.Chain != todo.ChainV3 {
+	if err != nil || cur.Todo.Chain != hashchain.V3 {
 		t.Fatalf("the stored todo: chain %d, %v", cur.Todo.Chain, err)
 	}
 	next, err := svc.Put(ctx, ids[0], todo.Fields{Category: "Grocery", Title: "rice milk"}, "", false)

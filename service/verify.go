@@ -10,6 +10,7 @@ import (
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/governance"
+	"github.com/todoaudit/todo/hashchain"
 	"github.com/todoaudit/todo/repo"
 	"github.com/todoaudit/todo/store"
 )
@@ -97,7 +98,7 @@ func (s *Service) Verify(ctx context.Context, id string, from VerifyStep) (Verif
 // snapshot.
 type verified struct {
 	Record  todo.AuditRecord
-	Audited todo.Audited
+	Audited hashchain.Audited
 }
 
 // walk verifies the hash chain of the caller's todo id, oldest first, and
@@ -196,7 +197,7 @@ func (s *Service) walk(ctx context.Context, user, id string, pk store.PartitionK
 		if v.Audited.Erased() {
 			out.Erased++
 		}
-		if v.Audited.Chain < todo.ChainV2 {
+		if v.Audited.Chain < hashchain.V2 {
 			out.FirstEncoding++
 		}
 		if visit != nil {
@@ -228,7 +229,7 @@ func (s *Service) walk(ctx context.Context, user, id string, pk store.PartitionK
 				if check.Err() != nil && (step == nil || out.Versions > 0) {
 					return late(true, nil)
 				}
-				r, a, err := todo.DecodeRecord(d.Value)
+				r, a, err := hashchain.DecodeRecord(d.Value)
 				if err != nil {
 					return broken(recordVersion(id, r.ID, next), "the audit record %q: %v", r.ID, err)
 				}
@@ -349,7 +350,7 @@ func (s *Service) versionDoc(ctx context.Context, user, id string, pk store.Part
 	if err != nil {
 		return nil, false, todo.Wrap(todo.Internal, err, "version document does not encode")
 	}
-	a, err := r.Audited()
+	a, err := hashchain.Content(&r)
 	if err != nil {
 		return nil, false, todo.Wrap(todo.Internal, err, "version document does not decode")
 	}
@@ -388,6 +389,6 @@ func (s *Service) linksToMove(ctx context.Context, user, from, id, prevHash stri
 	if err != nil || len(p.Items) == 0 {
 		return false, err
 	}
-	r, a, err := todo.DecodeRecord(p.Items[0].Value)
+	r, a, err := hashchain.DecodeRecord(p.Items[0].Value)
 	return err == nil && a.Entity.MovingTo == id && a.Verify(r.PrevHash, r.Hash) == nil, nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/hashchain"
 	"github.com/todoaudit/todo/service"
 	"github.com/todoaudit/todo/store"
 )
@@ -112,7 +113,7 @@ func TestVerifyDetectsTampering(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, _, err := todo.DecodeRecord(it.Body)
+		r, _, err := hashchain.DecodeRecord(it.Body)
 		if want := (service.CheckedVersion{Version: r.Version, PrevHash: r.PrevHash, Hash: r.Hash, At: r.DateCreatedUTC}); err != nil || got != want {
 			t.Fatalf("checked version %d: %+v, want %+v (%v)", i+1, got, want, err)
 		}

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/hashchain"
 	"github.com/todoaudit/todo/store"
 )
 
@@ -335,7 +336,7 @@ func storedHashes(ctx context.Context, audit store.Container) (map[string]stored
 				continue
 			}
 			known[r.EntityKey] = true
-			_, _, err = todo.DecodeVerifiedRecord(it.Body)
+			_, _, err = hashchain.DecodeVerifiedRecord(it.Body)
 			out[versionKey(r.EntityKey, r.Version)] = storedRef{EntityKey: r.EntityKey, EntityID: r.EntityID, Version: r.Version, Hash: r.Hash,
 				TS: r.TS, Edited: err != nil}
 		}

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/hashchain"
 	"github.com/todoaudit/todo/internal/strictjson"
 )
 
@@ -143,8 +144,8 @@ func VerifyHistory(records []todo.AuditRecord, bundles []ProofBundle, v note.Ver
 		if r.Version != int64(i+1) {
 			return proven, fmt.Errorf("record %d is version %d: the history is not complete from version 1", i+1, r.Version)
 		}
-		a, err := r.Verified()
-		var unverified *todo.UnverifiedError
+		a, err := hashchain.Verified(r)
+		var unverified *hashchain.UnverifiedError
 		switch {
 		case errors.As(err, &unverified):
 			return proven, fmt.Errorf("the content of version %d does not match its hash: %w", r.Version, err)

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/hashchain"
 	"github.com/todoaudit/todo/transparency"
 )
 
@@ -194,7 +195,7 @@ func (w *Writer) readCheckpoint(ctx context.Context) error {
 // write writes one record, with its commitments in place of the seed it
 // may be stored with: an export is read without this code.
 func (w *Writer) write(r *todo.AuditRecord, logIndex *int64) error {
-	if err := r.ExpandSeed(); err != nil {
+	if err := hashchain.ExpandRecord(r); err != nil {
 		return err
 	}
 	if w.csv != nil {

@@ -19,6 +19,7 @@ import (
 	sumdb "golang.org/x/mod/sumdb/tlog"
 
 	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/hashchain"
 	"github.com/todoaudit/todo/internal/strictjson"
 	"github.com/todoaudit/todo/transparency"
 )
@@ -310,7 +311,7 @@ func (c *checker) record(r *todo.AuditRecord, logIndex *int64) error {
 	if r.ID != todo.AuditID(r.EntityID, r.Version) {
 		return fmt.Errorf("%s has id %q, not the id of that version", name, r.ID)
 	}
-	a, err := r.Verified()
+	a, err := hashchain.Verified(r)
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
@@ -356,14 +357,14 @@ func (c *checker) record(r *todo.AuditRecord, logIndex *int64) error {
 // (todo.ErasePersonal): it erases personal fields only, every one that
 // holds a value, and every version before it. A record rewritten to hide
 // one value, or a field that is not personal, behind "erased" fails.
-func (c *checker) erased(r *todo.AuditRecord, a *todo.Audited) error {
+func (c *checker) erased(r *todo.AuditRecord, a *hashchain.Audited) error {
 	names := a.Commitments.ErasedNames()
 	kept := todo.PersonalValues(&a.Entity)
 	switch {
 	case len(names) == 0:
 		// The first chain encoding commits to no field separately: an
 		// erasure leaves those versions as they are.
-		if kept && a.Chain >= todo.ChainV2 {
+		if kept && a.Chain >= hashchain.V2 {
 			if v, ok := c.keptFrom[r.EntityKey]; !ok || r.Version < v {
 				c.keptFrom[r.EntityKey] = r.Version
 			}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/audit/export"
+	"github.com/todoaudit/todo/hashchain"
 	"github.com/todoaudit/todo/internal/historytest"
 	"github.com/todoaudit/todo/transparency"
 )
@@ -183,7 +184,7 @@ func TestVerifyAccepts(t *testing.T) {
 	// erasure erases every personal value of every version of a todo.
 	for i := range erased {
 		if erased[i].EntityID == "Work:b" {
-			if _, err := erased[i].ErasePersonal(); err != nil {
+			if _, err := hashchain.ErasePersonalRecord(&erased[i]); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -317,24 +318,24 @@ func TestVerifyRefuses(t *testing.T) {
 		{"a line after the manifest", "not the last line", func() []byte { return append(append([]byte(nil), good...), lines(good)[0]...) }, l},
 		{"a value shown erased, another kept", "keeps another personal value", func() []byte {
 			forged := append([]todo.AuditRecord(nil), recs...)
-			if err := forged[3].Erase("title"); err != nil {
+			if err := hashchain.EraseRecord(&forged[3], "title"); err != nil {
 				t.Fatal(err)
 			}
 			return exportOf(t, export.NDJSON, l, forged, 100)
 		}, l},
 		{"a field that is not personal shown erased", "not a personal field", func() []byte {
 			forged := append([]todo.AuditRecord(nil), recs...)
-			if _, err := forged[3].ErasePersonal(); err != nil {
+			if _, err := hashchain.ErasePersonalRecord(&forged[3]); err != nil {
 				t.Fatal(err)
 			}
-			if err := forged[3].Erase("dueDate"); err != nil {
+			if err := hashchain.EraseRecord(&forged[3], "dueDate"); err != nil {
 				t.Fatal(err)
 			}
 			return exportOf(t, export.NDJSON, l, forged, 100)
 		}, l},
 		{"one version shown erased, the one before kept", "erases every version before it", func() []byte {
 			forged := append([]todo.AuditRecord(nil), recs...)
-			if _, err := forged[3].ErasePersonal(); err != nil {
+			if _, err := hashchain.ErasePersonalRecord(&forged[3]); err != nil {
 				t.Fatal(err)
 			}
 			return exportOf(t, export.NDJSON, l, forged, 100)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/hashchain"
 )
 
 // Versions returns the audit records of versions 1 to n of td, made by
@@ -24,7 +25,7 @@ func Versions(t testing.TB, td todo.Todo, n int) []todo.AuditRecord {
 		if v == 1 {
 			td.LastOperation = todo.OpCreate
 		}
-		c := td.Seal()
+		c := hashchain.Seal(&td)
 		rec, err := todo.NewAuditRecord(todo.NewVersion(td, c, 0))
 		if err != nil {
 			t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/hashchain"
 	"github.com/todoaudit/todo/internal/jsonplan"
 )
 
@@ -147,7 +148,7 @@ func TestVersionDocuments(t *testing.T) {
 		_ = json.Unmarshal([]byte(doc), &entity)
 		v := todo.Version{ID: entity.ID + ":v42", Type: todo.TypeVersion, TodoID: entity.ID, UserID: "alice", Category: "Grocery",
 			Version: 42, Operation: todo.OpUpdate, Entity: entity, Actor: "alice", At: entity.UpdatedAt, PrevHash: "0f", Hash: "1e",
-			Chain: todo.ChainV2, Seed: "00ff", TTL: 60, TraceParent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}
+			Chain: hashchain.V2, Seed: "00ff", TTL: 60, TraceParent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}
 		b, _ := json.Marshal(v)
 		var got, want todo.Version
 		if !dec.Plan().Decode(b, &got) {

@@ -30,6 +30,7 @@ import (
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/audit/export"
+	"github.com/todoaudit/todo/hashchain"
 	"github.com/todoaudit/todo/internal/strictjson"
 	"github.com/todoaudit/todo/transparency"
 )
@@ -271,11 +272,11 @@ func (g *gen) history(owner, id string, chains []int, erase map[int][]string) []
 			Version: v, Operation: op, Entity: entity, DateCreatedUTC: at, Actor: owner, PrevHash: prev, Chain: chain}
 		if chain != 0 {
 			seed := sha256.Sum256([]byte(r.ID))
-			r.Seed = hex.EncodeToString(seed[:todo.SeedBytes])
+			r.Seed = hex.EncodeToString(seed[:hashchain.SeedBytes])
 		}
 		g.seal(&r)
 		for _, name := range erase[i] {
-			if err := r.Erase(name); err != nil {
+			if err := hashchain.EraseRecord(&r, name); err != nil {
 				g.t.Fatal(err)
 			}
 		}
@@ -288,7 +289,7 @@ func (g *gen) history(owner, id string, chains []int, erase map[int][]string) []
 
 // seal sets r's hash from its content and links.
 func (g *gen) seal(r *todo.AuditRecord) {
-	a, err := r.Audited()
+	a, err := hashchain.Content(r)
 	if err != nil {
 		g.t.Fatal(err)
 	}
@@ -519,7 +520,7 @@ func (g *gen) consistencyCases(size, early int64, cp, cpEarly, cpECDSA string) {
 // served is r as history and exports serve it: its commitments in place
 // of its seed.
 func (g *gen) served(r todo.AuditRecord) json.RawMessage {
-	if err := r.ExpandSeed(); err != nil {
+	if err := hashchain.ExpandRecord(&r); err != nil {
 		g.t.Fatal(err)
 	}
 	return g.stored(r)
@@ -661,7 +662,7 @@ func (g *gen) historyCases(size int64, cp string, h1, h2, h3, mixed, erased []to
 }
 
 func (g *gen) commitment(r todo.AuditRecord, name string) todo.Commitment {
-	if err := r.ExpandSeed(); err != nil {
+	if err := hashchain.ExpandRecord(&r); err != nil {
 		g.t.Fatal(err)
 	}
 	return r.Commitments[name]
@@ -669,7 +670,7 @@ func (g *gen) commitment(r todo.AuditRecord, name string) todo.Commitment {
 
 func (g *gen) recordCases(h2, h3, erased []todo.AuditRecord) {
 	check := func(name string, raw json.RawMessage, want string) {
-		_, _, err := todo.DecodeVerifiedRecord(raw)
+		_, _, err := hashchain.DecodeVerifiedRecord(raw)
 		g.add(Case{Name: name, Kind: "record", Record: string(raw)}, err, want)
 	}
 	check("stored record of the second encoding, with its seed", g.stored(h2[0]), "verified")
@@ -753,7 +754,7 @@ func (g *gen) exportErasureCases(cp string, h3, erased []todo.AuditRecord) {
 	erase := func(r todo.AuditRecord, names ...string) todo.AuditRecord {
 		r.Commitments = maps.Clone(r.Commitments) // r's own: the history's stay as they are
 		for _, n := range names {
-			if err := r.Erase(n); err != nil {
+			if err := hashchain.EraseRecord(&r, n); err != nil {
 				g.t.Fatal(err)
 			}
 		}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/audit/reconcile"
+	"github.com/todoaudit/todo/hashchain"
 	"github.com/todoaudit/todo/partition"
 	"github.com/todoaudit/todo/service"
 	"github.com/todoaudit/todo/store"
@@ -240,7 +241,7 @@ func recordEdited(e *env) {
 // record prev, with the title forged, correctly sealed and chained.
 func forged(e *env, prev []byte) (todo.Version, todo.AuditRecord) {
 	e.t.Helper()
-	_, a, err := todo.DecodeRecord(prev)
+	_, a, err := hashchain.DecodeRecord(prev)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -249,7 +250,7 @@ func forged(e *env, prev []byte) (todo.Version, todo.AuditRecord) {
 	t := a.Entity
 	t.Version++
 	t.Title, t.LastOperation, t.UpdatedAt, t.Hash = "forged", todo.OpUpdate, at(int(t.Version)), head.Hash
-	v := todo.NewVersion(t, t.Seal(), 0)
+	v := todo.NewVersion(t, hashchain.Seal(&t), 0)
 	rec, err := todo.NewAuditRecord(v)
 	if err != nil {
 		e.t.Fatal(err)
@@ -290,7 +291,7 @@ func forgedVersionAppended(e *env) {
 func todoReverted(e *env) {
 	id := e.history()
 	cur := e.todoDoc(id)
-	_, a, err := todo.DecodeRecord(e.record(id, 1))
+	_, a, err := hashchain.DecodeRecord(e.record(id, 1))
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -357,12 +358,12 @@ func caseFolded(e *env) {
 // rolled back to.
 func fieldErased(e *env) {
 	id := e.history()
-	rec, _, err := todo.DecodeRecord(e.record(id, 2))
+	rec, _, err := hashchain.DecodeRecord(e.record(id, 2))
 	if err != nil {
 		e.t.Fatal(err)
 	}
 	for _, name := range []string{"title", "tags"} {
-		if err := rec.Erase(name); err != nil {
+		if err := hashchain.EraseRecord(&rec, name); err != nil {
 			e.t.Fatal(err)
 		}
 	}

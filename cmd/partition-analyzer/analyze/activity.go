@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/hashchain"
 	"github.com/todoaudit/todo/ru"
 )
 
@@ -59,9 +60,9 @@ func auditSizes() (record, entry int64) {
 		CreatedAt: at, UpdatedAt: at, UpdatedBy: user}
 	doc, _ := json.Marshal(t)
 	t.Version, t.LastOperation = 1, todo.OpCreate
-	t.Seal()
+	hashchain.Seal(&t)
 	t.Version, t.LastOperation, t.UpdatedAt = 2, todo.OpUpdate, at.Add(time.Hour)
-	rec, err := todo.NewAuditRecord(todo.NewVersion(t, t.Seal(), 0))
+	rec, err := todo.NewAuditRecord(todo.NewVersion(t, hashchain.Seal(&t), 0))
 	if err != nil {
 		panic(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/todoaudit/todo/bolt"
 	"github.com/todoaudit/todo/bolt/bolttest"
 	"github.com/todoaudit/todo/cmd/partition-analyzer/analyze"
+	"github.com/todoaudit/todo/hashchain"
 	"github.com/todoaudit/todo/partition"
 	"github.com/todoaudit/todo/service"
 	"github.com/todoaudit/todo/store"
@@ -57,7 +58,7 @@ func loadAudit(tb testing.TB, w analyze.Workload) auditStores {
 		withView, records = withView[:0], records[:0]
 	}
 	err = w.EachVersion(partition.Hierarchical, 1, func(t *todo.Todo, _ bool) error {
-		rec, err := todo.NewAuditRecord(todo.NewVersion(*t, t.Seal(), 0))
+		rec, err := todo.NewAuditRecord(todo.NewVersion(*t, hashchain.Seal(t), 0))
 		if err != nil {
 			return err
 		}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/bolt"
+	"github.com/todoaudit/todo/hashchain"
 	"github.com/todoaudit/todo/partition"
 	"github.com/todoaudit/todo/store"
 )
@@ -71,7 +72,7 @@ func tamper(dir, entityKey, id, member, value string) error {
 	if err := json.Unmarshal(body, &r); err != nil {
 		return err
 	}
-	a, err := r.Audited()
+	a, err := hashchain.Content(&r)
 	if err != nil {
 		return err
 	}

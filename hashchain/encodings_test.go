@@ -1,4 +1,4 @@
-package todo
+package hashchain
 
 import (
 	"crypto/rand"
@@ -10,15 +10,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/internal/strictjson"
 )
 
-// The newest chain encoding lists every committed property of Todo, and
-// is the one Seal writes: a field added to Todo without a new encoding
+// The newest chain encoding lists every committed property of todo.Todo, and
+// is the one Seal writes: a field added to todo.Todo without a new encoding
 // would be left out of every new version's hash.
 func TestNewestEncodingListsEveryProperty(t *testing.T) {
-	if ChainNewest != len(encodings) {
-		t.Fatalf("ChainNewest is %d, but the newest of encodings is %d", ChainNewest, len(encodings))
+	if Newest != len(encodings) {
+		t.Fatalf("Newest is %d, but the newest of encodings is %d", Newest, len(encodings))
 	}
 	if err := chainOfTodo.checkNewest(); err != nil {
 		t.Fatal(err)
@@ -28,14 +29,14 @@ func TestNewestEncodingListsEveryProperty(t *testing.T) {
 // storedHistory is the chain fixture of encoding n: a history that the
 // code of the day wrote in it, kept as it was and never regenerated (the
 // service's tests verify each as a whole history).
-func storedHistory(n int) string { return fmt.Sprintf("service/testdata/chain-v%d-history.json", n) }
+func storedHistory(n int) string { return fmt.Sprintf("testdata/chain-v%d-history.json", n) }
 
 // storedRecords returns the audit records of the chain fixtures of every
 // encoding, as stored.
 func storedRecords(t *testing.T) [][]byte {
 	t.Helper()
 	var out [][]byte
-	for n := ChainV1; n <= ChainNewest; n++ {
+	for n := V1; n <= Newest; n++ {
 		b, err := os.ReadFile(storedHistory(n))
 		if err != nil {
 			t.Fatalf("every chain encoding needs a stored history: %v", err)
@@ -50,7 +51,7 @@ func storedRecords(t *testing.T) [][]byte {
 			t.Fatal(err)
 		}
 		for _, e := range f.Audit {
-			if strings.HasPrefix(e.PK[0], EntityTypeTodo+"/") {
+			if strings.HasPrefix(e.PK[0], todo.EntityTypeTodo+"/") {
 				out = append(out, e.Doc)
 			}
 		}
@@ -58,12 +59,12 @@ func storedRecords(t *testing.T) [][]byte {
 	return out
 }
 
-// todoWithAddedField is Todo with one field added, "added" (a string,
+// todoWithAddedField is todo.Todo with one field added, "added" (a string,
 // as a priority would be): its properties, those of Fields too, at the
 // top level with their own tags, then the new one.
 var todoWithAddedField = func() reflect.Type {
 	var fields []reflect.StructField
-	for _, f := range reflect.VisibleFields(reflect.TypeFor[Todo]()) {
+	for _, f := range reflect.VisibleFields(reflect.TypeFor[todo.Todo]()) {
 		if !f.Anonymous {
 			fields = append(fields, reflect.StructField{Name: f.Name, Type: f.Type, Tag: f.Tag})
 		}
@@ -72,13 +73,13 @@ var todoWithAddedField = func() reflect.Type {
 	return reflect.StructOf(append(fields, added))
 }()
 
-// The rule for added fields, run on a copy of Todo with a field added:
+// The rule for added fields, run on a copy of todo.Todo with a field added:
 // the encodings as they are say "add an encoding"; with one more that
 // lists the field, every stored record of every encoding still verifies
 // (a value put in the field of one does not), and a new version commits
 // to the field.
 func TestAddedFieldKeepsEveryHistory(t *testing.T) {
-	props := propertiesOf(todoWithAddedField)
+	props := todo.PropertiesOf(todoWithAddedField)
 	if err := bindChain(props, encodings).checkNewest(); err == nil || !strings.Contains(err.Error(), "add an encoding") ||
 		!strings.Contains(err.Error(), "added") {
 		t.Fatalf("the encodings of today over a todo with a field added: %v, want to be told to add an encoding", err)
@@ -102,14 +103,14 @@ func TestAddedFieldKeepsEveryHistory(t *testing.T) {
 		if err := chain.verify(&a.Audited, entity, a.prevHash, a.hash, false); err == nil {
 			t.Fatalf("a stored record of encoding %d verifies with a value its hash does not cover", a.Chain)
 		}
-		n := max(a.Chain, ChainV1)
+		n := max(a.Chain, V1)
 		seen[n]++
 		if a.Erased() {
 			seen[-n]++
 		}
 	}
-	for n := ChainV1; n <= ChainNewest; n++ {
-		if seen[n] == 0 || n > ChainV1 && seen[-n] == 0 {
+	for n := V1; n <= Newest; n++ {
+		if seen[n] == 0 || n > V1 && seen[-n] == 0 {
 			t.Fatalf("records checked by encoding (negative: erased): %v, want every encoding, and an erased record of each after the first", seen)
 		}
 	}
@@ -121,7 +122,7 @@ func TestAddedFieldKeepsEveryHistory(t *testing.T) {
 	entity.FieldByName("Added").SetString("high")
 	seed := make([]byte, SeedBytes)
 	_, _ = rand.Read(seed)
-	a := Audited{EntityType: EntityTypeTodo, EntityID: "a:1", Version: 1, Operation: OpCreate, Actor: "u", Chain: e.chain}
+	a := Audited{EntityType: todo.EntityTypeTodo, EntityID: "a:1", Version: 1, Operation: todo.OpCreate, Actor: "u", Chain: e.chain}
 	hash := a.sealHash(e, entity, "", seed)
 	a.Commitments = e.commitments(entity, seed)
 	if _, ok := a.Commitments["added"]; !ok || len(a.Commitments) != len(newest.fields)+1 {

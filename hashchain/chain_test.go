@@ -1,4 +1,4 @@
-package todo_test
+package hashchain_test
 
 import (
 	"crypto/aes"
@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/hashchain"
 )
 
 // The first encoding's hash is the one docs/chain.md defines: written out
@@ -24,7 +25,7 @@ func TestHashV1KnownAnswer(t *testing.T) {
 	e := todo.Todo{ID: "Grocery:1", Type: "todo", UserID: "alice", Fields: todo.Fields{Category: "Grocery", Title: "Milk: 2 l",
 		DueDate: &due, Tags: []string{"dairy", ""}}, Version: 2, CreatedAt: at, UpdatedAt: at,
 		LastOperation: todo.OpUpdate, UpdatedBy: "alice"}
-	a := todo.Audited{EntityType: "todo", EntityID: "Grocery:1", Version: 2, Operation: todo.OpUpdate, Actor: "alice", At: at, Entity: e}
+	a := hashchain.Audited{EntityType: "todo", EntityID: "Grocery:1", Version: 2, Operation: todo.OpUpdate, Actor: "alice", At: at, Entity: e}
 	prev := "ab"
 	canonical := "2:ab" + "4:todo" + "9:Grocery:1" + "1:2" + "6:update" + "5:alice" + "30:2026-11-30T07:34:32.334000000Z" +
 		"9:Grocery:1" + "4:todo" + "5:alice" + "7:Grocery" + "9:Milk: 2 l" + "0:" + "30:2026-12-01T08:00:00.000000000Z" +
@@ -40,8 +41,8 @@ func TestHashV1KnownAnswer(t *testing.T) {
 // digest of each commitment in name order, never a value.
 func TestHashV2KnownAnswer(t *testing.T) {
 	at := time.Date(2026, 11, 30, 7, 34, 32, 334000000, time.UTC)
-	a := todo.Audited{EntityType: "todo", EntityID: "Grocery:1", Version: 2, Operation: todo.OpUpdate, Actor: "alice", At: at,
-		Chain: todo.ChainV2, Commitments: todo.Commitments{"title": {Digest: "yz"}, "a": {Digest: "x", Salt: "00"}},
+	a := hashchain.Audited{EntityType: "todo", EntityID: "Grocery:1", Version: 2, Operation: todo.OpUpdate, Actor: "alice", At: at,
+		Chain: hashchain.V2, Commitments: todo.Commitments{"title": {Digest: "yz"}, "a": {Digest: "x", Salt: "00"}},
 		Entity: todo.Todo{Fields: todo.Fields{Title: "not hashed"}}}
 	canonical := "2:ab" + "1:2" + "4:todo" + "9:Grocery:1" + "1:2" + "6:update" + "5:alice" + "30:2026-11-30T07:34:32.334000000Z" +
 		"1:2" + "1:a" + "1:x" + "5:title" + "2:yz"
@@ -57,8 +58,8 @@ func TestHashV2KnownAnswer(t *testing.T) {
 func TestHashV3KnownAnswer(t *testing.T) {
 	at := time.Date(2026, 11, 30, 7, 34, 32, 334000000, time.UTC)
 	x, yz := strings.Repeat("0f", 32), strings.Repeat("a1", 32)
-	a := todo.Audited{EntityType: "todo", EntityID: "Grocery:1", Version: 2, Operation: todo.OpUpdate, Actor: "alice", At: at,
-		Chain: todo.ChainV3, Commitments: todo.Commitments{"title": {Digest: yz}, "a": {Digest: x, Salt: "00"}},
+	a := hashchain.Audited{EntityType: "todo", EntityID: "Grocery:1", Version: 2, Operation: todo.OpUpdate, Actor: "alice", At: at,
+		Chain: hashchain.V3, Commitments: todo.Commitments{"title": {Digest: yz}, "a": {Digest: x, Salt: "00"}},
 		Entity: todo.Todo{Fields: todo.Fields{Title: "not hashed"}}}
 	canonical := "2:ab" + "1:3" + "4:todo" + "9:Grocery:1" + "1:2" + "6:update" + "5:alice" + "30:2026-11-30T07:34:32.334000000Z" +
 		"1:2" + "1:a" + "32:" + strings.Repeat("\x0f", 32) + "5:title" + "32:" + strings.Repeat("\xa1", 32)
@@ -82,17 +83,17 @@ func sealed(t testing.TB) (todo.Todo, todo.Version) {
 	td := todo.Todo{ID: "a:1", Type: todo.TypeTodo, UserID: "u", Fields: todo.Fields{Category: "a", Title: "abc", Notes: "n",
 		DueDate: &due, Tags: []string{"t"}, IsCompleted: true}, Version: 1,
 		CreatedAt: at, UpdatedAt: at, LastOperation: todo.OpCreate, UpdatedBy: "u", MovedFrom: "b:1", MovingTo: "c:1", PartitionKey: "p"}
-	return td, todo.NewVersion(td, td.Seal(), 0)
+	return td, todo.NewVersion(td, hashchain.Seal(&td), 0)
 }
 
-func auditedOf(t *testing.T, v todo.Version) (todo.AuditRecord, todo.Audited) {
+func auditedOf(t *testing.T, v todo.Version) (todo.AuditRecord, hashchain.Audited) {
 	t.Helper()
 	rec, err := todo.NewAuditRecord(v)
 	if err != nil {
 		t.Fatal(err)
 	}
 	b, _ := json.Marshal(rec)
-	r, a, err := todo.DecodeRecord(b)
+	r, a, err := hashchain.DecodeRecord(b)
 	if err != nil {
 		t.Fatalf("%v: %s", err, b)
 	}
@@ -105,11 +106,11 @@ func auditedOf(t *testing.T, v todo.Version) (todo.AuditRecord, todo.Audited) {
 func TestSealChains(t *testing.T) {
 	td, v1 := sealed(t)
 	first := td.Hash
-	if td.PrevHash != "" || len(first) != 64 || td.Chain != todo.ChainNewest {
+	if td.PrevHash != "" || len(first) != 64 || td.Chain != hashchain.Newest {
 		t.Fatalf("first version links %d %q %q", td.Chain, td.PrevHash, td.Hash)
 	}
 	td.Version, td.Title, td.LastOperation = 2, "y", todo.OpUpdate
-	v2 := todo.NewVersion(td, td.Seal(), 0)
+	v2 := todo.NewVersion(td, hashchain.Seal(&td), 0)
 	if td.PrevHash != first || td.Hash == first {
 		t.Fatalf("second version links %q %q", td.PrevHash, td.Hash)
 	}
@@ -121,7 +122,7 @@ func TestSealChains(t *testing.T) {
 		rec, a := auditedOf(t, v)
 		var entity map[string]any
 		_ = json.Unmarshal(rec.Entity, &entity)
-		if rec.Chain != todo.ChainNewest || entity["hash"] != nil || entity["prevHash"] != nil || entity["chain"] != nil {
+		if rec.Chain != hashchain.Newest || entity["hash"] != nil || entity["prevHash"] != nil || entity["chain"] != nil {
 			t.Fatalf("record %d: chain %d, entity %v", v.Version, rec.Chain, entity)
 		}
 		if err := a.Verify(rec.PrevHash, rec.Hash); err != nil {
@@ -190,7 +191,7 @@ func TestEveryFieldIsCommitted(t *testing.T) {
 		resealed := v.Entity
 		rv := reflect.ValueOf(&resealed).Elem().FieldByIndex(f.Index)
 		rv.Set(otherValue(t, rv))
-		if resealed.Seal(); resealed.Hash == v.Hash {
+		if hashchain.Seal(&resealed); resealed.Hash == v.Hash {
 			t.Errorf("changing %s does not change the hash", name)
 		}
 	}
@@ -235,7 +236,7 @@ func TestSaltsAreFreshAndLong(t *testing.T) {
 // stands for.
 func TestSeedStandsForCommitments(t *testing.T) {
 	_, v := sealed(t)
-	if v.Commitments != nil || len(v.Seed) != 2*todo.SeedBytes {
+	if v.Commitments != nil || len(v.Seed) != 2*hashchain.SeedBytes {
 		t.Fatalf("version stores seed %q and commitments %v", v.Seed, v.Commitments)
 	}
 	seed, _ := hex.DecodeString(v.Seed)
@@ -263,7 +264,7 @@ func TestSeedStandsForCommitments(t *testing.T) {
 	stored, _ := todo.NewAuditRecord(v)
 	compact, _ := json.Marshal(stored)
 	full, _ := json.Marshal(r)
-	again, b, err := todo.DecodeRecord(full)
+	again, b, err := hashchain.DecodeRecord(full)
 	if err != nil || b.Verify(again.PrevHash, again.Hash) != nil || !reflect.DeepEqual(a.Commitments, b.Commitments) {
 		t.Fatalf("the record with its commitments does not decode to the same: %v", err)
 	}
@@ -271,8 +272,8 @@ func TestSeedStandsForCommitments(t *testing.T) {
 		t.Errorf("the stored record is %d bytes, with its commitments %d", len(compact), len(full))
 	}
 	changed := stored
-	changed.Seed = strings.Repeat("0", 2*todo.SeedBytes)
-	if _, a, err := todo.DecodeRecord(mustJSON(t, changed)); err != nil || a.Verify(changed.PrevHash, changed.Hash) == nil {
+	changed.Seed = strings.Repeat("0", 2*hashchain.SeedBytes)
+	if _, a, err := hashchain.DecodeRecord(mustJSON(t, changed)); err != nil || a.Verify(changed.PrevHash, changed.Hash) == nil {
 		t.Errorf("a record with another seed verifies: %v", err)
 	}
 }
@@ -293,24 +294,24 @@ func TestErasureKeepsTheChain(t *testing.T) {
 	td, v := sealed(t)
 	first := v.Hash
 	td.Version, td.LastOperation = 2, todo.OpUpdate
-	next := todo.NewVersion(td, td.Seal(), 0)
+	next := todo.NewVersion(td, hashchain.Seal(&td), 0)
 	rec, err := todo.NewAuditRecord(v)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"title", "notes", "tags", "dueDate", "isCompleted"} {
-		if err := rec.Erase(name); err != nil {
+		if err := hashchain.EraseRecord(&rec, name); err != nil {
 			t.Fatalf("erase %s: %v", name, err)
 		}
 	}
-	if err := v.Erase("title"); err != nil || v.Entity.Title != "" || v.Commitments["title"].Salt != "" || !v.Commitments["title"].Erased {
+	if err := hashchain.EraseVersion(&v, "title"); err != nil || v.Entity.Title != "" || v.Commitments["title"].Salt != "" || !v.Commitments["title"].Erased {
 		t.Fatalf("erased version: %v %+v", err, v.Commitments["title"])
 	}
 	b, _ := json.Marshal(rec)
 	if strings.Contains(string(b), `"abc"`) || strings.Contains(string(b), `"n"`) {
 		t.Fatalf("an erased value is still in the record: %s", b)
 	}
-	got, a, err := todo.DecodeRecord(b)
+	got, a, err := hashchain.DecodeRecord(b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -322,12 +323,12 @@ func TestErasureKeepsTheChain(t *testing.T) {
 		t.Fatal("a value put back beside its erased digest verifies")
 	}
 	for _, name := range []string{"id", "userId", "version", "hash", "nope"} {
-		if err := rec.Erase(name); !todo.IsKind(err, todo.Invalid) {
+		if err := hashchain.EraseRecord(&rec, name); !todo.IsKind(err, todo.Invalid) {
 			t.Errorf("erase %s: %v", name, err)
 		}
 	}
 	legacy, _ := todo.NewAuditRecord(todo.VersionOf(todo.Todo{ID: "a:1", Version: 1}))
-	if err := legacy.Erase("title"); !todo.IsKind(err, todo.Conflict) {
+	if err := hashchain.EraseRecord(&legacy, "title"); !todo.IsKind(err, todo.Conflict) {
 		t.Errorf("erasing from a first-encoding record: %v", err)
 	}
 }
@@ -339,7 +340,7 @@ func recordForms(t *testing.T) (rec, expanded todo.AuditRecord, seeded, full str
 	_, v := sealed(t)
 	rec, _ = todo.NewAuditRecord(v)
 	seeded = string(mustJSON(t, rec))
-	expanded, _, err := todo.DecodeRecord([]byte(seeded))
+	expanded, _, err := hashchain.DecodeRecord([]byte(seeded))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -353,7 +354,7 @@ func TestDecodeRecordIsStrict(t *testing.T) {
 	rec, _, good, full := recordForms(t)
 	seed := `"seed":"` + rec.Seed + `"`
 	chain := func(n int) string { return `"chain":` + strconv.Itoa(n) + `,` }
-	newest := chain(todo.ChainNewest)
+	newest := chain(hashchain.Newest)
 	for name, doc := range map[string][2]string{
 		"case-folded entity member": {good, strings.Replace(good, `"title":"abc"`, `"title":"forged","TITLE":"abc"`, 1)},
 		"duplicate entity member":   {good, strings.Replace(good, `"title":"abc"`, `"title":"forged","title":"abc"`, 1)},
@@ -363,19 +364,19 @@ func TestDecodeRecordIsStrict(t *testing.T) {
 		"case-folded seed":          {good, strings.Replace(good, `"seed":`, `"Seed":`, 1)},
 		"seed and commitments":      {full, strings.Replace(full, newest, newest+seed+`,`, 1)},
 		"seed in the first chain":   {good, strings.Replace(good, newest, ``, 1)},
-		"seed in an unknown chain":  {good, strings.Replace(good, newest, chain(todo.ChainNewest+1), 1)},
+		"seed in an unknown chain":  {good, strings.Replace(good, newest, chain(hashchain.Newest+1), 1)},
 		"seed in upper case":        {good, strings.Replace(good, rec.Seed, strings.ToUpper(rec.Seed), 1)},
 		"short seed":                {good, strings.Replace(good, rec.Seed, rec.Seed[2:], 1)},
 	} {
 		if doc[1] == doc[0] || strings.ToUpper(rec.Seed) == rec.Seed {
 			t.Fatalf("%s: the test did not change the record", name)
 		}
-		if _, _, err := todo.DecodeRecord([]byte(doc[1])); err == nil {
+		if _, _, err := hashchain.DecodeRecord([]byte(doc[1])); err == nil {
 			t.Errorf("%s decodes", name)
 		}
 	}
 	spaced := strings.Replace(good, `"title":"abc"`, `"title" : "\u0061bc"`, 1)
-	r, a, err := todo.DecodeRecord([]byte(spaced))
+	r, a, err := hashchain.DecodeRecord([]byte(spaced))
 	if err != nil || !strings.Contains(string(r.Entity), `"title":"abc"`) || a.Verify(r.PrevHash, r.Hash) != nil {
 		t.Fatalf("the entity is not handed on as decoded: %v %s", err, r.Entity)
 	}
@@ -411,12 +412,12 @@ func TestDecodeVerifiedRecord(t *testing.T) {
 		if c.doc == seeded && name != "seeded" || c.doc == full && name != "with its commitments" {
 			t.Fatalf("%s: the test did not change the record", name)
 		}
-		r, a, err := todo.DecodeVerifiedRecord([]byte(c.doc))
-		var unverified *todo.UnverifiedError
+		r, a, err := hashchain.DecodeVerifiedRecord([]byte(c.doc))
+		var unverified *hashchain.UnverifiedError
 		if errors.As(err, &unverified) != c.unverified {
 			t.Errorf("%s: %v", name, err)
 		}
-		wr, wa, werr := todo.DecodeRecord([]byte(c.doc))
+		wr, wa, werr := hashchain.DecodeRecord([]byte(c.doc))
 		if werr == nil {
 			werr = wa.Verify(wr.PrevHash, wr.Hash)
 		}
@@ -439,11 +440,11 @@ func FuzzDecodeRecord(f *testing.F) {
 	f.Add(b)
 	f.Add([]byte(`{"chain":2,"commitments":{"title":{"digest":"00","erased":true}},"entity":{"title":""}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r, a, err := todo.DecodeRecord(data)
+		r, a, err := hashchain.DecodeRecord(data)
 		if err == nil {
 			err = a.Verify(r.PrevHash, r.Hash)
 		}
-		if _, _, once := todo.DecodeVerifiedRecord(data); (once == nil) != (err == nil) {
+		if _, _, once := hashchain.DecodeVerifiedRecord(data); (once == nil) != (err == nil) {
 			t.Fatalf("decoded and verified in one call: %v; one after the other: %v\n%s", once, err, data)
 		}
 		if err != nil {
@@ -451,7 +452,7 @@ func FuzzDecodeRecord(f *testing.F) {
 		}
 		// What verifies verifies again as it is handed on.
 		again, _ := json.Marshal(r)
-		r2, a2, err := todo.DecodeRecord(again)
+		r2, a2, err := hashchain.DecodeRecord(again)
 		if err != nil || a2.Verify(r2.PrevHash, r2.Hash) != nil {
 			t.Fatalf("a verified record does not verify once re-encoded: %v\n%s\n%s", err, data, again)
 		}
@@ -468,6 +469,6 @@ func BenchmarkSeal(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		c := t
-		c.Seal()
+		hashchain.Seal(&c)
 	}
 }

@@ -1,4 +1,4 @@
-package todo
+package hashchain
 
 import (
 	"crypto/aes"
@@ -7,14 +7,13 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"reflect"
 	"slices"
 	"strconv"
 	"time"
 
-	"github.com/todoaudit/todo/internal/strictjson"
+	"github.com/todoaudit/todo"
 )
 
 // SaltBytes is the length of each field's salt in the encodings that
@@ -29,23 +28,6 @@ const SaltBytes = 16
 // per field.
 const SeedBytes = 16
 
-// Commitment is one field of a version in the second and third chain
-// encodings: the digest the version's hash covers, and the salt that,
-// with the field's value in the entity, reproduces it. Erasing the field
-// removes the salt and the value and leaves the digest.
-type Commitment struct {
-	// Salt is the lowercase hex of SaltBytes random bytes.
-	Salt string `json:"salt,omitempty"`
-	// Digest is the lowercase hex SHA-256 of the salt, the field's name
-	// and its canonical bytes (see digester.digest).
-	Digest string `json:"digest"`
-	Erased bool   `json:"erased,omitempty"`
-}
-
-// Commitments are the committed fields of a version by JSON name: every
-// field its encoding lists.
-type Commitments map[string]Commitment
-
 // Audited is the content of one version that its hash covers: what the
 // audit record says about the change and the snapshot it recorded, with
 // the encoding and, in the second and third, the commitments.
@@ -53,12 +35,12 @@ type Audited struct {
 	EntityType  string
 	EntityID    string
 	Version     int64
-	Operation   Operation
+	Operation   todo.Operation
 	Actor       string
 	At          time.Time
-	Entity      Todo
+	Entity      todo.Todo
 	Chain       int
-	Commitments Commitments
+	Commitments todo.Commitments
 }
 
 // canonical is a length-prefixed byte string: each field is written as its
@@ -213,7 +195,7 @@ func canonicalTime(t time.Time) string {
 	if t.IsZero() {
 		return ""
 	}
-	return TimeKey(t)
+	return todo.TimeKey(t)
 }
 
 // canonicalOf returns the canonical encoding of values of type t: strings
@@ -281,13 +263,13 @@ func (d *digester) sum(p *committedProperty, salt []byte, entity reflect.Value) 
 
 // commitments returns the commitment of every field of entity that e
 // lists, each with its salt from seed.
-func (e *boundEncoding) commitments(entity reflect.Value, seed []byte) Commitments {
-	c := make(Commitments, len(e.committed))
+func (e *boundEncoding) commitments(entity reflect.Value, seed []byte) todo.Commitments {
+	c := make(todo.Commitments, len(e.committed))
 	salts := e.salts(e.committed, seed)
 	var d digester
 	for i := range e.committed {
 		salt := salts[i*SaltBytes : (i+1)*SaltBytes]
-		c[e.committed[i].Name] = Commitment{Salt: hex.EncodeToString(salt), Digest: d.digest(&e.committed[i], salt, entity)}
+		c[e.committed[i].Name] = todo.Commitment{Salt: hex.EncodeToString(salt), Digest: d.digest(&e.committed[i], salt, entity)}
 	}
 	return c
 }
@@ -347,7 +329,7 @@ func parseSeed(s string) ([]byte, error) {
 // computed from entity: a version stores either a seed or its
 // commitments, never both, and a seed only in an encoding that commits to
 // each field.
-func (c *boundChain) fromSeed(entity reflect.Value, chain int, seed string, stored Commitments) (Commitments, error) {
+func (c *boundChain) fromSeed(entity reflect.Value, chain int, seed string, stored todo.Commitments) (todo.Commitments, error) {
 	switch {
 	case !c.commits(chain):
 		return nil, fmt.Errorf("a version of chain encoding %d has a seed", chain)
@@ -362,34 +344,21 @@ func (c *boundChain) fromSeed(entity reflect.Value, chain int, seed string, stor
 	return e.commitments(entity, b), nil
 }
 
-// Snapshot returns t as versions and audit records keep it: without the
-// chain links, which they carry beside it.
-func (t Todo) Snapshot() Todo {
-	v := reflect.ValueOf(&t).Elem()
-	for _, p := range Properties() {
-		if p.Link {
-			f := v.FieldByIndex(p.Index)
-			f.SetZero()
-		}
-	}
-	return t
-}
-
 // Seal makes t's current state the next link of its hash chain, in the
-// newest encoding (ChainNewest): the hash t was read with becomes PrevHash, and Hash
+// newest encoding (Newest): the hash t was read with becomes its PrevHash, and its Hash
 // covers fresh commitments of its content, with the operation, actor and
 // time taken from t itself. The todo document keeps the links, so the next
 // write chains on without reading anything more. Seal returns the fresh
 // random seed the commitments' salts follow from, in hex: it belongs in the
-// version document (see NewVersion), which stores it for the commitments.
-func (t *Todo) Seal() string {
-	t.Chain = ChainNewest
+// version document (see todo.NewVersion), which stores it for the commitments.
+func Seal(t *todo.Todo) string {
+	t.Chain = Newest
 	seed := make([]byte, SeedBytes)
 	_, _ = rand.Read(seed) // crypto/rand.Read never returns an error
 	entity := t.Snapshot()
-	a := Audited{EntityType: EntityTypeTodo, EntityID: t.ID, Version: t.Version, Operation: t.LastOperation,
-		Actor: t.UpdatedBy, At: t.UpdatedAt, Chain: ChainNewest}
-	e, _ := chainOfTodo.encoding(ChainNewest) // the last of encodings, as a test checks
+	a := Audited{EntityType: todo.EntityTypeTodo, EntityID: t.ID, Version: t.Version, Operation: t.LastOperation,
+		Actor: t.UpdatedBy, At: t.UpdatedAt, Chain: Newest}
+	e, _ := chainOfTodo.encoding(Newest) // the last of encodings, as a test checks
 	t.PrevHash, t.Hash = t.Hash, a.sealHash(e, reflect.ValueOf(&entity).Elem(), t.Hash, seed)
 	return hex.EncodeToString(seed)
 }
@@ -434,7 +403,7 @@ func (c *boundChain) verify(a *Audited, entity reflect.Value, prevHash, hash str
 	return nil
 }
 
-func (e *boundEncoding) checkCommitments(v reflect.Value, commitments Commitments) error {
+func (e *boundEncoding) checkCommitments(v reflect.Value, commitments todo.Commitments) error {
 	if len(commitments) != len(e.committed) {
 		for name := range commitments {
 			if !slices.Contains(e.fields, name) {
@@ -466,194 +435,10 @@ func (e *boundEncoding) checkCommitments(v reflect.Value, commitments Commitment
 	return nil
 }
 
-// Erase removes the value and the salt of the user-editable field name
-// from a snapshot in an encoding that commits to each field and from its
-// commitments, and marks the commitment erased: the digest stays, so the
-// version's hash and every link after it still verify, and without the
-// salt the value cannot be found again from the digest. The entity then
-// holds the field's zero value.
-func Erase(entity *Todo, c Commitments, name string) error {
-	p, ok := PropertyNamed(name)
-	switch {
-	case !ok || !p.Editable:
-		return Errorf(Invalid, "only a user-editable field of a todo can be erased, not %q", name)
-	case c == nil:
-		return Errorf(Conflict, "a version of the first chain encoding commits to no field separately: it cannot be erased")
-	}
-	com, ok := c[name]
-	if !ok {
-		return Errorf(Conflict, "field %q is not committed", name)
-	}
-	reflect.ValueOf(entity).Elem().FieldByIndex(p.Index).SetZero()
-	c[name] = Commitment{Digest: com.Digest, Erased: true}
-	return nil
-}
-
-// Erase erases the field name of the version (see Erase), whose seed, if
-// it has one, gives way to its commitments.
-func (v *Version) Erase(name string) error {
-	if err := v.ExpandSeed(); err != nil {
-		return err
-	}
-	return Erase(&v.Entity, v.Commitments, name)
-}
-
-// ExpandSeed replaces v's seed, if it has one, with the commitments it
-// stands for: what an erasure changes, and what it must not leave behind
-// (the seed gives every salt, the erased field's too).
-func (v *Version) ExpandSeed() error {
-	if v.Seed == "" {
-		return nil
-	}
-	c, err := chainOfTodo.fromSeed(reflect.ValueOf(&v.Entity).Elem(), v.Chain, v.Seed, v.Commitments)
-	if err != nil {
-		return err
-	}
-	v.Commitments, v.Seed = c, ""
-	return nil
-}
-
-// Erase erases the field name of the record (see Erase).
-func (r *AuditRecord) Erase(name string) error {
-	a, err := r.Audited()
-	if err != nil {
-		return err
-	}
-	if err := Erase(&a.Entity, a.Commitments, name); err != nil {
-		return err
-	}
-	return r.set(&a)
-}
-
-// set makes r hold a's entity and commitments, in place of a seed.
-func (r *AuditRecord) set(a *Audited) error {
-	entity, err := MarshalJSON(a.Entity)
-	if err != nil {
-		return err
-	}
-	r.Entity, r.Commitments, r.Seed = entity, a.Commitments, ""
-	r.Erased = r.Commitments.ErasedNames()
-	return nil
-}
-
-// ExpandSeed replaces r's seed, if it has one, with the commitments it
-// stands for (see Version.ExpandSeed): how a record is served.
-func (r *AuditRecord) ExpandSeed() error {
-	if r.Seed == "" {
-		return nil
-	}
-	a, err := r.Audited()
-	if err != nil {
-		return err
-	}
-	return r.set(&a)
-}
-
-// Audited returns the content r's hash covers, its commitments computed
-// from its seed when it stores one. The entity is decoded as strictly as a
-// request body: an entity with a property no todo has, a member given
-// twice or a name in another case was not written by this code, so it is
-// refused.
-func (r *AuditRecord) Audited() (Audited, error) {
-	a, _, err := r.audited()
-	return a, err
-}
-
-// Verified is Audited, then the content verified against r's own links
-// (Audited.Verify): an *UnverifiedError when it is not what r's hash
-// covers. Commitments computed from r's seed are not checked against the
-// entity they were just computed from (see verify).
-func (r *AuditRecord) Verified() (Audited, error) {
-	a, derived, err := r.audited()
-	if err != nil {
-		return a, err
-	}
-	if err := chainOfTodo.verify(&a, reflect.ValueOf(&a.Entity).Elem(), r.PrevHash, r.Hash, derived); err != nil {
-		return a, &UnverifiedError{Err: err}
-	}
-	return a, nil
-}
-
-// UnverifiedError is why a record that decodes is not what its hash
-// covers.
-type UnverifiedError struct{ Err error }
-
-func (e *UnverifiedError) Error() string { return e.Err.Error() }
-func (e *UnverifiedError) Unwrap() error { return e.Err }
-
-// audited is Audited, and whether the commitments were computed from r's
-// seed.
-func (r *AuditRecord) audited() (Audited, bool, error) {
-	a := Audited{EntityType: r.EntityType, EntityID: r.EntityID, Version: r.Version, Operation: r.Operation,
-		Actor: r.Actor, At: r.DateCreatedUTC, Chain: r.Chain, Commitments: r.Commitments}
-	if err := strictjson.Unmarshal(r.Entity, &a.Entity); err != nil {
-		return a, false, fmt.Errorf("entity does not decode as a todo: %w", err)
-	}
-	if r.Seed == "" {
-		return a, false, nil
-	}
-	c, err := chainOfTodo.fromSeed(reflect.ValueOf(&a.Entity).Elem(), r.Chain, r.Seed, r.Commitments)
-	if err != nil {
-		return a, false, err
-	}
-	a.Commitments = c
-	return a, true, nil
-}
-
-// storedRecord is an audit record as a store returns it: its own
-// properties and the store's system properties, nothing else. The system
-// properties are only allowed, never read, so they are kept as the bytes
-// they are (an _etag is a quoted string with escapes in it).
-type storedRecord struct {
-	AuditRecord
-	RID         json.RawMessage `json:"_rid"`
-	Self        json.RawMessage `json:"_self"`
-	ETag        json.RawMessage `json:"_etag"`
-	Attachments json.RawMessage `json:"_attachments"`
-	TS          json.RawMessage `json:"_ts"`
-	LSN         json.RawMessage `json:"_lsn"`
-}
-
-// DecodeRecord decodes an audit record as stored, as strictly as a request
-// body (see strictjson.Unmarshal): a record with a property this code never
-// writes (beyond the store's system properties), a member given twice or a
-// name in another case is refused, in the record, its entity and its
-// commitments alike. It returns the record, its entity re-encoded from
-// the decoded todo (so that what is served is what was checked), and the
-// content its hash covers. The record returned holds commitments, not the
-// seed it may store them as.
-func DecodeRecord(data []byte) (AuditRecord, Audited, error) {
-	return decodeRecord(data, (*AuditRecord).Audited)
-}
-
-// DecodeVerifiedRecord is DecodeRecord, then the content verified against
-// the record's own links, as AuditRecord.Verified verifies it: an
-// *UnverifiedError when the record decodes but is not what its hash
-// covers.
-func DecodeVerifiedRecord(data []byte) (AuditRecord, Audited, error) {
-	return decodeRecord(data, (*AuditRecord).Verified)
-}
-
-// decodeRecord decodes a record as stored and its content with content,
-// then makes the record hold its commitments in place of its seed.
-func decodeRecord(data []byte, content func(*AuditRecord) (Audited, error)) (AuditRecord, Audited, error) {
-	var s storedRecord
-	if err := strictjson.Unmarshal(data, &s); err != nil {
-		return s.AuditRecord, Audited{}, fmt.Errorf("it does not decode as an audit record: %w", err)
-	}
-	r := s.AuditRecord
-	r.Erased = r.Commitments.ErasedNames()
-	a, err := content(&r)
-	if err != nil {
-		return r, a, err
-	}
-	return r, a, r.set(&a)
-}
-
 // Differs returns the first committed property in which t, a todo
 // document, differs from the snapshot a recorded, or "" when t holds
 // exactly that content. Erased fields are not compared.
-func (a *Audited) Differs(t *Todo) string {
+func (a *Audited) Differs(t *todo.Todo) string {
 	want := reflect.ValueOf(&a.Entity).Elem()
 	got := reflect.ValueOf(t).Elem()
 	for i := range chainOfTodo.committable {
@@ -673,13 +458,3 @@ func (a *Audited) Differs(t *Todo) string {
 
 // Erased reports whether a field of the version was erased.
 func (a *Audited) Erased() bool { return a.Commitments.AnyErased() }
-
-// AnyErased reports whether a field of c was erased.
-func (c Commitments) AnyErased() bool {
-	for _, com := range c {
-		if com.Erased {
-			return true
-		}
-	}
-	return false
-}

@@ -1,4 +1,4 @@
-package todo
+package hashchain
 
 import (
 	"crypto/aes"
@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/todoaudit/todo"
 )
 
 // The chain encodings a version's hash can use. A record without a
@@ -19,19 +21,19 @@ import (
 // before it hold the field's zero value, and verify refuses one that holds
 // another (docs/chain.md, "The rule for fields added later").
 const (
-	// ChainV1 hashes the entity as one canonical string of its values.
-	ChainV1 = 1
-	// ChainV2 hashes one salted commitment per field, so that a field's
+	// V1 hashes the entity as one canonical string of its values.
+	V1 = 1
+	// V2 hashes one salted commitment per field, so that a field's
 	// value and salt can be erased while every hash still verifies.
-	ChainV2 = 2
-	// ChainV3 commits to each field as ChainV2 does, for about half the
+	V2 = 2
+	// V3 commits to each field as V2 does, for about half the
 	// hashing of a write: the salts follow from the seed by AES rather than
 	// one HMAC-SHA256 each, and the hash covers the digests' bytes rather
 	// than their hex.
-	ChainV3 = 3
-	// ChainNewest is the encoding every version is written in now: the
+	V3 = 3
+	// Newest is the encoding every version is written in now: the
 	// last of encodings.
-	ChainNewest = ChainV3
+	Newest = V3
 )
 
 // firstFields are the properties of Todo when the first encoding was
@@ -65,7 +67,7 @@ var encodings = []encoding{
 
 // chainOfTodo are the encodings bound to the properties of Todo: what
 // seals and verifies versions.
-var chainOfTodo = bindChain(properties, encodings)
+var chainOfTodo = bindChain(todo.Properties(), encodings)
 
 // boundChain are encodings with their fields resolved to the properties
 // of one todo type. A test binds them to a copy of Todo with a field
@@ -92,7 +94,7 @@ type boundEncoding struct {
 }
 
 type committedProperty struct {
-	Property
+	todo.Property
 	canonical func(b *canonical, v reflect.Value)
 	// saltMessage is what the third encoding's salt of the property is
 	// the CBC-MAC of (see aesSalts).
@@ -102,7 +104,7 @@ type committedProperty struct {
 // bindChain resolves encs over props. It panics, stopping every test at
 // start-up, when an encoding lists a property props lacks (a field that
 // records commit to cannot be removed) or a property cannot be committed.
-func bindChain(props []Property, encs []encoding) *boundChain {
+func bindChain(props []todo.Property, encs []encoding) *boundChain {
 	c := &boundChain{}
 	byName := map[string]committedProperty{}
 	for _, p := range props {
@@ -137,7 +139,7 @@ func bindChain(props []Property, encs []encoding) *boundChain {
 	return c
 }
 
-func committedPropertyOf(p Property) committedProperty {
+func committedPropertyOf(p todo.Property) committedProperty {
 	c, err := canonicalOf(p.Type)
 	if err != nil {
 		panic(fmt.Sprintf("todo: field %s of Todo cannot be committed by the hash chain: %v", p.Name, err))
@@ -155,7 +157,7 @@ func committedPropertyOf(p Property) committedProperty {
 // or false for a number no encoding has.
 func (c *boundChain) encoding(chain int) (*boundEncoding, bool) {
 	if chain == 0 {
-		chain = ChainV1
+		chain = V1
 	}
 	if chain < 1 || chain > len(c.encodings) {
 		return nil, false
