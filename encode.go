@@ -12,8 +12,7 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/todoaudit/todo/internal/jsonfield"
-	"github.com/todoaudit/todo/internal/jsonstr"
+	"github.com/todoaudit/todo/internal/jsondoc"
 	"github.com/todoaudit/todo/internal/timetext"
 )
 
@@ -158,7 +157,7 @@ func encodersOf(include func(*Property) bool) []propertyEncoder {
 			f := t.Field(i)
 			offset, t = offset+f.Offset, f.Type
 		}
-		key := string(jsonstr.Append([]byte{','}, p.Name, jsonstr.JSON)) + ":"
+		key := string(jsondoc.AppendString([]byte{','}, p.Name, jsondoc.JSON)) + ":"
 		out = append(out, propertyEncoder{offset: offset, key: key, omitEmpty: p.OmitEmpty, kind: k})
 	}
 	return out
@@ -210,7 +209,7 @@ func empty(k valueKind, p unsafe.Pointer) bool {
 func appendValue(b []byte, k valueKind, p unsafe.Pointer) []byte {
 	switch k {
 	case kindString:
-		return jsonstr.Append(b, *(*string)(p), jsonstr.JSON)
+		return jsondoc.AppendString(b, *(*string)(p), jsondoc.JSON)
 	case kindBool:
 		return strconv.AppendBool(b, *(*bool)(p))
 	case kindInt:
@@ -258,7 +257,7 @@ func (r AuditRecord) AppendJSON(b []byte) ([]byte, error) {
 	switch {
 	case r.Entity == nil:
 		b = append(b, "null"...)
-	case !jsonfield.Valid(r.Entity):
+	case !jsondoc.Valid(r.Entity):
 		return nil, errors.New("todo: audit record whose entity is not one JSON value")
 	default:
 		b = append(b, r.Entity...)
@@ -350,7 +349,7 @@ func appendCommitments(b []byte, c Commitments) []byte {
 			b = append(b, ',')
 		}
 		com := c[name]
-		b = append(jsonstr.Append(b, name, jsonstr.JSON), ':', '{')
+		b = append(jsondoc.AppendString(b, name, jsondoc.JSON), ':', '{')
 		if com.Salt != "" {
 			b = append(appendMember(b, `"salt":`, com.Salt), ',')
 		}
@@ -375,7 +374,7 @@ func appendTimeMember(b []byte, key string, t time.Time) ([]byte, error) {
 
 // appendMember appends key (with its comma and colon) and the string s.
 func appendMember(b []byte, key, s string) []byte {
-	return jsonstr.Append(append(b, key...), s, jsonstr.JSON)
+	return jsondoc.AppendString(append(b, key...), s, jsondoc.JSON)
 }
 
 // appendOmitEmpty is appendMember for a property tagged omitempty.
@@ -393,7 +392,7 @@ func appendStrings(b []byte, ss []string) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = jsonstr.Append(b, s, jsonstr.JSON)
+		b = jsondoc.AppendString(b, s, jsondoc.JSON)
 	}
 	return append(b, ']')
 }

@@ -14,8 +14,7 @@ import (
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/hashchain"
-	"github.com/todoaudit/todo/internal/jsonfield"
-	"github.com/todoaudit/todo/internal/jsonplan"
+	"github.com/todoaudit/todo/internal/jsondoc"
 )
 
 // Outcome is what one change-feed batch becomes.
@@ -133,7 +132,7 @@ type head struct {
 func headOf(raw json.RawMessage) (head, error) {
 	var h head
 	var typ, id, user, version []byte
-	if err := jsonfield.Each(raw, func(name, value []byte) bool {
+	if err := jsondoc.Each(raw, func(name, value []byte) bool {
 		switch string(name) {
 		case "type":
 			typ = value
@@ -150,7 +149,7 @@ func headOf(raw json.RawMessage) (head, error) {
 		return h, fmt.Errorf("not a JSON object: %w", err)
 	}
 	if typ != nil {
-		if t, err := jsonfield.String(typ); err == nil {
+		if t, err := jsondoc.String(typ); err == nil {
 			h.typ = t
 		}
 	}
@@ -158,8 +157,8 @@ func headOf(raw json.RawMessage) (head, error) {
 		n, err := strconv.ParseInt(string(version), 10, 64)
 		h.version = n
 		var idErr, userErr error
-		h.id, idErr = jsonfield.String(id)
-		h.userID, userErr = jsonfield.String(user)
+		h.id, idErr = jsondoc.String(id)
+		h.userID, userErr = jsondoc.String(user)
 		h.ok = err == nil && idErr == nil && userErr == nil
 	}
 	return h, nil
@@ -174,7 +173,7 @@ func versionKey(user, id string, version int64) string {
 
 // versionDocs decodes the version documents the audit reads, one each
 // write.
-var versionDocs = jsonplan.For[todo.Version]()
+var versionDocs = jsondoc.DecoderFor[todo.Version]()
 
 func decodeVersion(raw json.RawMessage) (todo.Version, error) {
 	var v todo.Version

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/todoaudit/todo"
-	"github.com/todoaudit/todo/internal/strictjson"
+	"github.com/todoaudit/todo/internal/jsondoc"
 )
 
 // claims are the token claims entra checks.
@@ -29,7 +29,7 @@ type claims struct {
 // strict JSON, so a name given twice, or spelt once with an escape and
 // once without, is refused rather than read as the last.
 func parseClaims(payload []byte) (*claims, error) {
-	if _, err := strictjson.Check(payload); err != nil {
+	if _, err := jsondoc.Check(payload); err != nil {
 		return nil, fmt.Errorf("the token's claims: %w", err)
 	}
 	var members map[string]json.RawMessage

@@ -16,7 +16,7 @@ import (
 	bbolt "go.etcd.io/bbolt"
 
 	"github.com/todoaudit/todo"
-	"github.com/todoaudit/todo/internal/jsonfield"
+	"github.com/todoaudit/todo/internal/jsondoc"
 	"github.com/todoaudit/todo/ru"
 	"github.com/todoaudit/todo/store"
 )
@@ -113,7 +113,7 @@ func (c *container) prepare(pk store.PartitionKey, op store.Op) (prepared, error
 	}
 	p.id = d.ID
 	if d.TTL != nil && c.spec.DefaultTTL != nil {
-		ttl, err := jsonfield.Int(d.TTL)
+		ttl, err := jsondoc.Int(d.TTL)
 		if err != nil || ttl == 0 || ttl < -1 {
 			return p, todo.Errorf(todo.Invalid, "ttl must be a positive number of seconds or -1")
 		}
@@ -501,7 +501,7 @@ func splitFilters(p *store.IndexingPolicy, q store.Query) filters {
 // every property. Stored documents were checked as JSON when written.
 func (f filters) members(body []byte) (map[string]json.RawMessage, error) {
 	fields := make(map[string]json.RawMessage, len(f.names))
-	err := jsonfield.Each(body, func(name, value []byte) bool {
+	err := jsondoc.Each(body, func(name, value []byte) bool {
 		for _, n := range f.names {
 			if string(name) == n {
 				fields[n] = value

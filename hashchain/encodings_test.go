@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/todoaudit/todo"
-	"github.com/todoaudit/todo/internal/strictjson"
+	"github.com/todoaudit/todo/internal/jsondoc"
 )
 
 // The newest chain encoding lists every committed property of todo.Todo, and
@@ -153,12 +153,12 @@ type auditedWithLinks struct {
 func recordWithAddedField(t *testing.T, chain *boundChain, doc []byte) (auditedWithLinks, reflect.Value) {
 	t.Helper()
 	var s storedRecord
-	if err := strictjson.Unmarshal(doc, &s); err != nil {
+	if err := jsondoc.UnmarshalStrict(doc, &s); err != nil {
 		t.Fatal(err)
 	}
 	r := s.AuditRecord
 	entity := reflect.New(todoWithAddedField)
-	if err := strictjson.Unmarshal(r.Entity, entity.Interface()); err != nil {
+	if err := jsondoc.UnmarshalStrict(r.Entity, entity.Interface()); err != nil {
 		t.Fatal(err)
 	}
 	v := entity.Elem()

@@ -6,7 +6,7 @@ import (
 	"reflect"
 
 	"github.com/todoaudit/todo"
-	"github.com/todoaudit/todo/internal/strictjson"
+	"github.com/todoaudit/todo/internal/jsondoc"
 )
 
 // EraseVersion erases the field name of the version (see todo.Erase),
@@ -130,7 +130,7 @@ func (e *UnverifiedError) Unwrap() error { return e.Err }
 func content(r *todo.AuditRecord) (Audited, bool, error) {
 	a := Audited{EntityType: r.EntityType, EntityID: r.EntityID, Version: r.Version, Operation: r.Operation,
 		Actor: r.Actor, At: r.DateCreatedUTC, Chain: r.Chain, Commitments: r.Commitments}
-	if err := strictjson.Unmarshal(r.Entity, &a.Entity); err != nil {
+	if err := jsondoc.UnmarshalStrict(r.Entity, &a.Entity); err != nil {
 		return a, false, fmt.Errorf("entity does not decode as a todo: %w", err)
 	}
 	if r.Seed == "" {
@@ -159,7 +159,7 @@ type storedRecord struct {
 }
 
 // DecodeRecord decodes an audit record as stored, as strictly as a request
-// body (see strictjson.Unmarshal): a record with a property this code never
+// body (see jsondoc.UnmarshalStrict): a record with a property this code never
 // writes (beyond the store's system properties), a member given twice or a
 // name in another case is refused, in the record, its entity and its
 // commitments alike. It returns the record, its entity re-encoded from
@@ -181,7 +181,7 @@ func DecodeVerifiedRecord(data []byte) (todo.AuditRecord, Audited, error) {
 // then makes the record hold its commitments in place of its seed.
 func decodeRecord(data []byte, read func(*todo.AuditRecord) (Audited, error)) (todo.AuditRecord, Audited, error) {
 	var s storedRecord
-	if err := strictjson.Unmarshal(data, &s); err != nil {
+	if err := jsondoc.UnmarshalStrict(data, &s); err != nil {
 		return s.AuditRecord, Audited{}, fmt.Errorf("it does not decode as an audit record: %w", err)
 	}
 	r := s.AuditRecord

@@ -13,11 +13,11 @@ import (
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/internal/clip"
-	"github.com/todoaudit/todo/internal/strictjson"
+	"github.com/todoaudit/todo/internal/jsondoc"
 )
 
 // decodeBody reads a JSON request body into v, a pointer to a struct,
-// strictly (strictjson.Unmarshal): within the size limit, one JSON object
+// strictly (jsondoc.UnmarshalStrict): within the size limit, one JSON object
 // and nothing after it, valid UTF-8 without lone surrogate escapes
 // (encoding/json would silently replace both), no member given twice
 // (encoding/json would keep the last) and every member name exactly one of
@@ -57,13 +57,13 @@ func readBody(r *http.Request, limit int64) ([]byte, error) {
 }
 
 // decodeJSON decodes body into v, a pointer to a struct, as strictly as
-// decodeBody says (strictjson.Unmarshal): checked, then decoded through a
+// decodeBody says (jsondoc.UnmarshalStrict): checked, then decoded through a
 // plan of v's type where it can.
 func decodeJSON(body []byte, v any) error {
-	var unknown *strictjson.UnknownMemberError
-	var strict *strictjson.Error
+	var unknown *jsondoc.UnknownMemberError
+	var strict *jsondoc.StrictError
 	var when *time.ParseError
-	err := strictjson.Unmarshal(body, v)
+	err := jsondoc.UnmarshalStrict(body, v)
 	switch {
 	case errors.As(err, &when):
 		name, dated := datesAsTimes(body, when.Value)

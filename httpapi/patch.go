@@ -10,7 +10,7 @@ import (
 	jsonpatch "github.com/evanphx/json-patch/v5"
 
 	"github.com/todoaudit/todo"
-	"github.com/todoaudit/todo/internal/strictjson"
+	"github.com/todoaudit/todo/internal/jsondoc"
 )
 
 // mergePatchType is the media type of a JSON Merge Patch (RFC 7396), the
@@ -67,7 +67,7 @@ func (a *api) patch(ctx context.Context, w http.ResponseWriter, r *http.Request,
 // checkMergePatch refuses a patch that is not one strict JSON object, or
 // that names a read-only property or removes a required one.
 func checkMergePatch(body []byte) error {
-	if _, err := strictjson.Check(body); err != nil {
+	if _, err := jsondoc.Check(body); err != nil {
 		return todo.Errorf(todo.Invalid, "request body is not valid: %s", err.Error())
 	}
 	if bytes.TrimSpace(body)[0] != '{' {

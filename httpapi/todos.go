@@ -18,7 +18,7 @@ import (
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/health"
 	"github.com/todoaudit/todo/internal/header"
-	"github.com/todoaudit/todo/internal/jsonstr"
+	"github.com/todoaudit/todo/internal/jsondoc"
 	"github.com/todoaudit/todo/problem"
 	"github.com/todoaudit/todo/service"
 	"github.com/todoaudit/todo/telemetry/partitionload"
@@ -367,7 +367,7 @@ func appendPage(b []byte, n int, item func([]byte, int) ([]byte, error), continu
 	}
 	b = append(b, `],"continuation":`...)
 	if continuation != "" {
-		b = jsonstr.Append(b, continuation, jsonstr.JSON)
+		b = jsondoc.AppendString(b, continuation, jsondoc.JSON)
 	} else {
 		b = append(b, "null"...)
 	}

@@ -11,7 +11,7 @@ import (
 	"encoding/json"
 
 	"github.com/todoaudit/todo"
-	"github.com/todoaudit/todo/internal/jsonplan"
+	"github.com/todoaudit/todo/internal/jsondoc"
 	"github.com/todoaudit/todo/store"
 )
 
@@ -19,7 +19,7 @@ import (
 type Repository[T any] struct {
 	c       store.Container
 	resolve Resolver
-	decoder jsonplan.Decoder[T]
+	decoder jsondoc.Decoder[T]
 }
 
 // Resolver maps an id (and the caller carried by ctx) to the entity's
@@ -29,7 +29,7 @@ type Resolver func(ctx context.Context, id string) (store.PartitionKey, error)
 // New returns the repository of entities of type T in c. resolve may be nil
 // for a repository that only reads by known partition key and queries.
 func New[T any](c store.Container, resolve Resolver) *Repository[T] {
-	return &Repository[T]{c: c, resolve: resolve, decoder: jsonplan.For[T]()}
+	return &Repository[T]{c: c, resolve: resolve, decoder: jsondoc.DecoderFor[T]()}
 }
 
 // Doc is an entity with its ETag.

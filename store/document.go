@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/todoaudit/todo"
-	"github.com/todoaudit/todo/internal/jsonfield"
+	"github.com/todoaudit/todo/internal/jsondoc"
 )
 
 // CheckKey checks that pk is a full partition key of a container with this
@@ -61,7 +61,7 @@ func (spec ContainerSpec) CheckDocument(pk PartitionKey, doc []byte) (Document, 
 	if len(sorted) > 0 {
 		d.Sorted = make([]json.RawMessage, len(sorted))
 	}
-	err := jsonfield.EachValid(doc, func(name, value []byte) bool {
+	err := jsondoc.EachValid(doc, func(name, value []byte) bool {
 		switch {
 		case string(name) == "id":
 			id = value
@@ -88,14 +88,14 @@ func (spec ContainerSpec) CheckDocument(pk PartitionKey, doc []byte) (Document, 
 	if id == nil {
 		return d, todo.Errorf(todo.Invalid, "document has no string id")
 	}
-	if d.ID, err = jsonfield.String(id); err != nil {
+	if d.ID, err = jsondoc.String(id); err != nil {
 		return d, todo.Errorf(todo.Invalid, "document has no string id")
 	}
 	if err := todo.ValidateID(d.ID); err != nil {
 		return d, err
 	}
 	for i, path := range spec.PartitionKeyPaths {
-		if keys[i] == nil || i >= len(pk) || !jsonfield.StringIs(keys[i], pk[i]) {
+		if keys[i] == nil || i >= len(pk) || !jsondoc.StringIs(keys[i], pk[i]) {
 			return d, todo.Errorf(todo.Invalid, "partition key %s does not match the document's %s", pk, path)
 		}
 	}
@@ -107,7 +107,7 @@ func (spec ContainerSpec) CheckDocument(pk PartitionKey, doc []byte) (Document, 
 func (spec ContainerSpec) SortedValues(doc []byte) ([]json.RawMessage, error) {
 	sorted := spec.Indexing.SortedPaths()
 	vals := make([]json.RawMessage, len(sorted))
-	err := jsonfield.Each(doc, func(name, value []byte) bool {
+	err := jsondoc.Each(doc, func(name, value []byte) bool {
 		for i, path := range sorted {
 			if string(name) == path {
 				vals[i] = value

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/todoaudit/todo/internal/jsonstr"
+	"github.com/todoaudit/todo/internal/jsondoc"
 )
 
 // jsonHandler writes exactly the lines slog.JSONHandler writes, but
@@ -140,4 +140,4 @@ func appendJSONFloat(b []byte, f float64) []byte {
 }
 
 // appendJSONString quotes s as slog's JSON handler does.
-func appendJSONString(b []byte, s string) []byte { return jsonstr.Append(b, s, jsonstr.Slog) }
+func appendJSONString(b []byte, s string) []byte { return jsondoc.AppendString(b, s, jsondoc.Slog) }

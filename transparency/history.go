@@ -10,7 +10,7 @@ import (
 	"golang.org/x/mod/sumdb/note"
 
 	"github.com/todoaudit/todo"
-	"github.com/todoaudit/todo/internal/strictjson"
+	"github.com/todoaudit/todo/internal/jsondoc"
 )
 
 // historyAnswer is a history page: the records are what is checked, with
@@ -42,7 +42,7 @@ func VerifyHistoryAnswer(b []byte, bundles []ProofBundle, v note.Verifier) (int,
 		}
 		// Member names given twice, or bytes that are not UTF-8, would
 		// let what is checked differ from what another reader sees.
-		if _, err := strictjson.Check(raw); err != nil {
+		if _, err := jsondoc.Check(raw); err != nil {
 			return 0, 0, fmt.Errorf("not strict JSON: %w", err)
 		}
 		if err := ProblemAnswer(raw); err != nil {

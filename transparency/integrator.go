@@ -18,7 +18,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/todoaudit/todo"
-	"github.com/todoaudit/todo/internal/jsonfield"
+	"github.com/todoaudit/todo/internal/jsondoc"
 	"github.com/todoaudit/todo/store"
 )
 
@@ -256,18 +256,18 @@ func skimRecord(body []byte) (storedRecord, error) {
 	}{{"id", &r.ID}, {"entityKey", &r.EntityKey}, {"entityId", &r.EntityID}, {"entityType", &r.EntityType},
 		{"prevHash", &r.PrevHash}, {"hash", &r.Hash}, {"owner", &r.Owner}}
 	var err error
-	each := jsonfield.Each(body, func(name, value []byte) bool {
+	each := jsondoc.Each(body, func(name, value []byte) bool {
 		switch string(name) {
 		case "version":
-			r.Version, err = jsonfield.Int(value)
+			r.Version, err = jsondoc.Int(value)
 		case "_ts":
-			r.TS, err = jsonfield.Int(value)
+			r.TS, err = jsondoc.Int(value)
 		case "dateCreatedUtc":
 			err = r.DateCreatedUTC.UnmarshalJSON(value) // as json.Unmarshal calls it
 		default:
 			for _, f := range strs {
 				if string(name) == f.name {
-					*f.dst, err = jsonfield.String(value)
+					*f.dst, err = jsondoc.String(value)
 					break
 				}
 			}

@@ -16,8 +16,7 @@ import (
 	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/todoaudit/todo"
-	"github.com/todoaudit/todo/internal/jsonfield"
-	"github.com/todoaudit/todo/internal/jsonstr"
+	"github.com/todoaudit/todo/internal/jsondoc"
 	"github.com/todoaudit/todo/store"
 )
 
@@ -97,18 +96,18 @@ func (d tileDoc) appendJSON(b []byte) []byte {
 func decodeTileDoc(body []byte) (tileDoc, error) {
 	var d tileDoc
 	var err error
-	each := jsonfield.Each(body, func(name, value []byte) bool {
+	each := jsondoc.Each(body, func(name, value []byte) bool {
 		// Names match as encoding/json matches them: ignoring case.
 		switch {
 		case bytes.EqualFold(name, []byte("id")):
-			d.ID, err = jsonfield.String(value)
+			d.ID, err = jsondoc.String(value)
 		case bytes.EqualFold(name, []byte("from")):
 			var from int64
-			from, err = jsonfield.Int(value)
+			from, err = jsondoc.Int(value)
 			d.From = int(from)
 		case bytes.EqualFold(name, []byte("data")):
 			var s string
-			if s, err = jsonfield.String(value); err == nil {
+			if s, err = jsondoc.String(value); err == nil {
 				d.Data, err = base64.StdEncoding.DecodeString(s)
 			}
 		}
@@ -139,7 +138,7 @@ func appendMember(b []byte, sep byte, name, value string) []byte {
 	b = append(b, sep, '"')
 	b = append(b, name...)
 	b = append(b, '"', ':')
-	return jsonstr.Append(b, value, jsonstr.JSON)
+	return jsondoc.AppendString(b, value, jsondoc.JSON)
 }
 
 // appendBytes appends the last member of an object, name: value in

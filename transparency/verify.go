@@ -11,7 +11,7 @@ import (
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/hashchain"
-	"github.com/todoaudit/todo/internal/strictjson"
+	"github.com/todoaudit/todo/internal/jsondoc"
 )
 
 // ProofBundle is the answer of a version's proof: a signed checkpoint, the
@@ -35,7 +35,7 @@ type ConsistencyProof struct {
 // decodeStrict decodes one JSON value into v refusing what encoding/json
 // lets through: duplicate members, invalid UTF-8, unknown fields.
 func decodeStrict(b []byte, v any) error {
-	if _, err := strictjson.Check(b); err != nil {
+	if _, err := jsondoc.Check(b); err != nil {
 		return err
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))

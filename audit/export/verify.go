@@ -20,7 +20,7 @@ import (
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/hashchain"
-	"github.com/todoaudit/todo/internal/strictjson"
+	"github.com/todoaudit/todo/internal/jsondoc"
 	"github.com/todoaudit/todo/transparency"
 )
 
@@ -151,7 +151,7 @@ func (c *checker) ndjson(br *bufio.Reader) (Manifest, error) {
 			var tail struct {
 				Manifest Manifest `json:"manifest"`
 			}
-			if err := strictjson.Unmarshal(line, &tail); err != nil {
+			if err := jsondoc.UnmarshalStrict(line, &tail); err != nil {
 				return Manifest{}, fmt.Errorf("line %d: the manifest does not decode: %w", n, err)
 			}
 			if _, err := readLine(br); !errors.Is(err, io.EOF) {
@@ -163,7 +163,7 @@ func (c *checker) ndjson(br *bufio.Reader) (Manifest, error) {
 			return tail.Manifest, nil
 		}
 		var l Line
-		if err := strictjson.Unmarshal(line, &l); err != nil {
+		if err := jsondoc.UnmarshalStrict(line, &l); err != nil {
 			if perr := transparency.ProblemAnswer(line); perr != nil && n == 1 {
 				return Manifest{}, perr
 			}
@@ -241,7 +241,7 @@ func (c *checker) csv(br *bufio.Reader) (Manifest, error) {
 			}
 		case row[0] == csvManifest:
 			var m Manifest
-			if err := strictjson.Unmarshal([]byte(row[1]), &m); err != nil {
+			if err := jsondoc.UnmarshalStrict([]byte(row[1]), &m); err != nil {
 				return Manifest{}, fmt.Errorf("row %d: the manifest does not decode: %w", n, err)
 			}
 			for _, rest := range row[2:] {
@@ -287,7 +287,7 @@ func recordOfRow(row []string) (todo.AuditRecord, *int64, error) {
 		}
 	}
 	if row[12] != "" {
-		if err := strictjson.Unmarshal([]byte(row[12]), &r.Commitments); err != nil {
+		if err := jsondoc.UnmarshalStrict([]byte(row[12]), &r.Commitments); err != nil {
 			return r, nil, fmt.Errorf("commitments do not decode: %w", err)
 		}
 	}

@@ -18,7 +18,7 @@ import (
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/audit"
 	"github.com/todoaudit/todo/azfunc"
-	"github.com/todoaudit/todo/internal/jsonfield"
+	"github.com/todoaudit/todo/internal/jsondoc"
 	"github.com/todoaudit/todo/problem"
 	"github.com/todoaudit/todo/store"
 )
@@ -423,7 +423,7 @@ func (r *Reconciler) versionsIn(ctx context.Context, q store.Query, have map[int
 			return err
 		}
 		for _, it := range page.Items {
-			raw, err := jsonfield.Get(it.Body, "version")
+			raw, err := jsondoc.Get(it.Body, "version")
 			if n, perr := strconv.ParseInt(string(raw), 10, 64); err == nil && perr == nil {
 				have[n] = true
 			}

@@ -21,7 +21,7 @@ import (
 	"github.com/todoaudit/todo/audit"
 	"github.com/todoaudit/todo/azfunc"
 	"github.com/todoaudit/todo/functions"
-	"github.com/todoaudit/todo/internal/jsonfield"
+	"github.com/todoaudit/todo/internal/jsondoc"
 	"github.com/todoaudit/todo/telemetry"
 )
 
@@ -145,7 +145,7 @@ func writeLinks(tel *telemetry.Telemetry, docs []json.RawMessage) []trace.Link {
 	var links []trace.Link
 	for _, raw := range docs {
 		var typ, todoID, version, parent []byte
-		if jsonfield.Each(raw, func(name, value []byte) bool {
+		if jsondoc.Each(raw, func(name, value []byte) bool {
 			switch string(name) {
 			case "type":
 				typ = value

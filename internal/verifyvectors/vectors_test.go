@@ -31,7 +31,7 @@ import (
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/audit/export"
 	"github.com/todoaudit/todo/hashchain"
-	"github.com/todoaudit/todo/internal/strictjson"
+	"github.com/todoaudit/todo/internal/jsondoc"
 	"github.com/todoaudit/todo/transparency"
 )
 
@@ -563,7 +563,7 @@ func (g *gen) historyCases(size int64, cp string, h1, h2, h3, mixed, erased []to
 		var err error
 		for _, raw := range records {
 			var r todo.AuditRecord
-			if err = strictjson.Unmarshal(raw, &r); err != nil {
+			if err = jsondoc.UnmarshalStrict(raw, &r); err != nil {
 				break
 			}
 			recs = append(recs, r)

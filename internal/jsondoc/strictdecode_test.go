@@ -1,10 +1,10 @@
-package strictjson_test
+package jsondoc_test
 
 import (
 	"errors"
 	"testing"
 
-	"github.com/todoaudit/todo/internal/strictjson"
+	"github.com/todoaudit/todo/internal/jsondoc"
 )
 
 type Inner struct {
@@ -21,9 +21,9 @@ type outer struct {
 
 // Unmarshal holds every object, nested ones included, to the exact names
 // of the struct it decodes into, and what Check refuses is refused too.
-func TestUnmarshal(t *testing.T) {
+func TestUnmarshalStrict(t *testing.T) {
 	var ok outer
-	if err := strictjson.Unmarshal([]byte(`{"id":"a","title":"t","sub":{"title":"s"},"subs":[{"title":"x"}],"byKey":{"Any":{"title":"y"}}}`), &ok); err != nil {
+	if err := jsondoc.UnmarshalStrict([]byte(`{"id":"a","title":"t","sub":{"title":"s"},"subs":[{"title":"x"}],"byKey":{"Any":{"title":"y"}}}`), &ok); err != nil {
 		t.Fatal(err)
 	}
 	if ok.ID != "a" || ok.Title != "t" || ok.Sub.Title != "s" || ok.Subs[0].Title != "x" || ok.ByKey["Any"].Title != "y" {
@@ -37,32 +37,32 @@ func TestUnmarshal(t *testing.T) {
 		`{"extra":1}`:                 "extra",
 	} {
 		var v outer
-		var un *strictjson.UnknownMemberError
-		if err := strictjson.Unmarshal([]byte(doc), &v); !errors.As(err, &un) || un.Name != name {
+		var un *jsondoc.UnknownMemberError
+		if err := jsondoc.UnmarshalStrict([]byte(doc), &v); !errors.As(err, &un) || un.Name != name {
 			t.Errorf("%s: %v, want unknown member %q", doc, err, name)
 		}
 	}
 	for _, doc := range []string{`{"id":"a","id":"b"}`, `{"sub":{"title":"a","title":"b"}}`, `{"id":"a"} {}`} {
 		var v outer
-		var se *strictjson.Error
-		if err := strictjson.Unmarshal([]byte(doc), &v); !errors.As(err, &se) {
+		var se *jsondoc.StrictError
+		if err := jsondoc.UnmarshalStrict([]byte(doc), &v); !errors.As(err, &se) {
 			t.Errorf("%s: %v, want a strict JSON error", doc, err)
 		}
 	}
 	var v outer
-	if err := strictjson.Unmarshal([]byte(`["not an object"]`), &v); err == nil {
+	if err := jsondoc.UnmarshalStrict([]byte(`["not an object"]`), &v); err == nil {
 		t.Error("an array decoded into a struct")
 	}
 }
 
 // A record-sized document: one scan checks it and its names before
 // encoding/json decodes it.
-func BenchmarkUnmarshal(b *testing.B) {
+func BenchmarkUnmarshalStrict(b *testing.B) {
 	doc := []byte(`{"id":"a","title":"milk and bread","sub":{"title":"s"},"subs":[{"title":"x"},{"title":"y"}],"byKey":{"k":{"title":"z"}}}`)
 	b.ReportAllocs()
 	for b.Loop() {
 		var v outer
-		if err := strictjson.Unmarshal(doc, &v); err != nil {
+		if err := jsondoc.UnmarshalStrict(doc, &v); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,10 +1,4 @@
-// Package jsonplan decodes stored JSON documents of one struct type in a
-// single pass, without encoding/json's reflection per value, where the
-// point reads and the audit of every write spent most of their
-// allocations; what it cannot read exactly as encoding/json would, it
-// leaves to encoding/json. A json.RawMessage, a field's or a whole
-// document's, is a copy of the value's bytes, as encoding/json gives it.
-package jsonplan
+package jsondoc
 
 import (
 	"encoding"
@@ -16,9 +10,14 @@ import (
 	"time"
 	"unicode/utf8"
 	"unsafe"
-
-	"github.com/todoaudit/todo/internal/jsonstr"
 )
+
+// Decoding plans: a Decoder reads stored JSON documents of one struct type
+// in a single pass, without encoding/json's reflection per value, where
+// the point reads and the audit of every write spent most of their
+// allocations; what it cannot read exactly as encoding/json would, it
+// leaves to encoding/json. A json.RawMessage, a field's or a whole
+// document's, is a copy of the value's bytes, as encoding/json gives it.
 
 // Decoder decodes stored documents of type T.
 type Decoder[T any] struct {
@@ -26,9 +25,9 @@ type Decoder[T any] struct {
 	raw bool // T is json.RawMessage: a copy of the document's value
 }
 
-// For returns the decoder of T's documents. Make it once: it derives its
+// DecoderFor returns the decoder of T's documents. Make it once: it derives its
 // plan from T's fields.
-func For[T any]() Decoder[T] {
+func DecoderFor[T any]() Decoder[T] {
 	t := reflect.TypeFor[T]()
 	return Decoder[T]{p: planFor(t), raw: t == rawType}
 }
@@ -409,7 +408,7 @@ func (r *reader) str() (string, bool) {
 		return "", false
 	}
 	start, ascii := r.i, true
-	for r.i += jsonstr.Plain(r.s[r.i:], jsonstr.Slog); r.i < len(r.s); r.i++ {
+	for r.i += Plain(r.s[r.i:], Slog); r.i < len(r.s); r.i++ {
 		switch c := r.s[r.i]; {
 		case c == '"':
 			s := r.s[start:r.i]
@@ -511,15 +510,15 @@ func (r *reader) raw() ([]byte, bool) {
 	return []byte(r.s[start:r.i]), true
 }
 
-// maxDepth bounds the nesting value reads; deeper values are left to
+// planMaxDepth bounds the nesting value reads; deeper values are left to
 // encoding/json.
-const maxDepth = 64
+const planMaxDepth = 64
 
 // value consumes one JSON value of any kind, at nesting depth depth,
 // accepting exactly what the JSON grammar accepts.
 func (r *reader) value(depth int) bool {
 	r.space()
-	if r.i == len(r.s) || depth == maxDepth {
+	if r.i == len(r.s) || depth == planMaxDepth {
 		return false
 	}
 	open, end := r.s[r.i], byte(']')

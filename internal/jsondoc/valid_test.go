@@ -1,4 +1,4 @@
-package jsonfield
+package jsondoc
 
 import (
 	"bytes"
@@ -40,7 +40,7 @@ func FuzzValid(f *testing.F) {
 // EachValid refuses nesting where Valid does: the object it reads is the
 // first level.
 func TestEachValidDepth(t *testing.T) {
-	for _, n := range []int{maxDepth - 2, maxDepth - 1, maxDepth} {
+	for _, n := range []int{stdlibMaxDepth - 2, stdlibMaxDepth - 1, stdlibMaxDepth} {
 		doc := []byte(`{"a":` + strings.Repeat("[", n) + strings.Repeat("]", n) + `}`)
 		if err := EachValid(doc, func(_, _ []byte) bool { return true }); (err == nil) != json.Valid(doc) {
 			t.Errorf("%d deep in an object: EachValid %v, json.Valid %v", n, err, json.Valid(doc))
@@ -74,7 +74,7 @@ func FuzzEachValid(f *testing.F) {
 
 func BenchmarkValid(b *testing.B) {
 	doc := []byte(`{"id":"0f8e7d6c5b4a","userId":"alice","category":"Grocery","title":"Get more milk","notes":"` + strings.Repeat("two litres, semi-skimmed; and bread. ", 60) + `","tags":["dairy","weekly"],"done":false,"version":12,"createdAt":"2026-12-01T10:00:00Z","updatedAt":"2026-12-01T10:05:00.123456789Z"}`)
-	b.Run("jsonfield", func(b *testing.B) {
+	b.Run("jsondoc", func(b *testing.B) {
 		b.SetBytes(int64(len(doc)))
 		for b.Loop() {
 			if !Valid(doc) {

@@ -1,4 +1,4 @@
-package jsonfield
+package jsondoc
 
 import (
 	"bytes"

@@ -1,8 +1,4 @@
-// Package strictjson checks JSON text for what encoding/json lets through
-// silently: a member name given twice (encoding/json keeps the last), bytes
-// that are not UTF-8 and \u escapes that are lone surrogates (both turned
-// into U+FFFD). Run Check on a request body before decoding it.
-package strictjson
+package jsondoc
 
 import (
 	"fmt"
@@ -10,16 +6,21 @@ import (
 	"unicode/utf8"
 )
 
+// Strict checking: Check refuses what encoding/json lets through
+// silently: a member name given twice (encoding/json keeps the last), bytes
+// that are not UTF-8 and \u escapes that are lone surrogates (both turned
+// into U+FFFD). Run it on a request body before decoding it.
+
 // MaxDepth bounds how deeply objects and arrays may nest.
 const MaxDepth = 64
 
-// Error says what is wrong and at which byte offset.
-type Error struct {
+// StrictError says what is wrong and at which byte offset.
+type StrictError struct {
 	Offset int
 	Reason string
 }
 
-func (e *Error) Error() string { return fmt.Sprintf("%s (at byte %d)", e.Reason, e.Offset) }
+func (e *StrictError) Error() string { return fmt.Sprintf("%s (at byte %d)", e.Reason, e.Offset) }
 
 // Check reports the first reason data is not one strict JSON value,
 // optionally surrounded by white space. When that value is an object, it
@@ -58,7 +59,7 @@ func (s *scanner) top(t *shape) (names []string, err error) {
 	return names, nil
 }
 
-func (s *scanner) fail(reason string) error { return &Error{Offset: s.pos, Reason: reason} }
+func (s *scanner) fail(reason string) error { return &StrictError{Offset: s.pos, Reason: reason} }
 
 func (s *scanner) space() {
 	for s.pos < len(s.data) {
@@ -130,7 +131,7 @@ func (s *scanner) object(keep bool, t *shape) ([]string, error) {
 			return nil, err
 		}
 		if seen[name] {
-			return nil, &Error{Offset: at, Reason: fmt.Sprintf("member %q appears twice", name)}
+			return nil, &StrictError{Offset: at, Reason: fmt.Sprintf("member %q appears twice", name)}
 		}
 		seen[name] = true
 		if keep {
@@ -321,7 +322,7 @@ func (s *scanner) escape() (rune, error) {
 			return utf16.DecodeRune(r, low), nil
 		}
 	}
-	return 0, &Error{Offset: at, Reason: "lone surrogate in a \\u escape"}
+	return 0, &StrictError{Offset: at, Reason: "lone surrogate in a \\u escape"}
 }
 
 // hex4 reads \uXXXX at the current position.

@@ -1,4 +1,4 @@
-package jsonstr
+package jsondoc
 
 import "math/bits"
 

@@ -1,4 +1,4 @@
-package jsonplan
+package jsondoc
 
 import "reflect"
 

@@ -1,4 +1,4 @@
-package jsonplan_test
+package jsondoc_test
 
 import (
 	"encoding/json"
@@ -9,10 +9,10 @@ import (
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/hashchain"
-	"github.com/todoaudit/todo/internal/jsonplan"
+	"github.com/todoaudit/todo/internal/jsondoc"
 )
 
-var todoPlan = jsonplan.PlanFor(reflect.TypeFor[todo.Todo]())
+var todoPlan = jsondoc.PlanFor(reflect.TypeFor[todo.Todo]())
 
 // fastTodo decodes doc through the plan, reporting whether it could.
 func fastTodo(doc string) (todo.Todo, bool) {
@@ -100,7 +100,7 @@ func TestPlanFor(t *testing.T) {
 	}
 	for _, typ := range []reflect.Type{reflect.TypeFor[quoted](), reflect.TypeFor[skipped](), reflect.TypeFor[always](), reflect.TypeFor[neverEmpty](),
 		reflect.TypeFor[json.RawMessage](), reflect.TypeFor[upper]()} {
-		if jsonplan.PlanFor(typ).Exists() {
+		if jsondoc.PlanFor(typ).Exists() {
 			t.Errorf("%v got a plan", typ)
 		}
 	}
@@ -115,7 +115,7 @@ func TestPlanFor(t *testing.T) {
 		M   map[string]string `json:"m,omitempty"`
 		In  thing             `json:"in"`
 	}
-	p := jsonplan.PlanFor(reflect.TypeFor[partly]())
+	p := jsondoc.PlanFor(reflect.TypeFor[partly]())
 	if !p.Exists() {
 		t.Fatal("a struct with fields the plan does not read got no plan")
 	}
@@ -136,7 +136,7 @@ func TestPlanFor(t *testing.T) {
 // A version document, the todo in it, reads as encoding/json reads it, and
 // one with commitments (a map) is left to encoding/json.
 func TestVersionDocuments(t *testing.T) {
-	dec := jsonplan.For[todo.Version]()
+	dec := jsondoc.DecoderFor[todo.Version]()
 	if !dec.Plan().Exists() {
 		t.Fatal("todo.Version got no plan")
 	}
@@ -194,7 +194,7 @@ func storedRecords() []string {
 // the document holds; one with commitments (a map) or an entity that is
 // not JSON is left to encoding/json.
 func TestAuditRecords(t *testing.T) {
-	p := jsonplan.PlanFor(reflect.TypeFor[todo.AuditRecord]())
+	p := jsondoc.PlanFor(reflect.TypeFor[todo.AuditRecord]())
 	if !p.Exists() {
 		t.Fatal("todo.AuditRecord got no plan")
 	}
@@ -240,9 +240,9 @@ func FuzzPlan(f *testing.F) {
 		f.Add(doc)
 	}
 	f.Add(" [1, {\"a\": \"\\u00e9\"}, null] \n")
-	versions := jsonplan.PlanFor(reflect.TypeFor[todo.Version]())
-	records := jsonplan.PlanFor(reflect.TypeFor[todo.AuditRecord]())
-	raw := jsonplan.For[json.RawMessage]()
+	versions := jsondoc.PlanFor(reflect.TypeFor[todo.Version]())
+	records := jsondoc.PlanFor(reflect.TypeFor[todo.AuditRecord]())
+	raw := jsondoc.DecoderFor[json.RawMessage]()
 	f.Fuzz(func(t *testing.T, doc string) {
 		decodesAsJSON(t, raw, doc)
 		sameAsJSON(t, todoPlan, doc, todo.Todo{})
@@ -263,18 +263,18 @@ func TestUnmarshal(t *testing.T) {
 	// which would lose what the struct held.
 	got, want := todo.Fields{Category: "kept"}, todo.Fields{Category: "kept"}
 	doc := []byte(`{"title":"\u0041"}`)
-	if err := jsonplan.Unmarshal(doc, &got); err != nil || json.Unmarshal(doc, &want) != nil || !reflect.DeepEqual(got, want) {
+	if err := jsondoc.Unmarshal(doc, &got); err != nil || json.Unmarshal(doc, &want) != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("into a set struct: %+v, %v; encoding/json gives %+v", got, err, want)
 	}
 	var m map[string]string
-	if err := jsonplan.Unmarshal([]byte(`{"a":"b"}`), &m); err != nil || m["a"] != "b" {
+	if err := jsondoc.Unmarshal([]byte(`{"a":"b"}`), &m); err != nil || m["a"] != "b" {
 		t.Errorf("into a map: %v, %v", m, err)
 	}
 }
 
 // decodesAsJSON checks that d gives what json.Unmarshal gives, value and
 // whether it fails.
-func decodesAsJSON[T any](t *testing.T, d jsonplan.Decoder[T], doc string) {
+func decodesAsJSON[T any](t *testing.T, d jsondoc.Decoder[T], doc string) {
 	t.Helper()
 	var got, want T
 	err, wantErr := d.Unmarshal([]byte(doc), &got), json.Unmarshal([]byte(doc), &want)
@@ -286,7 +286,7 @@ func decodesAsJSON[T any](t *testing.T, d jsonplan.Decoder[T], doc string) {
 // A decoder of json.RawMessage copies the document's value, as
 // encoding/json does, and refuses what it refuses.
 func TestRawDocuments(t *testing.T) {
-	raw := jsonplan.For[json.RawMessage]()
+	raw := jsondoc.DecoderFor[json.RawMessage]()
 	for _, doc := range append(storedRecords(), ` {"a" : [1, "\u0041", {}]} `, `"x"`, `1`, `null`, ``, ` `, `{`, `{} {}`, `[1,]`, `{"a":1}x`, "\"\xff\"") {
 		decodesAsJSON(t, raw, doc)
 	}
@@ -304,13 +304,13 @@ func TestRawDocuments(t *testing.T) {
 func unmarshalsAsJSON[T any](t *testing.T, doc string) {
 	t.Helper()
 	var got, want T
-	err, wantErr := jsonplan.Unmarshal([]byte(doc), &got), json.Unmarshal([]byte(doc), &want)
+	err, wantErr := jsondoc.Unmarshal([]byte(doc), &got), json.Unmarshal([]byte(doc), &want)
 	if (err == nil) != (wantErr == nil) || !reflect.DeepEqual(got, want) {
 		t.Fatalf("%q:\n Unmarshal %+v, %v\n json      %+v, %v", doc, got, err, want, wantErr)
 	}
 }
 
-func sameAsJSON[T any](t *testing.T, p jsonplan.Plan, doc string, got T) {
+func sameAsJSON[T any](t *testing.T, p jsondoc.Plan, doc string, got T) {
 	t.Helper()
 	if !p.Decode([]byte(doc), &got) {
 		return

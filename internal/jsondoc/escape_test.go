@@ -1,4 +1,4 @@
-package jsonstr
+package jsondoc
 
 import (
 	"bytes"
@@ -31,10 +31,10 @@ func check(t *testing.T, s string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := Append(nil, s, JSON); string(got) != string(want) {
+	if got := AppendString(nil, s, JSON); string(got) != string(want) {
 		t.Errorf("JSON %q: %s, encoding/json %s", s, got, want)
 	}
-	if got, want := string(Append(nil, s, Slog)), slogString(t, s); got != want {
+	if got, want := string(AppendString(nil, s, Slog)), slogString(t, s); got != want {
 		t.Errorf("Slog %q: %s, slog %s", s, got, want)
 	}
 }

@@ -1,4 +1,4 @@
-package strictjson_test
+package jsondoc_test
 
 import (
 	"bytes"
@@ -8,7 +8,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/todoaudit/todo/internal/strictjson"
+	"github.com/todoaudit/todo/internal/jsondoc"
 )
 
 func TestCheckAccepts(t *testing.T) {
@@ -25,7 +25,7 @@ func TestCheckAccepts(t *testing.T) {
 		{`0`, nil},
 		{"\t[]\n", nil},
 	} {
-		names, err := strictjson.Check([]byte(tc.in))
+		names, err := jsondoc.Check([]byte(tc.in))
 		if err != nil {
 			t.Errorf("%s: %v", tc.in, err)
 		}
@@ -64,9 +64,9 @@ func TestCheckRefuses(t *testing.T) {
 		{`{"a":"x`, "unterminated string"},
 		{`{"a":`, "unexpected end"},
 		{``, "unexpected end"},
-		{strings.Repeat("[", strictjson.MaxDepth+1) + strings.Repeat("]", strictjson.MaxDepth+1), "nested more than"},
+		{strings.Repeat("[", jsondoc.MaxDepth+1) + strings.Repeat("]", jsondoc.MaxDepth+1), "nested more than"},
 	} {
-		_, err := strictjson.Check([]byte(tc.in))
+		_, err := jsondoc.Check([]byte(tc.in))
 		if err == nil || !strings.Contains(err.Error(), tc.reason) {
 			t.Errorf("%q: error %v, want one saying %q", tc.in, err, tc.reason)
 		}
@@ -81,7 +81,7 @@ func FuzzCheck(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		names, err := strictjson.Check(data)
+		names, err := jsondoc.Check(data)
 		if err != nil {
 			return
 		}

@@ -1,12 +1,14 @@
-// Package jsonstr appends strings as JSON string literals, escaped exactly
-// as the standard library's encoders escape them, for the hand-written
-// encoders of the hot paths (API answers, log lines), whose output must
-// stay byte for byte what encoding/json or log/slog would write.
-package jsonstr
+package jsondoc
 
 import "unicode/utf8"
 
-// Style is whose escaping Append follows.
+// String escaping: AppendString writes strings as JSON string literals,
+// escaped exactly as the standard library's encoders escape them, for the
+// hand-written encoders of the hot paths (API answers, log lines), whose
+// output must stay byte for byte what encoding/json or log/slog would
+// write.
+
+// Style is whose escaping AppendString follows.
 type Style int
 
 // The styles.
@@ -20,9 +22,9 @@ const (
 
 const hexDigits = "0123456789abcdef"
 
-// Append appends s quoted and escaped in style st: invalid UTF-8 becomes
+// AppendString appends s quoted and escaped in style st: invalid UTF-8 becomes
 // U+FFFD, and U+2028 and U+2029 are escaped in both styles.
-func Append(b []byte, s string, st Style) []byte {
+func AppendString(b []byte, s string, st Style) []byte {
 	html := st == JSON
 	b = append(b, '"')
 	start := 0

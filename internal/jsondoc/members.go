@@ -1,13 +1,15 @@
-// Package jsonfield reads the top-level members of a JSON object without
-// decoding it: it skims over every value, so reading the id of a document
-// with 64 KiB of notes costs a search for quotes, not a decode.
-package jsonfield
+package jsondoc
 
 import (
 	"bytes"
 	"encoding/json"
 	"errors"
 )
+
+// Skimming members: Each, EachValid and Get read the top-level members of
+// a JSON object without decoding it: they skim over every value, so
+// reading the id of a document with 64 KiB of notes costs a search for
+// quotes, not a decode.
 
 var errMalformed = errors.New("not a JSON object")
 

@@ -1,11 +1,9 @@
-package jsonfield
+package jsondoc
 
 import (
 	"encoding/json"
 	"strconv"
 	"unicode/utf8"
-
-	"github.com/todoaudit/todo/internal/jsonstr"
 )
 
 // String decodes the JSON value raw as json.Unmarshal into a string does
@@ -41,9 +39,9 @@ func StringIs(raw []byte, s string) bool {
 // no quote, backslash or control character, and valid UTF-8 (which
 // encoding/json would otherwise replace).
 func verbatim(s []byte) bool {
-	n := jsonstr.Plain(s, jsonstr.Slog) // the ASCII prefix, eight bytes at a time
+	n := Plain(s, Slog) // the ASCII prefix, eight bytes at a time
 	for _, c := range s[n:] {
-		if !plain[c] {
+		if !stringPlain[c] {
 			return false
 		}
 	}

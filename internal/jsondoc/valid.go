@@ -1,13 +1,11 @@
-package jsonfield
+package jsondoc
 
-import "github.com/todoaudit/todo/internal/jsonstr"
+// stdlibMaxDepth is how deeply encoding/json lets arrays and objects nest.
+const stdlibMaxDepth = 10000
 
-// maxDepth is how deeply encoding/json lets arrays and objects nest.
-const maxDepth = 10000
-
-// plain marks the bytes a JSON string holds as they are: not a quote, a
+// stringPlain marks the bytes a JSON string holds as they are: not a quote, a
 // backslash or a control character.
-var plain = func() (t [256]bool) {
+var stringPlain = func() (t [256]bool) {
 	for c := 0x20; c < 256; c++ {
 		t[c] = c != '"' && c != '\\'
 	}
@@ -35,7 +33,7 @@ func validEnd(b []byte, i, depth int) int {
 		}
 		switch c := b[i]; c {
 		case '{', '[':
-			if depth+len(open) >= maxDepth {
+			if depth+len(open) >= stdlibMaxDepth {
 				return -1
 			}
 			i = skipSpace(b, i+1)
@@ -114,9 +112,9 @@ func stringEndValid(b []byte, i int) int {
 	for {
 		// Eight bytes at a time while they are ASCII, then one at a time
 		// past what is not.
-		for i += jsonstr.Plain(b[i:], jsonstr.Slog); i < len(b) && plain[b[i]]; {
+		for i += Plain(b[i:], Slog); i < len(b) && stringPlain[b[i]]; {
 			i++
-			i += jsonstr.Plain(b[i:], jsonstr.Slog)
+			i += Plain(b[i:], Slog)
 		}
 		if i >= len(b) {
 			return -1

@@ -1,14 +1,10 @@
-package strictjson
+package jsondoc
 
 import (
-	"encoding"
-	"encoding/json"
 	"fmt"
 	"reflect"
 	"strings"
 	"sync"
-
-	"github.com/todoaudit/todo/internal/jsonplan"
 )
 
 // UnknownMemberError is a member name that is not exactly the JSON name of
@@ -22,21 +18,22 @@ func (e *UnknownMemberError) Error() string {
 	return fmt.Sprintf("unknown member %q (member names are case-sensitive)", e.Name)
 }
 
-// Unmarshal decodes data into v, a pointer to a struct, strictly: data is
+// UnmarshalStrict decodes data into v, a pointer to a struct, strictly: data is
 // one strict JSON value (see Check), and the name of every member of every
 // object in it, nested ones included, is exactly the JSON name of a field
 // of the struct it decodes into (maps take any names). The text is scanned
 // once for both, then decoded in one more pass through a plan of v's type
-// where jsonplan has one, else by encoding/json; other errors are
+// where there is one (see Unmarshal), else by encoding/json; other errors are
 // encoding/json's.
-func Unmarshal(data []byte, v any) error {
+func UnmarshalStrict(data []byte, v any) error {
 	if err := CheckFor(data, v); err != nil {
 		return err
 	}
-	return jsonplan.Unmarshal(data, v)
+	return Unmarshal(data, v)
 }
 
-// CheckFor reports what Unmarshal refuses before it decodes: an *Error
+// CheckFor reports what UnmarshalStrict refuses before it decodes: a
+// *StrictError
 // or an *UnknownMemberError. A caller with a faster decoder of v's type
 // than encoding/json's checks data with it and then decodes.
 func CheckFor(data []byte, v any) error {
@@ -49,11 +46,6 @@ func CheckFor(data []byte, v any) error {
 	}
 	return nil
 }
-
-var (
-	jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
-	textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
-)
 
 // shape is what the scanner needs of a type to match member names: a
 // struct's fields by JSON name, or the type of a map's values or a list's
