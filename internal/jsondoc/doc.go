@@ -7,7 +7,9 @@
 //     integer as encoding/json would (String, StringIs, Int), and
 //     valid.go checks a document as json.Valid does in one pass (Valid);
 //   - escape.go and plain.go write strings escaped exactly as
-//     encoding/json or log/slog escapes them (AppendString, Plain);
+//     encoding/json or log/slog escapes them (AppendString, Plain), and
+//     encode.go the members and the fields of the hand-written encoders
+//     of stored documents (AppendFields, AppendMember, Marshal);
 //   - plan.go decodes documents of one struct type in a single pass
 //     through a plan of its fields (DecoderFor, Unmarshal), leaving to
 //     encoding/json what it cannot read exactly as encoding/json would;
