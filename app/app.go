@@ -33,6 +33,7 @@ import (
 	"github.com/todoaudit/todo/governance"
 	"github.com/todoaudit/todo/health"
 	"github.com/todoaudit/todo/httpapi"
+	"github.com/todoaudit/todo/httpapi/invocation"
 	"github.com/todoaudit/todo/internal/backoff"
 	"github.com/todoaudit/todo/partition"
 	"github.com/todoaudit/todo/problem"
@@ -584,7 +585,7 @@ func (a *App) invocations(auditTrigger *trigger.Trigger, rec *reconcile.Reconcil
 		"Reconcile":    reconcile.Handler(rec, a.log),
 	}
 	if integ != nil {
-		invocations["LogIntegrator"] = transparency.Handler(integ, a.log)
+		invocations["LogIntegrator"] = invocation.LogIntegrator(integ, a.log)
 	}
 	return invocations
 }
