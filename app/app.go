@@ -582,7 +582,7 @@ func (a *App) invocations(auditTrigger *trigger.Trigger, rec *reconcile.Reconcil
 	}
 	invocations := map[string]http.Handler{
 		"AuditTrigger": auditTrigger,
-		"Reconcile":    reconcile.Handler(rec, a.log),
+		"Reconcile":    invocation.Reconcile(rec, a.log),
 	}
 	if integ != nil {
 		invocations["LogIntegrator"] = invocation.LogIntegrator(integ, a.log)
