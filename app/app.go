@@ -167,7 +167,7 @@ func Start(cfg *config.Config, log *slog.Logger, o *Options) (*App, error) {
 		o = &Options{}
 	}
 	if cfg.Mode == config.Host {
-		if err := trigger.CheckPayloadLimit(cfg.MaxPayloadBytes); err != nil {
+		if err := invocation.CheckPayloadLimit(cfg.MaxPayloadBytes); err != nil {
 			return nil, err
 		}
 	}

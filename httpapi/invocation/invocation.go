@@ -4,5 +4,7 @@
 // adapts, which knows nothing of the host, and answers the host's
 // response or fails the invocation. httpapi serves them at
 // POST /{FunctionName} on the loopback port only the host talks to,
-// beside its route table of HTTP-triggered functions.
+// beside its route table of HTTP-triggered functions; CheckPayloadLimit
+// says whether its invocation limit admits the largest batch the host
+// can send AuditTrigger.
 package invocation
