@@ -33,6 +33,7 @@ import (
 	"github.com/todoaudit/todo/governance"
 	"github.com/todoaudit/todo/health"
 	"github.com/todoaudit/todo/httpapi"
+	"github.com/todoaudit/todo/httpapi/invocation"
 	"github.com/todoaudit/todo/internal/backoff"
 	"github.com/todoaudit/todo/partition"
 	"github.com/todoaudit/todo/problem"
@@ -166,7 +167,7 @@ func Start(cfg *config.Config, log *slog.Logger, o *Options) (*App, error) {
 		o = &Options{}
 	}
 	if cfg.Mode == config.Host {
-		if err := trigger.CheckPayloadLimit(cfg.MaxPayloadBytes); err != nil {
+		if err := invocation.CheckPayloadLimit(cfg.MaxPayloadBytes); err != nil {
 			return nil, err
 		}
 	}
@@ -413,10 +414,7 @@ func (a *App) open(ctx, bg context.Context) error {
 	eraser := a.newEraser(todos, auditC, scheme)
 	tel := a.opts.Telemetry
 	svc := service.New(scheme, todos, auditC, &service.Options{VersionTTL: a.cfg.VersionTTL, OnErasure: eraser.Wake})
-	auditTrigger, err := trigger.New(a.cfg.TodoContainer, a.log)
-	if err != nil {
-		return err
-	}
+	auditTrigger := trigger.New(a.cfg.TodoContainer, a.log)
 	auditTrigger.Telemetry = tel
 	sweeper := &service.MoveSweeper{Todos: todos, Leases: leases, Finish: svc.FinishMove}
 	if err := a.finishMoves(ctx, sweeper); err != nil {
@@ -428,13 +426,17 @@ func (a *App) open(ctx, bg context.Context) error {
 	}
 	rec := a.newReconciler(todos, auditC, leases, svc, eraser, integ)
 	a.reconciler = rec
+	invocations, err := a.invocations(auditTrigger, rec, integ)
+	if err != nil {
+		return err
+	}
 	h := httpapi.New(httpapi.Config{
 		Service:         svc,
 		Auth:            a.auth,
 		MaxBodyBytes:    a.cfg.MaxBodyBytes,
 		StoreTimeout:    a.cfg.StoreTimeout,
 		Health:          a.health.Status,
-		Invocations:     a.invocations(auditTrigger, rec, integ),
+		Invocations:     invocations,
 		Transparency:    tl,
 		MaxPayloadBytes: a.cfg.MaxPayloadBytes,
 		Log:             a.log,
@@ -575,18 +577,22 @@ func (a *App) newReconciler(todos, auditC, leases store.Container, svc *service.
 // Functions host on the loopback port it alone talks to. Standalone
 // nothing serves them: the pump calls the trigger's core in-process, and
 // the reconciler and the integrator run on their own timers.
-func (a *App) invocations(auditTrigger *trigger.Trigger, rec *reconcile.Reconciler, integ *transparency.Integrator) map[string]http.Handler {
+func (a *App) invocations(auditTrigger *trigger.Trigger, rec *reconcile.Reconciler, integ *transparency.Integrator) (map[string]http.Handler, error) {
 	if a.cfg.Mode == config.Standalone {
-		return nil
+		return nil, nil
+	}
+	trig, err := invocation.NewAuditTrigger(auditTrigger, a.log)
+	if err != nil {
+		return nil, err
 	}
 	invocations := map[string]http.Handler{
-		"AuditTrigger": auditTrigger,
-		"Reconcile":    reconcile.Handler(rec, a.log),
+		"AuditTrigger": trig,
+		"Reconcile":    invocation.Reconcile(rec, a.log),
 	}
 	if integ != nil {
-		invocations["LogIntegrator"] = transparency.Handler(integ, a.log)
+		invocations["LogIntegrator"] = invocation.LogIntegrator(integ, a.log)
 	}
-	return invocations
+	return invocations, nil
 }
 
 // startPump starts the standalone audit pump, woken by each commit of

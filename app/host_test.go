@@ -80,7 +80,7 @@ func TestHostInvocationGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden, err := os.ReadFile("../audit/trigger/testdata/audit-trigger-response.json")
+	golden, err := os.ReadFile("../httpapi/invocation/testdata/audit-trigger-response.json")
 	if err != nil {
 		t.Fatal(err)
 	}

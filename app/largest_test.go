@@ -16,11 +16,11 @@ import (
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/app"
 	"github.com/todoaudit/todo/app/apitest"
-	"github.com/todoaudit/todo/audit/trigger"
 	"github.com/todoaudit/todo/auth"
 	"github.com/todoaudit/todo/auth/authtest"
 	"github.com/todoaudit/todo/azfunc"
 	"github.com/todoaudit/todo/functions"
+	"github.com/todoaudit/todo/httpapi/invocation"
 	"github.com/todoaudit/todo/internal/race"
 	"github.com/todoaudit/todo/store"
 )
@@ -224,10 +224,10 @@ func TestLargestTodosUnderTheHost(t *testing.T) {
 		wg.Wait()
 	}
 	t.Logf("%d invocations; the largest document takes %d bytes double-encoded, the largest invocation %d bytes", invocations, largestDoc, largestBody)
-	if largestDoc > trigger.MaxDocumentBytes || largestDoc < trigger.MaxDocumentBytes*9/10 {
-		t.Fatalf("the largest document takes %d bytes in an invocation: trigger.MaxDocumentBytes (%d) no longer describes it", largestDoc, trigger.MaxDocumentBytes)
+	if largestDoc > invocation.MaxDocumentBytes || largestDoc < invocation.MaxDocumentBytes*9/10 {
+		t.Fatalf("the largest document takes %d bytes in an invocation: invocation.MaxDocumentBytes (%d) no longer describes it", largestDoc, invocation.MaxDocumentBytes)
 	}
-	if need, _ := trigger.MinPayloadBytes(); int64(largestBody) > need || invocations < 2 {
+	if need, _ := invocation.MinPayloadBytes(); int64(largestBody) > need || invocations < 2 {
 		t.Fatalf("%d invocations, the largest of %d bytes, against the %d bytes the limit admits", invocations, largestBody, need)
 	}
 	page := apitest.Want(t, alice.Do("GET", "/api/todos/"+mine+"/history", nil), 200).JSON(t)

@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/todoaudit/todo/app"
-	"github.com/todoaudit/todo/audit/trigger"
 	"github.com/todoaudit/todo/config"
+	"github.com/todoaudit/todo/httpapi/invocation"
 )
 
 // Under the host the invocation endpoints answer the host alone, on its
@@ -21,7 +21,7 @@ import (
 // (as the host sends it). The limit is set at the lowest the handler
 // accepts under the host, the largest batch AuditTrigger can be sent.
 func TestPayloadLimits(t *testing.T) {
-	limit, err := trigger.MinPayloadBytes()
+	limit, err := invocation.MinPayloadBytes()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/todoaudit/todo/azfunc"
 	"github.com/todoaudit/todo/bolt"
 	"github.com/todoaudit/todo/bolt/bolttest"
+	"github.com/todoaudit/todo/httpapi/invocation"
 	"github.com/todoaudit/todo/partition"
 	"github.com/todoaudit/todo/service"
 	"github.com/todoaudit/todo/store"
@@ -200,11 +201,7 @@ func (e *env) invoke(t *testing.T, url string, docs []json.RawMessage) {
 // handler's does, writing its records through records.
 func (e *env) newPump(t *testing.T, records store.Container, leases store.Container) *pump.Pump {
 	t.Helper()
-	tr, err := trigger.New("todos", quiet)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := pump.New(e.todos, records, leases, tr, quiet)
+	p, err := pump.New(e.todos, records, leases, trigger.New("todos", quiet), quiet)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,7 +268,7 @@ func same(t *testing.T, got, want map[string]string) {
 
 func triggerServer(t *testing.T, wrap func(http.Handler) http.Handler) string {
 	t.Helper()
-	tr, err := trigger.New("todos", quiet)
+	tr, err := invocation.NewAuditTrigger(trigger.New("todos", quiet), quiet)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,9 +6,9 @@ import (
 	"reflect"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/internal/historytest"
 )
 
 // viewType is the API view as a struct type built from todo.Todo's shown
@@ -135,27 +135,7 @@ func filled(t *testing.T) todo.Todo {
 	var td todo.Todo
 	v := reflect.ValueOf(&td).Elem()
 	for _, p := range todo.Properties() {
-		f := v.FieldByIndex(p.Index)
-		switch p.Type {
-		case reflect.TypeFor[time.Time]():
-			f.Set(reflect.ValueOf(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)))
-		case reflect.TypeFor[*time.Time]():
-			due := time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)
-			f.Set(reflect.ValueOf(&due))
-		case reflect.TypeFor[[]string]():
-			f.Set(reflect.ValueOf([]string{"x"}))
-		default:
-			switch f.Kind() {
-			case reflect.String:
-				f.SetString("x")
-			case reflect.Bool:
-				f.SetBool(true)
-			case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-				f.SetInt(7)
-			default:
-				t.Fatalf("filled: no value for %s %s", p.Name, f.Type())
-			}
-		}
+		historytest.Fill(t, v.FieldByIndex(p.Index), p.Name)
 	}
 	return td
 }

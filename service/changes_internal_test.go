@@ -4,9 +4,9 @@ import (
 	"reflect"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/internal/historytest"
 )
 
 // Tags are diffed by element: what was added and what was removed.
@@ -33,23 +33,7 @@ func TestEveryEditableFieldIsAChange(t *testing.T) {
 	var a todo.Todo
 	for _, p := range props {
 		b := a
-		f := reflect.ValueOf(&b).Elem().FieldByIndex(p.Index)
-		switch p.Type {
-		case reflect.TypeFor[*time.Time]():
-			due := time.Date(2026, 12, 24, 17, 0, 0, 0, time.UTC)
-			f.Set(reflect.ValueOf(&due))
-		case reflect.TypeFor[[]string]():
-			f.Set(reflect.ValueOf([]string{"x"}))
-		default:
-			switch f.Kind() {
-			case reflect.String:
-				f.SetString("x")
-			case reflect.Bool:
-				f.SetBool(true)
-			default:
-				t.Fatalf("no other value for %s, a %s: extend this test", p.Name, p.Type)
-			}
-		}
+		historytest.Fill(t, reflect.ValueOf(&b).Elem().FieldByIndex(p.Index), p.Name)
 		cs := changes(a.Fields, b.Fields, fieldValues(a.Fields), fieldValues(b.Fields))
 		if len(cs) != 1 || cs[0].Field != p.Name {
 			t.Errorf("changing %s alone: changes %+v", p.Name, cs)

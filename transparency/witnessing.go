@@ -15,7 +15,7 @@ import (
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/store"
-	"github.com/todoaudit/todo/transparency/witness"
+	"github.com/todoaudit/todo/transparency/witnessproto"
 )
 
 // Witnessing has the checkpoints an integrator signs cosigned by the
@@ -155,7 +155,7 @@ func (in *Integrator) submit(ctx context.Context, st *state, msg []byte, w Polic
 			s.refused = in.witnessRefused(w, old, st.Size, "the witness has cosigned a larger tree than the log holds: the log was rolled back")
 			return s
 		}
-		req := witness.Request{Old: old, Checkpoint: msg}
+		req := witnessproto.Request{Old: old, Checkpoint: msg}
 		if old > 0 && old < st.Size {
 			p, err := tlog.ProveTree(st.Size, old, newTileReader(ctx, in.Leases).hashes(st.tree()))
 			if err != nil {
@@ -165,9 +165,9 @@ func (in *Integrator) submit(ctx context.Context, st *state, msg []byte, w Polic
 			req.Proof = p
 		}
 		wctx, cancel := context.WithTimeout(ctx, wait)
-		cosig, err := witness.Submit(wctx, client, w.URL, req)
+		cosig, err := witnessproto.Submit(wctx, client, w.URL, req)
 		cancel()
-		var stale *witness.StaleError
+		var stale *witnessproto.StaleError
 		switch {
 		case err == nil:
 			sig, verr := cosignatureOf(msg, cosig, w.Verifier)

@@ -403,8 +403,21 @@ func Edge(t *testing.T, c *Client, origin string) {
 	before := Want(t, c.Do("GET", "/api/todos/"+id, nil), 200)
 	listed := len(c.ListAll("/api/todos"))
 
-	// CORS: an allowed origin reads the answer and the headers it needs; a
-	// refused one gets no CORS headers; both vary on Origin.
+	checkCORS(t, c, origin, id)
+	checkAllow(t, c, id)
+	checkQueryRefused(t, c, id)
+	checkUncleanPaths(t, c, id)
+
+	after := Want(t, c.Do("GET", "/api/todos/"+id, nil), 200)
+	if after.Header.Get("ETag") != before.Header.Get("ETag") || len(c.ListAll("/api/todos")) != listed {
+		t.Fatalf("refused requests changed what is stored: %s, %d todos listed, %d before", after.Body, len(c.ListAll("/api/todos")), listed)
+	}
+}
+
+// checkCORS checks that an allowed origin reads the answer and the
+// headers it needs and a refused one gets no CORS headers, both varying
+// on Origin, and the same for a preflight.
+func checkCORS(t *testing.T, c *Client, origin, id string) {
 	ok := Want(t, c.Do("GET", "/api/todos/"+id, nil, "Origin: "+origin), 200)
 	exposed := strings.ToLower(ok.Header.Get("Access-Control-Expose-Headers"))
 	if ok.Header.Get("Access-Control-Allow-Origin") != origin || !slices.Contains(ok.Header.Values("Vary"), "Origin") {
@@ -433,8 +446,11 @@ func Edge(t *testing.T, c *Client, origin string) {
 	if rf := preflight("https://elsewhere.example"); rf.Header.Get("Access-Control-Allow-Origin") != "" || rf.Header.Get("Access-Control-Allow-Methods") != "" {
 		t.Fatalf("refused preflight: %v", rf.Header)
 	}
+}
 
-	// OPTIONS and 405 on every path, with the methods the table gives it.
+// checkAllow checks OPTIONS and 405 on every path, with the methods the
+// route table gives it.
+func checkAllow(t *testing.T, c *Client, id string) {
 	allow := map[string][]string{}
 	var paths []string
 	for _, rt := range httpapi.Routes {
@@ -460,9 +476,12 @@ func Edge(t *testing.T, c *Client, origin string) {
 			break
 		}
 	}
+}
 
-	// Every route refuses a parameter it does not take, and one it takes
-	// given twice, before it reads the body or the store.
+// checkQueryRefused checks that every route refuses a parameter it does
+// not take, and one it takes given twice, before it reads the body or
+// the store.
+func checkQueryRefused(t *testing.T, c *Client, id string) {
 	bodies := map[string]any{
 		"POST /api/todos":               map[string]any{"category": "Grocery", "title": "edge query"},
 		"PUT /api/todos/{id}":           map[string]any{"category": "Grocery", "title": "edge query"},
@@ -483,8 +502,11 @@ func Edge(t *testing.T, c *Client, origin string) {
 			}
 		}
 	}
+}
 
-	// Unclean paths: 308 to the clean one, query kept, for writes too.
+// checkUncleanPaths checks that unclean paths get 308 to the clean one,
+// query kept, for writes too.
+func checkUncleanPaths(t *testing.T, c *Client, id string) {
 	for _, rq := range []struct {
 		method, path, clean string
 		body                any
@@ -498,10 +520,5 @@ func Edge(t *testing.T, c *Client, origin string) {
 		if r.Status != http.StatusPermanentRedirect || r.Header.Get("Location") != rq.clean {
 			t.Errorf("%s %s: %d Location %q, want 308 to %s", rq.method, rq.path, r.Status, r.Header.Get("Location"), rq.clean)
 		}
-	}
-
-	after := Want(t, c.Do("GET", "/api/todos/"+id, nil), 200)
-	if after.Header.Get("ETag") != before.Header.Get("ETag") || len(c.ListAll("/api/todos")) != listed {
-		t.Fatalf("refused requests changed what is stored: %s, %d todos listed, %d before", after.Body, len(c.ListAll("/api/todos")), listed)
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/mod/sumdb/note"
+
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/store"
 	"github.com/todoaudit/todo/transparency"
@@ -42,13 +44,25 @@ func TransparencyLog(t *testing.T, c *Client, auditC store.Container, settle fun
 	if err != nil || cp.Size < 4 {
 		t.Fatalf("checkpoint %s: %v", first.Body, err)
 	}
+	checkProofs(t, c, v, kept)
+	checkTiles(t, anyone, cp)
+	checkConsistency(t, c, v, settle, first.Body, cp)
+	if got := Want(t, c.Do("GET", "/api/manage/log/verify", nil), 200).JSON(t); got["verified"] != true {
+		t.Fatalf("audit of an honest log: %v", got)
+	}
+	Want(t, c.As("mallory").Do("GET", "/api/manage/log/verify", nil), 403)
+	checkTampering(t, c, auditC, gone, edited)
+}
 
+// checkProofs checks the inclusion proofs of kept's two versions: each
+// leaf is its version's, opened by the record, and names nothing (no
+// user, todo, category or time); only the owner gets them; together they
+// verify the history offline, and history/verify counts both as logged.
+func checkProofs(t *testing.T, c *Client, v note.Verifier, kept string) {
 	var h struct{ Items []todo.AuditRecord }
 	if err := json.Unmarshal(Want(t, c.Do("GET", "/api/todos/"+kept+"/history", nil), 200).Body, &h); err != nil || len(h.Items) != 2 {
 		t.Fatalf("history: %v", err)
 	}
-	// A proof's leaf is its version's, opened by the record, and names
-	// nothing: no user, todo, category or time.
 	var bundles []transparency.ProofBundle
 	for version := 1; version <= 2; version++ {
 		r := Want(t, c.Do("GET", fmt.Sprintf("/api/todos/%s/history/proof?version=%d", kept, version), nil), 200)
@@ -76,9 +90,11 @@ func TransparencyLog(t *testing.T, c *Client, auditC store.Container, settle fun
 	if got := Want(t, c.Do("GET", "/api/todos/"+kept+"/history/verify", nil), 200).JSON(t); got["verified"] != true || got["logged"] != 2.0 || got["pending"] != 0.0 {
 		t.Fatalf("verify: %v", got)
 	}
+}
 
-	// The tiles give the checkpoint's tree, and the entry bundles its
-	// leaves, to anyone: leaves that name nothing.
+// checkTiles checks that the tiles give the checkpoint's tree, and the
+// entry bundles its leaves, to anyone: leaves that name nothing.
+func checkTiles(t *testing.T, anyone *Client, cp transparency.Checkpoint) {
 	if err := transparency.TreeFromTiles(cp, logTiles(anyone)); err != nil {
 		t.Fatal(err)
 	}
@@ -87,8 +103,12 @@ func TransparencyLog(t *testing.T, c *Client, auditC store.Container, settle fun
 	}
 	Want(t, anyone.Do("GET", "/api/log/tile/0/x1", nil), 400)
 	Want(t, anyone.Do("GET", "/api/log/tile/5/999", nil), 404)
+}
 
-	// A later checkpoint extends the first.
+// checkConsistency checks that a later checkpoint extends the first, cp
+// opened from first, by the consistency proof served to anyone.
+func checkConsistency(t *testing.T, c *Client, v note.Verifier, settle func(), first []byte, cp transparency.Checkpoint) {
+	anyone := c.As("")
 	c.Create("Work", "later")
 	settle()
 	second := Want(t, anyone.Do("GET", "/api/log/checkpoint", nil), 200).Body
@@ -101,17 +121,16 @@ func TransparencyLog(t *testing.T, c *Client, auditC store.Container, settle fun
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := transparency.VerifyConsistency(first.Body, second, proof.Proof, v); err != nil {
+	if _, _, err := transparency.VerifyConsistency(first, second, proof.Proof, v); err != nil {
 		t.Fatal(err)
 	}
 	Want(t, anyone.Do("GET", "/api/log/consistency?from=2&to=1", nil), 400)
+}
 
-	if got := Want(t, c.Do("GET", "/api/manage/log/verify", nil), 200).JSON(t); got["verified"] != true {
-		t.Fatalf("audit of an honest log: %v", got)
-	}
-	Want(t, c.As("mallory").Do("GET", "/api/manage/log/verify", nil), 403)
-
-	// Tampering with the store, as someone with write access to it would.
+// checkTampering tampers with the store, as someone with write access to
+// it would: it deletes gone's first record and edits the hash of
+// edited's, and checks that the admin's audit of the log names both.
+func checkTampering(t *testing.T, c *Client, auditC store.Container, gone, edited string) {
 	ctx := context.Background()
 	if err := auditC.Delete(ctx, store.PartitionKey{todo.EntityKey(c.User, gone)}, todo.AuditID(gone, 1), nil); err != nil {
 		t.Fatal(err)

@@ -2,24 +2,21 @@
 // retained in the todo container: the safety net for batches the real
 // trigger dropped after its retries ran out. Each run reads only what was
 // written since the previous one, from a watermark kept in the leases
-// container. Handler serves it as the Reconcile timer function.
+// container. Run is one pass: the Reconcile timer function runs it under
+// the Functions host (httpapi/invocation), a loop of the handler standalone.
 package reconcile
 
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"log/slog"
-	"net/http"
 	"slices"
 	"strconv"
 	"time"
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/audit"
-	"github.com/todoaudit/todo/azfunc"
 	"github.com/todoaudit/todo/internal/jsondoc"
-	"github.com/todoaudit/todo/problem"
 	"github.com/todoaudit/todo/store"
 )
 
@@ -433,27 +430,4 @@ func (r *Reconciler) versionsIn(ctx context.Context, q store.Query, have map[int
 		}
 		q.Continuation = page.Continuation
 	}
-}
-
-// Handler serves the Reconcile timer function in payload mode: one pass
-// per invocation, its figures in the invocation's logs.
-func Handler(rec *Reconciler, log *slog.Logger) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if _, err := azfunc.DecodeRequest(r.Body); err != nil {
-			log.Error("reconcile invocation refused", "error", err.Error())
-			azfunc.WriteFailure(w, err)
-			return
-		}
-		ctx, m := store.WithMeter(r.Context())
-		res, err := rec.Run(ctx)
-		if err != nil {
-			log.ErrorContext(r.Context(), "reconcile failed", "error", err.Error(), "kind", todo.KindOf(err).String())
-			problem.Write(w, err)
-			return
-		}
-		azfunc.WriteResponse(w, azfunc.InvokeResponse{Logs: append([]string{
-			fmt.Sprintf("reconcile: %d version documents written since %d examined (%d more read again and skipped, their second unchanged since a previous run examined it), %d audit records refilled, %.1f RU",
-				res.Versions, res.Since, res.Skipped, res.Refilled, m.Cost().Charge),
-		}, res.Steps...)})
-	})
 }

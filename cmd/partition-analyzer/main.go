@@ -129,51 +129,12 @@ flags of analyze (generator flags as for generate):
 	}
 	var in analyze.InputSummary
 	if *gen {
-		if err := w.Check(); err != nil {
-			return usageError{err}
-		}
-		bar := analyze.NewProgress(stderr, w.Todos, "todos", *progress)
-		var n int64
-		err = w.Generate(func(r *analyze.Record) {
-			a.Add(r)
-			if n++; n&0xfff == 0 {
-				bar.Set(n)
-			}
-		})
-		bar.Done()
-		if err != nil {
-			return err
-		}
-		in.Source = fmt.Sprintf("generated: %s todos, %s users (skew %g, hot user %g), %d categories (skew %g), %g updates/todo, %d B items, %s span, %s retention, seed %d",
-			fmtInt(w.Todos), fmtInt(int64(w.Users)), w.UserSkew, w.HotUserShare, w.Categories, w.CategorySkew, w.UpdatesPerTodo, w.ItemBytes, days(w.Span), days(w.Retention), w.Seed)
-		in.Workload = w
+		in, err = analyzeGenerated(a, w, stderr, *progress)
 	} else {
-		name := fs.Arg(0)
-		r, size := stdin, int64(0)
-		if name != "-" {
-			f, err := os.Open(name)
-			if err != nil {
-				return err
-			}
-			defer f.Close()
-			if fi, err := f.Stat(); err == nil {
-				size = fi.Size()
-			}
-			r = f
-		}
-		bar := analyze.NewProgress(stderr, size, "bytes", *progress)
-		res, err := analyze.ReadJSONL(r, analyze.ReadOptions{Strict: *strict, DocOverhead: *overhead, Progress: bar.Set}, a.Add)
-		bar.Done()
-		for _, e := range res.Errors {
-			fmt.Fprintf(stderr, "partition-analyzer: %s: skipped %s\n", name, e)
-		}
-		if res.Malformed > int64(len(res.Errors)) {
-			fmt.Fprintf(stderr, "partition-analyzer: %s: %d malformed lines skipped in all\n", name, res.Malformed)
-		}
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		in.Source, in.Read = name, res
+		in, err = analyzeFile(a, fs.Arg(0), stdin, stderr, analyze.ReadOptions{Strict: *strict, DocOverhead: *overhead}, *progress)
+	}
+	if err != nil {
+		return err
 	}
 	rep := a.Finish()
 	rep.Input.Source, rep.Input.Read, rep.Input.Workload = in.Source, in.Read, in.Workload
@@ -192,6 +153,65 @@ flags of analyze (generator flags as for generate):
 			fmtInt(rep.Input.Documents), time.Since(begin).Round(time.Millisecond), peakRSS())
 	}
 	return err
+}
+
+// analyzeGenerated adds the workload w generates to a, with a progress
+// bar on stderr, and says where the input came from.
+func analyzeGenerated(a *analyze.Analyzer, w *analyze.Workload, stderr *os.File, progress bool) (analyze.InputSummary, error) {
+	var in analyze.InputSummary
+	if err := w.Check(); err != nil {
+		return in, usageError{err}
+	}
+	bar := analyze.NewProgress(stderr, w.Todos, "todos", progress)
+	var n int64
+	err := w.Generate(func(r *analyze.Record) {
+		a.Add(r)
+		if n++; n&0xfff == 0 {
+			bar.Set(n)
+		}
+	})
+	bar.Done()
+	if err != nil {
+		return in, err
+	}
+	in.Source = fmt.Sprintf("generated: %s todos, %s users (skew %g, hot user %g), %d categories (skew %g), %g updates/todo, %d B items, %s span, %s retention, seed %d",
+		fmtInt(w.Todos), fmtInt(int64(w.Users)), w.UserSkew, w.HotUserShare, w.Categories, w.CategorySkew, w.UpdatesPerTodo, w.ItemBytes, days(w.Span), days(w.Retention), w.Seed)
+	in.Workload = w
+	return in, nil
+}
+
+// analyzeFile adds the export named name (stdin for -) to a, with a
+// progress bar on stderr, reporting the malformed lines it skips there,
+// and says where the input came from.
+func analyzeFile(a *analyze.Analyzer, name string, stdin io.Reader, stderr *os.File, o analyze.ReadOptions, progress bool) (analyze.InputSummary, error) {
+	var in analyze.InputSummary
+	r, size := stdin, int64(0)
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return in, err
+		}
+		defer f.Close()
+		if fi, err := f.Stat(); err == nil {
+			size = fi.Size()
+		}
+		r = f
+	}
+	bar := analyze.NewProgress(stderr, size, "bytes", progress)
+	o.Progress = bar.Set
+	res, err := analyze.ReadJSONL(r, o, a.Add)
+	bar.Done()
+	for _, e := range res.Errors {
+		fmt.Fprintf(stderr, "partition-analyzer: %s: skipped %s\n", name, e)
+	}
+	if res.Malformed > int64(len(res.Errors)) {
+		fmt.Fprintf(stderr, "partition-analyzer: %s: %d malformed lines skipped in all\n", name, res.Malformed)
+	}
+	if err != nil {
+		return in, fmt.Errorf("%s: %w", name, err)
+	}
+	in.Source, in.Read = name, res
+	return in, nil
 }
 
 func days(d time.Duration) string { return strconv.Itoa(int(d.Hours()/24)) + "d" }

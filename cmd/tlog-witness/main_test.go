@@ -16,6 +16,7 @@ import (
 	"golang.org/x/mod/sumdb/note"
 
 	"github.com/todoaudit/todo/transparency/witness"
+	"github.com/todoaudit/todo/transparency/witnessproto"
 )
 
 // syncBuffer is a buffer the server writes while the test reads it.
@@ -84,7 +85,7 @@ func TestCommand(t *testing.T) {
 	if _, err := fnote.NewVerifierForCosignatureV1(vkey); err != nil {
 		t.Fatalf("printed %q, not a cosignature verifier key: %v", vkey, err)
 	}
-	cosig, err := witness.Submit(context.Background(), http.DefaultClient, "http://"+addr, witness.Request{Checkpoint: cp})
+	cosig, err := witnessproto.Submit(context.Background(), http.DefaultClient, "http://"+addr, witnessproto.Request{Checkpoint: cp})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ package historytest
 
 import (
 	"fmt"
+	"reflect"
 	"testing"
 	"time"
 
@@ -33,4 +34,31 @@ func Versions(t testing.TB, td todo.Todo, n int) []todo.AuditRecord {
 		out = append(out, rec)
 	}
 	return out
+}
+
+// Fill sets f, the field of the todo property named name, to a value that
+// is not its zero value and that omitempty keeps; it fails t for a type it
+// has no value for.
+func Fill(t testing.TB, f reflect.Value, name string) {
+	t.Helper()
+	switch f.Type() {
+	case reflect.TypeFor[time.Time]():
+		f.Set(reflect.ValueOf(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)))
+	case reflect.TypeFor[*time.Time]():
+		due := time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)
+		f.Set(reflect.ValueOf(&due))
+	case reflect.TypeFor[[]string]():
+		f.Set(reflect.ValueOf([]string{"x"}))
+	default:
+		switch f.Kind() {
+		case reflect.String:
+			f.SetString("x")
+		case reflect.Bool:
+			f.SetBool(true)
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+			f.SetInt(7)
+		default:
+			t.Fatalf("no value for %s, a %s: extend historytest.Fill", name, f.Type())
+		}
+	}
 }

@@ -3,7 +3,7 @@ package jsondoc
 import "reflect"
 
 // Plan is the plan of a struct type, for the tests of package
-// jsonplan_test: they decode the todo types, and package todo imports
+// jsondoc_test: they decode the todo types, and package todo imports
 // this one.
 type Plan struct{ p *plan }
 

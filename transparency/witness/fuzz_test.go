@@ -3,6 +3,8 @@ package witness
 import (
 	"bytes"
 	"testing"
+
+	"github.com/todoaudit/todo/transparency/witnessproto"
 )
 
 // FuzzParseRequest checks that a request that parses re-encodes to the
@@ -17,11 +19,11 @@ func FuzzParseRequest(f *testing.F) {
 	f.Add([]byte("old 01\n\n"))
 	f.Add([]byte("old -1\n\nx"))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		r, err := ParseRequest(body)
+		r, err := witnessproto.ParseRequest(body)
 		if err != nil {
 			return
 		}
-		if r.Old < 0 || len(r.Proof) > MaxProofLines || len(r.Checkpoint) == 0 {
+		if r.Old < 0 || len(r.Proof) > witnessproto.MaxProofLines || len(r.Checkpoint) == 0 {
 			t.Fatalf("accepted %q as %+v", body, r)
 		}
 		if got := r.Encode(); !bytes.Equal(got, body) {

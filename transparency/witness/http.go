@@ -8,6 +8,7 @@ import (
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/problem"
+	"github.com/todoaudit/todo/transparency/witnessproto"
 )
 
 // Handler serves the witness's two routes: POST /add-checkpoint, and GET
@@ -18,12 +19,12 @@ import (
 func (w *Witness) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /add-checkpoint", func(rw http.ResponseWriter, r *http.Request) {
-		body, err := io.ReadAll(http.MaxBytesReader(rw, r.Body, MaxRequestBytes))
+		body, err := io.ReadAll(http.MaxBytesReader(rw, r.Body, witnessproto.MaxRequestBytes))
 		if err != nil {
-			writeError(rw, todo.Errorf(todo.TooLarge, "the request is larger than %d bytes", MaxRequestBytes))
+			writeError(rw, todo.Errorf(todo.TooLarge, "the request is larger than %d bytes", witnessproto.MaxRequestBytes))
 			return
 		}
-		req, err := ParseRequest(body)
+		req, err := witnessproto.ParseRequest(body)
 		if err != nil {
 			writeError(rw, err)
 			return
@@ -49,7 +50,7 @@ func (w *Witness) Handler() http.Handler {
 }
 
 func writeError(rw http.ResponseWriter, err error) {
-	var stale *StaleError
+	var stale *witnessproto.StaleError
 	if errors.As(err, &stale) {
 		rw.Header().Set("Content-Type", "text/x.tlog.size")
 		rw.WriteHeader(http.StatusConflict)

@@ -30,6 +30,7 @@ import (
 	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/transparency/witnessproto"
 )
 
 var bucket = []byte("checkpoints")
@@ -46,15 +47,6 @@ type Witness struct {
 	logs     map[string][]note.Verifier // by origin
 	byHash   map[string]string          // origin by hex SHA-256 of it
 	log      *slog.Logger
-}
-
-// StaleError is the answer to a request whose old size is not the size
-// of the checkpoint the witness cosigned last for that log: Size is that
-// size, which the client proves consistency from when it tries again.
-type StaleError struct{ Size int64 }
-
-func (e *StaleError) Error() string {
-	return fmt.Sprintf("the witness's latest cosigned checkpoint of this log has size %d", e.Size)
 }
 
 // Open opens (creating it if need be) the state file at path, for a
@@ -102,10 +94,10 @@ var emptyRoot = tlog.Hash(sha256.Sum256(nil))
 // cosignature lines. Its errors have the kinds C2SP tlog-witness gives
 // statuses to: NotFound for an unknown origin, Forbidden for a checkpoint
 // without a valid signature of the log, Invalid for a malformed one or an
-// old size beyond it, Conflict (a *StaleError) for an old size that is
+// old size beyond it, Conflict (a *witnessproto.StaleError) for an old size that is
 // not the witness's, and Unprocessable for a checkpoint the witness cannot
 // show consistent with the one it cosigned.
-func (w *Witness) Add(req Request) ([]byte, error) {
+func (w *Witness) Add(req witnessproto.Request) ([]byte, error) {
 	origin, _, ok := bytes.Cut(req.Checkpoint, []byte("\n"))
 	if !ok {
 		return nil, todo.Errorf(todo.Invalid, "the checkpoint has no origin line")
@@ -145,7 +137,7 @@ func (w *Witness) Add(req Request) ([]byte, error) {
 			}
 		}
 		if req.Old != prev.N {
-			return todo.Wrap(todo.Conflict, &StaleError{Size: prev.N}, "the old size is not the size this witness cosigned last")
+			return todo.Wrap(todo.Conflict, &witnessproto.StaleError{Size: prev.N}, "the old size is not the size this witness cosigned last")
 		}
 		if err := consistent(req, prev, c); err != nil {
 			w.log.Warn("witness: refused an inconsistent checkpoint", "origin", string(origin),
@@ -167,7 +159,7 @@ func (w *Witness) Add(req Request) ([]byte, error) {
 
 // consistent checks that the checkpoint c of req extends prev, the tree
 // the witness cosigned last.
-func consistent(req Request, prev, c tlog.Tree) error {
+func consistent(req witnessproto.Request, prev, c tlog.Tree) error {
 	if c.N == prev.N {
 		if c.Hash != prev.Hash || len(req.Proof) > 0 {
 			return todo.Errorf(todo.Unprocessable, "the checkpoint of size %d has another root than the one this witness cosigned", c.N)

@@ -21,6 +21,7 @@ import (
 	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/transparency/witnessproto"
 )
 
 // testLog is a log kept in memory: its stored hashes, and a key to sign
@@ -94,8 +95,8 @@ func mustSign(t testing.TB, s note.Signer, text string) []byte {
 	return msg
 }
 
-func (l *testLog) request(old, n int64) Request {
-	r := Request{Old: old, Checkpoint: l.checkpoint(n)}
+func (l *testLog) request(old, n int64) witnessproto.Request {
+	r := witnessproto.Request{Old: old, Checkpoint: l.checkpoint(n)}
 	if old > 0 && old < n {
 		p, err := tlog.ProveTree(n, old, l)
 		if err != nil {
@@ -155,7 +156,7 @@ func post(t testing.TB, url string, body []byte) (int, string, string) {
 
 // cosigned checks that cosig is the witness's cosignature of req's
 // checkpoint, with formats' verifier.
-func (tw *testWitness) cosigned(t testing.TB, req Request, cosig []byte) {
+func (tw *testWitness) cosigned(t testing.TB, req witnessproto.Request, cosig []byte) {
 	t.Helper()
 	v, err := fnote.NewVerifierForCosignatureV1(tw.key.VerifierKey)
 	if err != nil {
@@ -207,7 +208,7 @@ func TestSpecification(t *testing.T) {
 			}
 			// First contact, old 0.
 			req := l.request(0, 5)
-			cosig, err := Submit(ctx, http.DefaultClient, w.url, req)
+			cosig, err := witnessproto.Submit(ctx, http.DefaultClient, w.url, req)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -219,7 +220,7 @@ func TestSpecification(t *testing.T) {
 			// A normal append.
 			l.grow(3, "a")
 			req = l.request(5, 8)
-			cosig, err = Submit(ctx, http.DefaultClient, w.url, req)
+			cosig, err = witnessproto.Submit(ctx, http.DefaultClient, w.url, req)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -232,19 +233,19 @@ func TestSpecification(t *testing.T) {
 			if status != http.StatusConflict || ctype != "text/x.tlog.size" || body != "8\n" {
 				t.Fatalf("stale old: %d %q %q, want 409 text/x.tlog.size \"8\\n\"", status, ctype, body)
 			}
-			_, err = Submit(ctx, http.DefaultClient, w.url, l.request(0, 10))
-			var stale *StaleError
+			_, err = witnessproto.Submit(ctx, http.DefaultClient, w.url, l.request(0, 10))
+			var stale *witnessproto.StaleError
 			if !errors.As(err, &stale) || stale.Size != 8 {
 				t.Fatalf("client got %v, want a StaleError of size 8", err)
 			}
 			req = l.request(stale.Size, 10)
-			if cosig, err = Submit(ctx, http.DefaultClient, w.url, req); err != nil {
+			if cosig, err = witnessproto.Submit(ctx, http.DefaultClient, w.url, req); err != nil {
 				t.Fatal(err)
 			}
 			w.cosigned(t, req, cosig)
 
 			// The same checkpoint again is cosigned again.
-			if _, err := Submit(ctx, http.DefaultClient, w.url, l.request(10, 10)); err != nil {
+			if _, err := witnessproto.Submit(ctx, http.DefaultClient, w.url, l.request(10, 10)); err != nil {
 				t.Fatal(err)
 			}
 
@@ -278,11 +279,11 @@ func TestSpecification(t *testing.T) {
 			// A bad log signature: another key under the log's name, or
 			// the log's key over other text: 403.
 			impostor := newTestLog(t, l.origin)
-			if status, _, body = post(t, w.url, Request{Old: 10, Checkpoint: signCheckpoint(t, impostor.signer, l.origin, 10, l.root(10))}.Encode()); status != http.StatusForbidden {
+			if status, _, body = post(t, w.url, witnessproto.Request{Old: 10, Checkpoint: signCheckpoint(t, impostor.signer, l.origin, 10, l.root(10))}.Encode()); status != http.StatusForbidden {
 				t.Fatalf("another key: %d %q, want 403", status, body)
 			}
 			edited := bytes.Replace(l.checkpoint(10), []byte("\n10\n"), []byte("\n11\n"), 1)
-			if status, _, body = post(t, w.url, Request{Old: 10, Checkpoint: edited}.Encode()); status != http.StatusForbidden {
+			if status, _, body = post(t, w.url, witnessproto.Request{Old: 10, Checkpoint: edited}.Encode()); status != http.StatusForbidden {
 				t.Fatalf("an edited checkpoint: %d %q, want 403", status, body)
 			}
 
@@ -291,10 +292,10 @@ func TestSpecification(t *testing.T) {
 				"no old line":     []byte("\n" + string(l.checkpoint(10))),
 				"leading zero":    []byte("old 010\n\n" + string(l.checkpoint(10))),
 				"bad proof line":  []byte("old 8\nnot base64\n\n" + string(l.checkpoint(10))),
-				"old beyond size": Request{Old: 11, Checkpoint: l.checkpoint(10)}.Encode(),
+				"old beyond size": witnessproto.Request{Old: 11, Checkpoint: l.checkpoint(10)}.Encode(),
 				"unsigned":        []byte("old 10\n\n" + l.origin + "\n10\n" + l.root(10).String() + "\n"),
 				"no empty line":   []byte("old 10\n"),
-				"no root":         Request{Old: 10, Checkpoint: mustSign(t, l.signer, l.origin+"\n10\n")}.Encode(),
+				"no root":         witnessproto.Request{Old: 10, Checkpoint: mustSign(t, l.signer, l.origin+"\n10\n")}.Encode(),
 			} {
 				if status, _, body = post(t, w.url, b); status != http.StatusBadRequest {
 					t.Errorf("%s: %d %q, want 400", name, status, body)
@@ -313,7 +314,7 @@ func TestEmptyTree(t *testing.T) {
 	if _, err := w.Add(l.request(0, 0)); err != nil {
 		t.Fatalf("the empty tree: %v", err)
 	}
-	bad := Request{Checkpoint: signCheckpoint(t, l.signer, l.origin, 0, tlog.Hash(sha256.Sum256([]byte("x"))))}
+	bad := witnessproto.Request{Checkpoint: signCheckpoint(t, l.signer, l.origin, 0, tlog.Hash(sha256.Sum256([]byte("x"))))}
 	if _, err := w.Add(bad); !todo.IsKind(err, todo.Unprocessable) {
 		t.Fatalf("size 0 with another root: %v, want Unprocessable", err)
 	}
@@ -341,13 +342,13 @@ func TestConcurrentSubmissions(t *testing.T) {
 	errs := make([]error, n)
 	for i := range n {
 		wg.Go(func() {
-			_, errs[i] = Submit(context.Background(), http.DefaultClient, w.url, l.request(5, int64(25-i)))
+			_, errs[i] = witnessproto.Submit(context.Background(), http.DefaultClient, w.url, l.request(5, int64(25-i)))
 		})
 	}
 	wg.Wait()
 	won := -1
 	for i, err := range errs {
-		var stale *StaleError
+		var stale *witnessproto.StaleError
 		switch {
 		case err == nil && won >= 0:
 			t.Fatalf("two submissions from size 5 won: %d and %d", 25-won, 25-i)
@@ -361,7 +362,7 @@ func TestConcurrentSubmissions(t *testing.T) {
 		t.Fatal("no submission won")
 	}
 	for i, err := range errs {
-		var stale *StaleError
+		var stale *witnessproto.StaleError
 		if i != won && (!errors.As(err, &stale) || stale.Size != int64(25-won)) {
 			t.Fatalf("submission of size %d: %v, want 409 with size %d", 25-i, err, 25-won)
 		}
@@ -385,7 +386,7 @@ func TestRestartKeepsState(t *testing.T) {
 	if got := w.latest(t, l); got != 3 {
 		t.Fatalf("after a restart the witness holds size %d, want 3", got)
 	}
-	var stale *StaleError
+	var stale *witnessproto.StaleError
 	if _, err := w.Add(l.request(0, 3)); !errors.As(err, &stale) || stale.Size != 3 {
 		t.Fatalf("after a restart old 0 got %v, want 409 with size 3", err)
 	}

@@ -78,6 +78,17 @@ func (r *Report) WriteJSON(w io.Writer) error {
 
 // WriteText writes the report as a terminal table, one column per scheme.
 func (r *Report) WriteText(w io.Writer) error {
+	r.writeInput(w)
+	if err := r.writeTable(w); err != nil {
+		return err
+	}
+	r.writeFindings(w)
+	r.writeActivity(w)
+	return r.writeRecommendation(w)
+}
+
+// writeInput writes what was analysed and what was asked.
+func (r *Report) writeInput(w io.Writer) {
 	in := r.Input
 	fmt.Fprintf(w, "Workload: %s\n", in.Source)
 	fmt.Fprintf(w, "  %s todos of %s users in %s categories; %s version and %s sequence documents; %s stored\n",
@@ -95,7 +106,11 @@ func (r *Report) WriteText(w io.Writer) error {
 	o := r.Options
 	fmt.Fprintf(w, "Asked: %s RU/s provisioned, %s RU/s of writes, %.0f%% growth a month, %.0f-month horizon, pages of %d\n\n",
 		fmtInt(int64(o.Throughput)), fmtInt(int64(o.Demand)), o.GrowthPerMonth*100, o.HorizonMonths, o.PageSize)
+}
 
+// writeTable writes the schemes side by side: their logical partitions,
+// writes and reads.
+func (r *Report) writeTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	row := func(label string, f func(s *SchemeReport) string) {
 		fmt.Fprint(tw, label)
@@ -150,9 +165,11 @@ func (r *Report) WriteText(w io.Writer) error {
 			return fmt.Sprintf("%s / %s RU, %s", fmtRU(q.Typical.RU), fmtRU(q.Busiest.RU), q.Scope)
 		})
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
+	return tw.Flush()
+}
+
+// writeFindings writes each scheme's problems and warnings.
+func (r *Report) writeFindings(w io.Writer) {
 	for _, s := range r.Schemes {
 		for _, p := range s.Problems {
 			fmt.Fprintf(w, "\n%s: PROBLEM: %s", s.Label, p)
@@ -161,20 +178,31 @@ func (r *Report) WriteText(w io.Writer) error {
 			fmt.Fprintf(w, "\n%s: warning: %s", s.Label, p)
 		}
 	}
-	if act := r.Activity; act != nil {
-		fmt.Fprintf(w, "\n\nActivity pages, %s to %s, %d records a page (audit container: %s records, %s, %d physical partitions):\n",
-			act.Since.Format(time.DateOnly), act.Until.Format(time.DateOnly), act.PageSize, fmtInt(act.Records), fmtBytes(act.Bytes), act.Partitions)
-		for _, q := range act.Queries {
-			for _, u := range []struct {
-				label string
-				ActivityUser
-			}{{"typical", q.Typical}, {"busiest", q.Busiest}} {
-				fmt.Fprintf(w, "  %s, %s user %s (%s records in range): before the view %s RU (%s req, %s loaded), view %s RU (%s req, %s items)\n",
-					q.Pattern, u.label, u.User, fmtInt(u.Records), fmtRU(u.Before.RU), fmtInt(int64(u.Before.Requests)), fmtInt(u.Before.Loaded),
-					fmtRU(u.After.RU), fmtInt(int64(u.After.Requests)), fmtInt(u.After.Items))
-			}
+}
+
+// writeActivity writes the activity page estimate, when there is one.
+func (r *Report) writeActivity(w io.Writer) {
+	act := r.Activity
+	if act == nil {
+		return
+	}
+	fmt.Fprintf(w, "\n\nActivity pages, %s to %s, %d records a page (audit container: %s records, %s, %d physical partitions):\n",
+		act.Since.Format(time.DateOnly), act.Until.Format(time.DateOnly), act.PageSize, fmtInt(act.Records), fmtBytes(act.Bytes), act.Partitions)
+	for _, q := range act.Queries {
+		for _, u := range []struct {
+			label string
+			ActivityUser
+		}{{"typical", q.Typical}, {"busiest", q.Busiest}} {
+			fmt.Fprintf(w, "  %s, %s user %s (%s records in range): before the view %s RU (%s req, %s loaded), view %s RU (%s req, %s items)\n",
+				q.Pattern, u.label, u.User, fmtInt(u.Records), fmtRU(u.Before.RU), fmtInt(int64(u.Before.Requests)), fmtInt(u.Before.Loaded),
+				fmtRU(u.After.RU), fmtInt(int64(u.After.Requests)), fmtInt(u.After.Items))
 		}
 	}
+}
+
+// writeRecommendation writes the recommended scheme, why, and the model
+// the figures follow.
+func (r *Report) writeRecommendation(w io.Writer) error {
 	rec := r.Recommendation
 	fmt.Fprintf(w, "\n\nRecommendation: %s\n", rec.Scheme)
 	for _, s := range rec.Reasons {

@@ -1,4 +1,4 @@
-package witness
+package witnessproto
 
 import (
 	"bytes"
@@ -11,6 +11,15 @@ import (
 
 	"github.com/todoaudit/todo"
 )
+
+// StaleError is the answer to a request whose old size is not the size
+// of the checkpoint the witness cosigned last for that log: Size is that
+// size, which the client proves consistency from when it tries again.
+type StaleError struct{ Size int64 }
+
+func (e *StaleError) Error() string {
+	return fmt.Sprintf("the witness's latest cosigned checkpoint of this log has size %d", e.Size)
+}
 
 // maxResponseBytes bounds what is read of a witness's answer: a few
 // signature lines.

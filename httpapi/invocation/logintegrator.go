@@ -1,4 +1,4 @@
-package transparency
+package invocation
 
 import (
 	"errors"
@@ -10,12 +10,13 @@ import (
 	"github.com/todoaudit/todo/azfunc"
 	"github.com/todoaudit/todo/problem"
 	"github.com/todoaudit/todo/store"
+	"github.com/todoaudit/todo/transparency"
 )
 
-// Handler serves the LogIntegrator timer function in payload mode: one
-// pass per invocation, its figures in the invocation's logs. A refused log
-// fails the invocation, as every pass until an operator acts.
-func Handler(in *Integrator, log *slog.Logger) http.Handler {
+// LogIntegrator serves the LogIntegrator function: one pass of the log's
+// integrator per invocation, its figures in the invocation's logs. A
+// refused log fails the invocation, as every pass until an operator acts.
+func LogIntegrator(in *transparency.Integrator, log *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if _, err := azfunc.DecodeRequest(r.Body); err != nil {
 			log.Error("log integrator invocation refused", "error", err.Error())
@@ -25,7 +26,7 @@ func Handler(in *Integrator, log *slog.Logger) http.Handler {
 		ctx, m := store.WithMeter(r.Context())
 		res, err := in.Run(ctx)
 		if err != nil {
-			if !errors.Is(err, ErrRefused) {
+			if !errors.Is(err, transparency.ErrRefused) {
 				log.ErrorContext(r.Context(), "transparency log integration failed", "error", err.Error(), "kind", todo.KindOf(err).String())
 			}
 			problem.Write(w, err)

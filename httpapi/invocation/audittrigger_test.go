@@ -1,4 +1,4 @@
-package trigger_test
+package invocation_test
 
 import (
 	"bytes"
@@ -17,6 +17,7 @@ import (
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/audit/trigger"
 	"github.com/todoaudit/todo/azfunc"
+	"github.com/todoaudit/todo/httpapi/invocation"
 	"github.com/todoaudit/todo/problem"
 )
 
@@ -31,7 +32,7 @@ func TestTriggerResponseGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := trigger.New("todos", quiet)
+	tr, err := invocation.NewAuditTrigger(trigger.New("todos", quiet), quiet)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +66,7 @@ func FuzzTrigger(f *testing.F) {
 	}
 	f.Add([]byte(`{"Data":{"documents":[{"type":"todo","id":"a:b","userId":"u","version":1}]}}`))
 	f.Add([]byte(`{"Data":{"documents":[{"type":"todoVersion","todoId":"x","userId":"u","version":2,"operation":"delete"}]}}`))
-	tr, err := trigger.New("todos", quiet)
+	tr, err := invocation.NewAuditTrigger(trigger.New("todos", quiet), quiet)
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -88,7 +89,7 @@ func FuzzTrigger(f *testing.F) {
 }
 
 // checkRecords checks a 200 answer to the invocation b.
-func checkRecords(t *testing.T, tr *trigger.Trigger, b []byte, w *httptest.ResponseRecorder) {
+func checkRecords(t *testing.T, tr *invocation.AuditTrigger, b []byte, w *httptest.ResponseRecorder) {
 	t.Helper()
 	if w.Header().Get("Content-Type") != "application/json" {
 		t.Fatalf("Content-Type %q", w.Header().Get("Content-Type"))

@@ -1,4 +1,9 @@
-package witness
+// Package witnessproto is the C2SP tlog-witness protocol as a log and a
+// witness speak it: the add-checkpoint request's one encoding, the stale
+// answer (409 with the witness's size), and a client that submits a
+// request. The witness itself (its state, keys and HTTP face) is package
+// witness; the log needs only this.
+package witnessproto
 
 import (
 	"bytes"
