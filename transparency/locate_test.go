@@ -72,3 +72,54 @@ func TestLocateAndVerifyLeaves(t *testing.T) {
 		}
 	}
 }
+
+// countingTiles counts the tiles a reader is asked for.
+type countingTiles struct {
+	tlog.TileReader
+	asked map[tlog.Tile]int
+}
+
+func (c *countingTiles) ReadTiles(tiles []tlog.Tile) ([][]byte, error) {
+	for _, t := range tiles {
+		c.asked[t]++
+	}
+	return c.TileReader.ReadTiles(tiles)
+}
+
+// treeLeaves reads the leaf hashes of a whole history in one pass: every
+// tile it needs is asked for once, not once a leaf, and the hashes are the
+// history's leaves.
+func TestTreeLeavesReadsEachTileOnce(t *testing.T) {
+	f, recs := logged(t, "pass", 300) // across a tile boundary
+	ctx := context.Background()
+	_, c, err := f.log().Checkpoint(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tiles := &countingTiles{TileReader: newTileReader(ctx, f.leases), asked: map[tlog.Tile]int{}}
+	idx := make([]int64, len(recs))
+	for i := range idx {
+		idx[i] = int64(i)
+	}
+	hs, err := treeLeaves(tlog.TileHashReader(c.Tree(), tiles), idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for tile, n := range tiles.asked {
+		if n != 1 {
+			t.Errorf("tile %s asked for %d times", TilePath(tile), n)
+		}
+	}
+	if len(tiles.asked) > 4 {
+		t.Errorf("%d tiles asked for, for two level-0 tiles: %v", len(tiles.asked), tiles.asked)
+	}
+	for i := range recs {
+		leaf, err := LeafOf(&recs[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !leaf.LoggedAs(hs[i]) {
+			t.Fatalf("leaf %d is not version %d's", i, recs[i].Version)
+		}
+	}
+}
