@@ -348,18 +348,24 @@ func parseSeed(s string) ([]byte, error) {
 // commitments, never both, and a seed only in an encoding that commits to
 // each field.
 func (c *boundChain) fromSeed(entity reflect.Value, chain int, seed string, stored Commitments) (Commitments, error) {
+	b, err := c.seedOf(chain, seed, stored)
+	if err != nil {
+		return nil, err
+	}
+	e, _ := c.encoding(chain) // one that commits, as seedOf checked
+	return e.commitments(entity, b), nil
+}
+
+// seedOf decodes the seed of a stored version of encoding chain, which
+// must commit to each field, stored without commitments.
+func (c *boundChain) seedOf(chain int, seed string, stored Commitments) ([]byte, error) {
 	switch {
 	case !c.commits(chain):
 		return nil, fmt.Errorf("a version of chain encoding %d has a seed", chain)
 	case stored != nil:
 		return nil, fmt.Errorf("a version has both a seed and commitments")
 	}
-	b, err := parseSeed(seed)
-	if err != nil {
-		return nil, err
-	}
-	e, _ := c.encoding(chain) // one that commits, checked above
-	return e.commitments(entity, b), nil
+	return parseSeed(seed)
 }
 
 // Snapshot returns t as versions and audit records keep it: without the
@@ -418,10 +424,8 @@ func (c *boundChain) verify(a *Audited, entity reflect.Value, prevHash, hash str
 	case e.salts == nil && a.Commitments != nil:
 		return fmt.Errorf("a version of the first chain encoding has commitments")
 	}
-	for i := range e.uncommitted {
-		if p := &e.uncommitted[i]; !entity.FieldByIndex(p.Index).IsZero() {
-			return fmt.Errorf("field %s has a value, which chain encoding %d does not commit to", p.Name, e.chain)
-		}
+	if err := e.checkUncommitted(entity); err != nil {
+		return err
 	}
 	if e.salts != nil && !derived {
 		if err := e.checkCommitments(entity, a.Commitments); err != nil {
@@ -430,6 +434,17 @@ func (c *boundChain) verify(a *Audited, entity reflect.Value, prevHash, hash str
 	}
 	if want := c.hash(a, entity, prevHash); subtle.ConstantTimeCompare([]byte(want), []byte(hash)) != 1 {
 		return fmt.Errorf("its content does not match its hash")
+	}
+	return nil
+}
+
+// checkUncommitted refuses a value in a field that e does not list (one
+// added to the todo after it).
+func (e *boundEncoding) checkUncommitted(entity reflect.Value) error {
+	for i := range e.uncommitted {
+		if p := &e.uncommitted[i]; !entity.FieldByIndex(p.Index).IsZero() {
+			return fmt.Errorf("field %s has a value, which chain encoding %d does not commit to", p.Name, e.chain)
+		}
 	}
 	return nil
 }
@@ -632,6 +647,58 @@ func DecodeRecord(data []byte) (AuditRecord, Audited, error) {
 // covers.
 func DecodeVerifiedRecord(data []byte) (AuditRecord, Audited, error) {
 	return decodeRecord(data, (*AuditRecord).Verified)
+}
+
+// DecodeSealedRecord is DecodeVerifiedRecord for a record passed on as it
+// is stored: one stored with its seed keeps it, and its hash is checked
+// from the digests the seed gives as they are computed (as Seal computes
+// it), without the commitments' map and their hex, which nothing reads.
+// The content returned then has no commitments: a version with a seed
+// has no field erased. A record stored with its commitments is decoded as
+// DecodeVerifiedRecord decodes it.
+func DecodeSealedRecord(data []byte) (AuditRecord, Audited, error) {
+	var s storedRecord
+	if err := strictjson.Unmarshal(data, &s); err != nil {
+		return s.AuditRecord, Audited{}, fmt.Errorf("it does not decode as an audit record: %w", err)
+	}
+	r := s.AuditRecord
+	r.Erased = r.Commitments.ErasedNames()
+	if r.Seed == "" {
+		a, err := r.Verified()
+		if err != nil {
+			return r, a, err
+		}
+		return r, a, r.set(&a)
+	}
+	a := Audited{EntityType: r.EntityType, EntityID: r.EntityID, Version: r.Version, Operation: r.Operation,
+		Actor: r.Actor, At: r.DateCreatedUTC, Chain: r.Chain}
+	if err := strictjson.Unmarshal(r.Entity, &a.Entity); err != nil {
+		return r, a, fmt.Errorf("entity does not decode as a todo: %w", err)
+	}
+	entity := reflect.ValueOf(&a.Entity).Elem()
+	seed, err := chainOfTodo.seedOf(r.Chain, r.Seed, r.Commitments)
+	if err != nil {
+		return r, a, err
+	}
+	if err := chainOfTodo.verifySealed(&a, entity, r.PrevHash, r.Hash, seed); err != nil {
+		return r, a, &UnverifiedError{Err: err}
+	}
+	r.Entity, err = MarshalJSON(a.Entity)
+	return r, a, err
+}
+
+// verifySealed is verify of a, stored with seed in place of its
+// commitments: every field its encoding does not list must be zero, and
+// the hash must be sealHash's.
+func (c *boundChain) verifySealed(a *Audited, entity reflect.Value, prevHash, hash string, seed []byte) error {
+	e, _ := c.encoding(a.Chain) // one that commits, as seedOf checked
+	if err := e.checkUncommitted(entity); err != nil {
+		return err
+	}
+	if want := a.sealHash(e, entity, prevHash, seed); subtle.ConstantTimeCompare([]byte(want), []byte(hash)) != 1 {
+		return fmt.Errorf("its content does not match its hash")
+	}
+	return nil
 }
 
 // decodeRecord decodes a record as stored and its content with content,
