@@ -32,6 +32,13 @@ type HistoryPage struct {
 // re-encoding of what was checked; one that fails is refused with
 // Conflict (Verify checks the links between records too).
 func (s *Service) History(ctx context.Context, id string, pageSize int, continuation string) (HistoryPage, error) {
+	return s.history(ctx, id, pageSize, continuation, false)
+}
+
+// history is History; asStored serves each record as an export writes it:
+// one stored with its seed keeps it (todo.DecodeSealedRecord), and the
+// page's changes are not computed.
+func (s *Service) history(ctx context.Context, id string, pageSize int, continuation string, asStored bool) (HistoryPage, error) {
 	user, err := caller(ctx)
 	if err != nil {
 		return HistoryPage{}, err
@@ -60,12 +67,18 @@ func (s *Service) History(ctx context.Context, id string, pageSize int, continua
 	if err != nil {
 		return page, err
 	}
-	entities, prev, err := s.historyItems(ctx, user, id, &page, p.Items, continuation == "", prev)
+	decode := todo.DecodeVerifiedRecord
+	if asStored {
+		decode = todo.DecodeSealedRecord
+	}
+	entities, prev, err := s.historyItems(ctx, user, id, &page, p.Items, decode, continuation == "", prev)
 	if err != nil {
 		return HistoryPage{}, err
 	}
-	if err := s.addChanges(ctx, user, id, page.Items, entities); err != nil {
-		return page, err
+	if !asStored {
+		if err := s.addChanges(ctx, user, id, page.Items, entities); err != nil {
+			return page, err
+		}
 	}
 	if p.Continuation != "" {
 		page.Continuation = strconv.FormatInt(prev, 10) + "." + p.Continuation
@@ -89,17 +102,18 @@ func parseHistoryToken(continuation string) (int64, string, error) {
 	return n, rest, nil
 }
 
-// historyItems adds the records of one page to it, after version prev,
+// historyItems adds the records of one page to it, decoded and verified
+// with decode, after version prev,
 // marking it incomplete at a gap, and returns their entities and the last
 // version. A record that decodes but does not verify is served as it is
 // stored, marked with why: the evidence of tampering, for whoever audits
 // it. One that does not decode strictly is never served: what another
 // reader makes of it may differ.
 func (s *Service) historyItems(ctx context.Context, user, id string, page *HistoryPage, items []repo.Doc[json.RawMessage],
-	first bool, prev int64) ([]todo.Todo, int64, error) {
+	decode func([]byte) (todo.AuditRecord, todo.Audited, error), first bool, prev int64) ([]todo.Todo, int64, error) {
 	entities := make([]todo.Todo, 0, len(items))
 	for _, d := range items {
-		rec, a, err := todo.DecodeVerifiedRecord(d.Value)
+		rec, a, err := decode(d.Value)
 		var marked string
 		var unverified *todo.UnverifiedError
 		switch {

@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -98,6 +99,9 @@ func (s *Service) Verify(ctx context.Context, id string, from VerifyStep) (Verif
 type verified struct {
 	Record  todo.AuditRecord
 	Audited todo.Audited
+	// Unverified is why the content is not what the record's hash covers,
+	// found as it was decoded; nil when it is.
+	Unverified error
 }
 
 // walk verifies the hash chain of the caller's todo id, oldest first, and
@@ -240,12 +244,15 @@ func (w *walker) records() (done bool, err error) {
 			if w.check.Err() != nil && (w.step == nil || w.out.Versions > 0) {
 				return true, w.late(true, nil)
 			}
-			r, a, err := todo.DecodeRecord(d.Value)
-			if err != nil {
+			// Decoded as stored, its hash checked from its seed: the
+			// walk reads its entity, never its commitments.
+			r, a, err := todo.DecodeSealedRecord(d.Value)
+			var unverified *todo.UnverifiedError
+			if err != nil && !errors.As(err, &unverified) {
 				w.broken(recordVersion(w.id, r.ID, w.next), "the audit record %q: %v", r.ID, err)
 				return true, nil
 			}
-			if done, err := w.take(&verified{r, a}); done || err != nil {
+			if done, err := w.take(&verified{r, a, err}); done || err != nil {
 				return true, err
 			}
 		}
@@ -346,8 +353,8 @@ func (w *walker) accept(v *verified) (int64, string, error) {
 	} else if r.PrevHash != w.prev {
 		return next, fmt.Sprintf("the prevHash of version %d is not the hash of version %d", next, next-1), nil
 	}
-	if err := v.Audited.Verify(r.PrevHash, r.Hash); err != nil {
-		return next, fmt.Sprintf("version %d: %v", next, err), nil
+	if v.Unverified != nil {
+		return next, fmt.Sprintf("version %d: %v", next, v.Unverified), nil
 	}
 	w.count(v)
 	return 0, "", nil
@@ -445,11 +452,12 @@ func (s *Service) versionDoc(ctx context.Context, user, id string, pk store.Part
 	if err != nil {
 		return nil, false, todo.Wrap(todo.Internal, err, "version document does not encode")
 	}
-	a, err := r.Audited()
-	if err != nil {
+	a, err := r.Verified()
+	var unverified *todo.UnverifiedError
+	if err != nil && !errors.As(err, &unverified) {
 		return nil, false, todo.Wrap(todo.Internal, err, "version document does not decode")
 	}
-	return &verified{r, a}, true, nil
+	return &verified{r, a, err}, true, nil
 }
 
 // unverified refuses to serve version n of todo id, which the chain does
