@@ -904,7 +904,9 @@ func (g *gen) exportSeedCases(cp string, logged [][]todo.AuditRecord, h2, h3 []t
 	write := func(records []todo.AuditRecord) string {
 		return g.writeExportIn(export.NDJSON, export.FormSeeds, cp, nil, records)
 	}
-	check := func(name, text, want string) { g.checkExport("NDJSON export of the second form, "+name, "ed25519", text, false, want) }
+	check := func(name, text, want string) {
+		g.checkExport("NDJSON export of the second form, "+name, "ed25519", text, false, want)
+	}
 	var all []todo.AuditRecord
 	for _, h := range logged {
 		all = append(all, h...)
