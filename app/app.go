@@ -597,6 +597,13 @@ func (a *App) startPump(bg context.Context, todos, auditC, leases store.Containe
 		p.Changed, p.Poll = changed, time.Second
 	}
 	a.pump = p
+	if r, ok := a.store.(store.Relaying); ok {
+		// Each write's audit records are written in the write's own
+		// commit; the pump audits what such a write leaves to it.
+		if err := r.RelayBatches(todos.Spec().Name, p); err != nil {
+			return err
+		}
+	}
 	p.ReportTo(func(err error) { a.health.Report("audit", err) })
 	// The pump's failures follow the store's: once the store recovers
 	// it retries at once, rather than at the end of its back-off.
