@@ -27,7 +27,9 @@
 // point read, a list page, a create and updates from 1 and 32 clients:
 // figures that do not move with the machine's load. With -store-bytes N
 // it creates N todos (from 32 clients, or one every -every apart) and
-// prints where the embedded store's bytes go.
+// prints where the embedded store's bytes go. The wall-clock rounds end
+// with the audit reads (verify of a 1,000-version history, export of a
+// 10,000-version one); -audit-reads measures those alone.
 //
 // It only talks to servers it starts on 127.0.0.1, and every phase is
 // bounded in time. Run it with make bench.
@@ -62,6 +64,7 @@ func main() {
 		bytesOf  = flag.Int("store-bytes", 0, "create this many todos on the embedded store and print where the file's bytes go, instead of the wall-clock rounds")
 		every    = flag.Duration("every", 0, "with -store-bytes: create the todos one at a time, this far apart, instead of from 32 clients at once")
 		counts   = flag.Bool("instructions", false, "count instructions per request under valgrind's callgrind instead of the wall-clock rounds")
+		audit    = flag.Bool("audit-reads", false, "measure the audit reads (verify and export of long histories) alone, not the other wall-clock rounds")
 		keep     = flag.String("callgrind-dir", "", "with -instructions: keep each workload's callgrind dump in this directory, for callgrind_annotate")
 		listen   = flag.String("listen", "", "internal: baseline listen address")
 	)
@@ -71,13 +74,13 @@ func main() {
 		serveBaseline(*baseline, *listen)
 		return
 	}
-	if err := run(*bin, *compare, *duration, *clients, *counts, *bytesOf, *every); err != nil {
+	if err := run(*bin, *compare, *duration, *clients, *counts, *audit, *bytesOf, *every); err != nil {
 		fmt.Fprintln(os.Stderr, "loadtest:", err)
 		os.Exit(1)
 	}
 }
 
-func run(bin, compare string, d time.Duration, clients int, counts bool, todos int, every time.Duration) error {
+func run(bin, compare string, d time.Duration, clients int, counts, audit bool, todos int, every time.Duration) error {
 	tmp, err := os.MkdirTemp("", "loadtest")
 	if err != nil {
 		return err
@@ -93,6 +96,13 @@ func run(bin, compare string, d time.Duration, clients int, counts bool, todos i
 	if todos > 0 {
 		return storeBytes(bs[0].bin, tmp, todos, every)
 	}
+	if audit {
+		ar, err := auditReads(bs, tmp)
+		if err == nil {
+			reportAudit(bs, ar)
+		}
+		return err
+	}
 	fmt.Printf("loadtest: %d clients, %v rounds, GOMAXPROCS of this machine: %d cores\n\n", clients, d, numCPU())
 	rs := make([]*results, len(bs))
 	for i, b := range bs {
@@ -101,7 +111,15 @@ func run(bin, compare string, d time.Duration, clients int, counts bool, todos i
 			return fmt.Errorf("%s: %w", b.name, err)
 		}
 	}
-	return report(bs, rs)
+	if err := report(bs, rs); err != nil {
+		return err
+	}
+	ar, err := auditReads(bs, tmp)
+	if err != nil {
+		return err
+	}
+	reportAudit(bs, ar)
+	return nil
 }
 
 // results are one build's wall-clock measures.
