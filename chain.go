@@ -191,19 +191,24 @@ func (a *Audited) committedHead(prevHash string, n int) canonical {
 // entity under the salts from seed (e.commitments(entity, seed)), each
 // digest written as it is computed: the hash of every write, without the
 // map and the hex strings of the commitments, which the version keeps as
-// its seed.
-func (a *Audited) sealHash(e *boundEncoding, entity reflect.Value, prevHash string, seed []byte) string {
+// its seed. With into not nil, each commitment is put in it as well: the
+// commitments a reader serves, derived once for the hash and for it.
+func (a *Audited) sealHash(e *boundEncoding, entity reflect.Value, prevHash string, seed []byte, into Commitments) string {
 	b := a.committedHead(prevHash, len(e.committed))
 	salts := e.salts(e.committed, seed)
 	var d digester
 	for _, i := range e.byName {
 		p := &e.committed[i]
 		b.field(p.Name)
-		sum := d.sum(p, salts[i*SaltBytes:(i+1)*SaltBytes], entity)
+		salt := salts[i*SaltBytes : (i+1)*SaltBytes]
+		sum := d.sum(p, salt, entity)
 		if e.hexDigests {
 			b.fieldHex(sum[:])
 		} else {
 			b.fieldBytes(sum[:])
+		}
+		if into != nil {
+			into[p.Name] = Commitment{Salt: hex.EncodeToString(salt), Digest: hex.EncodeToString(sum[:])}
 		}
 	}
 	return b.sum()
@@ -396,7 +401,7 @@ func (t *Todo) Seal() string {
 	a := Audited{EntityType: EntityTypeTodo, EntityID: t.ID, Version: t.Version, Operation: t.LastOperation,
 		Actor: t.UpdatedBy, At: t.UpdatedAt, Chain: ChainNewest}
 	e, _ := chainOfTodo.encoding(ChainNewest) // the last of encodings, as a test checks
-	t.PrevHash, t.Hash = t.Hash, a.sealHash(e, reflect.ValueOf(&entity).Elem(), t.Hash, seed)
+	t.PrevHash, t.Hash = t.Hash, a.sealHash(e, reflect.ValueOf(&entity).Elem(), t.Hash, seed, nil)
 	return hex.EncodeToString(seed)
 }
 
@@ -579,6 +584,19 @@ func (r *AuditRecord) Audited() (Audited, error) {
 // covers. Commitments computed from r's seed are not checked against the
 // entity they were just computed from (see verify).
 func (r *AuditRecord) Verified() (Audited, error) {
+	if r.Seed != "" {
+		// The commitments derived once, for the hash and to be served.
+		a, err := r.undecided()
+		if err != nil {
+			return a, err
+		}
+		into := make(Commitments, len(chainOfTodo.committable))
+		if err := chainOfTodo.verifySealed(&a, r, into); err != nil {
+			return a, err
+		}
+		a.Commitments = into
+		return a, nil
+	}
 	a, derived, err := r.audited()
 	if err != nil {
 		return a, err
@@ -599,10 +617,9 @@ func (e *UnverifiedError) Unwrap() error { return e.Err }
 // audited is Audited, and whether the commitments were computed from r's
 // seed.
 func (r *AuditRecord) audited() (Audited, bool, error) {
-	a := Audited{EntityType: r.EntityType, EntityID: r.EntityID, Version: r.Version, Operation: r.Operation,
-		Actor: r.Actor, At: r.DateCreatedUTC, Chain: r.Chain, Commitments: r.Commitments}
-	if err := strictjson.Unmarshal(r.Entity, &a.Entity); err != nil {
-		return a, false, fmt.Errorf("entity does not decode as a todo: %w", err)
+	a, err := r.undecided()
+	if err != nil {
+		return a, false, err
 	}
 	if r.Seed == "" {
 		return a, false, nil
@@ -613,6 +630,17 @@ func (r *AuditRecord) audited() (Audited, bool, error) {
 	}
 	a.Commitments = c
 	return a, true, nil
+}
+
+// undecided is the content r's hash covers with its stored commitments,
+// none when it stores a seed: its entity decoded strictly.
+func (r *AuditRecord) undecided() (Audited, error) {
+	a := Audited{EntityType: r.EntityType, EntityID: r.EntityID, Version: r.Version, Operation: r.Operation,
+		Actor: r.Actor, At: r.DateCreatedUTC, Chain: r.Chain, Commitments: r.Commitments}
+	if err := strictjson.Unmarshal(r.Entity, &a.Entity); err != nil {
+		return a, fmt.Errorf("entity does not decode as a todo: %w", err)
+	}
+	return a, nil
 }
 
 // storedRecord is an audit record as a store returns it: its own
@@ -670,33 +698,34 @@ func DecodeSealedRecord(data []byte) (AuditRecord, Audited, error) {
 		}
 		return r, a, r.set(&a)
 	}
-	a := Audited{EntityType: r.EntityType, EntityID: r.EntityID, Version: r.Version, Operation: r.Operation,
-		Actor: r.Actor, At: r.DateCreatedUTC, Chain: r.Chain}
-	if err := strictjson.Unmarshal(r.Entity, &a.Entity); err != nil {
-		return r, a, fmt.Errorf("entity does not decode as a todo: %w", err)
-	}
-	entity := reflect.ValueOf(&a.Entity).Elem()
-	seed, err := chainOfTodo.seedOf(r.Chain, r.Seed, r.Commitments)
+	a, err := r.undecided()
 	if err != nil {
 		return r, a, err
 	}
-	if err := chainOfTodo.verifySealed(&a, entity, r.PrevHash, r.Hash, seed); err != nil {
-		return r, a, &UnverifiedError{Err: err}
+	if err := chainOfTodo.verifySealed(&a, &r, nil); err != nil {
+		return r, a, err
 	}
 	r.Entity, err = MarshalJSON(a.Entity)
 	return r, a, err
 }
 
-// verifySealed is verify of a, stored with seed in place of its
-// commitments: every field its encoding does not list must be zero, and
-// the hash must be sealHash's.
-func (c *boundChain) verifySealed(a *Audited, entity reflect.Value, prevHash, hash string, seed []byte) error {
-	e, _ := c.encoding(a.Chain) // one that commits, as seedOf checked
-	if err := e.checkUncommitted(entity); err != nil {
+// verifySealed is verify of a, the content of r, which is stored with its
+// seed in place of its commitments: every field its encoding does not list
+// must be zero, and the hash must be sealHash's. The commitments the seed
+// gives are put in into, when not nil. A content that is not what the
+// hash covers is an *UnverifiedError.
+func (c *boundChain) verifySealed(a *Audited, r *AuditRecord, into Commitments) error {
+	seed, err := c.seedOf(r.Chain, r.Seed, r.Commitments)
+	if err != nil {
 		return err
 	}
-	if want := a.sealHash(e, entity, prevHash, seed); subtle.ConstantTimeCompare([]byte(want), []byte(hash)) != 1 {
-		return fmt.Errorf("its content does not match its hash")
+	e, _ := c.encoding(a.Chain) // one that commits, as seedOf checked
+	entity := reflect.ValueOf(&a.Entity).Elem()
+	if err := e.checkUncommitted(entity); err != nil {
+		return &UnverifiedError{Err: err}
+	}
+	if want := a.sealHash(e, entity, r.PrevHash, seed, into); subtle.ConstantTimeCompare([]byte(want), []byte(r.Hash)) != 1 {
+		return &UnverifiedError{Err: fmt.Errorf("its content does not match its hash")}
 	}
 	return nil
 }
