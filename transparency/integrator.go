@@ -71,6 +71,10 @@ type Integrator struct {
 	// leaves' indices are kept in, in the commit of their tiles, instead
 	// of an index document a version (see Log.LeafIndex).
 	LeafIndex KeySet
+	// PieceGrace is DefaultPieceGrace when zero: how long after it first
+	// sees a checkpoint published in which a tile is full the pieces of
+	// that tile are kept (see collect).
+	PieceGrace time.Duration
 
 	// leafEncoding is the encoding of the leaves it appends, LeafNewest
 	// when empty: tests write the older encodings, to check that the logs
@@ -95,6 +99,9 @@ type Integrator struct {
 	// the state the last repair was tried on.
 	damage       damage
 	repairedEtag string
+	// collector is how far this process collected the pieces of full
+	// tiles.
+	collector collector
 }
 
 // DefaultMargin bounds how much earlier than its commit a record's _ts can
@@ -181,8 +188,10 @@ func (in *Integrator) Run(ctx context.Context) (Result, error) {
 		batch = batch[len(chunk):]
 	}
 	res.Size = st.Size
-	res.Published, err = in.publish(ctx, st)
-	return res, err
+	if res.Published, err = in.publish(ctx, st); err != nil {
+		return res, err
+	}
+	return res, in.collect(ctx)
 }
 
 // mend runs step, after repairing the log when a reader reported damage
