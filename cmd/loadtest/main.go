@@ -91,7 +91,7 @@ func run(bin, compare string, d time.Duration, clients int, counts bool, todos i
 		return instructions(bs, tmp)
 	}
 	if todos > 0 {
-		return storeBytes(bs[0].bin, tmp, todos, every)
+		return storeBytesOf(bs, tmp, todos, every)
 	}
 	fmt.Printf("loadtest: %d clients, %v rounds, GOMAXPROCS of this machine: %d cores\n\n", clients, d, numCPU())
 	rs := make([]*results, len(bs))
