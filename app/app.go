@@ -703,6 +703,10 @@ func (a *App) transparencyLog(ctx context.Context, auditC, leases store.Containe
 	if o, ok := a.store.(interface{ StampsInCommitOrder() bool }); ok {
 		in.CommitOrdered = o.StampsInCommitOrder()
 	}
+	if k, ok := a.store.(interface{ KeySet(string) *bolt.KeySet }); ok {
+		l.LeafIndex = k.KeySet(transparency.LeafIndexSet)
+		in.LeafIndex = l.LeafIndex
+	}
 	l.Damaged = in.Damaged
 	return l, in, nil
 }

@@ -305,8 +305,8 @@ type storedRef struct {
 
 // nameLeaves names, where it can, the version of each leaf at the given
 // indices, which name nothing and whose hash no stored record has: by the
-// index document that locates it (read by walking the index documents,
-// which only a damaged log needs), whose id is a digest of the entity key,
+// index entry that locates it (read by walking the whole index, which only
+// a damaged log needs), whose id is a digest of the entity key,
 // matched against the entity keys the store still knows of (known). A
 // leaf it cannot name keeps its index alone.
 func (l *Log) nameLeaves(ctx context.Context, leaves map[int64]bool, known map[string]bool) (map[int64]Problem, error) {
@@ -318,28 +318,17 @@ func (l *Log) nameLeaves(ctx context.Context, leaves map[int64]bool, known map[s
 	for key := range known {
 		byDigest[strings.TrimSuffix(indexID(key, 0), "-v0")] = key
 	}
-	q := store.Query{PageSize: store.MaxPageSize}
-	for {
-		page, err := l.Leases.Query(ctx, q)
-		if err != nil {
-			return nil, err
+	err := l.index().each(ctx, func(id string, index int64) {
+		if !leaves[index] {
+			return
 		}
-		for _, it := range page.Items {
-			var d indexDoc
-			if !strings.HasPrefix(it.ID, indexIDPrefix) || decode(it, "", &d) != nil || !leaves[d.Index] {
-				continue
-			}
-			digest, v, ok := strings.Cut(d.ID, "-v")
-			version, err := strconv.ParseInt(v, 10, 64)
-			if key, found := byDigest[digest]; ok && err == nil && found {
-				out[d.Index] = Problem{EntityID: key[strings.LastIndex(key, "/")+1:], Version: version}
-			}
+		digest, v, ok := strings.Cut(id, "-v")
+		version, err := strconv.ParseInt(v, 10, 64)
+		if key, found := byDigest[digest]; ok && err == nil && found {
+			out[index] = Problem{EntityID: key[strings.LastIndex(key, "/")+1:], Version: version}
 		}
-		if page.Continuation == "" {
-			return out, nil
-		}
-		q.Continuation = page.Continuation
-	}
+	})
+	return out, err
 }
 
 // storedHashes reads every audit record's identity, hash and _ts, keyed by

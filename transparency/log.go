@@ -28,6 +28,10 @@ type Log struct {
 	// its leaves, a stored checkpoint that does not verify
 	// (Integrator.Damaged).
 	Damaged func(error)
+	// LeafIndex, when set, is the store's key set (LeafIndexSet) that the
+	// integrator keeps its leaves' indices in; the index documents of
+	// versions logged before, or without it, are read as well.
+	LeafIndex KeySet
 
 	// opened is the stored checkpoint verified last: a monitor polls the
 	// checkpoint far more often than it changes, and the same note's
@@ -139,10 +143,12 @@ func (l *Log) locate(ctx context.Context, entityKey string, version int64, size 
 // the version; Prove and Check check the leaf at its index against the
 // tree.
 func (l *Log) readIndex(ctx context.Context, entityKey string, version int64) (indexDoc, error) {
-	var d indexDoc
-	_, err := read(ctx, l.Leases, indexID(entityKey, version), &d)
-	return d, err
+	index, err := l.index().one(ctx, entityKey, version)
+	return indexDoc{ID: indexID(entityKey, version), Index: index}, err
 }
+
+// index is where l finds its leaves.
+func (l *Log) index() leafIndex { return leafIndex{leases: l.Leases, keys: l.LeafIndex} }
 
 // versionLeaf reads the leaf at index of the tree t from its entry bundle,
 // and checks that it is the one the tree holds there and, when its

@@ -94,7 +94,7 @@ func run(bin, compare string, d time.Duration, clients int, counts, audit bool, 
 		return instructions(bs, tmp)
 	}
 	if todos > 0 {
-		return storeBytes(bs[0].bin, tmp, todos, every)
+		return storeBytesOf(bs, tmp, todos, every)
 	}
 	if audit {
 		ar, err := auditReads(bs, tmp)
