@@ -1,6 +1,7 @@
 package bolt
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 
@@ -95,6 +96,27 @@ func (k *KeySet) Each(ctx context.Context, fn func(key, value []byte) bool) erro
 		}
 		c := b.Cursor()
 		for key, v := c.First(); key != nil && fn(key, v); key, v = c.Next() {
+		}
+		return nil
+	})
+}
+
+// Range calls fn with every key from from up to, not including, to and its
+// value, in key order, until fn returns false: one walk of a cursor in one
+// transaction, for keys that neighbour one another (the versions of one
+// entity, say). The slices are fn's only while it runs.
+func (k *KeySet) Range(ctx context.Context, from, to []byte, fn func(key, value []byte) bool) error {
+	if err := ctx.Err(); err != nil {
+		return todo.Wrap(todo.Unavailable, err, "request cancelled")
+	}
+	store.Charge(ctx, store.Cost{Scope: store.Partition, Requests: 1, Charge: 1})
+	return k.s.db.View(func(tx *bbolt.Tx) error {
+		b := tx.Bucket(k.name)
+		if b == nil {
+			return nil
+		}
+		c := b.Cursor()
+		for key, v := c.Seek(from); key != nil && bytes.Compare(key, to) < 0 && fn(key, v); key, v = c.Next() {
 		}
 		return nil
 	})

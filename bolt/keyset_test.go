@@ -50,3 +50,29 @@ func TestKeySet(t *testing.T) {
 		t.Fatal("a put of a key without a value")
 	}
 }
+
+// A key set's range walks the keys from its start up to, not including,
+// its end, in key order.
+func TestKeySetRange(t *testing.T) {
+	c := bolttest.Open(t, partition.Hierarchical, nil)
+	ctx := context.Background()
+	ks := c.Store.KeySet("test")
+	if err := ks.Range(ctx, []byte{1}, []byte{9}, func(_, _ []byte) bool { t.Fatal("a set never written has a key"); return false }); err != nil {
+		t.Fatal(err)
+	}
+	keys := [][]byte{{1}, {2, 0}, {2, 1}, {3}, {4}}
+	if err := ks.Put(ctx, keys, keys, nil); err != nil {
+		t.Fatal(err)
+	}
+	var walked []byte
+	err := ks.Range(ctx, []byte{2}, []byte{4}, func(k, v []byte) bool {
+		if !bytes.Equal(k, v) {
+			t.Fatalf("key %v has value %v", k, v)
+		}
+		walked = append(append(walked, k...), '|')
+		return true
+	})
+	if err != nil || !bytes.Equal(walked, []byte{2, 0, '|', 2, 1, '|', 3, '|'}) {
+		t.Fatalf("range [2, 4): %v, %v", walked, err)
+	}
+}

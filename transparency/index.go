@@ -26,6 +26,9 @@ type KeySet interface {
 	Put(ctx context.Context, keys, values [][]byte, ups []store.Upsert) error
 	// Each calls fn with every key and value until it returns false.
 	Each(ctx context.Context, fn func(key, value []byte) bool) error
+	// Range calls fn with every key from from up to, not including, to
+	// and its value, in key order, until fn returns false.
+	Range(ctx context.Context, from, to []byte, fn func(key, value []byte) bool) error
 }
 
 // LeafIndexSet is the name of the key set of the leaves' indices, in its
@@ -96,11 +99,7 @@ func (x leafIndex) locate(ctx context.Context, refs []VersionRef) ([]int64, erro
 	out := make([]int64, len(refs))
 	missing := make([]int, 0, len(refs))
 	if x.keys != nil {
-		keys := make([][]byte, len(refs))
-		for i, r := range refs {
-			keys[i] = leafIndexKey(r.EntityKey, r.Version)
-		}
-		vals, err := x.keys.Get(ctx, keys)
+		vals, err := x.values(ctx, refs)
 		if err != nil {
 			return nil, err
 		}
@@ -136,6 +135,68 @@ func (x leafIndex) locate(ctx context.Context, refs []VersionRef) ([]int64, erro
 		})
 	}
 	return out, g.Wait()
+}
+
+// rangeAtLeast is the number of versions of one entity, in refs, from
+// which the key set is read by range over the entity's versions rather
+// than key by key.
+const rangeAtLeast = 16
+
+// values reads the key set's value of each version, nil where it has
+// none: the versions of an entity that refs names rangeAtLeast times or
+// more (a page of a history, or of its export) in one walk over the keys
+// from the oldest of them to the newest, which neighbour one another in
+// the set; the others key by key, in one transaction.
+func (x leafIndex) values(ctx context.Context, refs []VersionRef) ([][]byte, error) {
+	type span struct {
+		first, last int64
+		at          []int // the refs of the entity
+	}
+	spans := map[string]*span{}
+	for i, r := range refs {
+		sp := spans[r.EntityKey]
+		if sp == nil {
+			sp = &span{first: r.Version, last: r.Version}
+			spans[r.EntityKey] = sp
+		}
+		sp.first, sp.last, sp.at = min(sp.first, r.Version), max(sp.last, r.Version), append(sp.at, i)
+	}
+	out := make([][]byte, len(refs))
+	var single []int
+	for key, sp := range spans {
+		// A span much wider than the versions asked for would walk keys
+		// nobody asked for.
+		if len(sp.at) < rangeAtLeast || sp.last-sp.first >= 4*int64(len(sp.at)) {
+			single = append(single, sp.at...)
+			continue
+		}
+		byVersion := make(map[int64][]byte, len(sp.at))
+		err := x.keys.Range(ctx, leafIndexKey(key, sp.first), leafIndexKey(key, sp.last+1), func(k, v []byte) bool {
+			byVersion[int64(binary.BigEndian.Uint64(k[entityDigestLen:]))] = append([]byte(nil), v...)
+			return true
+		})
+		if err != nil {
+			return nil, err
+		}
+		for _, i := range sp.at {
+			out[i] = byVersion[refs[i].Version]
+		}
+	}
+	if len(single) == 0 {
+		return out, nil
+	}
+	keys := make([][]byte, len(single))
+	for j, i := range single {
+		keys[j] = leafIndexKey(refs[i].EntityKey, refs[i].Version)
+	}
+	vals, err := x.keys.Get(ctx, keys)
+	if err != nil {
+		return nil, err
+	}
+	for j, i := range single {
+		out[i] = vals[j]
+	}
+	return out, nil
 }
 
 // one returns the leaf index of one version, NotFound when it is in

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/todoaudit/todo"
 )
 
 // Locate finds each logged version's leaf, and no leaf for a version not
@@ -120,6 +122,57 @@ func TestTreeLeavesReadsEachTileOnce(t *testing.T) {
 		}
 		if !leaf.LoggedAs(hs[i]) {
 			t.Fatalf("leaf %d is not version %d's", i, recs[i].Version)
+		}
+	}
+}
+
+// rangeCounting counts a key set's reads.
+type rangeCounting struct {
+	KeySet
+	ranges, gets int
+}
+
+func (r *rangeCounting) Range(ctx context.Context, from, to []byte, fn func(key, value []byte) bool) error {
+	r.ranges++
+	return r.KeySet.Range(ctx, from, to, fn)
+}
+
+func (r *rangeCounting) Get(ctx context.Context, keys [][]byte) ([][]byte, error) {
+	r.gets++
+	return r.KeySet.Get(ctx, keys)
+}
+
+// Locate reads a page of one todo's versions by one range over the key
+// set, and finds what reading them key by key finds, the versions not
+// logged and another todo's few versions included.
+func TestLocateByRange(t *testing.T) {
+	f := newFixture(t)
+	recs := chain(t, "alice", "range", 40)
+	few := chain(t, "alice", "few", 3)
+	put(t, f.audit, append(append([]todo.AuditRecord(nil), recs[:30]...), few...))
+	run(t, f.integrator())
+	ctx := context.Background()
+	var refs []VersionRef
+	for _, r := range append(append([]todo.AuditRecord(nil), recs...), few...) {
+		refs = append(refs, VersionRef{EntityKey: r.EntityKey, Version: r.Version})
+	}
+	counting := &rangeCounting{KeySet: f.leafIndex}
+	l := f.log()
+	l.LeafIndex = counting
+	got, err := l.Locate(ctx, refs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if counting.ranges != 1 || counting.gets != 1 {
+		t.Fatalf("%d range reads and %d key reads, want one of each (one todo's 40 versions, another's 3)", counting.ranges, counting.gets)
+	}
+	for i, r := range refs {
+		one, err := l.Locate(ctx, []VersionRef{r})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got[i] != one[0] || (got[i] < 0) != (i >= 30 && i < 40) {
+			t.Fatalf("version %d of %s: %d by range, %d alone", r.Version, r.EntityKey, got[i], one[0])
 		}
 	}
 }
