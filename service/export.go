@@ -39,10 +39,11 @@ func (s *Service) ExportHistory(ctx context.Context, id string, emit func(todo.A
 }
 
 // ExportActivity is ExportHistory for an activity query: the caller's own
-// (MyActivity) or, for administrators, AuditActivity.
+// (MyActivity) or, for administrators, AuditActivity; a record stored with
+// its seed is handed on with it too.
 func (s *Service) ExportActivity(ctx context.Context, f ActivityFilter, admin bool, emit func(todo.AuditRecord) error, flush func() error) error {
 	ctx = store.WithLowPriority(ctx)
-	f.PageSize = exportPageSize
+	f.PageSize, f.asStored = exportPageSize, true
 	for {
 		p, err := s.Activity(ctx, f, admin)
 		if err != nil {
