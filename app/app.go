@@ -611,6 +611,13 @@ func (a *App) startPump(bg context.Context, todos, auditC, leases store.Containe
 		p.Changed, p.Poll = changed, time.Second
 	}
 	a.pump = p
+	if r, ok := a.store.(store.Relaying); ok {
+		// Each write's audit records are written in the write's own
+		// commit; the pump audits what such a write leaves to it.
+		if err := r.RelayBatches(todos.Spec().Name, p); err != nil {
+			return err
+		}
+	}
 	p.ReportTo(func(err error) { a.health.Report("audit", err) })
 	// The pump's failures follow the store's: once the store recovers
 	// it retries at once, rather than at the end of its back-off.
@@ -630,7 +637,9 @@ func (a *App) startPump(bg context.Context, todos, auditC, leases store.Containe
 }
 
 // LogIntegrateEvery is how often the standalone handler appends new
-// versions to the transparency log and signs a checkpoint when it grew.
+// versions to the transparency log and signs a checkpoint when it grew,
+// on a store that does not tell of its commits; on one that does (the
+// embedded store), a commit starts a pass sooner.
 const LogIntegrateEvery = time.Second
 
 // logKeyFile is the signing key's file in DATA_DIR when LOG_SIGNING_KEY
@@ -700,6 +709,10 @@ func (a *App) transparencyLog(ctx context.Context, auditC, leases store.Containe
 	if o, ok := a.store.(interface{ StampsInCommitOrder() bool }); ok {
 		in.CommitOrdered = o.StampsInCommitOrder()
 	}
+	if k, ok := a.store.(interface{ KeySet(string) *bolt.KeySet }); ok {
+		l.LeafIndex = k.KeySet(transparency.LeafIndexSet)
+		in.LeafIndex = l.LeafIndex
+	}
 	l.Damaged = in.Damaged
 	return l, in, nil
 }
@@ -714,38 +727,32 @@ func (a *App) azureCredential() (azcore.TokenCredential, error) {
 	return azidentity.NewDefaultAzureCredential(nil)
 }
 
-// integrateLoop runs the log's integrator every LogIntegrateEvery. On a
-// store that tells of its commits (the embedded one), a pass after which
-// nothing was committed is skipped, up to logIdlePasses in a row: an idle
-// handler then reads no audit records every second.
+// integrateLoop runs the log's integrator soon after each commit of the
+// store, paced by logPassGap (see logPacer), and every LogIntegrateEvery
+// where the store does not tell of its commits.
 func (a *App) integrateLoop(ctx context.Context, in *transparency.Integrator) {
-	changes := a.storeChanges()
-	t := time.NewTicker(LogIntegrateEvery)
-	defer t.Stop()
-	for {
-		var changed <-chan struct{} // closed by a commit during or after the pass
-		if changes != nil {
-			changed = changes()
-		}
-		if _, err := in.Run(ctx); err != nil && ctx.Err() == nil && !errors.Is(err, transparency.ErrRefused) {
-			a.log.Error("transparency log integration failed", "error", err.Error())
-		}
-		for skipped := 1; ; skipped++ {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
+	p := &logPacer{
+		pass: func(ctx context.Context) {
+			if _, err := in.Run(ctx); err != nil && ctx.Err() == nil && !errors.Is(err, transparency.ErrRefused) {
+				a.log.Error("transparency log integration failed", "error", err.Error())
 			}
-			if changed == nil || skipped >= logIdlePasses || closed(changed) {
-				break
-			}
-		}
+		},
+		changes: a.storeChanges(), gap: logPassGap, every: LogIntegrateEvery, idle: logIdlePasses,
+		after: time.After, now: time.Now,
 	}
+	p.run(ctx)
 }
 
-// logIdlePasses bounds the passes skipped in a row while nothing changes,
-// so that what a pass does besides appending (anchoring a checkpoint whose
-// anchoring failed) is retried at least that often.
+// logPassGap is the least time from the start of one pass of the
+// standalone integrator to the next: the writes of that time share a
+// checkpoint, and the log signs at most four a second however fast
+// they come.
+const logPassGap = 250 * time.Millisecond
+
+// logIdlePasses bounds the fallback periods in a row without a commit
+// after which a pass runs all the same, so that what a pass does besides
+// appending (anchoring a checkpoint whose anchoring failed) is retried at
+// least that often.
 const logIdlePasses = 30
 
 // storeChanges is the store's Changed when it has one (the embedded
@@ -755,16 +762,6 @@ func (a *App) storeChanges() func() <-chan struct{} {
 		return n.Changed
 	}
 	return nil
-}
-
-// closed reports whether c is closed, without waiting.
-func closed(c <-chan struct{}) bool {
-	select {
-	case <-c:
-		return true
-	default:
-		return false
-	}
 }
 
 // IntegrateLog runs one pass of the transparency log's integrator now

@@ -46,6 +46,24 @@ func newEnv(t *testing.T) *env {
 // a rollback, and returns the expected audit records (from the outbox).
 func (e *env) writeHistory(t *testing.T) map[string]string {
 	t.Helper()
+	ids := e.writeTodos(t)
+	q := store.Query{PageSize: 1000, Filters: []store.Filter{{Field: "type", Op: store.Eq, Value: todo.TypeVersion}}}
+	page, err := e.todos.Query(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := make([][]byte, len(page.Items))
+	for i, it := range page.Items {
+		docs[i] = it.Body
+	}
+	want := recordsOf(t, docs)
+	checkGolden(t, ids, want)
+	return want
+}
+
+// writeTodos makes writeHistory's todos and returns their ids.
+func (e *env) writeTodos(t *testing.T) []string {
+	t.Helper()
 	ctx := service.WithUser(context.Background(), "alice")
 	var ids []string
 	for i := range 3 {
@@ -68,15 +86,16 @@ func (e *env) writeHistory(t *testing.T) map[string]string {
 			}
 		}
 	}
+	return ids
+}
+
+// recordsOf returns the audit records of writeHistory's version documents.
+func recordsOf(t *testing.T, versions [][]byte) map[string]string {
+	t.Helper()
 	want := map[string]string{}
-	q := store.Query{PageSize: 1000, Filters: []store.Filter{{Field: "type", Op: store.Eq, Value: todo.TypeVersion}}}
-	page, err := e.todos.Query(context.Background(), q)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, it := range page.Items {
+	for _, doc := range versions {
 		var v todo.Version
-		_ = json.Unmarshal(it.Body, &v)
+		_ = json.Unmarshal(doc, &v)
 		rec, _ := todo.NewAuditRecord(v)
 		b, _ := json.Marshal(rec)
 		want[rec.EntityKey+"|"+rec.ID] = string(b)
@@ -84,7 +103,6 @@ func (e *env) writeHistory(t *testing.T) map[string]string {
 	if len(want) != 3*5+2 {
 		t.Fatalf("%d versions written, want 17", len(want))
 	}
-	checkGolden(t, ids, want)
 	return want
 }
 

@@ -171,9 +171,14 @@ func versionKey(user, id string, version int64) string {
 	return user + "\x00" + id + "\x00" + strconv.FormatInt(version, 10)
 }
 
-// versionDocs decodes the version documents the audit reads, one each
-// write.
-var versionDocs = jsondoc.DecoderFor[todo.Version]()
+// versionDocs and todoDocs decode the documents the audit reads: a
+// version document each write, and each todo document whose version
+// document is not in the same batch (a write's whose version document was
+// audited with it, see pump.Relay).
+var (
+	versionDocs = jsondoc.DecoderFor[todo.Version]()
+	todoDocs    = jsondoc.DecoderFor[todo.Todo]()
+)
 
 func decodeVersion(raw json.RawMessage) (todo.Version, error) {
 	var v todo.Version
@@ -188,7 +193,7 @@ func decodeVersion(raw json.RawMessage) (todo.Version, error) {
 
 func decodeTodo(raw json.RawMessage) (todo.Version, error) {
 	var t todo.Todo
-	if err := json.Unmarshal(raw, &t); err != nil {
+	if err := todoDocs.Unmarshal(raw, &t); err != nil {
 		return todo.Version{}, fmt.Errorf("todo document does not decode: %w", err)
 	}
 	v := todo.VersionOf(t)

@@ -21,54 +21,71 @@ func (c *container) UpsertAtomically(ctx context.Context, ups []store.Upsert) (b
 	if err := ctx.Err(); err != nil {
 		return true, todo.Wrap(todo.Unavailable, err, "request cancelled")
 	}
-	type write struct {
-		c      *container
-		prep   prepared
-		retire *store.Retirement
+	writes, charge, err := c.s.prepareUpserts(ctx, ups)
+	cost.Charge += charge
+	if err != nil {
+		return true, err
 	}
-	writes := make([]write, len(ups))
+	return true, c.s.commit.do(func(tx *bbolt.Tx) error { return writeUpserts(tx, writes) })
+}
+
+// upsert is one write of an atomic group, checked and encoded outside the
+// commit lock.
+type upsert struct {
+	c      *container
+	prep   prepared
+	retire *store.Retirement
+}
+
+// prepareUpserts checks and encodes ups, and says what writing them
+// costs.
+func (s *Store) prepareUpserts(ctx context.Context, ups []store.Upsert) ([]upsert, float64, error) {
+	writes := make([]upsert, len(ups))
+	charge := 0.0
 	for i, u := range ups {
-		sc, err := c.s.Container(ctx, u.Container)
+		sc, err := s.Container(ctx, u.Container)
 		if err != nil {
-			return true, err
+			return nil, charge, err
 		}
 		target := sc.(*container)
 		if err := target.spec.CheckKey(u.PartitionKey); err != nil {
-			return true, err
+			return nil, charge, err
 		}
 		if r := u.Retire; r != nil {
 			if err := todo.ValidateID(r.ID); err != nil {
-				return true, err
+				return nil, charge, err
 			}
-			writes[i] = write{c: target, prep: prepared{id: r.ID, key: itemKey(u.PartitionKey, r.ID)}, retire: r}
-			cost.Charge += ru.Write(0)
+			writes[i] = upsert{c: target, prep: prepared{id: r.ID, key: itemKey(u.PartitionKey, r.ID)}, retire: r}
+			charge += ru.Write(0)
 			continue
 		}
 		p, err := target.prepare(u.PartitionKey, store.Op{Kind: store.BatchUpsert, Doc: u.Doc})
 		if err != nil {
-			return true, err
+			return nil, charge, err
 		}
-		writes[i] = write{c: target, prep: p}
-		cost.Charge += ru.Write(int64(len(p.body)))
+		writes[i] = upsert{c: target, prep: p}
+		charge += ru.Write(int64(len(p.body)))
 	}
+	return writes, charge, nil
+}
+
+// writeUpserts writes an atomic group's upserts in tx. An unconditional
+// upsert fails only mid-write, and so does a retirement: the transaction
+// must then be rolled back, the group's earlier writes with it.
+func writeUpserts(tx *bbolt.Tx, writes []upsert) error {
 	results := make([]store.OpResult, 1)
-	return true, c.s.commit.do(func(tx *bbolt.Tx) error {
-		for _, w := range writes {
-			// An unconditional upsert fails only mid-write, and so does
-			// a retirement: the group must then be rolled back, this
-			// write's earlier ones with it.
-			var err error
-			if w.retire != nil {
-				err = w.c.retire(tx, w.prep.key, w.retire.ETag, w.retire.Reserved)
-			} else {
-				err = w.c.apply(tx, []prepared{w.prep}, results)
-			}
-			if err != nil {
-				return fmt.Errorf("%w: %v", errDirty, err)
-			}
+	for _, w := range writes {
+		var err error
+		if w.retire != nil {
+			err = w.c.retire(tx, w.prep.key, w.retire.ETag, w.retire.Reserved)
+		} else {
+			err = w.c.apply(tx, []prepared{w.prep}, results)
 		}
-		return nil
-	})
+		if err != nil {
+			return fmt.Errorf("%w: %v", errDirty, err)
+		}
+	}
+	return nil
 }
 
 // retire deletes the item at key, if it has not expired and is at etag,

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	bbolt "go.etcd.io/bbolt"
@@ -25,7 +26,12 @@ type container struct {
 	s    *Store
 	spec store.ContainerSpec
 	name []byte
+	// relay, when set, adds its writes to each batch's transaction.
+	relay atomic.Pointer[relay]
 }
+
+// relay holds a store.Relay, which an atomic.Pointer cannot hold itself.
+type relay struct{ store.Relay }
 
 var _ store.Container = (*container)(nil)
 
@@ -236,8 +242,12 @@ func (c *container) batch(ctx context.Context, pk store.PartitionKey, ops []stor
 		cost.Charge += ru.Write(int64(len(p.body)))
 	}
 	results := make([]store.OpResult, len(ops))
+	relayed := c.relayed(ctx, pk, ops, preps)
 	err := c.s.commit.do(func(tx *bbolt.Tx) error {
-		return c.apply(tx, preps, results)
+		if err := c.apply(tx, preps, results); err != nil {
+			return err
+		}
+		return relayed.write(tx, c, preps, results)
 	})
 	return results, preps, cost, err
 }

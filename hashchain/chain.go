@@ -173,19 +173,24 @@ func (a *Audited) committedHead(prevHash string, n int) canonical {
 // entity under the salts from seed (e.commitments(entity, seed)), each
 // digest written as it is computed: the hash of every write, without the
 // map and the hex strings of the commitments, which the version keeps as
-// its seed.
-func (a *Audited) sealHash(e *boundEncoding, entity reflect.Value, prevHash string, seed []byte) string {
+// its seed. With into not nil, each commitment is put in it as well: the
+// commitments a reader serves, derived once for the hash and for it.
+func (a *Audited) sealHash(e *boundEncoding, entity reflect.Value, prevHash string, seed []byte, into todo.Commitments) string {
 	b := a.committedHead(prevHash, len(e.committed))
 	salts := e.salts(e.committed, seed)
 	var d digester
 	for _, i := range e.byName {
 		p := &e.committed[i]
 		b.field(p.Name)
-		sum := d.sum(p, salts[i*SaltBytes:(i+1)*SaltBytes], entity)
+		salt := salts[i*SaltBytes : (i+1)*SaltBytes]
+		sum := d.sum(p, salt, entity)
 		if e.hexDigests {
 			b.fieldHex(sum[:])
 		} else {
 			b.fieldBytes(sum[:])
+		}
+		if into != nil {
+			into[p.Name] = todo.Commitment{Salt: hex.EncodeToString(salt), Digest: hex.EncodeToString(sum[:])}
 		}
 	}
 	return b.sum()
@@ -330,18 +335,24 @@ func parseSeed(s string) ([]byte, error) {
 // commitments, never both, and a seed only in an encoding that commits to
 // each field.
 func (c *boundChain) fromSeed(entity reflect.Value, chain int, seed string, stored todo.Commitments) (todo.Commitments, error) {
+	b, err := c.seedOf(chain, seed, stored)
+	if err != nil {
+		return nil, err
+	}
+	e, _ := c.encoding(chain) // one that commits, as seedOf checked
+	return e.commitments(entity, b), nil
+}
+
+// seedOf decodes the seed of a stored version of encoding chain, which
+// must commit to each field, stored without commitments.
+func (c *boundChain) seedOf(chain int, seed string, stored todo.Commitments) ([]byte, error) {
 	switch {
 	case !c.commits(chain):
 		return nil, fmt.Errorf("a version of chain encoding %d has a seed", chain)
 	case stored != nil:
 		return nil, fmt.Errorf("a version has both a seed and commitments")
 	}
-	b, err := parseSeed(seed)
-	if err != nil {
-		return nil, err
-	}
-	e, _ := c.encoding(chain) // one that commits, checked above
-	return e.commitments(entity, b), nil
+	return parseSeed(seed)
 }
 
 // Seal makes t's current state the next link of its hash chain, in the
@@ -359,7 +370,7 @@ func Seal(t *todo.Todo) string {
 	a := Audited{EntityType: todo.EntityTypeTodo, EntityID: t.ID, Version: t.Version, Operation: t.LastOperation,
 		Actor: t.UpdatedBy, At: t.UpdatedAt, Chain: Newest}
 	e, _ := chainOfTodo.encoding(Newest) // the last of encodings, as a test checks
-	t.PrevHash, t.Hash = t.Hash, a.sealHash(e, reflect.ValueOf(&entity).Elem(), t.Hash, seed)
+	t.PrevHash, t.Hash = t.Hash, a.sealHash(e, reflect.ValueOf(&entity).Elem(), t.Hash, seed, nil)
 	return hex.EncodeToString(seed)
 }
 
@@ -387,10 +398,8 @@ func (c *boundChain) verify(a *Audited, entity reflect.Value, prevHash, hash str
 	case e.salts == nil && a.Commitments != nil:
 		return fmt.Errorf("a version of the first chain encoding has commitments")
 	}
-	for i := range e.uncommitted {
-		if p := &e.uncommitted[i]; !entity.FieldByIndex(p.Index).IsZero() {
-			return fmt.Errorf("field %s has a value, which chain encoding %d does not commit to", p.Name, e.chain)
-		}
+	if err := e.checkUncommitted(entity); err != nil {
+		return err
 	}
 	if e.salts != nil && !derived {
 		if err := e.checkCommitments(entity, a.Commitments); err != nil {
@@ -399,6 +408,17 @@ func (c *boundChain) verify(a *Audited, entity reflect.Value, prevHash, hash str
 	}
 	if want := c.hash(a, entity, prevHash); subtle.ConstantTimeCompare([]byte(want), []byte(hash)) != 1 {
 		return fmt.Errorf("its content does not match its hash")
+	}
+	return nil
+}
+
+// checkUncommitted refuses a value in a field that e does not list (one
+// added to the todo after it).
+func (e *boundEncoding) checkUncommitted(entity reflect.Value) error {
+	for i := range e.uncommitted {
+		if p := &e.uncommitted[i]; !entity.FieldByIndex(p.Index).IsZero() {
+			return fmt.Errorf("field %s has a value, which chain encoding %d does not commit to", p.Name, e.chain)
+		}
 	}
 	return nil
 }

@@ -427,6 +427,22 @@ func TestDecodeVerifiedRecord(t *testing.T) {
 		if err == nil && (!reflect.DeepEqual(r, wr) || !reflect.DeepEqual(a, wa)) {
 			t.Errorf("%s: decoded and verified in one call, the record or its content differ", name)
 		}
+		// Passed on as stored, it gets the same verdict and keeps its
+		// seed, or its commitments.
+		sr, sa, serr := hashchain.DecodeSealedRecord([]byte(c.doc))
+		if errors.As(serr, &unverified) != c.unverified || (serr == nil) != (err == nil) {
+			t.Errorf("%s: decoded as stored: %v; with its commitments: %v", name, serr, err)
+		}
+		if err != nil {
+			continue
+		}
+		stored := wr
+		if strings.Contains(c.doc, `"seed"`) {
+			stored.Seed, stored.Commitments, wa.Commitments = rec.Seed, nil, nil
+		}
+		if !reflect.DeepEqual(sr, stored) || !reflect.DeepEqual(sa, wa) {
+			t.Errorf("%s: decoded as stored, the record or its content differ: %+v", name, sr)
+		}
 	}
 }
 
@@ -446,6 +462,9 @@ func FuzzDecodeRecord(f *testing.F) {
 		}
 		if _, _, once := hashchain.DecodeVerifiedRecord(data); (once == nil) != (err == nil) {
 			t.Fatalf("decoded and verified in one call: %v; one after the other: %v\n%s", once, err, data)
+		}
+		if _, _, sealed := hashchain.DecodeSealedRecord(data); (sealed == nil) != (err == nil) {
+			t.Fatalf("decoded as stored: %v; one after the other: %v\n%s", sealed, err, data)
 		}
 		if err != nil {
 			return

@@ -123,8 +123,12 @@ func TestAddedFieldKeepsEveryHistory(t *testing.T) {
 	seed := make([]byte, SeedBytes)
 	_, _ = rand.Read(seed)
 	a := Audited{EntityType: todo.EntityTypeTodo, EntityID: "a:1", Version: 1, Operation: todo.OpCreate, Actor: "u", Chain: e.chain}
-	hash := a.sealHash(e, entity, "", seed)
+	derived := todo.Commitments{}
+	hash := a.sealHash(e, entity, "", seed, derived)
 	a.Commitments = e.commitments(entity, seed)
+	if !reflect.DeepEqual(derived, a.Commitments) {
+		t.Fatalf("the commitments derived with the hash are not the seed's: %v", derived)
+	}
 	if _, ok := a.Commitments["added"]; !ok || len(a.Commitments) != len(newest.fields)+1 {
 		t.Fatalf("a new version commits to %d fields, the added one: %t", len(a.Commitments), ok)
 	}
@@ -135,7 +139,7 @@ func TestAddedFieldKeepsEveryHistory(t *testing.T) {
 	if err := chain.verify(&a, entity, "", hash, false); err == nil {
 		t.Fatal("a new version verifies with another value of the added field")
 	}
-	if again := a.sealHash(e, entity, "", seed); again == hash {
+	if again := a.sealHash(e, entity, "", seed, nil); again == hash {
 		t.Fatal("the added field does not change the hash of a new version")
 	}
 }

@@ -1,6 +1,7 @@
 package hashchain
 
 import (
+	"crypto/subtle"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -108,6 +109,19 @@ func Content(r *todo.AuditRecord) (Audited, error) {
 // covers. Commitments computed from r's seed are not checked against the
 // entity they were just computed from (see verify).
 func Verified(r *todo.AuditRecord) (Audited, error) {
+	if r.Seed != "" {
+		// The commitments derived once, for the hash and to be served.
+		a, err := undecided(r)
+		if err != nil {
+			return a, err
+		}
+		into := make(todo.Commitments, len(chainOfTodo.committable))
+		if err := chainOfTodo.verifySealed(&a, r, into); err != nil {
+			return a, err
+		}
+		a.Commitments = into
+		return a, nil
+	}
 	a, derived, err := content(r)
 	if err != nil {
 		return a, err
@@ -128,10 +142,9 @@ func (e *UnverifiedError) Unwrap() error { return e.Err }
 // content is Content, and whether the commitments were computed from r's
 // seed.
 func content(r *todo.AuditRecord) (Audited, bool, error) {
-	a := Audited{EntityType: r.EntityType, EntityID: r.EntityID, Version: r.Version, Operation: r.Operation,
-		Actor: r.Actor, At: r.DateCreatedUTC, Chain: r.Chain, Commitments: r.Commitments}
-	if err := jsondoc.UnmarshalStrict(r.Entity, &a.Entity); err != nil {
-		return a, false, fmt.Errorf("entity does not decode as a todo: %w", err)
+	a, err := undecided(r)
+	if err != nil {
+		return a, false, err
 	}
 	if r.Seed == "" {
 		return a, false, nil
@@ -142,6 +155,17 @@ func content(r *todo.AuditRecord) (Audited, bool, error) {
 	}
 	a.Commitments = c
 	return a, true, nil
+}
+
+// undecided is the content r's hash covers with its stored commitments,
+// none when it stores a seed: its entity decoded strictly.
+func undecided(r *todo.AuditRecord) (Audited, error) {
+	a := Audited{EntityType: r.EntityType, EntityID: r.EntityID, Version: r.Version, Operation: r.Operation,
+		Actor: r.Actor, At: r.DateCreatedUTC, Chain: r.Chain, Commitments: r.Commitments}
+	if err := jsondoc.UnmarshalStrict(r.Entity, &a.Entity); err != nil {
+		return a, fmt.Errorf("entity does not decode as a todo: %w", err)
+	}
+	return a, nil
 }
 
 // storedRecord is an audit record as a store returns it: its own
@@ -175,6 +199,59 @@ func DecodeRecord(data []byte) (todo.AuditRecord, Audited, error) {
 // when the record decodes but is not what its hash covers.
 func DecodeVerifiedRecord(data []byte) (todo.AuditRecord, Audited, error) {
 	return decodeRecord(data, Verified)
+}
+
+// DecodeSealedRecord is DecodeVerifiedRecord for a record passed on as it
+// is stored: one stored with its seed keeps it, and its hash is checked
+// from the digests the seed gives as they are computed (as Seal computes
+// it), without the commitments' map and their hex, which nothing reads.
+// The content returned then has no commitments: a version with a seed
+// has no field erased. A record stored with its commitments is decoded as
+// DecodeVerifiedRecord decodes it.
+func DecodeSealedRecord(data []byte) (todo.AuditRecord, Audited, error) {
+	var s storedRecord
+	if err := jsondoc.UnmarshalStrict(data, &s); err != nil {
+		return s.AuditRecord, Audited{}, fmt.Errorf("it does not decode as an audit record: %w", err)
+	}
+	r := s.AuditRecord
+	r.Erased = r.Commitments.ErasedNames()
+	if r.Seed == "" {
+		a, err := Verified(&r)
+		if err != nil {
+			return r, a, err
+		}
+		return r, a, set(&r, &a)
+	}
+	a, err := undecided(&r)
+	if err != nil {
+		return r, a, err
+	}
+	if err := chainOfTodo.verifySealed(&a, &r, nil); err != nil {
+		return r, a, err
+	}
+	r.Entity, err = todo.MarshalJSON(a.Entity)
+	return r, a, err
+}
+
+// verifySealed is verify of a, the content of r, which is stored with its
+// seed in place of its commitments: every field its encoding does not list
+// must be zero, and the hash must be sealHash's. The commitments the seed
+// gives are put in into, when not nil. A content that is not what the
+// hash covers is an *UnverifiedError.
+func (c *boundChain) verifySealed(a *Audited, r *todo.AuditRecord, into todo.Commitments) error {
+	seed, err := c.seedOf(r.Chain, r.Seed, r.Commitments)
+	if err != nil {
+		return err
+	}
+	e, _ := c.encoding(a.Chain) // one that commits, as seedOf checked
+	entity := reflect.ValueOf(&a.Entity).Elem()
+	if err := e.checkUncommitted(entity); err != nil {
+		return &UnverifiedError{Err: err}
+	}
+	if want := a.sealHash(e, entity, r.PrevHash, seed, into); subtle.ConstantTimeCompare([]byte(want), []byte(r.Hash)) != 1 {
+		return &UnverifiedError{Err: fmt.Errorf("its content does not match its hash")}
+	}
+	return nil
 }
 
 // decodeRecord decodes a record as stored and its content with read,

@@ -28,6 +28,9 @@ type ActivityFilter struct {
 	Since, Until time.Time
 	PageSize     int
 	Continuation string
+	// asStored hands records on as an export writes them: one stored with
+	// its seed keeps it (see ExportActivity).
+	asStored bool
 }
 
 // DefaultActivityWindow is how far back an activity query without since
@@ -145,7 +148,7 @@ func (s *Service) activity(ctx context.Context, f ActivityFilter) (ActivityPage,
 	if err != nil {
 		return page, err
 	}
-	if page.Items, err = s.activityRecords(ctx, p.Items); err != nil {
+	if page.Items, err = s.activityRecords(ctx, p.Items, f.asStored); err != nil {
 		return ActivityPage{}, err
 	}
 	if p.Continuation != "" {
@@ -159,18 +162,23 @@ const recordReadsAtOnce = 8
 
 // activityRecords returns the audit records a page of activity entries
 // stands for, in its order, with their commitments (see
-// hashchain.ExpandRecord): a reference is read from its record's
+// hashchain.ExpandRecord), or asStored with the seed they may be
+// stored with: a reference is read from its record's
 // partition (a point read each, at most recordReadsAtOnce at a time), a
 // copy is its own record. A reference whose record is gone (a retention
 // purge removes the entries first, the record after) is left out.
-func (s *Service) activityRecords(ctx context.Context, entries []repo.Doc[todo.AuditRecord]) ([]todo.AuditRecord, error) {
+func (s *Service) activityRecords(ctx context.Context, entries []repo.Doc[todo.AuditRecord], asStored bool) ([]todo.AuditRecord, error) {
 	out := make([]todo.AuditRecord, len(entries)) // a record gone stays without an id
+	give := expand
+	if asStored {
+		give = func(*todo.AuditRecord) error { return nil }
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(recordReadsAtOnce)
 	for i, d := range entries {
 		if !d.Value.IsReference() {
 			out[i] = d.Value.Record()
-			if err := expand(&out[i]); err != nil {
+			if err := give(&out[i]); err != nil {
 				return nil, err
 			}
 			continue
@@ -185,7 +193,7 @@ func (s *Service) activityRecords(ctx context.Context, entries []repo.Doc[todo.A
 				return err
 			}
 			out[i] = r.Value
-			return expand(&out[i])
+			return give(&out[i])
 		})
 	}
 	if err := g.Wait(); err != nil {

@@ -1,9 +1,11 @@
 package service
 
 import (
+	"encoding/json"
 	"reflect"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/internal/historytest"
@@ -47,6 +49,30 @@ func TestEveryEditableFieldIsAChange(t *testing.T) {
 	for i, p := range props {
 		if i >= len(all) || all[i].Field != p.Name {
 			t.Fatalf("changes of every field are in the order %+v, want that of todo.Fields", all)
+		}
+	}
+}
+
+// A todo's fields as a history's changes show them are what their JSON
+// encoding decodes into, however full or empty the fields.
+func TestFieldValuesAreTheJSONs(t *testing.T) {
+	due := time.Date(2026, 12, 1, 9, 30, 0, 123, time.FixedZone("x", 3600))
+	for _, f := range []todo.Fields{
+		{},
+		{Category: "Work", Title: "t"},
+		{Category: "Work", Title: "a \"quoted\" title", Notes: "n", DueDate: &due, Tags: []string{"x", "y"}, IsCompleted: true},
+		{Title: "t", Tags: []string{}},
+	} {
+		b, err := json.Marshal(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want map[string]any
+		if err := json.Unmarshal(b, &want); err != nil {
+			t.Fatal(err)
+		}
+		if got := fieldValues(f); !reflect.DeepEqual(got, want) {
+			t.Errorf("fields %+v: %#v, want %#v", f, got, want)
 		}
 	}
 }

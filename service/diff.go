@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"slices"
+	"time"
 
 	"github.com/wI2L/jsondiff"
 
@@ -107,12 +108,48 @@ func listOf(f todo.Fields, p *todo.Property) []string {
 	return reflect.ValueOf(&t).Elem().FieldByIndex(p.Index).Interface().([]string)
 }
 
-// fieldValues is f as its JSON object's properties.
+// fieldValues is f as its JSON object's properties decode into values
+// of any type (strings, booleans, float64 numbers, lists, times as their
+// RFC 3339 text), a property omitted when empty absent: taken from the
+// fields by kind, which a history does for every record, rather than
+// through an encoding and a decoding of them.
 func fieldValues(f todo.Fields) map[string]any {
-	b, _ := json.Marshal(f)
-	var m map[string]any
-	_ = json.Unmarshal(b, &m)
+	t := todo.Todo{Fields: f}
+	v := reflect.ValueOf(&t).Elem()
+	m := make(map[string]any, len(editable))
+	for i := range editable {
+		p := &editable[i]
+		x := v.FieldByIndex(p.Index)
+		if p.OmitEmpty && (x.IsZero() || x.Kind() == reflect.Slice && x.Len() == 0) {
+			continue
+		}
+		m[p.Name] = jsonValue(x)
+	}
 	return m
+}
+
+// jsonValue is x as its JSON encoding decodes into a value of any type.
+func jsonValue(x reflect.Value) any {
+	switch {
+	case x.Kind() == reflect.String:
+		return x.String()
+	case x.Kind() == reflect.Bool:
+		return x.Bool()
+	case (x.Kind() == reflect.Pointer || x.Kind() == reflect.Slice) && x.IsNil():
+		return nil
+	case x.Type() == reflect.TypeFor[*time.Time]():
+		return x.Interface().(*time.Time).Format(time.RFC3339Nano)
+	case x.Kind() == reflect.Slice && x.Type().Elem().Kind() == reflect.String:
+		out := make([]any, x.Len())
+		for i := range out {
+			out[i] = x.Index(i).String()
+		}
+		return out
+	}
+	b, _ := json.Marshal(x.Interface())
+	var out any
+	_ = json.Unmarshal(b, &out)
+	return out
 }
 
 // elementsNotIn returns the elements of xs that ys lacks, each as many

@@ -13,12 +13,14 @@ const exportPageSize = MaxPageSize
 
 // ExportHistory hands every audit record of the caller's todo id to emit,
 // oldest first, page by page, reading at low priority so that user
-// requests win; then flush, after each page.
+// requests win; then flush, after each page. A record stored with its
+// seed is handed on with it, in place of its commitments (see
+// export.FormSeeds).
 func (s *Service) ExportHistory(ctx context.Context, id string, emit func(todo.AuditRecord) error, flush func() error) error {
 	ctx = store.WithLowPriority(ctx)
 	cont := ""
 	for {
-		p, err := s.History(ctx, id, exportPageSize, cont)
+		p, err := s.history(ctx, id, exportPageSize, cont, true)
 		if err != nil {
 			return err
 		}
@@ -37,10 +39,11 @@ func (s *Service) ExportHistory(ctx context.Context, id string, emit func(todo.A
 }
 
 // ExportActivity is ExportHistory for an activity query: the caller's own
-// (MyActivity) or, for administrators, AuditActivity.
+// (MyActivity) or, for administrators, AuditActivity; a record stored with
+// its seed is handed on with it too.
 func (s *Service) ExportActivity(ctx context.Context, f ActivityFilter, admin bool, emit func(todo.AuditRecord) error, flush func() error) error {
 	ctx = store.WithLowPriority(ctx)
-	f.PageSize = exportPageSize
+	f.PageSize, f.asStored = exportPageSize, true
 	for {
 		p, err := s.Activity(ctx, f, admin)
 		if err != nil {

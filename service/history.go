@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -32,6 +33,13 @@ type HistoryPage struct {
 // re-encoding of what was checked; one that fails is refused with
 // Conflict (Verify checks the links between records too).
 func (s *Service) History(ctx context.Context, id string, pageSize int, continuation string) (HistoryPage, error) {
+	return s.history(ctx, id, pageSize, continuation, false)
+}
+
+// history is History; asStored serves each record as an export writes it:
+// one stored with its seed keeps it (hashchain.DecodeSealedRecord), and the
+// page's changes are not computed.
+func (s *Service) history(ctx context.Context, id string, pageSize int, continuation string, asStored bool) (HistoryPage, error) {
 	user, err := caller(ctx)
 	if err != nil {
 		return HistoryPage{}, err
@@ -46,17 +54,9 @@ func (s *Service) History(ctx context.Context, id string, pageSize int, continua
 	if pageSize < 1 || pageSize > MaxPageSize {
 		return HistoryPage{}, todo.Errorf(todo.Invalid, "pageSize must be between 1 and %d", MaxPageSize)
 	}
-	// The history token carries the last version of the previous page, so
-	// a gap at a page boundary is seen too.
-	var prev int64
-	var inner string
-	if continuation != "" {
-		head, rest, ok := strings.Cut(continuation, ".")
-		n, err := strconv.ParseInt(head, 10, 64)
-		if !ok || err != nil || n < 0 || rest == "" {
-			return HistoryPage{}, todo.Errorf(todo.Invalid, "continuation token is malformed or belongs to another query")
-		}
-		prev, inner = n, rest
+	prev, inner, err := parseHistoryToken(continuation)
+	if err != nil {
+		return HistoryPage{}, err
 	}
 	p, err := s.records.Query(ctx, repo.Spec{
 		Partitions:   []store.PartitionKey{{todo.EntityKey(user, id)}},
@@ -68,28 +68,68 @@ func (s *Service) History(ctx context.Context, id string, pageSize int, continua
 	if err != nil {
 		return page, err
 	}
-	entities := make([]todo.Todo, 0, len(p.Items))
-	for _, d := range p.Items {
-		// A record that decodes but does not verify is served as it is
-		// stored, marked with why: the evidence of tampering, for whoever
-		// audits it. One that does not decode strictly is never served:
-		// what another reader makes of it may differ.
-		rec, a, err := hashchain.DecodeVerifiedRecord(d.Value)
+	decode := hashchain.DecodeVerifiedRecord
+	if asStored {
+		decode = hashchain.DecodeSealedRecord
+	}
+	entities, prev, err := s.historyItems(ctx, user, id, &page, p.Items, decode, continuation == "", prev)
+	if err != nil {
+		return HistoryPage{}, err
+	}
+	if !asStored {
+		if err := s.addChanges(ctx, user, id, page.Items, entities); err != nil {
+			return page, err
+		}
+	}
+	if p.Continuation != "" {
+		page.Continuation = strconv.FormatInt(prev, 10) + "." + p.Continuation
+		return page, nil
+	}
+	return page, s.historyEnd(ctx, id, pk, &page, continuation == "", prev)
+}
+
+// parseHistoryToken reads a history continuation token: the last version
+// of the previous page, so that a gap at a page boundary is seen too, and
+// the store's token. The empty token is the first page's.
+func parseHistoryToken(continuation string) (int64, string, error) {
+	if continuation == "" {
+		return 0, "", nil
+	}
+	head, rest, ok := strings.Cut(continuation, ".")
+	n, err := strconv.ParseInt(head, 10, 64)
+	if !ok || err != nil || n < 0 || rest == "" {
+		return 0, "", todo.Errorf(todo.Invalid, "continuation token is malformed or belongs to another query")
+	}
+	return n, rest, nil
+}
+
+// historyItems adds the records of one page to it, decoded and verified
+// with decode, after version prev,
+// marking it incomplete at a gap, and returns their entities and the last
+// version. A record that decodes but does not verify is served as it is
+// stored, marked with why: the evidence of tampering, for whoever audits
+// it. One that does not decode strictly is never served: what another
+// reader makes of it may differ.
+func (s *Service) historyItems(ctx context.Context, user, id string, page *HistoryPage, items []repo.Doc[json.RawMessage],
+	decode func([]byte) (todo.AuditRecord, hashchain.Audited, error), first bool, prev int64) ([]todo.Todo, int64, error) {
+	entities := make([]todo.Todo, 0, len(items))
+	for _, d := range items {
+		rec, a, err := decode(d.Value)
 		var marked string
 		var unverified *hashchain.UnverifiedError
 		switch {
 		case errors.As(err, &unverified):
 			marked = fmt.Sprintf("version %d does not match its hash (%v); see GET %s/history/verify", rec.Version, err, todoPath(id))
 		case err != nil:
-			return HistoryPage{}, todo.Errorf(todo.Conflict, "the audit record after version %d of todo %q is refused (%v); see GET %s/history/verify",
+			return nil, prev, todo.Errorf(todo.Conflict, "the audit record after version %d of todo %q is refused (%v); see GET %s/history/verify",
 				prev, id, err, todoPath(id))
 		}
-		if continuation == "" && len(page.Items) == 0 && rec.Version > 1 {
+		if first && len(page.Items) == 0 && rec.Version > 1 {
 			// A history that starts after version 1 may have been purged
 			// under the retention period: purged, not missing.
 			m, err := governance.ReadPurgeMarker(ctx, s.auditC, user, id)
 			if err != nil {
-				return HistoryPage{}, err
+				return nil, prev, err
 			}
 			if m.PurgedBefore == rec.Version {
 				prev = m.PurgedBefore - 1
@@ -102,14 +142,12 @@ func (s *Service) History(ctx context.Context, id string, pageSize int, continua
 		}
 		prev = rec.Version
 	}
-	if err := s.addChanges(ctx, user, id, page.Items, entities); err != nil {
-		return page, err
-	}
-	if p.Continuation != "" {
-		page.Continuation = strconv.FormatInt(prev, 10) + "." + p.Continuation
-		return page, nil
-	}
-	// Last page: history must reach the latest version the todo has had.
+	return entities, prev, nil
+}
+
+// historyEnd checks the last page of a history, which ends at version
+// prev: the history must reach the latest version the todo has had.
+func (s *Service) historyEnd(ctx context.Context, id string, pk store.PartitionKey, page *HistoryPage, first bool, prev int64) error {
 	var last int64
 	cur, err := s.load(ctx, id)
 	switch {
@@ -122,19 +160,19 @@ func (s *Service) History(ctx context.Context, id string, pageSize int, continua
 			err = nil // the id's versions are another user's
 		}
 		if err != nil {
-			return page, err
+			return err
 		}
 		last = seen.Version
 	default:
-		return page, err
+		return err
 	}
-	if last == 0 && len(page.Items) == 0 && continuation == "" {
-		return page, notFound(id)
+	if last == 0 && len(page.Items) == 0 && first {
+		return notFound(id)
 	}
 	if prev < last {
 		page.Complete = false
 	}
-	return page, nil
+	return nil
 }
 
 // Rollback writes the content of version n as a new version of the caller's

@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -99,6 +100,9 @@ func (s *Service) Verify(ctx context.Context, id string, from VerifyStep) (Verif
 type verified struct {
 	Record  todo.AuditRecord
 	Audited hashchain.Audited
+	// Unverified is why the content is not what the record's hash covers,
+	// found as it was decoded; nil when it is.
+	Unverified error
 }
 
 // walk verifies the hash chain of the caller's todo id, oldest first, and
@@ -121,208 +125,307 @@ type verified struct {
 // comes in time: with the versions checked so far and out.Next.
 func (s *Service) walk(ctx context.Context, user, id string, pk store.PartitionKey, outbox bool, reach int64,
 	step *VerifyStep, visit func(*verified)) (Verification, *verified, *repo.Doc[todo.Todo], error) {
-	var out Verification
-	var newest *verified
-	var head *repo.Doc[todo.Todo] // the caller's todo, as read, if it is there
-	broken := func(k int64, format string, args ...any) (Verification, *verified, *repo.Doc[todo.Todo], error) {
-		out.BrokenAt, out.Reason = k, fmt.Sprintf(format, args...)
-		return out, newest, head, nil
-	}
-	spec := repo.Spec{
+	w := &walker{s: s, ctx: ctx, user: user, id: id, pk: pk, outbox: outbox, reach: reach, step: step, visit: visit, next: 1}
+	w.spec = repo.Spec{
 		Partitions: []store.PartitionKey{{todo.EntityKey(user, id)}},
 		OrderBy:    []store.Order{{Field: "version"}},
 		PageSize:   store.MaxPageSize,
 	}
-	prev, next := "", int64(1)
 	if step != nil && step.From > 1 {
-		prev, next = step.PrevHash, step.From
 		// The walk starts after version From - 1 in the range index, so
 		// that a step costs what it checks, not the versions before it.
-		spec.After = &store.Seek{Order: spec.OrderBy[0], Value: json.RawMessage(strconv.FormatInt(step.From-1, 10)), ID: todo.AuditID(id, step.From-1)}
+		w.prev, w.next = step.PrevHash, step.From
+		w.seekAfter(step.From - 1)
 	}
+	w.start = w.next
 	check, cancel := checkDeadline(ctx, step != nil)
 	defer cancel()
-	start := next
-	// late answers a walk that ran out of time. A step that checked
-	// versions ends with them: before the version next it was about to
-	// read (more), or else before the newest it checked, which the next
-	// step checks again with the todo (its next may not exist).
-	late := func(more bool, err error) (Verification, *verified, *repo.Doc[todo.Todo], error) {
-		switch {
-		case step != nil && more && out.Versions > 0:
-			out.Next = &VerifyStep{From: next, PrevHash: prev}
-		case step != nil && out.Versions > 1:
-			out.Versions--
-			out.Checked = out.Checked[:out.Versions]
-			out.Next = &VerifyStep{From: newest.Record.Version, PrevHash: newest.Record.PrevHash}
-		case err != nil:
-			return out, newest, head, err
-		default:
-			return out, newest, head, todo.Wrap(todo.Unavailable, check.Err(), "the history could not be checked within the deadline")
-		}
-		return out, newest, head, nil
-	}
-	accept := func(v *verified) (int64, string, error) {
-		r, e := &v.Record, &v.Audited.Entity
-		if out.Versions == 0 && r.Version > next {
-			// Versions purged under the retention period are left out, not
-			// missing; only a history that starts late can have any.
-			m, err := governance.ReadPurgeMarker(ctx, s.auditC, user, id)
-			if err != nil {
-				return next, "", err
-			}
-			if m.PurgedBefore == r.Version {
-				prev, next, out.PurgedBefore = m.LastHash, m.PurgedBefore, m.PurgedBefore
-			}
-		}
-		switch {
-		case r.ID != todo.AuditID(id, r.Version):
-			return recordVersion(id, r.ID, next), fmt.Sprintf("the audit record %q says it is version %d", r.ID, r.Version), nil
-		case r.Version != next:
-			return next, fmt.Sprintf("version %d is missing", next), nil
-		case r.EntityID != id || e.ID != id || e.UserID != user || e.Version != r.Version:
-			return next, fmt.Sprintf("version %d is not a version of this todo", next), nil
-		}
-		if next == 1 && r.Operation == todo.OpMove && e.MovedFrom != "" {
-			ok, err := s.linksToMove(ctx, user, e.MovedFrom, id, r.PrevHash)
-			if err != nil || !ok {
-				return next, fmt.Sprintf("version 1 does not link to the version of %q that moved it here", e.MovedFrom), err
-			}
-		} else if r.PrevHash != prev {
-			return next, fmt.Sprintf("the prevHash of version %d is not the hash of version %d", next, next-1), nil
-		}
-		if err := v.Audited.Verify(r.PrevHash, r.Hash); err != nil {
-			return next, fmt.Sprintf("version %d: %v", next, err), nil
-		}
-		if v.Audited.Erased() {
-			out.Erased++
-		}
-		if v.Audited.Chain < hashchain.V2 {
-			out.FirstEncoding++
-		}
-		if visit != nil {
-			visit(v)
-		}
-		newest, prev = v, r.Hash
-		next++
-		out.Versions++
-		out.Checked = append(out.Checked, CheckedVersion{Version: r.Version, PrevHash: r.PrevHash, Hash: r.Hash, At: r.DateCreatedUTC})
-		return 0, "", nil
-	}
-	// The records, the todo, then the version documents after the newest
-	// record. A version document found missing may have been retired
-	// since the records were read, its record written in the same
-	// transaction: the records from there on are read once more, for as
-	// long as that finds more.
+	w.check = check
+	err := w.run()
+	return w.out, w.newest, w.head, err
+}
+
+// walker is one walk of a todo's chain (see walk): what it was asked,
+// where it is, and what it found.
+type walker struct {
+	s           *Service
+	ctx, check  context.Context // check: ctx, or the earlier end of a walk in steps
+	user, id    string
+	pk          store.PartitionKey
+	outbox      bool
+	reach       int64
+	step        *VerifyStep
+	visit       func(*verified)
+	spec        repo.Spec // the query of the audit records from where the walk is
+	out         Verification
+	newest      *verified            // the newest version that verified
+	head        *repo.Doc[todo.Todo] // the caller's todo, as read, if it is there
+	prev        string               // the hash the next version must link to
+	next, start int64                // the version to check next, and the first
+}
+
+// run reads the records, the todo, then the version documents after the
+// newest record. A version document found missing may have been retired
+// since the records were read, its record written in the same
+// transaction: the records from there on are read once more, for as long
+// as that finds more. Then the newest version is compared with the todo.
+func (w *walker) run() error {
 	readHead, rechecked := true, int64(0)
 	for {
-		for {
-			p, err := s.records.Query(check, spec)
-			if err != nil && check.Err() != nil {
-				return late(false, err)
-			}
-			if err != nil {
-				return out, newest, head, err
-			}
-			for _, d := range p.Items {
-				// A step checks at least one version, so that steps progress.
-				if check.Err() != nil && (step == nil || out.Versions > 0) {
-					return late(true, nil)
-				}
-				r, a, err := hashchain.DecodeRecord(d.Value)
-				if err != nil {
-					return broken(recordVersion(id, r.ID, next), "the audit record %q: %v", r.ID, err)
-				}
-				if k, reason, err := accept(&verified{r, a}); err != nil || reason != "" {
-					out.BrokenAt, out.Reason = k, reason
-					return out, newest, head, err
-				}
-			}
-			if p.Continuation == "" {
-				break
-			}
-			spec.Continuation = p.Continuation
+		if done, err := w.records(); done || err != nil {
+			return err
 		}
 		if readHead {
 			readHead = false
-			d, err := s.todos.GetIn(ctx, pk, id)
-			if err != nil && !todo.IsKind(err, todo.NotFound) {
-				if ctx.Err() != nil {
-					return late(false, err)
-				}
-				return out, newest, head, err
-			}
-			if err == nil && d.Value.Type == todo.TypeTodo && d.Value.UserID == user {
-				head = &d
-			}
-			if newest == nil && start > 1 && (head == nil || head.Value.Version < start) {
-				return out, nil, head, todo.Errorf(todo.NotFound, "todo %q has no version %d", id, start)
+			if done, err := w.readHead(); done || err != nil {
+				return err
 			}
 		}
-		missed := false
-		switch {
-		case outbox:
-			for head == nil || next <= max(head.Value.Version, reach) {
-				v, ok, err := s.versionDoc(ctx, user, id, pk, next)
-				if err != nil {
-					return out, newest, head, err
-				}
-				if missed = !ok; missed {
-					break
-				}
-				if k, reason, err := accept(v); err != nil || reason != "" {
-					out.BrokenAt, out.Reason = k, reason
-					return out, newest, head, err
-				}
-			}
-		case head == nil:
-			// The todo is gone: a retained version document newer than
-			// the audit means its newest versions are not audited yet.
-			_, ok, err := s.versionDoc(ctx, user, id, pk, next)
-			if err != nil {
-				return out, newest, head, err
-			}
-			if ok {
-				return broken(next, "version %d is missing (not audited yet, or removed)", next)
-			}
-			missed = true
+		missed, done, err := w.unaudited()
+		if done || err != nil {
+			return err
 		}
-		if !missed || rechecked == next {
+		if !missed || rechecked == w.next {
 			break
 		}
-		rechecked = next
-		spec.Continuation, spec.After = "", nil
-		if next > 1 {
-			spec.After = &store.Seek{Order: spec.OrderBy[0], Value: json.RawMessage(strconv.FormatInt(next-1, 10)), ID: todo.AuditID(id, next-1)}
+		rechecked = w.next
+		w.seekAfter(w.next - 1)
+	}
+	return w.finish()
+}
+
+// seekAfter makes the next query of the records start after version n
+// (from the first when n is 0).
+func (w *walker) seekAfter(n int64) {
+	w.spec.Continuation, w.spec.After = "", nil
+	if n > 0 {
+		w.spec.After = &store.Seek{Order: w.spec.OrderBy[0], Value: json.RawMessage(strconv.FormatInt(n, 10)), ID: todo.AuditID(w.id, n)}
+	}
+}
+
+// broken ends the walk at version k, which does not verify, for the
+// reason the format gives.
+func (w *walker) broken(k int64, format string, args ...any) {
+	w.out.BrokenAt, w.out.Reason = k, fmt.Sprintf(format, args...)
+}
+
+// late ends a walk that ran out of time. A step that checked versions
+// ends with them: before the version next it was about to read (more),
+// or else before the newest it checked, which the next step checks again
+// with the todo (its next may not exist).
+func (w *walker) late(more bool, err error) error {
+	switch {
+	case w.step != nil && more && w.out.Versions > 0:
+		w.out.Next = &VerifyStep{From: w.next, PrevHash: w.prev}
+	case w.step != nil && w.out.Versions > 1:
+		w.out.Versions--
+		w.out.Checked = w.out.Checked[:w.out.Versions]
+		w.out.Next = &VerifyStep{From: w.newest.Record.Version, PrevHash: w.newest.Record.PrevHash}
+	case err != nil:
+		return err
+	default:
+		return todo.Wrap(todo.Unavailable, w.check.Err(), "the history could not be checked within the deadline")
+	}
+	return nil
+}
+
+// records checks the audit records from where the walk is on; done when
+// the walk ended there.
+func (w *walker) records() (done bool, err error) {
+	for {
+		p, err := w.s.records.Query(w.check, w.spec)
+		if err != nil && w.check.Err() != nil {
+			return true, w.late(false, err)
+		}
+		if err != nil {
+			return true, err
+		}
+		for _, d := range p.Items {
+			// A step checks at least one version, so that steps progress.
+			if w.check.Err() != nil && (w.step == nil || w.out.Versions > 0) {
+				return true, w.late(true, nil)
+			}
+			// Decoded as stored, its hash checked from its seed: the
+			// walk reads its entity, never its commitments.
+			r, a, err := hashchain.DecodeSealedRecord(d.Value)
+			var unverified *hashchain.UnverifiedError
+			if err != nil && !errors.As(err, &unverified) {
+				w.broken(recordVersion(w.id, r.ID, w.next), "the audit record %q: %v", r.ID, err)
+				return true, nil
+			}
+			if done, err := w.take(&verified{r, a, err}); done || err != nil {
+				return true, err
+			}
+		}
+		if p.Continuation == "" {
+			return false, nil
+		}
+		w.spec.Continuation = p.Continuation
+	}
+}
+
+// readHead reads the caller's todo; done when the walk ended there.
+func (w *walker) readHead() (done bool, err error) {
+	d, err := w.s.todos.GetIn(w.ctx, w.pk, w.id)
+	if err != nil && !todo.IsKind(err, todo.NotFound) {
+		if w.ctx.Err() != nil {
+			return true, w.late(false, err)
+		}
+		return true, err
+	}
+	if err == nil && d.Value.Type == todo.TypeTodo && d.Value.UserID == w.user {
+		w.head = &d
+	}
+	if w.newest == nil && w.start > 1 && (w.head == nil || w.head.Value.Version < w.start) {
+		return true, todo.Errorf(todo.NotFound, "todo %q has no version %d", w.id, w.start)
+	}
+	return false, nil
+}
+
+// unaudited checks the version documents after the newest record: with
+// outbox, those up to the todo's version and reach (all there are when
+// the todo is gone); without, it only looks for one when the todo is gone,
+// which means its newest versions are not audited yet. missed is set
+// when a version document was looked for and not found; done when the
+// walk ended there.
+func (w *walker) unaudited() (missed, done bool, err error) {
+	switch {
+	case w.outbox:
+		for w.head == nil || w.next <= max(w.head.Value.Version, w.reach) {
+			v, ok, err := w.s.versionDoc(w.ctx, w.user, w.id, w.pk, w.next)
+			if err != nil {
+				return false, true, err
+			}
+			if !ok {
+				return true, false, nil
+			}
+			if done, err := w.take(v); done || err != nil {
+				return false, true, err
+			}
+		}
+	case w.head == nil:
+		_, ok, err := w.s.versionDoc(w.ctx, w.user, w.id, w.pk, w.next)
+		if err != nil {
+			return false, true, err
+		}
+		if ok {
+			w.broken(w.next, "version %d is missing (not audited yet, or removed)", w.next)
+			return false, true, nil
+		}
+		return true, false, nil
+	}
+	return false, false, nil
+}
+
+// take checks the next version (see accept); done when the walk ended
+// there, at a version that does not verify or an error.
+func (w *walker) take(v *verified) (done bool, err error) {
+	k, reason, err := w.accept(v)
+	if err != nil || reason != "" {
+		w.out.BrokenAt, w.out.Reason = k, reason
+		return true, err
+	}
+	return false, nil
+}
+
+// accept checks v as the next version of the chain and counts it; when it
+// does not verify, it returns the version it breaks at and why.
+func (w *walker) accept(v *verified) (int64, string, error) {
+	r, e := &v.Record, &v.Audited.Entity
+	if w.out.Versions == 0 && r.Version > w.next {
+		if err := w.purged(r.Version); err != nil {
+			return w.next, "", err
 		}
 	}
-	last := next - 1
-	if head != nil {
-		t := &head.Value
+	id, next := w.id, w.next
+	switch {
+	case r.ID != todo.AuditID(id, r.Version):
+		return recordVersion(id, r.ID, next), fmt.Sprintf("the audit record %q says it is version %d", r.ID, r.Version), nil
+	case r.Version != next:
+		return next, fmt.Sprintf("version %d is missing", next), nil
+	case r.EntityID != id || e.ID != id || e.UserID != w.user || e.Version != r.Version:
+		return next, fmt.Sprintf("version %d is not a version of this todo", next), nil
+	}
+	if next == 1 && r.Operation == todo.OpMove && e.MovedFrom != "" {
+		ok, err := w.s.linksToMove(w.ctx, w.user, e.MovedFrom, id, r.PrevHash)
+		if err != nil || !ok {
+			return next, fmt.Sprintf("version 1 does not link to the version of %q that moved it here", e.MovedFrom), err
+		}
+	} else if r.PrevHash != w.prev {
+		return next, fmt.Sprintf("the prevHash of version %d is not the hash of version %d", next, next-1), nil
+	}
+	if v.Unverified != nil {
+		return next, fmt.Sprintf("version %d: %v", next, v.Unverified), nil
+	}
+	w.count(v)
+	return 0, "", nil
+}
+
+// purged starts the chain at version first, the first of a history that
+// starts late, when the retention purge left it so: the versions before it
+// are purged, not missing, and it links to the last one purged.
+func (w *walker) purged(first int64) error {
+	m, err := governance.ReadPurgeMarker(w.ctx, w.s.auditC, w.user, w.id)
+	if err != nil {
+		return err
+	}
+	if m.PurgedBefore == first {
+		w.prev, w.next, w.out.PurgedBefore = m.LastHash, m.PurgedBefore, m.PurgedBefore
+	}
+	return nil
+}
+
+// count takes v, which verified, as the newest version checked.
+func (w *walker) count(v *verified) {
+	r := &v.Record
+	if v.Audited.Erased() {
+		w.out.Erased++
+	}
+	if v.Audited.Chain < hashchain.V2 {
+		w.out.FirstEncoding++
+	}
+	if w.visit != nil {
+		w.visit(v)
+	}
+	w.newest, w.prev = v, r.Hash
+	w.next++
+	w.out.Versions++
+	w.out.Checked = append(w.out.Checked, CheckedVersion{Version: r.Version, PrevHash: r.PrevHash, Hash: r.Hash, At: r.DateCreatedUTC})
+}
+
+// finish compares the newest version with the todo: the same version,
+// hash and content; for a todo that is gone, a delete or a move.
+func (w *walker) finish() error {
+	last, newest := w.next-1, w.newest
+	if w.head != nil {
+		t := &w.head.Value
 		switch {
 		case t.Version > last:
-			return broken(next, "version %d is missing (not audited yet, or removed)", next)
+			w.broken(w.next, "version %d is missing (not audited yet, or removed)", w.next)
 		case t.Version < last:
-			return broken(t.Version+1, "the todo is at version %d, but its history goes on to version %d", t.Version, last)
-		case t.Hash != prev:
-			return broken(last, "the todo's latest hash is not the hash of version %d", last)
+			w.broken(t.Version+1, "the todo is at version %d, but its history goes on to version %d", t.Version, last)
+		case t.Hash != w.prev:
+			w.broken(last, "the todo's latest hash is not the hash of version %d", last)
 		case newest.Record.Operation == todo.OpDelete:
-			return broken(last, "version %d deletes the todo, but the todo is there", last)
+			w.broken(last, "version %d deletes the todo, but the todo is there", last)
+		default:
+			if field := newest.Audited.Differs(t); field != "" {
+				w.broken(last, "the todo's %s is not that of its latest version %d", field, last)
+			} else {
+				w.out.Verified = true
+			}
 		}
-		if field := newest.Audited.Differs(t); field != "" {
-			return broken(last, "the todo's %s is not that of its latest version %d", field, last)
-		}
-		out.Verified = true
-		return out, newest, head, nil
+		return nil
 	}
 	switch {
 	case newest == nil:
-		return out, nil, nil, notFound(id)
+		return notFound(w.id)
 	case newest.Record.Operation != todo.OpDelete && newest.Audited.Entity.MovingTo == "":
-		return broken(last, "the todo is gone, but its latest version %d neither deletes nor moves it", last)
+		w.broken(last, "the todo is gone, but its latest version %d neither deletes nor moves it", last)
+	default:
+		w.out.Verified = true
 	}
-	out.Verified = true
-	return out, newest, head, nil
+	return nil
 }
 
 // checkDeadline is the context a walk checks under: ctx, or for a walk in
@@ -350,11 +453,12 @@ func (s *Service) versionDoc(ctx context.Context, user, id string, pk store.Part
 	if err != nil {
 		return nil, false, todo.Wrap(todo.Internal, err, "version document does not encode")
 	}
-	a, err := hashchain.Content(&r)
-	if err != nil {
+	a, err := hashchain.Verified(&r)
+	var unverified *hashchain.UnverifiedError
+	if err != nil && !errors.As(err, &unverified) {
 		return nil, false, todo.Wrap(todo.Internal, err, "version document does not decode")
 	}
-	return &verified{r, a}, true, nil
+	return &verified{r, a, err}, true, nil
 }
 
 // unverified refuses to serve version n of todo id, which the chain does

@@ -98,16 +98,8 @@ func (l *Log) AuditStore(ctx context.Context, grace time.Duration, now time.Time
 	for key, s := range stored {
 		w.byHash[s.Hash] = key
 	}
-	hr := newTileReader(ctx, l.Leases).hashes(c.Tree())
-	for n := int64(0); n*tileWidth < c.Size; n++ {
-		leaves, err := l.bundle(ctx, hr, bundleTile(c.Size, n))
-		if err != nil {
-			rep.Problems = append(rep.Problems, Problem{Kind: LogDamaged, Version: n * tileWidth})
-			continue
-		}
-		if err := w.bundle(ctx, l, n*tileWidth, leaves); err != nil {
-			return rep, err
-		}
+	if err := w.leaves(ctx, l, c); err != nil {
+		return rep, err
 	}
 	missing, err := w.unlogged(ctx, l, c.Size, now.Add(-grace).Unix())
 	if err != nil {
@@ -242,17 +234,53 @@ func (w *logWalk) unlogged(ctx context.Context, l *Log, size, cutoff int64) ([]P
 	return out, nil
 }
 
-// bundle reads an entry bundle and checks each entry against the tree.
-func (l *Log) bundle(ctx context.Context, hr tlog.HashReader, t tlog.Tile) ([][]byte, error) {
+// leaves walks every leaf of the tree of c, bundle by bundle. The tree's
+// leaf hashes are read leavesAtOnce at a time, each read checking the
+// tiles it reads against the root once (treeLeaves): the walk is one pass
+// over the tiles, not a climb to the root a bundle. Tiles that do not give
+// the root are read again a bundle at a time, so that each bundle they
+// fail for, and each that is not what the tree holds, is LogDamaged.
+func (w *logWalk) leaves(ctx context.Context, l *Log, c Checkpoint) error {
+	hr := newTileReader(ctx, l.Leases).hashes(c.Tree())
+	for first := int64(0); first < c.Size; first += leavesAtOnce {
+		hs, err := treeLeaves(hr, leafRange(first, min(c.Size, first+leavesAtOnce)))
+		for n := first / tileWidth; n*tileWidth < min(c.Size, first+leavesAtOnce); n++ {
+			t := bundleTile(c.Size, n)
+			ths, terr := hs, err
+			if err != nil {
+				ths, terr = treeLeaves(hr, leafRange(n*tileWidth, n*tileWidth+int64(t.W)))
+			} else {
+				ths = hs[n*tileWidth-first:]
+			}
+			var leaves [][]byte
+			if terr == nil {
+				leaves, terr = l.bundle(ctx, t, ths)
+			}
+			if terr != nil {
+				w.rep.Problems = append(w.rep.Problems, Problem{Kind: LogDamaged, Version: n * tileWidth})
+				continue
+			}
+			if err := w.bundle(ctx, l, n*tileWidth, leaves); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// leafRange is the leaf indices from first up to end.
+func leafRange(first, end int64) []int64 {
+	idx := make([]int64, end-first)
+	for i := range idx {
+		idx[i] = first + int64(i)
+	}
+	return idx
+}
+
+// bundle reads an entry bundle and checks each entry against hs, the
+// tree's leaf hashes from the bundle's first on.
+func (l *Log) bundle(ctx context.Context, t tlog.Tile, hs []tlog.Hash) ([][]byte, error) {
 	leaves, err := newTileReader(ctx, l.Leases).entries(t)
-	if err != nil {
-		return nil, err
-	}
-	idx := make([]int64, len(leaves))
-	for i := range leaves {
-		idx[i] = tlog.StoredHashIndex(0, t.N*tileWidth+int64(i))
-	}
-	hs, err := hr.ReadHashes(idx)
 	if err != nil {
 		return nil, err
 	}
@@ -278,8 +306,8 @@ type storedRef struct {
 
 // nameLeaves names, where it can, the version of each leaf at the given
 // indices, which name nothing and whose hash no stored record has: by the
-// index document that locates it (read by walking the index documents,
-// which only a damaged log needs), whose id is a digest of the entity key,
+// index entry that locates it (read by walking the whole index, which only
+// a damaged log needs), whose id is a digest of the entity key,
 // matched against the entity keys the store still knows of (known). A
 // leaf it cannot name keeps its index alone.
 func (l *Log) nameLeaves(ctx context.Context, leaves map[int64]bool, known map[string]bool) (map[int64]Problem, error) {
@@ -291,28 +319,17 @@ func (l *Log) nameLeaves(ctx context.Context, leaves map[int64]bool, known map[s
 	for key := range known {
 		byDigest[strings.TrimSuffix(indexID(key, 0), "-v0")] = key
 	}
-	q := store.Query{PageSize: store.MaxPageSize}
-	for {
-		page, err := l.Leases.Query(ctx, q)
-		if err != nil {
-			return nil, err
+	err := l.index().each(ctx, func(id string, index int64) {
+		if !leaves[index] {
+			return
 		}
-		for _, it := range page.Items {
-			var d indexDoc
-			if !strings.HasPrefix(it.ID, indexIDPrefix) || decode(it, "", &d) != nil || !leaves[d.Index] {
-				continue
-			}
-			digest, v, ok := strings.Cut(d.ID, "-v")
-			version, err := strconv.ParseInt(v, 10, 64)
-			if key, found := byDigest[digest]; ok && err == nil && found {
-				out[d.Index] = Problem{EntityID: key[strings.LastIndex(key, "/")+1:], Version: version}
-			}
+		digest, v, ok := strings.Cut(id, "-v")
+		version, err := strconv.ParseInt(v, 10, 64)
+		if key, found := byDigest[digest]; ok && err == nil && found {
+			out[index] = Problem{EntityID: key[strings.LastIndex(key, "/")+1:], Version: version}
 		}
-		if page.Continuation == "" {
-			return out, nil
-		}
-		q.Continuation = page.Continuation
-	}
+	})
+	return out, err
 }
 
 // storedHashes reads every audit record's identity, hash and _ts, keyed by

@@ -67,6 +67,14 @@ type Integrator struct {
 	// Witnessing, when set, has each checkpoint cosigned by the witnesses
 	// of a policy before it is anchored and published.
 	Witnessing *Witnessing
+	// LeafIndex, when set, is the store's key set (LeafIndexSet) the
+	// leaves' indices are kept in, in the commit of their tiles, instead
+	// of an index document a version (see Log.LeafIndex).
+	LeafIndex KeySet
+	// PieceGrace is DefaultPieceGrace when zero: how long after it first
+	// sees a checkpoint published in which a tile is full the pieces of
+	// that tile are kept (see collect).
+	PieceGrace time.Duration
 
 	// leafEncoding is the encoding of the leaves it appends, LeafNewest
 	// when empty: tests write the older encodings, to check that the logs
@@ -91,6 +99,9 @@ type Integrator struct {
 	// the state the last repair was tried on.
 	damage       damage
 	repairedEtag string
+	// collector is how far this process collected the pieces of full
+	// tiles.
+	collector collector
 }
 
 // DefaultMargin bounds how much earlier than its commit a record's _ts can
@@ -177,8 +188,10 @@ func (in *Integrator) Run(ctx context.Context) (Result, error) {
 		batch = batch[len(chunk):]
 	}
 	res.Size = st.Size
-	res.Published, err = in.publish(ctx, st)
-	return res, err
+	if res.Published, err = in.publish(ctx, st); err != nil {
+		return res, err
+	}
+	return res, in.collect(ctx)
 }
 
 // mend runs step, after repairing the log when a reader reported damage
@@ -331,8 +344,7 @@ func (in *Integrator) pending(ctx context.Context, st *state, start time.Time) (
 				continue
 			}
 			if st.mayHold(leaf.At) {
-				var d indexDoc
-				if _, err := read(ctx, in.Leases, key, &d); err == nil {
+				if _, err := in.index().one(ctx, r.EntityKey, r.Version); err == nil {
 					in.seen[item] = seenItem{ts: r.TS, record: true}
 					continue
 				} else if !todo.IsKind(err, todo.NotFound) {
@@ -544,10 +556,7 @@ func (in *Integrator) build(ctx context.Context, st *state, ext *extension) erro
 	if err != nil {
 		return err
 	}
-	for i, id := range ext.ids {
-		add(id, indexDoc{ID: id, Index: st.PrevSize + int64(i)}.appendJSON(nil))
-	}
-	if err := in.write(ctx, docs); err != nil {
+	if err := in.writeWithIndex(ctx, docs, ext.ids, st.PrevSize); err != nil {
 		return err
 	}
 	e, err := edgeOf(st, hr, last)
@@ -586,6 +595,35 @@ func (in *Integrator) extensionOf(tr *tileReader, st *state) (*extension, error)
 	}
 	return ext, nil
 }
+
+// writeWithIndex writes the documents of a build and the indices of its
+// leaves, ids their index documents' ids from index first on: into the
+// key set with the documents, in one commit, when there is one; as index
+// documents among the others otherwise.
+func (in *Integrator) writeWithIndex(ctx context.Context, docs []store.Upsert, ids []string, first int64) error {
+	if in.LeafIndex == nil {
+		for i, id := range ids {
+			doc := indexDoc{ID: id, Index: first + int64(i)}.appendJSON(nil)
+			docs = append(docs, store.Upsert{Container: in.Leases.Spec().Name, PartitionKey: store.PartitionKey{id}, Doc: doc})
+		}
+		return in.write(ctx, docs)
+	}
+	keys, values := make([][]byte, len(ids)), make([][]byte, len(ids))
+	for i, id := range ids {
+		key, ok := leafIndexKeyOf(id)
+		if !ok {
+			return todo.Errorf(todo.Internal, "the log state names %q, not an index document", id)
+		}
+		keys[i], values[i] = key, appendLeafIndex(nil, first+int64(i))
+	}
+	if err := in.LeafIndex.Put(ctx, keys, values, docs); err != nil {
+		return err
+	}
+	return in.fail("tile")
+}
+
+// index is where the integrator finds the leaves of the log.
+func (in *Integrator) index() leafIndex { return leafIndex{leases: in.Leases, keys: in.LeafIndex} }
 
 // write writes the documents of a build. They are independent: the
 // embedded store commits them in one transaction, and Cosmos DB, which

@@ -1,7 +1,9 @@
 package transparency
 
 import (
+	"bytes"
 	"context"
+	"encoding/hex"
 	"errors"
 	"strings"
 	"testing"
@@ -102,5 +104,42 @@ func TestEntryBundlesForAdminsOnly(t *testing.T) {
 	failing := TileFetcher(func(string) ([]byte, error) { return nil, errors.New("down") })
 	if _, _, err := VerifyBundles(c, failing); err == nil {
 		t.Fatal("a fetcher that fails is not a withheld bundle")
+	}
+}
+
+// The first layout of the leaf index's key set, written out by hand: the
+// key of version 3 of todo/alice/Work:1 is the first 20 bytes of SHA-256
+// of the entity key, then 3 in 8 bytes big-endian; the value of index 300
+// is its unsigned varint.
+func TestLeafIndexKnownAnswer(t *testing.T) {
+	const entityKey = "todo/alice/Work:1"
+	key := leafIndexKey(entityKey, 3)
+	// printf 'todo/alice/Work:1' | sha256sum
+	const want = "380625a42d53f990b611fc3e658ac4d8e73fe3b8" + "0000000000000003"
+	if got := hex.EncodeToString(key); got != want {
+		t.Errorf("key %s, want %s", got, want)
+	}
+	id := indexID(entityKey, 3)
+	if k, ok := leafIndexKeyOf(id); !ok || !bytes.Equal(k, key) {
+		t.Errorf("key of %s: %x %v", id, k, ok)
+	}
+	if back, ok := leafIndexID(key); !ok || back != id {
+		t.Errorf("id of %x: %s %v, want %s", key, back, ok, id)
+	}
+	if v := appendLeafIndex(nil, 300); hex.EncodeToString(v) != "ac02" {
+		t.Errorf("value of 300: %x, want ac02", v)
+	}
+	if i, err := decodeLeafIndex([]byte{0xac, 0x02}); err != nil || i != 300 {
+		t.Errorf("ac02 decodes to %d, %v", i, err)
+	}
+	for _, bad := range [][]byte{nil, {0xac}, {0x01, 0x02}} {
+		if _, err := decodeLeafIndex(bad); err == nil {
+			t.Errorf("%x decodes", bad)
+		}
+	}
+	for _, bad := range []string{"tlog-leaf-ab-v1", "tlog-leaf-" + strings.Repeat("0", 40) + "-vx", "tlog-state"} {
+		if _, ok := leafIndexKeyOf(bad); ok {
+			t.Errorf("%s has a key", bad)
+		}
 	}
 }

@@ -7,9 +7,6 @@ import (
 	"slices"
 
 	"golang.org/x/mod/sumdb/tlog"
-	"golang.org/x/sync/errgroup"
-
-	"github.com/todoaudit/todo"
 )
 
 // VersionRef names one version of an entity.
@@ -19,28 +16,11 @@ type VersionRef struct {
 }
 
 // Locate returns the leaf index of each version, -1 for a version not in
-// the log yet. The index documents are read at once, a page of versions
-// costing one round trip rather than one each. An index may lie beyond the
+// the log yet. The indices are read at once, a page of versions costing
+// one round trip rather than one each. An index may lie beyond the
 // latest checkpoint: the integrator writes them before it signs.
 func (l *Log) Locate(ctx context.Context, refs []VersionRef) ([]int64, error) {
-	out := make([]int64, len(refs))
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(writesAtOnce)
-	for i, r := range refs {
-		g.Go(func() error {
-			d, err := l.readIndex(gctx, r.EntityKey, r.Version)
-			switch {
-			case todo.IsKind(err, todo.NotFound):
-				out[i] = -1
-			case err != nil:
-				return err
-			default:
-				out[i] = d.Index
-			}
-			return nil
-		})
-	}
-	return out, g.Wait()
+	return l.index().locate(ctx, refs)
 }
 
 // LeafAt is a version's leaf claimed to be at an index of the log, in any

@@ -28,6 +28,10 @@ type Log struct {
 	// its leaves, a stored checkpoint that does not verify
 	// (Integrator.Damaged).
 	Damaged func(error)
+	// LeafIndex, when set, is the store's key set (LeafIndexSet) that the
+	// integrator keeps its leaves' indices in; the index documents of
+	// versions logged before, or without it, are read as well.
+	LeafIndex KeySet
 
 	// opened is the stored checkpoint verified last: a monitor polls the
 	// checkpoint far more often than it changes, and the same note's
@@ -139,10 +143,12 @@ func (l *Log) locate(ctx context.Context, entityKey string, version int64, size 
 // the version; Prove and Check check the leaf at its index against the
 // tree.
 func (l *Log) readIndex(ctx context.Context, entityKey string, version int64) (indexDoc, error) {
-	var d indexDoc
-	_, err := read(ctx, l.Leases, indexID(entityKey, version), &d)
-	return d, err
+	index, err := l.index().one(ctx, entityKey, version)
+	return indexDoc{ID: indexID(entityKey, version), Index: index}, err
 }
+
+// index is where l finds its leaves.
+func (l *Log) index() leafIndex { return leafIndex{leases: l.Leases, keys: l.LeafIndex} }
 
 // versionLeaf reads the leaf at index of the tree t from its entry bundle,
 // and checks that it is the one the tree holds there and, when its
@@ -185,9 +191,9 @@ func (l *Log) damaged(err error) error {
 
 // treeLeaf is the leaf hash the tree that hr reads holds at index.
 func treeLeaf(hr tlog.HashReader, index int64) (tlog.Hash, error) {
-	hs, err := hr.ReadHashes([]int64{tlog.StoredHashIndex(0, index)})
+	hs, err := treeLeaves(hr, []int64{index})
 	if err != nil {
-		return tlog.Hash{}, todo.Wrap(todo.Internal, err, "the log's tiles do not match its checkpoint")
+		return tlog.Hash{}, err
 	}
 	return hs[0], nil
 }
@@ -225,8 +231,9 @@ type Logged struct {
 // Check compares versions, as their audit records give them, with the log:
 // each is logged when the tree holds, at the index its index document
 // names, the leaf of its record (LeafOf). The leaf is computed, not read:
-// a version costs the read of its index document, and no tile is read
-// twice.
+// a version costs the read of its index document, and the tiles are read
+// and checked against the checkpoint's root in one pass over them all
+// (treeLeaves), not once a version.
 func (l *Log) Check(ctx context.Context, records []todo.AuditRecord) (Logged, error) {
 	var out Logged
 	_, c, err := l.Checkpoint(ctx)
@@ -237,28 +244,59 @@ func (l *Log) Check(ctx context.Context, records []todo.AuditRecord) (Logged, er
 	if err != nil {
 		return out, err
 	}
-	hr := newTileReader(ctx, l.Leases).hashes(c.Tree())
+	refs := make([]VersionRef, len(records))
 	for i := range records {
-		r := &records[i]
-		d, err := l.locate(ctx, r.EntityKey, r.Version, c.Size)
-		if todo.IsKind(err, todo.NotFound) {
+		refs[i] = VersionRef{EntityKey: records[i].EntityKey, Version: records[i].Version}
+	}
+	located, err := l.Locate(ctx, refs)
+	if err != nil {
+		return out, err
+	}
+	// The records in the tree, in their order, and their leaves' indices.
+	var in []int
+	var idx []int64
+	for i, x := range located {
+		if x < 0 || x >= c.Size {
 			out.Pending++
 			continue
 		}
-		if err != nil {
-			return out, err
-		}
-		logged, err := treeLeaf(hr, d.Index)
-		if err != nil {
-			return out, l.damaged(err)
-		}
-		if leaf, err := LeafOf(r); err != nil || !leaf.LoggedAs(logged) {
+		in, idx = append(in, i), append(idx, x)
+	}
+	logged, err := treeLeaves(newTileReader(ctx, l.Leases).hashes(c.Tree()), idx)
+	if err != nil {
+		return out, l.damaged(err)
+	}
+	for k, i := range in {
+		r := &records[i]
+		if leaf, err := LeafOf(r); err != nil || !leaf.LoggedAs(logged[k]) {
 			if out.Differs == 0 {
 				out.Differs = r.Version
 			}
 			continue
 		}
 		out.Logged++
+	}
+	return out, nil
+}
+
+// treeLeaves are the leaf hashes the tree that hr reads holds at the
+// indices, read leavesAtOnce at a time: each read fetches the tiles those
+// leaves need once and checks each once against the tree's root, where a
+// read a leaf would hash the same tiles up to the root again for every
+// leaf.
+func treeLeaves(hr tlog.HashReader, indices []int64) ([]tlog.Hash, error) {
+	out := make([]tlog.Hash, 0, len(indices))
+	stored := make([]int64, 0, min(len(indices), leavesAtOnce))
+	for start := 0; start < len(indices); start += leavesAtOnce {
+		stored = stored[:0]
+		for _, x := range indices[start:min(start+leavesAtOnce, len(indices))] {
+			stored = append(stored, tlog.StoredHashIndex(0, x))
+		}
+		hs, err := hr.ReadHashes(stored)
+		if err != nil {
+			return nil, todo.Wrap(todo.Internal, err, "the log's tiles do not match its checkpoint")
+		}
+		out = append(out, hs...)
 	}
 	return out, nil
 }

@@ -69,11 +69,25 @@ type fixture struct {
 	// leafEncoding is the encoding its integrators append leaves in,
 	// LeafNewest when empty.
 	leafEncoding string
+	// leafIndex is the key set its log keeps its leaves' indices in, as
+	// the handler's on this store; nil, it keeps index documents, as on
+	// Cosmos DB and in the logs of earlier builds.
+	leafIndex KeySet
+	store     *bolt.Store
 }
 
 func newFixture(t testing.TB) *fixture {
 	cs := bolttest.Open(t, partition.Hierarchical, nil)
-	return &fixture{audit: cs.Audit, leases: cs.Leases, anchors: &DirAnchors{Dir: t.TempDir()}}
+	return &fixture{audit: cs.Audit, leases: cs.Leases, anchors: &DirAnchors{Dir: t.TempDir()}, leafIndex: cs.Store.KeySet(LeafIndexSet),
+		store: cs.Store}
+}
+
+// documentFixture is a fixture whose log keeps an index document a
+// version.
+func documentFixture(t testing.TB) *fixture {
+	f := newFixture(t)
+	f.leafIndex = nil
+	return f
 }
 
 // clockedFixture is a fixture on an embedded store that stamps from now
@@ -82,18 +96,20 @@ func newFixture(t testing.TB) *fixture {
 func clockedFixture(t *testing.T, now *atomic.Int64) (*fixture, *Integrator) {
 	clock := func() time.Time { return time.Unix(now.Load(), 0) }
 	cs := bolttest.Open(t, partition.Hierarchical, &bolt.Options{Now: clock})
-	f := &fixture{audit: cs.Audit, leases: cs.Leases, anchors: &DirAnchors{Dir: t.TempDir()}}
+	f := &fixture{audit: cs.Audit, leases: cs.Leases, anchors: &DirAnchors{Dir: t.TempDir()}, leafIndex: cs.Store.KeySet(LeafIndexSet),
+		store: cs.Store}
 	in := f.integrator()
 	in.Now, in.CommitOrdered = clock, cs.Store.StampsInCommitOrder()
 	return f, in
 }
 
 func (f *fixture) integrator() *Integrator {
-	return &Integrator{Audit: f.audit, Leases: f.leases, Keys: testKeys, Anchors: f.anchors, Log: quiet, leafEncoding: f.leafEncoding}
+	return &Integrator{Audit: f.audit, Leases: f.leases, Keys: testKeys, Anchors: f.anchors, Log: quiet, leafEncoding: f.leafEncoding,
+		LeafIndex: f.leafIndex}
 }
 
 func (f *fixture) log() *Log {
-	return &Log{Leases: f.leases, Keys: testKeys, Audit: f.audit, Anchors: f.anchors}
+	return &Log{Leases: f.leases, Keys: testKeys, Audit: f.audit, Anchors: f.anchors, LeafIndex: f.leafIndex}
 }
 
 // logged is a fixture whose log holds n versions of one of alice's todos,
@@ -106,7 +122,12 @@ func logged(t testing.TB, id string, n int) (*fixture, []todo.AuditRecord) {
 // loggedIn is logged with leaves of the encoding enc.
 func loggedIn(t testing.TB, enc, id string, n int) (*fixture, []todo.AuditRecord) {
 	t.Helper()
-	f := newFixture(t)
+	return loggedInto(t, newFixture(t), enc, id, n)
+}
+
+// loggedInto is loggedIn with the fixture f.
+func loggedInto(t testing.TB, f *fixture, enc, id string, n int) (*fixture, []todo.AuditRecord) {
+	t.Helper()
 	f.leafEncoding = enc
 	recs := chain(t, "alice", id, n)
 	put(t, f.audit, recs)
@@ -264,7 +285,7 @@ func (l *lookups) Read(ctx context.Context, pk store.PartitionKey, id string) (s
 // again by an erasure or a redelivery has a new _ts, not a new time), and
 // for every record of a log whose state predates the bound.
 func TestLooksUpOnlyWhatTheLogMayHold(t *testing.T) {
-	f := newFixture(t)
+	f := documentFixture(t) // every lookup a read of the leases container
 	counted := &lookups{Container: f.leases}
 	in := f.integrator()
 	in.Leases = counted
@@ -460,6 +481,23 @@ type countingVerifier struct {
 func (v countingVerifier) Verify(msg, sig []byte) bool {
 	v.n.Add(1)
 	return v.Verifier.Verify(msg, sig)
+}
+
+// relocate points the index of a version at index, where f's log keeps
+// it.
+func (f *fixture) relocate(t testing.TB, entityKey string, version, index int64) {
+	t.Helper()
+	ctx := context.Background()
+	var err error
+	if f.leafIndex != nil {
+		err = f.leafIndex.Put(ctx, [][]byte{leafIndexKey(entityKey, version)}, [][]byte{appendLeafIndex(nil, index)}, nil)
+	} else {
+		id := indexID(entityKey, version)
+		err = upsert(ctx, f.leases, id, indexDoc{ID: id, Index: index})
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 // countingLog is f's log with a verifier that counts the signatures it
@@ -845,7 +883,7 @@ func TestTamperedTileRefused(t *testing.T) {
 // an earlier build wrote, with the entity key, the version and the leaf as
 // well, still serves proofs, checks and locations.
 func TestIndexDocumentsOfBothForms(t *testing.T) {
-	f, recs := loggedIn(t, LeafV1, "old", 3)
+	f, recs := loggedInto(t, documentFixture(t), LeafV1, "old", 3)
 	ctx := context.Background()
 	l := f.log()
 	refs := make([]VersionRef, len(recs))
@@ -904,12 +942,13 @@ func TestIndexDocumentsOfBothForms(t *testing.T) {
 // checking it against the version's record, refuses it.
 func TestProveRefusesAnotherLeaf(t *testing.T) {
 	for _, enc := range []string{LeafV1, LeafV2} {
-		t.Run(enc, func(t *testing.T) { proveRefusesAnotherLeaf(t, enc) })
+		t.Run(enc, func(t *testing.T) { proveRefusesAnotherLeaf(t, newFixture(t), enc) })
+		t.Run(enc+" documents", func(t *testing.T) { proveRefusesAnotherLeaf(t, documentFixture(t), enc) })
 	}
 }
 
-func proveRefusesAnotherLeaf(t *testing.T, enc string) {
-	f, recs := loggedIn(t, enc, "pr", 3)
+func proveRefusesAnotherLeaf(t *testing.T, f *fixture, enc string) {
+	f, recs := loggedInto(t, f, enc, "pr", 3)
 	ctx := context.Background()
 	l := f.log()
 	key := recs[0].EntityKey
@@ -917,10 +956,7 @@ func proveRefusesAnotherLeaf(t *testing.T, enc string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id := indexID(key, 2)
-	if err := upsert(ctx, f.leases, id, indexDoc{ID: id, Index: idx[2]}); err != nil {
-		t.Fatal(err)
-	}
+	f.relocate(t, key, 2, idx[2])
 	p, err := l.Prove(ctx, key, 2)
 	switch {
 	case enc == LeafV1 && !todo.IsKind(err, todo.Internal):
@@ -1078,5 +1114,37 @@ func TestSignedCheckpointServedUnchecked(t *testing.T) {
 	}
 	if _, _, err := l.Checkpoint(ctx); !todo.IsKind(err, todo.Internal) || checked.Load() != 1 {
 		t.Fatalf("a stored note other than the one signed: %v after %d checks; want it checked and refused", err, checked.Load())
+	}
+}
+
+// A log an earlier build wrote, an index document a version, goes on with
+// the key set: its versions are found through their documents, none is
+// appended again, the new ones are found through the key set alone, and
+// the log's audit walks both; a damaged log's leaf is named by either.
+func TestLeafIndexOfBothLayouts(t *testing.T) {
+	f, old := loggedInto(t, documentFixture(t), LeafV2, "old", 300)
+	ctx := context.Background()
+	f.leafIndex = f.store.KeySet(LeafIndexSet)
+	recs := append(old, chain(t, "alice", "new", 20)...)
+	put(t, f.audit, recs[len(old):])
+	put(t, f.audit, old[:5]) // written again: looked up, found by document
+	if res := run(t, f.integrator()); res.Appended != 20 || res.Size != 320 {
+		t.Fatalf("pass over both: %+v", res)
+	}
+	checkLog(t, f, recs)
+	for _, r := range recs[len(old):] {
+		if _, err := f.leases.Read(ctx, store.PartitionKey{indexID(r.EntityKey, r.Version)}, indexID(r.EntityKey, r.Version)); !todo.IsKind(err, todo.NotFound) {
+			t.Fatalf("%s has an index document (%v)", r.ID, err)
+		}
+	}
+	refs := []VersionRef{{old[0].EntityKey, 1}, {recs[len(old)].EntityKey, 1}, {old[0].EntityKey, 301}}
+	if at, err := f.log().Locate(ctx, refs); err != nil || !slices.Equal(at, []int64{0, 300, -1}) {
+		t.Fatalf("located at %v (%v)", at, err)
+	}
+	// A record of each layout deleted from the store: its leaf, which
+	// names nothing, is named by its index entry.
+	named, err := f.log().nameLeaves(ctx, map[int64]bool{1: true, 301: true}, map[string]bool{old[0].EntityKey: true, recs[len(old)].EntityKey: true})
+	if err != nil || named[1].Version != 2 || named[301].Version != 2 || named[301].EntityID != "new" {
+		t.Fatalf("named %+v (%v)", named, err)
 	}
 }

@@ -176,7 +176,7 @@ func TestSplitViewRefused(t *testing.T) {
 	if _, err := f.leases.Upsert(context.Background(), store.PartitionKey{stateID}, b, nil); err != nil {
 		t.Fatal(err)
 	}
-	f2 := &fixture{audit: newFixture(t).audit, leases: f.leases, anchors: &DirAnchors{Dir: t.TempDir()}}
+	f2 := &fixture{audit: newFixture(t).audit, leases: f.leases, anchors: &DirAnchors{Dir: t.TempDir()}, leafIndex: f.leafIndex}
 	put(t, f2.audit, chain(t, "mallory", "b", 5))
 	var logged strings.Builder
 	in2 := f2.integrator()

@@ -52,8 +52,14 @@ func VerifiableExport(t *testing.T, c *Client, settle func()) {
 			if m := rep.Manifest; m.Count != x.count || m.Format != accept || m.Pending != 0 || rep.Links != x.count-x.todos {
 				t.Fatalf("%s export (%s): %+v, %d links", x.name, accept, m, rep.Links)
 			}
+			// NDJSON shows the records' seeds, not their commitments.
+			if seeds := accept == export.NDJSON; seeds != bytes.Contains(b, []byte(`"seed":"`)) || seeds == bytes.Contains(b, []byte(`salt`)) {
+				t.Fatalf("%s export (%s) shows seeds: %t, want %t", x.name, accept, !seeds, seeds)
+			}
+			// A value edited fails its commitment, or in a record shown with
+			// its seed, the hash.
 			edited := bytes.Replace(b, []byte("todo 0 v3"), []byte("todo 0 v4"), 1)
-			if _, err := export.Verify(bytes.NewReader(edited), v, tiles); err == nil || !strings.Contains(err.Error(), "commitment") {
+			if _, err := export.Verify(bytes.NewReader(edited), v, tiles); err == nil || !strings.Contains(err.Error(), "does not match its") {
 				t.Fatalf("%s export (%s) with one byte changed: %v", x.name, accept, err)
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/audit/export"
+	"github.com/todoaudit/todo/bolt"
 	"github.com/todoaudit/todo/store"
 	"github.com/todoaudit/todo/transparency"
 )
@@ -20,12 +22,18 @@ import (
 type Store struct {
 	T                    testing.TB
 	Todos, Audit, Leases store.Container
+	// LeafIndex is the key set the log keeps its leaves' indices in, on
+	// a store that has one; nil, they are index documents in Leases.
+	LeafIndex transparency.KeySet
 }
 
 // Containers opens the store's containers.
 func Containers(t testing.TB, s store.Store) *Store {
 	t.Helper()
 	st := &Store{T: t}
+	if k, ok := s.(interface{ KeySet(string) *bolt.KeySet }); ok {
+		st.LeafIndex = k.KeySet(transparency.LeafIndexSet)
+	}
 	for name, c := range map[string]*store.Container{"todos": &st.Todos, "audit": &st.Audit, "leases": &st.Leases} {
 		var err error
 		if *c, err = s.Container(context.Background(), name); err != nil {
@@ -246,16 +254,14 @@ func AuditedIndexAndContent(t *testing.T, c *Client, s *Store, settle func()) {
 		return Want(t, as.Do("GET", "/api/todos/"+id+"/history/proof?version=1", nil), 200).JSON(t)["index"].(float64)
 	}
 	at, other := index(c, mine), index(c.As("bob"), theirs)
-	p, err := s.Leases.Query(context.Background(), store.Query{Filters: []store.Filter{{Field: "index", Op: store.Eq, Value: at}}, PageSize: 2})
-	if err != nil || len(p.Items) != 1 {
-		t.Fatalf("the index document of leaf %v: %d found, %v", at, len(p.Items), err)
-	}
-	doc := p.Items[0].ID
-	s.Edit(s.Leases, doc, func(d map[string]any) { d["index"] = other })
+	undo := s.relocate(int64(at), int64(other))
 	if got := Want(t, c.Do("GET", "/api/manage/log/verify", nil), 200).JSON(t); got["verified"] != false || !hasProblem(got, "indexDiffers", mine, 1) {
 		t.Errorf("log audit with an index document pointed at another user's leaf: %v", got)
 	}
-	s.Edit(s.Leases, doc, func(d map[string]any) { d["index"] = at })
+	undo()
+	if got := Want(t, c.Do("GET", "/api/manage/log/verify", nil), 200).JSON(t); got["verified"] != true {
+		t.Fatalf("log audit with the index put back: %v", got)
+	}
 
 	s.Edit(s.Audit, todo.AuditID(mine, 1), func(d map[string]any) {
 		d["entity"].(map[string]any)["title"] = "not mine"
@@ -263,6 +269,40 @@ func AuditedIndexAndContent(t *testing.T, c *Client, s *Store, settle func()) {
 	if got := Want(t, c.Do("GET", "/api/manage/log/verify", nil), 200).JSON(t); got["verified"] != false || !hasProblem(got, "contentDiffers", mine, 1) {
 		t.Errorf("log audit with a record edited, its hash left alone: %v", got)
 	}
+}
+
+// relocate points the one version the log's index locates at leaf from at
+// leaf to instead: its index document, or its entry in the key set (the
+// leaf's index, an unsigned varint). undo points it back.
+func (s *Store) relocate(from, to int64) (undo func()) {
+	s.T.Helper()
+	ctx := context.Background()
+	if s.LeafIndex == nil {
+		p, err := s.Leases.Query(ctx, store.Query{Filters: []store.Filter{{Field: "index", Op: store.Eq, Value: from}}, PageSize: 2})
+		if err != nil || len(p.Items) != 1 {
+			s.T.Fatalf("the index document of leaf %d: %d found, %v", from, len(p.Items), err)
+		}
+		id := p.Items[0].ID
+		s.Edit(s.Leases, id, func(d map[string]any) { d["index"] = to })
+		return func() { s.Edit(s.Leases, id, func(d map[string]any) { d["index"] = from }) }
+	}
+	var keys [][]byte
+	err := s.LeafIndex.Each(ctx, func(k, v []byte) bool {
+		if i, n := binary.Uvarint(v); n == len(v) && int64(i) == from {
+			keys = append(keys, bytes.Clone(k))
+		}
+		return true
+	})
+	if err != nil || len(keys) != 1 {
+		s.T.Fatalf("the index entry of leaf %d: %d found, %v", from, len(keys), err)
+	}
+	point := func(at int64) {
+		if err := s.LeafIndex.Put(ctx, keys, [][]byte{binary.AppendUvarint(nil, uint64(at))}, nil); err != nil {
+			s.T.Fatal(err)
+		}
+	}
+	point(to)
+	return func() { point(from) }
 }
 
 // TamperedEvidence edits a record of c's in the store, its hash left

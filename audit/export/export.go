@@ -13,6 +13,7 @@ import (
 	"encoding/csv"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"hash"
 	"io"
 	"strconv"
@@ -46,7 +47,11 @@ type Ref struct {
 // seconds after they are written, and the entries of erasures, which no
 // leaf is of.
 type Manifest struct {
-	Format        string            `json:"format"`
+	Format string `json:"format"`
+	// Form is the form of the records' lines: FormSeeds, or 0 (no member)
+	// for FormCommitments, the first, which manifests before it did not
+	// name.
+	Form          int               `json:"form,omitempty"`
 	Filters       map[string]string `json:"filters"`
 	Count         int               `json:"count"`
 	First         *Ref              `json:"first"`
@@ -55,6 +60,20 @@ type Manifest struct {
 	LogCheckpoint *string           `json:"logCheckpoint"`
 	Pending       int               `json:"pending"`
 }
+
+// The forms of an export's records. A written form is frozen: a reader
+// tells them apart by the manifest's form.
+const (
+	// FormCommitments shows every record with its commitments: a salt and
+	// a digest for each of its fields, in the encodings that commit to
+	// each field. CSV exports are of this form.
+	FormCommitments = 1
+	// FormSeeds shows a record stored with its seed with the seed in place
+	// of its commitments, which a verifier derives from the seed and the
+	// entity (as docs/chain.md says); a record with a field erased keeps
+	// its commitments, the erased field's digest alone. NDJSON only.
+	FormSeeds = 2
+)
 
 // Log is the transparency log an export places its records in (a
 // *transparency.Log): its latest checkpoint, and where versions' leaves are.
@@ -104,12 +123,30 @@ func (l Line) AppendJSON(b []byte) ([]byte, error) {
 var CSVHeader = []string{"id", "entityKey", "entityId", "entityType", "version", "operation", "dateCreatedUtc", "actor",
 	"prevHash", "hash", "entity", "chain", "commitments", "logIndex"}
 
-// New returns a Writer of format (NDJSON or CSV) to out. With a log, each
-// record names its leaf and the manifest the checkpoint; log may be nil.
+// New returns a Writer of format (NDJSON or CSV) to out, in the newest
+// form of the format: FormSeeds for NDJSON, FormCommitments for CSV. With
+// a log, each record names its leaf and the manifest the checkpoint; log
+// may be nil.
 func New(out io.Writer, format string, filters map[string]string, log Log) *Writer {
-	w := &Writer{out: out, sum: sha256.New(), m: Manifest{Format: format, Filters: filters}, log: log}
-	w.body = io.MultiWriter(out, w.sum)
+	form := FormSeeds
 	if format == CSV {
+		form = FormCommitments
+	}
+	return NewForm(out, format, form, filters, log)
+}
+
+// NewForm is New in the given form: FormCommitments, or FormSeeds for
+// NDJSON.
+func NewForm(out io.Writer, format string, form int, filters map[string]string, log Log) *Writer {
+	w := &Writer{out: out, sum: sha256.New(), m: Manifest{Format: format, Filters: filters}, log: log}
+	switch {
+	case form == FormSeeds && format == NDJSON:
+		w.m.Form = FormSeeds
+	case form != FormCommitments:
+		w.failed = fmt.Errorf("export: no form %d of %s", form, format)
+	}
+	w.body = io.MultiWriter(out, w.sum)
+	if format == CSV && w.failed == nil {
 		w.csv = csv.NewWriter(w.body)
 		w.failed = w.csv.Write(CSVHeader)
 	}
@@ -192,11 +229,13 @@ func (w *Writer) readCheckpoint(ctx context.Context) error {
 	return nil
 }
 
-// write writes one record, with its commitments in place of the seed it
-// may be stored with: an export is read without this code.
+// write writes one record in the export's form: in FormCommitments, with
+// its commitments in place of the seed it may be stored with.
 func (w *Writer) write(r *todo.AuditRecord, logIndex *int64) error {
-	if err := hashchain.ExpandRecord(r); err != nil {
-		return err
+	if w.m.Form != FormSeeds {
+		if err := hashchain.ExpandRecord(r); err != nil {
+			return err
+		}
 	}
 	if w.csv != nil {
 		var chain, commitments, at string

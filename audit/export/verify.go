@@ -82,6 +82,9 @@ func Verify(r io.Reader, v note.Verifier, tiles sumdb.TileReader) (Report, error
 	if err != nil {
 		return rep, err
 	}
+	if err := c.form(&m); err != nil {
+		return rep, err
+	}
 	rep.Manifest, rep.Links, rep.Erasures = m, c.links, c.erasures
 	rep.ErasedFields, rep.ErasedRecords = c.erasedFields, c.erasedRecords
 	if err := c.manifest(&m); err != nil {
@@ -135,6 +138,9 @@ type checker struct {
 	// kept.
 	erasedFields, erasedRecords int
 	erasedUpTo, keptFrom        map[string]int64
+	// seeded is the line of the first record shown with its seed, 0 if
+	// none is.
+	seeded int
 }
 
 // ndjson reads NDJSON lines: records, then the manifest.
@@ -168,6 +174,9 @@ func (c *checker) ndjson(br *bufio.Reader) (Manifest, error) {
 				return Manifest{}, perr
 			}
 			return Manifest{}, fmt.Errorf("line %d is not an audit record: %w", n, err)
+		}
+		if l.Seed != "" && c.seeded == 0 {
+			c.seeded = n
 		}
 		if err := c.record(&l.AuditRecord, l.LogIndex); err != nil {
 			return Manifest{}, fmt.Errorf("line %d: %w", n, err)
@@ -410,6 +419,25 @@ func (c *checker) counted(r *todo.AuditRecord) {
 		c.first = ref
 	}
 	c.last, c.count = ref, c.count+1
+}
+
+// form checks that the records are shown as the manifest's form shows
+// them: a seed in FormSeeds only, which is NDJSON's; a manifest without a
+// form is of FormCommitments.
+func (c *checker) form(m *Manifest) error {
+	switch m.Form {
+	case 0:
+		if c.seeded > 0 {
+			return fmt.Errorf("line %d shows a record's seed, and the manifest names no form: in the first form every record shows its commitments", c.seeded)
+		}
+	case FormSeeds:
+		if m.Format != NDJSON {
+			return fmt.Errorf("the manifest names form %d, which only NDJSON exports have", m.Form)
+		}
+	default:
+		return fmt.Errorf("the manifest names form %d, which is none this verifier knows (a manifest names none, or %d)", m.Form, FormSeeds)
+	}
+	return nil
 }
 
 // manifest compares the manifest with what was read.

@@ -189,15 +189,26 @@ func TestVerifyAccepts(t *testing.T) {
 			}
 		}
 	}
-	for _, format := range []string{export.NDJSON, export.CSV} {
+	for _, format := range []string{export.NDJSON, export.CSV, "NDJSON of the first form"} {
 		for name, rs := range map[string][]todo.AuditRecord{"newest first": recs, "oldest first": reversed(recs), "erased": erased} {
-			b := exportOf(t, format, l, rs, 4)
+			var b []byte
+			if format == "NDJSON of the first form" {
+				b = exportForm(t, export.FormCommitments, l, rs)
+			} else {
+				b = exportOf(t, format, l, rs, 4)
+			}
 			rep, err := export.Verify(bytes.NewReader(b), l.keys.Verifier, l)
 			if err != nil {
 				t.Fatalf("%s %s: %v\n%s", format, name, err, b)
 			}
 			if rep.Manifest.Count != 15 || rep.Links != 12 || rep.Checkpoint.Size != 18 || rep.Manifest.Pending != 0 {
 				t.Fatalf("%s %s: %+v", format, name, rep)
+			}
+			// The newest NDJSON form shows seeds, and salts only of the
+			// versions erased.
+			seeds := format == export.NDJSON
+			if format != export.CSV && (seeds != bytes.Contains(b, []byte(`"seed":"`)) || (seeds && name != "erased") == bytes.Contains(b, []byte(`"salt":"`))) {
+				t.Fatalf("%s %s: seeds shown: %v, want %v", format, name, !seeds, seeds)
 			}
 			if want := map[bool]int{true: 15, false: 0}[name == "erased"]; rep.ErasedFields != want {
 				t.Fatalf("%s %s: %d fields erased, want %d", format, name, rep.ErasedFields, want)
@@ -252,13 +263,49 @@ func editManifest(t *testing.T, ls [][]byte, f func(m map[string]any)) [][]byte 
 	return append(ls[:len(ls)-1:len(ls)-1], append(m, '\n'))
 }
 
-// Changing one line of an export, in any way, is refused with the reason.
+// Changing one line of an export, in any way, is refused with the reason,
+// in either form of NDJSON export.
 func TestVerifyRefuses(t *testing.T) {
+	for _, form := range []int{export.FormCommitments, export.FormSeeds} {
+		t.Run(fmt.Sprint("form ", form), func(t *testing.T) { verifyRefuses(t, form) })
+	}
+}
+
+// exportForm writes recs as an NDJSON export of the given form.
+func exportForm(t *testing.T, form int, log export.Log, recs []todo.AuditRecord) []byte {
+	t.Helper()
+	var out bytes.Buffer
+	w := export.NewForm(&out, export.NDJSON, form, map[string]string{"actor": "alice"}, log)
+	for _, r := range recs {
+		if err := w.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := w.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
+}
+
+// otherHexDigitAfter changes the hex digit after the first at in b to
+// another.
+func otherHexDigitAfter(b []byte, at string) []byte {
+	out := append([]byte(nil), b...)
+	i := bytes.Index(out, []byte(at)) + len(at)
+	out[i] = map[bool]byte{true: 'b', false: 'a'}[out[i] == 'a']
+	return out
+}
+
+func verifyRefuses(t *testing.T, form int) {
 	l := newMemLog(t)
 	recs := activity(t)
 	l.add(t, recs...)
 	l.sign(t)
-	good := exportOf(t, export.NDJSON, l, recs, 100)
+	good := exportForm(t, form, l, recs)
+	// A value edited in a record of the first form fails its commitment;
+	// in a record shown with its seed, the digests derived from it fail
+	// the hash.
+	editedValue := map[int]string{export.FormCommitments: "does not match its commitment", export.FormSeeds: "does not match its hash"}[form]
 	goodCSV := exportOf(t, export.CSV, l, recs, 100)
 	other := newMemLog(t)
 	other.add(t, recs...)
@@ -273,11 +320,32 @@ func TestVerifyRefuses(t *testing.T) {
 		export     func() []byte
 		tiles      sumdb.TileReader
 	}{
-		{"one byte of a title", "does not match its commitment", func() []byte {
+		{"one byte of a title", editedValue, func() []byte {
 			return bytes.Replace(good, []byte("b 3"), []byte("b 4"), 1)
 		}, l},
-		{"one byte of a title, CSV", "does not match its commitment", func() []byte {
-			return bytes.Replace(goodCSV, []byte("b 3"), []byte("b 4"), 1)
+		{"the manifest's form removed, or named 1", map[int]string{export.FormCommitments: "none this verifier knows", export.FormSeeds: "names no form"}[form], func() []byte {
+			return bytes.Join(editManifest(t, lines(good), func(m map[string]any) {
+				if form == export.FormSeeds {
+					delete(m, "form")
+				} else {
+					m["form"] = export.FormCommitments
+				}
+			}), nil)
+		}, l},
+		{"a form no verifier knows", "none this verifier knows", func() []byte {
+			return bytes.Join(editManifest(t, lines(good), func(m map[string]any) { m["form"] = 3 }), nil)
+		}, l},
+		{"a seed altered, or a salt", editedValue, func() []byte {
+			if form == export.FormSeeds {
+				return otherHexDigitAfter(good, `"seed":"`)
+			}
+			return otherHexDigitAfter(good, `"salt":"`)
+		}, l},
+		{"a seed beside the commitments", "both a seed and commitments", func() []byte {
+			if form == export.FormSeeds {
+				return bytes.Replace(good, []byte(`"seed":"`), []byte(`"commitments":{},"seed":"`), 1)
+			}
+			return bytes.Replace(good, []byte(`"commitments":{`), []byte(`"seed":"00000000000000000000000000000000","commitments":{`), 1)
 		}, l},
 		{"two lines reordered", "sha256", func() []byte { return bytes.Join(swap(lines(good), 1, 2), nil) }, l},
 		{"a version of another history of the todo", "prevHash of version 4", func() []byte {

@@ -57,75 +57,151 @@ type workload struct {
 	between func() error
 }
 
-// instructionRow is one workload's count per request on both servers: the
-// handler's is the median of its windows.
+// instructionRow is one workload's count per request on a handler: the
+// median of its windows.
 type instructionRow struct {
-	name          string
-	handler, bare float64
-	windows       []float64
+	name    string
+	handler float64
+	windows []float64
 }
 
-// instructions measures the handler binary and the bare net/http server
-// under callgrind and prints instructions per request for each workload.
-func instructions(bin, tmp string) error {
+// instructions measures each handler build and the bare net/http server
+// under callgrind and prints instructions per request for each workload,
+// a column for each.
+func instructions(bs []build, tmp string) error {
 	if _, err := exec.LookPath("valgrind"); err != nil {
 		return fmt.Errorf("instruction counts need valgrind (apt-get install -y valgrind)")
 	}
-	// The handler, seeded outside any measured window.
-	h, err := startCounted(bin, tmp, "handler", []string{"DATA_DIR=" + filepath.Join(tmp, "counted"), "AUTH_MODE=dev"}, "/api/health")
+	rows := make([][]instructionRow, len(bs))
+	var works []workload
+	var answers map[string][]byte
+	for i, b := range bs {
+		name := "handler"
+		if i > 0 {
+			name += "-" + b.name
+		}
+		w, a, r, err := countHandler(b.bin, tmp, name)
+		if err != nil {
+			return fmt.Errorf("%s: %w", b.name, err)
+		}
+		rows[i] = r
+		if i == 0 {
+			works, answers = w, a
+		}
+	}
+
+	// The bare server answers each request with the bytes the first
+	// build gave the same request.
+	bareDir := filepath.Join(tmp, "bare")
+	if err := os.MkdirAll(bareDir, 0o700); err != nil {
+		return err
+	}
+	for name, b := range answers {
+		if err := os.WriteFile(filepath.Join(bareDir, name), b, 0o600); err != nil {
+			return err
+		}
+	}
+	self, err := os.Executable()
 	if err != nil {
 		return err
+	}
+	b, err := startCounted(self, tmp, "bare", nil, "/", "-serve-baseline", bareDir, "-listen")
+	if err != nil {
+		return err
+	}
+	defer b.stop()
+	c := newClient(32)
+	c.Timeout = 2 * time.Minute
+	bare := make([]float64, len(works))
+	for i, wk := range works {
+		wk.write = false
+		if bare[i], err = b.count(c, wk); err != nil {
+			return fmt.Errorf("bare server, %s: %w", wk.name, err)
+		}
+	}
+	b.stop()
+
+	fmt.Printf("\ninstructions per request (valgrind --tool=callgrind, whole process, idle subtracted)\n")
+	fmt.Printf("%-46s", "request")
+	for _, b := range bs {
+		fmt.Printf(" %12s %8s", b.name, "ratio")
+	}
+	fmt.Printf(" %12s\n", "bare")
+	for i, wk := range works {
+		fmt.Printf("%-46s", wk.name)
+		for _, r := range rows {
+			fmt.Printf(" %12.0f %7.2fx", r[i].handler, r[i].handler/bare[i])
+		}
+		fmt.Printf(" %12.0f", bare[i])
+		for j, r := range rows {
+			if ws := r[i].windows; len(ws) > 1 {
+				fmt.Printf("   (%s: median of %d windows, %.0f to %.0f)", bs[j].name, len(ws), slices.Min(ws), slices.Max(ws))
+			}
+		}
+		fmt.Println()
+	}
+	return nil
+}
+
+// countHandler counts the handler bin's instructions per request for each
+// workload, seeded outside any measured window, under callgrind with its
+// output named after name. It returns the workloads, the answers the bare
+// server is to give them (by the name serveBaseline reads) and the rows.
+func countHandler(bin, tmp, name string) ([]workload, map[string][]byte, []instructionRow, error) {
+	h, err := startCounted(bin, tmp, name, []string{"DATA_DIR=" + filepath.Join(tmp, "counted-"+name), "AUTH_MODE=dev"}, "/api/health")
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	defer h.stop()
 	c := newClient(32)
 	c.Timeout = 2 * time.Minute // 32 writers queue behind one another under callgrind
 	if h.logs, err = keepsLog(c, h.base); err != nil {
-		return err
+		return nil, nil, nil, err
 	}
 	id, body, _, err := seed(c, h.base)
 	if err != nil {
-		return err
+		return nil, nil, nil, err
 	}
 	ids := make([]string, 32)
 	for i := range ids {
 		if ids[i], _, _, err = seed(c, h.base); err != nil {
-			return err
+			return nil, nil, nil, err
 		}
 	}
 	listURL := "/api/todos?pageSize=20"
 	listBody, err := fetchBody(c, h.base+listURL)
 	if err != nil {
-		return err
+		return nil, nil, nil, err
 	}
 	// A todo with 21 versions, so that the first page of its history
 	// holds 20, each checked against its hash and with its changes.
 	hid, _, _, err := seed(c, h.base)
 	if err != nil {
-		return err
+		return nil, nil, nil, err
 	}
 	for n := range int64(20) {
 		if _, err := sendPut(c, h.base+"/api/todos/"+hid, n+1); err != nil {
-			return err
+			return nil, nil, nil, err
 		}
 	}
 	historyURL := "/api/todos/" + hid + "/history?pageSize=20"
 	putBody, err := sendPut(c, h.base+"/api/todos/"+id, 1)
 	if err != nil {
-		return err
+		return nil, nil, nil, err
 	}
 	postBody, err := sendPost(c, h.base)
 	if err != nil {
-		return err
+		return nil, nil, nil, err
 	}
 	// The seeds' audit and their log entries are background work of their
 	// own: let it finish before the first window, which would count it.
 	if err := waitAudit(c, h.base); err != nil {
-		return err
+		return nil, nil, nil, err
 	}
 	time.Sleep(settle)
 	historyBody, err := fetchBody(c, h.base+historyURL)
 	if err != nil {
-		return err
+		return nil, nil, nil, err
 	}
 
 	var version [32]int64
@@ -172,22 +248,7 @@ func instructions(bin, tmp string) error {
 		}},
 	}
 
-	// The bare server answers each request with the bytes the handler
-	// gave the same request.
-	bareDir := filepath.Join(tmp, "bare")
-	if err := os.MkdirAll(bareDir, 0o700); err != nil {
-		return err
-	}
-	for name, b := range map[string][]byte{"GET-item": body, "GET-list": listBody, "GET-history": historyBody, "PUT-item": putBody, "POST-list": postBody} {
-		if err := os.WriteFile(filepath.Join(bareDir, name), b, 0o600); err != nil {
-			return err
-		}
-	}
-	self, err := os.Executable()
-	if err != nil {
-		return err
-	}
-
+	answers := map[string][]byte{"GET-item": body, "GET-list": listBody, "GET-history": historyBody, "PUT-item": putBody, "POST-list": postBody}
 	rows := make([]instructionRow, len(works))
 	for i, wk := range works {
 		rows[i].name = wk.name
@@ -195,40 +256,17 @@ func instructions(bin, tmp string) error {
 		for j := range rows[i].windows {
 			if j > 0 && wk.between != nil {
 				if err := wk.between(); err != nil {
-					return fmt.Errorf("handler, before a window of %s: %w", wk.name, err)
+					return nil, nil, nil, fmt.Errorf("%s, before a window of %s: %w", name, wk.name, err)
 				}
 			}
 			if rows[i].windows[j], err = h.count(c, wk); err != nil {
-				return fmt.Errorf("handler, %s: %w", wk.name, err)
+				return nil, nil, nil, fmt.Errorf("%s, %s: %w", name, wk.name, err)
 			}
-			fmt.Printf("handler, %s: %.0f\n", wk.name, rows[i].windows[j])
+			fmt.Printf("%s, %s: %.0f\n", name, wk.name, rows[i].windows[j])
 		}
 		rows[i].handler = median(rows[i].windows)
 	}
-	h.stop()
-	b, err := startCounted(self, tmp, "bare", nil, "/", "-serve-baseline", bareDir, "-listen")
-	if err != nil {
-		return err
-	}
-	defer b.stop()
-	for i, wk := range works {
-		wk.write = false
-		if rows[i].bare, err = b.count(c, wk); err != nil {
-			return fmt.Errorf("bare server, %s: %w", wk.name, err)
-		}
-	}
-	b.stop()
-
-	fmt.Printf("\ninstructions per request (valgrind --tool=callgrind, whole process, idle subtracted)\n")
-	fmt.Printf("%-46s %12s %12s %8s\n", "request", "handler", "bare", "ratio")
-	for _, r := range rows {
-		fmt.Printf("%-46s %12.0f %12.0f %7.2fx", r.name, r.handler, r.bare, r.handler/r.bare)
-		if len(r.windows) > 1 {
-			fmt.Printf("   (median of %d windows, %.0f to %.0f)", len(r.windows), slices.Min(r.windows), slices.Max(r.windows))
-		}
-		fmt.Println()
-	}
-	return nil
+	return works, answers, rows, nil
 }
 
 // counted is a server process running under callgrind.

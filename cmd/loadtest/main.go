@@ -12,15 +12,24 @@
 //   - audit lag: from a create's acknowledgement to its version appearing in
 //     the todo's history (through the change-feed pump), sampled during the
 //     upsert load;
+//   - create to signed checkpoint: from a create's acknowledgement until
+//     its version's inclusion proof is served (a signed checkpoint holds
+//     it), sampled every 100 ms under a steady 200 upserts/s;
 //   - history paging: a point read's p99 alone and beside 8 clients paging
 //     through a 5,000-version history, and how many whole walks they make.
+//
+// With -compare REV it also builds the handler of git revision REV from
+// that revision's tree and measures it the same way in the same run,
+// printing each measure for both builds.
 //
 // With -instructions it instead counts, under valgrind's callgrind, the
 // instructions per request of the handler and of the bare server for a
 // point read, a list page, a create and updates from 1 and 32 clients:
 // figures that do not move with the machine's load. With -store-bytes N
 // it creates N todos (from 32 clients, or one every -every apart) and
-// prints where the embedded store's bytes go.
+// prints where the embedded store's bytes go. The wall-clock rounds end
+// with the audit reads (verify of a 1,000-version history, export of a
+// 10,000-version one); -audit-reads measures those alone.
 //
 // It only talks to servers it starts on 127.0.0.1, and every phase is
 // bounded in time. Run it with make bench.
@@ -50,10 +59,12 @@ func main() {
 		duration = flag.Duration("duration", 3*time.Second, "length of each measured round")
 		clients  = flag.Int("clients", 32, "concurrent clients")
 		bin      = flag.String("handler", "", "handler binary (default: build ./handler)")
+		compare  = flag.String("compare", "", "git revision whose handler is measured too, side by side (built from its tree)")
 		baseline = flag.String("serve-baseline", "", "internal: serve the answers in this directory as the bare net/http baseline")
 		bytesOf  = flag.Int("store-bytes", 0, "create this many todos on the embedded store and print where the file's bytes go, instead of the wall-clock rounds")
 		every    = flag.Duration("every", 0, "with -store-bytes: create the todos one at a time, this far apart, instead of from 32 clients at once")
 		counts   = flag.Bool("instructions", false, "count instructions per request under valgrind's callgrind instead of the wall-clock rounds")
+		audit    = flag.Bool("audit-reads", false, "measure the audit reads (verify and export of long histories) alone, not the other wall-clock rounds")
 		keep     = flag.String("callgrind-dir", "", "with -instructions: keep each workload's callgrind dump in this directory, for callgrind_annotate")
 		listen   = flag.String("listen", "", "internal: baseline listen address")
 	)
@@ -63,73 +74,107 @@ func main() {
 		serveBaseline(*baseline, *listen)
 		return
 	}
-	if err := run(*bin, *duration, *clients, *counts, *bytesOf, *every); err != nil {
+	if err := run(*bin, *compare, *duration, *clients, *counts, *audit, *bytesOf, *every); err != nil {
 		fmt.Fprintln(os.Stderr, "loadtest:", err)
 		os.Exit(1)
 	}
 }
 
-func run(bin string, d time.Duration, clients int, counts bool, todos int, every time.Duration) error {
+func run(bin, compare string, d time.Duration, clients int, counts, audit bool, todos int, every time.Duration) error {
 	tmp, err := os.MkdirTemp("", "loadtest")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	if bin == "" {
-		bin = filepath.Join(tmp, "handler")
-		build := exec.Command("go", "build", "-o", bin, "./handler")
-		build.Env = append(os.Environ(), "CGO_ENABLED=0") // as make stage builds it; callgrind needs it
-		if out, err := build.CombinedOutput(); err != nil {
-			return fmt.Errorf("build: %v: %s", err, out)
-		}
-	}
-	if counts {
-		return instructions(bin, tmp)
-	}
-	if todos > 0 {
-		return storeBytes(bin, tmp, todos, every)
-	}
-	fmt.Printf("loadtest: %d clients, %v rounds, GOMAXPROCS of this machine: %d cores\n\n", clients, d, numCPU())
-
-	// Readiness.
-	var listening, ready []time.Duration
-	var rss []float64
-	for i := range 5 {
-		l, r, kb, err := readiness(bin, filepath.Join(tmp, fmt.Sprint("ready", i)))
-		if err != nil {
-			return err
-		}
-		listening, ready, rss = append(listening, l), append(ready, r), append(rss, float64(kb))
-	}
-
-	h, err := startHandler(bin, filepath.Join(tmp, "data"))
+	bs, err := builds(bin, compare, tmp)
 	if err != nil {
 		return err
+	}
+	if counts {
+		return instructions(bs, tmp)
+	}
+	if todos > 0 {
+		return storeBytesOf(bs, tmp, todos, every)
+	}
+	if audit {
+		ar, err := auditReads(bs, tmp)
+		if err == nil {
+			reportAudit(bs, ar)
+		}
+		return err
+	}
+	fmt.Printf("loadtest: %d clients, %v rounds, GOMAXPROCS of this machine: %d cores\n\n", clients, d, numCPU())
+	rs := make([]*results, len(bs))
+	for i, b := range bs {
+		fmt.Fprintf(os.Stderr, "loadtest: measuring %s\n", b.name)
+		if rs[i], err = measure(b.bin, filepath.Join(tmp, fmt.Sprint("build", i)), d, clients); err != nil {
+			return fmt.Errorf("%s: %w", b.name, err)
+		}
+	}
+	if err := report(bs, rs); err != nil {
+		return err
+	}
+	ar, err := auditReads(bs, tmp)
+	if err != nil {
+		return err
+	}
+	reportAudit(bs, ar)
+	return nil
+}
+
+// results are one build's wall-clock measures.
+type results struct {
+	listening, ready []time.Duration // from the process start, 5 starts
+	rss              []float64       // idle resident kB after each start
+	base, hand       []float64       // point reads a second, bare server and handler, rounds interleaved
+	upserts          float64         // durable upserts a second from all clients
+	batches          float64         // the embedded store's own two-document batches a second, right after
+	lags, satLags    []time.Duration // upsert-to-audit lag at 2,000 upserts/s and at saturation
+	signed           []time.Duration // create to signed checkpoint at 200 upserts/s
+	alone, beside    []time.Duration // a point read's latency alone and beside 8 history walks
+	walks            int64
+}
+
+// measure starts the handler bin with its data in dir and takes every
+// wall-clock measure of it.
+func measure(bin, dir string, d time.Duration, clients int) (*results, error) {
+	r := &results{}
+	// Readiness.
+	for i := range 5 {
+		l, ready, kb, err := readiness(bin, filepath.Join(dir, fmt.Sprint("ready", i)))
+		if err != nil {
+			return nil, err
+		}
+		r.listening, r.ready, r.rss = append(r.listening, l), append(r.ready, ready), append(r.rss, float64(kb))
+	}
+
+	h, err := startHandler(bin, filepath.Join(dir, "data"))
+	if err != nil {
+		return nil, err
 	}
 	defer h.stop()
 	client := newClient(clients)
 	id, body, etag, err := seed(client, h.base)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	bodyDir := filepath.Join(tmp, "answers")
+	bodyDir := filepath.Join(dir, "answers")
 	if err := os.MkdirAll(bodyDir, 0o700); err != nil {
-		return err
+		return nil, err
 	}
 	if err := os.WriteFile(filepath.Join(bodyDir, "GET-item"), body, 0o600); err != nil {
-		return err
+		return nil, err
 	}
 	b, err := startBaseline(bodyDir, etag)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer b.stop()
 
 	// Point reads, rounds interleaved so both see the same machine.
-	var base, hand []float64
 	for range 3 {
-		base = append(base, load(client, clients, d, func(c *http.Client, _ int) error { return get(c, b.base+"/api/todos/"+id) }))
-		hand = append(hand, load(client, clients, d, func(c *http.Client, _ int) error { return get(c, h.base+"/api/todos/"+id) }))
+		r.base = append(r.base, load(client, clients, d, func(c *http.Client, _ int) error { return get(c, b.base+"/api/todos/"+id) }))
+		r.hand = append(r.hand, load(client, clients, d, func(c *http.Client, _ int) error { return get(c, h.base+"/api/todos/"+id) }))
 	}
 
 	// Durable upserts with the audit lag sampled meanwhile.
@@ -137,69 +182,114 @@ func run(bin string, d time.Duration, clients int, counts bool, todos int, every
 	for i := range ids {
 		ids[i], _, _, err = seed(client, h.base)
 		if err != nil {
-			return err
+			return nil, err
 		}
 	}
 	var n atomic.Int64
 	upsert := func(c *http.Client, w int) error { return putTodo(c, h.base+"/api/todos/"+ids[w], n.Add(1)) }
-	upserts := load(client, clients, 2*d, upsert)
+	r.upserts = load(client, clients, 2*d, upsert)
 	// The embedded store's own rate of the write each upsert makes, from
 	// as many writers, right after: the ceiling the upsert rate is held to.
-	batches, err := storeBatchRate(filepath.Join(tmp, "store"), clients, 2*d)
-	if err != nil {
-		return err
+	if r.batches, err = storeBatchRate(filepath.Join(dir, "store"), clients, 2*d); err != nil {
+		return nil, err
 	}
 
 	// Audit lag at the throughput the bar asks for (2,000 upserts/s from
 	// all clients), and, for information, at saturation.
-	lags := withProbe(client, h.base, func() { paced(client, clients, 2*d, 2000, upsert) })
-	satLags := withProbe(client, h.base, func() { load(client, clients, 2*d, upsert) })
+	r.lags = withProbe(client, h.base, func() { paced(client, clients, 2*d, 2000, upsert) })
+	r.satLags = withProbe(client, h.base, func() { load(client, clients, 2*d, upsert) })
+	// From a create to its version in a signed checkpoint, at a steady
+	// 200 upserts/s.
+	if r.signed, err = signedLag(client, h.base, 4*d, func() { paced(client, clients, 4*d, 200, upsert) }); err != nil {
+		return nil, err
+	}
 
 	// Point reads beside clients paging through a long history.
-	alone, beside, walks, err := historyInterference(client, h.base, id, d)
-	if err != nil {
-		return err
+	if r.alone, r.beside, r.walks, err = historyInterference(client, h.base, id, d); err != nil {
+		return nil, err
 	}
+	return r, nil
+}
 
-	readRatio := median(hand) / median(base)
-	fmt.Printf("%-46s %18s %16s %s\n", "measure", "result", "bar", "")
-	row := func(name, got, bar string, ok bool) {
+// report prints each measure for every build, the first judged against
+// its bar.
+func report(bs []build, rs []*results) error {
+	for i, r := range rs {
+		if len(r.lags) == 0 || len(r.signed) == 0 {
+			return fmt.Errorf("%s: no audit lag or signed-checkpoint samples", bs[i].name)
+		}
+	}
+	fmt.Printf("%-46s", "measure")
+	for _, b := range bs {
+		fmt.Printf(" %18s", b.name)
+	}
+	fmt.Printf(" %16s\n", "bar")
+	each := func(f func(r *results) string) []string {
+		out := make([]string, len(rs))
+		for i, r := range rs {
+			out[i] = f(r)
+		}
+		return out
+	}
+	line := func(name string, got []string, bar string) {
+		fmt.Printf("%-46s", name)
+		for _, g := range got {
+			fmt.Printf(" %18s", g)
+		}
+		fmt.Printf(" %16s", bar)
+	}
+	info := func(name string, f func(r *results) string) {
+		line(name, each(f), "")
+		fmt.Println()
+	}
+	row := func(name string, f func(r *results) string, bar string, ok func(r *results) bool) {
+		line(name, each(f), bar)
 		verdict := "PASS"
-		if !ok {
+		if !ok(rs[0]) {
 			verdict = "FAIL"
 		}
-		fmt.Printf("%-46s %18s %16s %s\n", name, got, bar, verdict)
+		fmt.Printf(" %s\n", verdict)
 	}
-	slices.Sort(listening)
-	slices.Sort(ready)
-	startRow := func(name string, ds []time.Duration, bar time.Duration) {
-		worst := ds[len(ds)-1]
-		got := fmt.Sprintf("%v / %v", ds[len(ds)/2].Round(time.Millisecond/10), worst.Round(time.Millisecond/10))
-		row(name, got, "max <= "+bar.String(), worst <= bar)
+	startRow := func(name string, of func(r *results) []time.Duration, bar time.Duration) {
+		row(name, func(r *results) string {
+			ds := slices.Sorted(slices.Values(of(r)))
+			return fmt.Sprintf("%v / %v", ds[len(ds)/2].Round(time.Millisecond/10), ds[len(ds)-1].Round(time.Millisecond/10))
+		}, "max <= "+bar.String(), func(r *results) bool { return slices.Max(of(r)) <= bar })
 	}
-	startRow("answers GET / after start (median / max of 5)", listening, 100*time.Millisecond)
-	startRow("/api/health 200 after start (median / max)", ready, 200*time.Millisecond)
-	fmt.Printf("%-46s %15.1f MiB\n", "idle RSS 2 s after /api/health 200 (median)", median(rss)/1024)
-	fmt.Printf("%-46s %18.0f\n", "bare net/http, same JSON (req/s, median)", median(base))
-	fmt.Printf("%-46s %18.0f\n", "handler point read (req/s, median)", median(hand))
-	row("point-read throughput vs bare net/http", fmt.Sprintf("%.0f%%", 100*readRatio), ">= 60%", readRatio >= 0.6)
-	row("durable upserts, 32 clients (req/s)", fmt.Sprintf("%.0f", upserts), ">= 2000", upserts >= 2000)
-	fmt.Printf("%-46s %18.0f\n", "embedded store, two-document batches (/s)", batches)
-	// The leanness bar: half the store's own rate, or 3,500/s where the
-	// machine gives the store far more than the handler can use.
-	row("durable upserts vs the store's batch rate", fmt.Sprintf("%.0f%%", 100*upserts/batches), ">= 50% or 3500/s", upserts >= batches/2 || upserts >= 3500)
-	if len(lags) == 0 {
-		return fmt.Errorf("no audit lag samples")
-	}
-	slices.Sort(lags)
-	p50, p99 := percentile(lags, 50), percentile(lags, 99)
-	fmt.Printf("%-46s %18s   (%d samples)\n", "upsert-to-audit lag p50 at 2,000 upserts/s", p50, len(lags))
-	row("upsert-to-audit lag p99 at 2,000 upserts/s", p99.String(), "<= 250ms", p99 <= 250*time.Millisecond)
-	if len(satLags) > 0 {
-		fmt.Printf("%-46s %18s   (p99 %v, %d samples)\n", "upsert-to-audit lag p50 at saturation", percentile(satLags, 50), percentile(satLags, 99), len(satLags))
-	}
-	fmt.Printf("%-46s %18s   (%v alone)\n", "point read p99 beside 8 history walks", percentile(beside, 99), percentile(alone, 99))
-	fmt.Printf("%-46s %18d   (%d versions, 20 a page)\n", "whole-history walks in that time", walks, historyVersions)
+	readRatio := func(r *results) float64 { return median(r.hand) / median(r.base) }
+	share := func(r *results) float64 { return r.upserts / r.batches }
+	startRow("answers GET / after start (median / max of 5)", func(r *results) []time.Duration { return r.listening }, 100*time.Millisecond)
+	startRow("/api/health 200 after start (median / max)", func(r *results) []time.Duration { return r.ready }, 200*time.Millisecond)
+	info("idle RSS 2 s after /api/health 200 (MiB, median)", func(r *results) string { return fmt.Sprintf("%.1f", median(r.rss)/1024) })
+	info("bare net/http, same JSON (req/s, median)", func(r *results) string { return fmt.Sprintf("%.0f", median(r.base)) })
+	info("handler point read (req/s, median)", func(r *results) string { return fmt.Sprintf("%.0f", median(r.hand)) })
+	row("point-read throughput vs bare net/http", func(r *results) string { return fmt.Sprintf("%.0f%%", 100*readRatio(r)) },
+		">= 60%", func(r *results) bool { return readRatio(r) >= 0.6 })
+	row("durable upserts, 32 clients (req/s)", func(r *results) string { return fmt.Sprintf("%.0f", r.upserts) },
+		">= 2000", func(r *results) bool { return r.upserts >= 2000 })
+	info("embedded store, two-document batches (/s)", func(r *results) string { return fmt.Sprintf("%.0f", r.batches) })
+	// The leanness bar: two thirds of the store's own rate, or 3,500/s
+	// where the machine gives the store far more than the handler can use.
+	row("durable upserts vs the store's batch rate", func(r *results) string { return fmt.Sprintf("%.0f%%", 100*share(r)) },
+		">= 65% or 3500/s", func(r *results) bool { return share(r) >= 0.65 || r.upserts >= 3500 })
+	info("upsert-to-audit lag p50 at 2,000 upserts/s", func(r *results) string { return percentile(r.lags, 50).String() })
+	row("upsert-to-audit lag p99 at 2,000 upserts/s", func(r *results) string { return percentile(r.lags, 99).String() },
+		"<= 250ms", func(r *results) bool { return percentile(r.lags, 99) <= 250*time.Millisecond })
+	info("upsert-to-audit lag p50 / p99 at saturation", func(r *results) string {
+		if len(r.satLags) == 0 {
+			return "no samples"
+		}
+		return fmt.Sprintf("%v / %v", percentile(r.satLags, 50), percentile(r.satLags, 99))
+	})
+	row("create to signed checkpoint p50, 200 upserts/s", func(r *results) string { return percentile(r.signed, 50).String() },
+		"<= 300ms", func(r *results) bool { return percentile(r.signed, 50) <= 300*time.Millisecond })
+	row("create to signed checkpoint p99, 200 upserts/s", func(r *results) string {
+		return fmt.Sprintf("%v (%d)", percentile(r.signed, 99), len(r.signed))
+	}, "<= 1s", func(r *results) bool { return percentile(r.signed, 99) <= time.Second })
+	info("point read p99 beside 8 history walks", func(r *results) string {
+		return fmt.Sprintf("%v (%v)", percentile(r.beside, 99), percentile(r.alone, 99))
+	})
+	info(fmt.Sprintf("whole-history walks (%d versions, 20 a page)", historyVersions), func(r *results) string { return fmt.Sprint(r.walks) })
 	return nil
 }
 
@@ -632,4 +722,63 @@ func probeOnce(ctx context.Context, c *http.Client, base string) (time.Duration,
 		time.Sleep(time.Millisecond)
 	}
 	return 0, false
+}
+
+// signedLag runs work, which lasts d, while every 100 ms a probe creates
+// a todo and polls until the inclusion proof of its first version is
+// served: until a signed checkpoint holds it. It returns each probe's
+// time from the create's acknowledgement; a probe still waiting after
+// signedWait counts as signedWait. It starts once the log has caught up
+// with earlier phases.
+func signedLag(c *http.Client, base string, d time.Duration, work func()) ([]time.Duration, error) {
+	if _, ok := probeSigned(c, base, 2*time.Minute); !ok {
+		return nil, fmt.Errorf("a create's version is not in a signed checkpoint after 2 minutes")
+	}
+	done := make(chan struct{})
+	go func() { defer close(done); work() }()
+	var mu sync.Mutex
+	var lags []time.Duration
+	var wg sync.WaitGroup
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for stop := time.Now().Add(d); time.Now().Before(stop); <-tick.C {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			lag, _ := probeSigned(c, base, signedWait)
+			mu.Lock()
+			lags = append(lags, lag)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	<-done
+	return lags, nil
+}
+
+// signedWait bounds a probe of signedLag.
+const signedWait = 30 * time.Second
+
+// probeSigned creates a todo and polls, for at most limit, until the
+// inclusion proof of its first version is served; it returns the time
+// from the create's acknowledgement, and whether the proof came.
+func probeSigned(c *http.Client, base string, limit time.Duration) (time.Duration, bool) {
+	created, err := sendPost(c, base)
+	acked := time.Now()
+	var td struct{ ID string }
+	if err != nil || json.Unmarshal(created, &td) != nil {
+		return limit, false
+	}
+	for time.Since(acked) < limit {
+		resp, err := c.Get(base + "/api/todos/" + td.ID + "/history/proof?version=1")
+		if err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return time.Since(acked), true
+			}
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return limit, false
 }

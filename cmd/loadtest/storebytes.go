@@ -23,12 +23,40 @@ import (
 // when the handler keeps one, hold every version, stops the handler and
 // prints where the file's bytes go: key and value bytes per bucket path
 // (container, then its inner buckets) with the pages each allocates and how
-// full they are, and the pages bbolt holds free.
-func storeBytes(bin, tmp string, n int, every time.Duration) error {
-	dir := filepath.Join(tmp, "bytes")
+// full they are, and the pages bbolt holds free. With several builds it
+// does so for each, then prints the bytes the log keeps a leaf for each,
+// side by side.
+func storeBytesOf(bs []build, tmp string, n int, every time.Duration) error {
+	perLeaf := make([]float64, len(bs))
+	for i, b := range bs {
+		fmt.Printf("%s:\n", b.name)
+		var err error
+		if perLeaf[i], err = storeBytes(b.bin, filepath.Join(tmp, fmt.Sprint("bytes", i)), n, every); err != nil {
+			return fmt.Errorf("%s: %w", b.name, err)
+		}
+		fmt.Println()
+	}
+	fmt.Printf("%-40s", "log bytes a leaf (keys and values)")
+	for i, b := range bs {
+		fmt.Printf(" %12s %6.0f B", b.name, perLeaf[i])
+	}
+	fmt.Println()
+	return nil
+}
+
+// logSettles is how long storeBytes leaves a handler whose log caught up
+// running before it stops it: the grace after which the integrator
+// removes the pieces of full tiles (transparency.DefaultPieceGrace, 20 s),
+// plus the 30 s within which an idle handler's integrator passes.
+const logSettles = 55 * time.Second
+
+// storeBytes is storeBytesOf for one handler, its data in dir: it returns
+// the bytes of the log's documents (the leases container's) and of its
+// leaf index (key sets named tlog-*) a leaf.
+func storeBytes(bin, dir string, n int, every time.Duration) (float64, error) {
 	h, err := startHandler(bin, dir)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer h.stop()
 	c := newClient(32)
@@ -38,28 +66,31 @@ func storeBytes(bin, tmp string, n int, every time.Duration) error {
 		err = createAtOnce(c, h.base, n)
 	}
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if err := waitAudit(c, h.base); err != nil {
-		return err
+		return 0, err
 	}
-	if logs, err := keepsLog(c, h.base); err != nil {
-		return err
-	} else if logs {
+	logs, err := keepsLog(c, h.base)
+	if err != nil {
+		return 0, err
+	}
+	if logs {
 		if err := waitLog(c, h.base, int64(n)); err != nil {
-			return err
+			return 0, err
 		}
+		time.Sleep(logSettles)
 	}
 	h.stop()
 
 	file := filepath.Join(dir, "store.db")
 	fi, err := os.Stat(file)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	db, err := bbolt.Open(file, 0o600, &bbolt.Options{ReadOnly: true})
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer db.Close() // closed once more: a second Close does nothing
 	sizes := map[string]*bucketBytes{}
@@ -70,7 +101,7 @@ func storeBytes(bin, tmp string, n int, every time.Duration) error {
 		})
 	})
 	if err != nil {
-		return err
+		return 0, err
 	}
 	var pages bbolt.BucketStats
 	_ = db.View(func(tx *bbolt.Tx) error {
@@ -92,10 +123,13 @@ func storeBytes(bin, tmp string, n int, every time.Duration) error {
 		names = append(names, k)
 	}
 	slices.Sort(names)
-	var total int64
+	var total, logBytes int64
 	for _, k := range names {
 		s := sizes[k]
 		total += s.keys + s.values
+		if strings.HasPrefix(k, "c/leases") || strings.HasPrefix(k, "k/tlog-") {
+			logBytes += s.keys + s.values
+		}
 		fmt.Printf("%-40s %10d %12d %12d %10.0f %10.0f %5.0f%%\n", k, s.n, s.keys, s.values, float64(s.keys+s.values)/float64(n),
 			float64(s.alloc)/float64(n), 100*float64(s.inuse)/float64(max(s.alloc, 1)))
 	}
@@ -109,15 +143,15 @@ func storeBytes(bin, tmp string, n int, every time.Duration) error {
 	fmt.Printf("%-40s %36d %10.0f\n", "free and pending pages", free, float64(free)/float64(n))
 	fmt.Printf("%-40s %36d %10.0f\n", "file not in any bucket or free list", fi.Size()-alloc-free, float64(fi.Size()-alloc-free)/float64(n))
 	if err := db.Close(); err != nil {
-		return err
+		return 0, err
 	}
 	// What cmd/store-compact makes of the same file.
 	_, after, err := bolt.Compact(filepath.Dir(file))
 	if err != nil {
-		return err
+		return 0, err
 	}
 	fmt.Printf("%-40s %36d %10.0f\n", "the file compacted (cmd/store-compact)", after, float64(after)/float64(n))
-	return nil
+	return float64(logBytes) / float64(n), nil
 }
 
 // createAtOnce creates n todos from 32 clients.

@@ -126,6 +126,7 @@ func TestVerifier(t *testing.T) {
 	badProof, _ := json.Marshal(pb)
 	history, _ := os.ReadFile(p.history)
 	exported, _ := os.ReadFile(p.export)
+	exportedCSV, _ := os.ReadFile(p.exportCSV)
 	tiles := filepath.Join(p.dir, "tiles")
 	copyTiles(t, p.base, tiles)
 	tile := filepath.Join(tiles, "tile", "0", "000.p", "3")
@@ -155,7 +156,9 @@ func TestVerifier(t *testing.T) {
 		{"a tampered proof", "is not at index", []string{key, "proof", p.save(t, "bad.proof", badProof)}},
 		{"a history edited", "does not match its hash", []string{key, "history", p.save(t, "edited", bytes.Replace(history, []byte(`"title":"v2"`), []byte(`"title":"v3"`), 1))}},
 		{"a tampered tile", "tiles", []string{key, "checkpoint", p.cur, tiles}},
-		{"an export edited", "does not match its commitment", []string{key, "export", p.save(t, "edited.ndjson", bytes.Replace(exported, []byte(`"title":"v2"`), []byte(`"title":"v3"`), 1)), p.base}},
+		{"a CSV export edited", "does not match its commitment", []string{key, "export",
+			p.save(t, "edited.csv", bytes.Replace(exportedCSV, []byte(`""title"":""v2""`), []byte(`""title"":""v3""`), 1)), p.base}},
+		{"an export edited", "does not match its hash", []string{key, "export", p.save(t, "edited.ndjson", bytes.Replace(exported, []byte(`"title":"v2"`), []byte(`"title":"v3"`), 1)), p.base}},
 		{"an export checked with a tampered tile", "tiles", []string{key, "export", p.exportCSV, tiles}},
 		{"an export without tiles", "give the log's tiles", []string{key, "export", p.export}},
 	} {

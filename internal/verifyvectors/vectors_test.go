@@ -172,6 +172,7 @@ func generate(t *testing.T) Vectors {
 	g.historyCases(size, cp, h1, h2, h3, mixed, erased)
 	g.recordCases(h2, h3, erased)
 	g.exportCases(size, cp, cpECDSA, cpEarly, [][]todo.AuditRecord{h1, h2, h3[:3], mixed, erased}, h2, h3)
+	g.exportSeedCases(cp, [][]todo.AuditRecord{h1, h2, h3[:3], mixed, erased}, h2, h3)
 	g.exportErasureCases(cp, h3, erased)
 	g.exportErasureEntryCases(cp, erased)
 	g.exportFilterCases(cp, h2)
@@ -728,14 +729,20 @@ func (g *gen) checkExportOn(tileSet, name, key, text string, covers bool, want s
 }
 
 // writeExport writes records as an export in format under the checkpoint
-// note, its manifest naming filters.
+// note, its manifest naming filters, in the first form (every record with
+// its commitments), as the vectors were first written.
 func (g *gen) writeExport(format, note string, filters map[string]string, records []todo.AuditRecord) string {
+	return g.writeExportIn(format, export.FormCommitments, note, filters, records)
+}
+
+// writeExportIn is writeExport in the given form.
+func (g *gen) writeExportIn(format string, form int, note string, filters map[string]string, records []todo.AuditRecord) string {
 	c, err := transparency.ParseCheckpoint(strings.SplitN(note, "\n\n", 2)[0] + "\n")
 	if err != nil {
 		g.t.Fatal(err)
 	}
 	var b bytes.Buffer
-	w := export.New(&b, format, filters, exportLog{note: note, cp: c, index: g.index})
+	w := export.NewForm(&b, format, form, filters, exportLog{note: note, cp: c, index: g.index})
 	for _, r := range records {
 		if err := w.Write(r); err != nil {
 			g.t.Fatal(err)
@@ -887,4 +894,43 @@ func (g *gen) exportCases(size int64, cp, cpECDSA, cpEarly string, logged [][]to
 	text := write(export.NDJSON, cp, h2)
 	_, err := export.Verify(strings.NewReader(text), g.verify["ed25519"], transparency.TileFetcher(func(p string) ([]byte, error) { return bad[p], nil }))
 	g.add(Case{Name: "NDJSON export checked against altered tiles", Kind: "export", Key: "ed25519", Export: text, Tiles: "tampered"}, err, "failed")
+}
+
+// exportSeedCases are NDJSON exports of the second form, whose records
+// stored with a seed show it in place of their commitments, and each way
+// of tampering with one: a value or the seed edited, a seed beside
+// commitments, the manifest's form removed or unknown, a record re-sealed,
+// a line removed.
+func (g *gen) exportSeedCases(cp string, logged [][]todo.AuditRecord, h2, h3 []todo.AuditRecord) {
+	write := func(records []todo.AuditRecord) string {
+		return g.writeExportIn(export.NDJSON, export.FormSeeds, cp, nil, records)
+	}
+	check := func(name, text, want string) {
+		g.checkExport("NDJSON export of the second form, "+name, "ed25519", text, false, want)
+	}
+	var all []todo.AuditRecord
+	for _, h := range logged {
+		all = append(all, h...)
+	}
+	one := write(h3[:3])
+	if !strings.Contains(one, `"seed":"`) || strings.Contains(one, `"salt":"`) || !strings.Contains(one, `"form":2`) {
+		g.t.Fatalf("an export of the second form shows no seed, or salts:\n%s", one)
+	}
+	check("of the whole log (seeds, the first encoding, erased versions)", write(all), "verified")
+	check("of one todo", one, "verified")
+	check("a title edited", strings.Replace(one, `"title":"`, `"title":"x`, 1), "failed")
+	seed := h3[1].Seed
+	check("a seed replaced", strings.Replace(one, seed, strings.Repeat("0", len(seed)), 1), "failed")
+	check("a seed in upper case", strings.Replace(one, seed, strings.ToUpper(seed), 1), "failed")
+	check("a seed beside commitments", strings.Replace(one, `"seed":"`+seed, `"commitments":{},"seed":"`+seed, 1), "failed")
+	check("its manifest's form removed", strings.Replace(one, `"form":2,`, "", 1), "failed")
+	check("its manifest's form unknown", strings.Replace(one, `"form":2,`, `"form":3,`, 1), "failed")
+	check("a pending record", write(append(append([]todo.AuditRecord(nil), h2...), h3[3])), "failed")
+	// The newest version edited and re-sealed: only the log shows it.
+	forged := append([]todo.AuditRecord(nil), h3[:3]...)
+	forged[2].Entity = g.edit(forged[2].Entity, "title", "forged")
+	g.seal(&forged[2])
+	check("a re-sealed record", write(forged), "failed")
+	lines := strings.SplitAfter(one, "\n")
+	check("a line removed", strings.Join(append(lines[:1:1], lines[2:]...), ""), "failed")
 }

@@ -243,6 +243,23 @@ function erasedUser(entity: Json | undefined): string {
 const sameRef = (a: Ref | null, b: Ref | null): boolean =>
   a === null || b === null ? a === b : a.id === b.id && a.entityKey === b.entityKey && a.version === b.version && a.at === b.at && a.hash === b.hash;
 
+/** The form of an export whose records may show their seed in place of
+ * their commitments; a manifest that names no form is of the first, in
+ * which every record shows its commitments. */
+const formSeeds = 2;
+
+/** checkForm throws when the records are not shown as the manifest's form
+ * shows them: a seed in the second form only, which is NDJSON's. */
+function checkForm(form: Json | undefined, isNDJSON: boolean, rows: Row[]): void {
+  if (form === undefined) {
+    const seeded = rows.findIndex((r) => isObject(r.record) && r.record["seed"] !== undefined);
+    if (seeded >= 0) throw new Error(`line ${seeded + 1} shows a record's seed, and the manifest names no form: in the first form every record shows its commitments`);
+    return;
+  }
+  if (form !== formSeeds) throw new Error(`the manifest names form ${JSON.stringify(form)}, which is none this verifier knows (a manifest names none, or ${formSeeds})`);
+  if (!isNDJSON) throw new Error(`the manifest names form ${formSeeds}, which only NDJSON exports have`);
+}
+
 /** verifyExport checks an export's text with the log's key and, when the
  * export does not hold every leaf of its checkpoint's tree, the log's
  * tiles; it throws saying why it does not verify. */
@@ -298,9 +315,10 @@ export async function verifyExport(text: string, key: NoteKey, tiles?: TileReade
     first ??= last;
   }
   if (!isObject(mv)) throw new Error("the manifest does not decode");
-  onlyMembers(mv, ["format", "filters", "count", "first", "last", "sha256", "logCheckpoint", "pending"], "the manifest");
+  onlyMembers(mv, ["format", "form", "filters", "count", "first", "last", "sha256", "logCheckpoint", "pending"], "the manifest");
   const format = isNDJSON ? "application/x-ndjson" : "text/csv";
   if (mv["format"] !== format) throw new Error(`the manifest says the export is ${String(mv["format"])}, not ${isNDJSON ? "NDJSON" : "CSV"}`);
+  checkForm(mv["form"], isNDJSON, rows);
   const sum = hex(await sha256(utf8(covered)));
   if (mv["sha256"] !== sum) throw new Error(`the manifest's sha256 is ${String(mv["sha256"])}, the bytes before it hash to ${sum}`);
   if (mv["count"] !== rows.length) throw new Error(`the manifest counts ${String(mv["count"])} records, the export holds ${rows.length}`);
