@@ -100,6 +100,9 @@ type prepared struct {
 	ttl     *int64
 	ifMatch string
 	order   []indexEntry // its range-index entries
+	// reserved, when set, makes a create whose document a relay carried
+	// on (see relayed) take its id until then without storing anything.
+	reserved time.Time
 }
 
 // prepare validates doc as Cosmos DB would (store.CheckDocument) and
@@ -393,13 +396,21 @@ func (c *container) apply(tx *bbolt.Tx, preps []prepared, results []store.OpResu
 			}
 		}
 		c.s.reads.written(cacheKey(cached[:0], c.name, p.key))
-		if p.kind == store.BatchDelete {
+		if !p.reserved.IsZero() {
+			// A relayed create: its id is taken, its document never
+			// stored; an expired item the create replaces goes.
+			c.s.reserved.reserve(c.name, p.key, p.reserved, now)
+		}
+		if p.kind == store.BatchDelete || (!p.reserved.IsZero() && v != nil) {
 			if err := updateIndex(order, was, nil); err != nil {
 				return fmt.Errorf("%w: %v", errDirty, err)
 			}
 			if err := items.Delete(p.key); err != nil {
 				return fmt.Errorf("%w: %v", errDirty, err)
 			}
+			continue
+		}
+		if !p.reserved.IsZero() {
 			continue
 		}
 		lsn, err := cb.NextSequence()

@@ -38,7 +38,8 @@ type relayed struct {
 }
 
 // relayed asks the container's relay for the writes that follow from a
-// batch of ops, prepared as preps. It returns nil when there is no relay,
+// batch of ops, prepared as preps, and marks the creates it retires so
+// that apply only takes their ids. It returns nil when there is no relay,
 // when the relay leaves the batch to the change feed, or when its writes
 // cannot be written (logged): the batch is then written alone, and its
 // documents reach their destination through the feed, as without a relay.
@@ -64,7 +65,16 @@ func (c *container) relayed(ctx context.Context, pk store.PartitionKey, ops []st
 			"container", c.spec.Name, "error", err.Error())
 		return nil
 	}
-	return &relayed{upserts: ups, retire: rel.Retire, reserved: rel.Reserved}
+	out := &relayed{upserts: ups, reserved: rel.Reserved}
+	for _, i := range rel.Retire {
+		if preps[i].kind == store.BatchCreate {
+			// Retired as soon as written: never written at all.
+			preps[i].reserved = rel.Reserved
+			continue
+		}
+		out.retire = append(out.retire, i)
+	}
+	return out
 }
 
 // write writes the relay's writes in tx, after the batch's own operations

@@ -64,8 +64,9 @@ func TestRelayedBatches(t *testing.T) {
 		return err == nil
 	}
 
-	if _, err := todos.Batch(ctx, pk, []store.Op{create("a"), create("a:v1")}); err != nil {
-		t.Fatal(err)
+	res, err := todos.Batch(ctx, pk, []store.Op{create("a"), create("a:v1")})
+	if err != nil || res[0].ETag == "" || res[1].StatusCode != 201 || res[1].ETag != "" {
+		t.Fatalf("a relayed batch: %+v, %v; want both created, the retired one never stored (no ETag)", res, err)
 	}
 	if !exists(todos, "a") || exists(todos, "a:v1") || !exists(sink, "copy") {
 		t.Fatalf("after a relayed batch: a %v, a:v1 %v, copy %v; want a and the copy, a:v1 retired",

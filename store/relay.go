@@ -29,7 +29,8 @@ type Relayed struct {
 	// Retire are the batch's operations, by index, whose documents have
 	// done their work once Upserts are written: each is retired (see
 	// Retirement) in the same transaction, its id taken until Reserved,
-	// so that the change feed never carries it.
+	// so that no read, query or change feed ever sees it. A retired
+	// create is then never stored at all; its result has no ETag.
 	Retire   []int
 	Reserved time.Time
 }

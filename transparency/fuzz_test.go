@@ -191,3 +191,21 @@ func FuzzDecodeTileDoc(f *testing.F) {
 		}
 	})
 }
+
+// An index document's id has a key in the leaf index only as indexID
+// spells it, and that key gives the id back; a value of the leaf index
+// decodes only as appendLeafIndex writes it.
+func FuzzLeafIndex(f *testing.F) {
+	f.Add("tlog-leaf-380625a42d53f990b611fc3e658ac4d8e73fe3b8-v3", []byte{0xac, 0x02})
+	f.Add("tlog-leaf-380625A42D53F990B611FC3E658AC4D8E73FE3B8-v03", []byte{0x80, 0x00})
+	f.Fuzz(func(t *testing.T, id string, value []byte) {
+		if key, ok := leafIndexKeyOf(id); ok {
+			if back, ok := leafIndexID(key); !ok || back != id {
+				t.Fatalf("%q has the key %x, which gives %q", id, key, back)
+			}
+		}
+		if i, err := decodeLeafIndex(value); err == nil && !bytes.Equal(appendLeafIndex(nil, i), value) {
+			t.Fatalf("%x decodes to %d, which encodes otherwise", value, i)
+		}
+	})
+}

@@ -53,7 +53,8 @@ func leafIndexKey(entityKey string, version int64) []byte {
 }
 
 // leafIndexKeyOf is the key in LeafIndexSet of the version whose index
-// document has the id id (indexID); false for an id that is not one.
+// document has the id id (indexID); false for an id that is not one as
+// indexID spells it.
 func leafIndexKeyOf(id string) ([]byte, bool) {
 	rest, ok := strings.CutPrefix(id, indexIDPrefix)
 	digest, v, cut := strings.Cut(rest, "-v")
@@ -62,7 +63,11 @@ func leafIndexKeyOf(id string) ([]byte, bool) {
 	if !ok || !cut || err != nil || len(d) != entityDigestLen || verr != nil || version < 0 {
 		return nil, false
 	}
-	return binary.BigEndian.AppendUint64(d, uint64(version)), true
+	key := binary.BigEndian.AppendUint64(d, uint64(version))
+	if canonical, _ := leafIndexID(key); canonical != id {
+		return nil, false // another spelling of an id: upper-case hex, a leading zero
+	}
+	return key, true
 }
 
 // leafIndexID is the index document id (indexID) of the version a key of
@@ -78,7 +83,8 @@ func leafIndexID(key []byte) (string, bool) {
 // decodeLeafIndex decodes a value of LeafIndexSet.
 func decodeLeafIndex(v []byte) (int64, error) {
 	i, n := binary.Uvarint(v)
-	if n <= 0 || n != len(v) || i > 1<<62 {
+	// Only the shortest encoding: a longer one ends in a zero byte.
+	if n <= 0 || n != len(v) || (n > 1 && v[n-1] == 0) || i > 1<<62 {
 		return 0, todo.Errorf(todo.Internal, "the log's leaf index holds %x, not an index", v)
 	}
 	return int64(i), nil

@@ -135,7 +135,8 @@ var ErrRefused = errors.New("the transparency log is not consistent with its new
 
 // Run is one pass: it writes the tiles of the latest append if this process
 // has not, checks the log against the newest anchor, appends what the audit
-// container holds beyond the log, and publishes a checkpoint of the result.
+// container holds beyond the log, publishes a checkpoint of the result, and
+// removes the pieces of tiles full long enough (collect).
 func (in *Integrator) Run(ctx context.Context) (Result, error) {
 	// Background work: its store calls go at low priority, so that user
 	// requests win when the account is busy.

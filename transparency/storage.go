@@ -29,8 +29,11 @@ import (
 //   - tlog-tile-<path>: one C2SP tile or entry bundle, its path with "/"
 //     spelt "_" (ids cannot hold a slash); a partial one may continue the
 //     document of a narrower width (see pieces);
-//   - tlog-leaf-<digest>-v<n>: the index of one version's leaf;
-//   - tlog-checkpoint: the latest signed checkpoint.
+//   - tlog-leaf-<digest>-v<n>: the index of one version's leaf, where the
+//     store has no key set (see KeySet), or an earlier build wrote it;
+//   - tlog-checkpoint: the latest signed checkpoint;
+//   - tlog-pieces-collected: how far the pieces of full tiles are gone
+//     (see collect).
 const (
 	stateID      = "tlog-state"
 	checkpointID = "tlog-checkpoint"
