@@ -112,11 +112,12 @@ fuzz:
 ## instructions per request under valgrind's callgrind (needs valgrind),
 ## the partition analyzer on 1,000,000 generated todos (its activity page
 ## estimate printed) and that estimate beside the embedded store's charge at
-## a hundredth of the workload
+## a hundredth of the workload; BENCH_COMPARE=<revision> has the load tool
+## measure that revision's handler too, each row printed for both builds
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem . ./app/ ./bolt/ ./httpapi/ ./store/ ./tlog/
-	$(GO) run ./cmd/loadtest
-	$(GO) run ./cmd/loadtest -instructions
+	$(GO) run ./cmd/loadtest $(if $(BENCH_COMPARE),-compare $(BENCH_COMPARE))
+	$(GO) run ./cmd/loadtest -instructions $(if $(BENCH_COMPARE),-compare $(BENCH_COMPARE))
 	$(GO) test -run '^$$' -bench Analyze1M -benchtime 1x -benchmem ./cmd/partition-analyzer/analyze/
 	$(GO) build -o bin/partition-analyzer ./cmd/partition-analyzer
 	bin/partition-analyzer --generate --todos 1000000 --users 100000 --stats | sed -n '/^Activity pages/,/^$$/p'
