@@ -119,6 +119,7 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem . ./app/ ./bolt/ ./httpapi/ ./store/ ./transparency/
 	$(GO) run ./cmd/loadtest -compare $(BENCH_COMPARE)
 	$(GO) run ./cmd/loadtest -instructions -compare $(BENCH_COMPARE)
+	$(GO) run ./cmd/loadtest -store-bytes 20000 -compare $(BENCH_COMPARE)
 	$(GO) test -run '^$$' -bench Analyze1M -benchtime 1x -benchmem ./cmd/partition-analyzer/analyze/
 	$(GO) build -o bin/partition-analyzer ./cmd/partition-analyzer
 	bin/partition-analyzer --generate --todos 1000000 --users 100000 --stats | sed -n '/^Activity pages/,/^$$/p'

@@ -9,9 +9,9 @@ import (
 // commit of the store (the audit records a write commits), but never
 // sooner than gap after the previous pass began, so that the writes of
 // that time share one signed checkpoint and signing costs at most one
-// signature every gap. Without a commit it passes every period of every
-// only where the store does not tell of its commits; where it does, an
-// idle log is passed over for idle periods in a row.
+// signature every gap. Where the store does not tell of its commits it
+// passes every period of every; where it does, a pass waits for a commit,
+// or for idle such periods in a row without one.
 type logPacer struct {
 	pass func(context.Context)
 	// changes returns a channel closed by the store's next commit; nil
@@ -46,7 +46,7 @@ func (p *logPacer) run(ctx context.Context) {
 				return
 			case <-changed:
 				break wait
-			case <-p.after(p.every - p.gap):
+			case <-p.after(max(p.every-p.gap, p.gap)):
 				if changed == nil || quiet >= p.idle {
 					break wait
 				}
