@@ -102,22 +102,12 @@ func TestTraceOfARequestAndItsAudit(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// The pump's delivery span ends after the invocation's are exported.
-	linked := func(sp otlptest.Span) bool {
-		for _, l := range sp.Links {
-			if sp.Name == "audit batch" && l.TraceID == traceID && l.SpanID == serverSpan && l.Attrs[audit.AttrTodoID] == id {
-				return true
-			}
-		}
-		return false
-	}
+	// Standalone, the write's audit is part of its commit (the pump's
+	// relay): its span is in the write's trace, under the store's batch.
+	relayed := func(sp otlptest.Span) bool { return sp.Name == "audit relay" && sp.TraceID == traceID }
 	spans := rcv.WaitSpans(t, 10*time.Second, "write, read and audit spans", func(spans []otlptest.Span) bool {
 		_ = tel.FlushTraces(context.Background())
-		a, ok := findSpan(spans, linked)
-		if !ok {
-			return false
-		}
-		_, ok = findSpan(spans, func(sp otlptest.Span) bool { return sp.Name == "audit.pump deliver" && sp.TraceID == a.TraceID })
+		_, ok := findSpan(spans, relayed)
 		return ok
 	})
 
@@ -144,23 +134,10 @@ func TestTraceOfARequestAndItsAudit(t *testing.T) {
 		t.Fatalf("no point-read span with its charge under the read:\n%s", otlptest.Format(spans))
 	}
 
-	// The audit: the batch span links to the write, and sits in the trace
-	// of the pump's delivery, which calls the trigger's core directly.
-	auditSpan, _ := findSpan(spans, linked)
-	if auditSpan.Attrs[audit.AttrDocuments] == nil || auditSpan.Attrs[audit.AttrRecords] == nil {
-		t.Fatalf("no audit batch span linked to the write %s/%s:\n%s", traceID, serverSpan, otlptest.Format(spans))
-	}
-	deliver, ok := findSpan(spans, func(sp otlptest.Span) bool { return sp.SpanID == auditSpan.ParentSpanID })
-	if !ok || deliver.Name != "audit.pump deliver" || deliver.TraceID != auditSpan.TraceID {
-		t.Fatalf("audit batch's parent %+v is not the pump's delivery", deliver)
-	}
-	if _, ok := findSpan(spans, func(sp otlptest.Span) bool {
-		return sp.ParentSpanID == deliver.SpanID && sp.Name == "execute_transaction audit"
-	}); !ok {
-		t.Fatalf("no transaction span of the records and checkpoint under the delivery:\n%s", otlptest.Format(spans))
-	}
-	if _, ok := findSpan(spans, func(sp otlptest.Span) bool { return sp.SpanID == deliver.ParentSpanID && sp.Name == "audit.pump read" }); !ok {
-		t.Fatalf("the delivery's parent is not the pump's read:\n%s", otlptest.Format(spans))
+	// The audit: written with the todo, in the write's own transaction.
+	auditSpan, _ := findSpan(spans, relayed)
+	if auditSpan.ParentSpanID != batch.SpanID || auditSpan.Attrs[audit.AttrDocuments] != int64(1) || auditSpan.Attrs[audit.AttrRecords] == int64(0) {
+		t.Fatalf("the audit span is not the write's batch's child, with its version's records:\n%s", otlptest.Format(spans))
 	}
 	t.Logf("the write's trace and its audit, as the receiver saw them:\n%s", otlptest.Format(spans))
 

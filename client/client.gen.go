@@ -243,6 +243,21 @@ func (e ErasureState) Valid() bool {
 	}
 }
 
+// Defines values for ExportManifestForm.
+const (
+	ExportManifestFormN2 ExportManifestForm = 2
+)
+
+// Valid indicates whether the value is a known member of the ExportManifestForm enum.
+func (e ExportManifestForm) Valid() bool {
+	switch e {
+	case ExportManifestFormN2:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ExportManifestFormat.
 const (
 	ApplicationxNdjson ExportManifestFormat = "application/x-ndjson"
@@ -1015,8 +1030,11 @@ type ExportManifest struct {
 	Filters map[string]string `json:"filters"`
 
 	// First The first record; null when there is none
-	First  nullable.Nullable[ExportRef] `json:"first"`
-	Format ExportManifestFormat         `json:"format"`
+	First nullable.Nullable[ExportRef] `json:"first"`
+
+	// Form 2 in an NDJSON export whose records stored with a seed show the seed in place of their commitments (docs/chain.md, the seed in an export); absent in the first form, which shows every record's commitments (CSV exports)
+	Form   *ExportManifestForm  `json:"form,omitempty"`
+	Format ExportManifestFormat `json:"format"`
 
 	// Last The last record; null when there is none
 	Last nullable.Nullable[ExportRef] `json:"last"`
@@ -1030,6 +1048,9 @@ type ExportManifest struct {
 	// Sha256 SHA-256 (hex) of every byte before the manifest's line
 	Sha256 string `json:"sha256"`
 }
+
+// ExportManifestForm 2 in an NDJSON export whose records stored with a seed show the seed in place of their commitments (docs/chain.md, the seed in an export); absent in the first form, which shows every record's commitments (CSV exports)
+type ExportManifestForm int
 
 // ExportManifestFormat defines model for ExportManifest.Format.
 type ExportManifestFormat string

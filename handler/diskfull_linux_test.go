@@ -4,6 +4,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -114,21 +115,26 @@ func TestDiskFull(t *testing.T) {
 	if !strings.Contains(firstCause, "no space left") {
 		t.Fatalf("the first 503 of health names %q, not the disk", firstCause)
 	}
-	// The disk stays full while the pump's retries back off (2 s, 4 s,
-	// then 8 s; though a retry may find room in pages the store file
-	// frees): recovery must not wait for the end of its back-off.
 	// Give back a little room at a time, each taken by a write, until one
-	// write fits and its audit no longer does: the pump is then stalled.
+	// write fits: with its audit, which the embedded store commits with it
+	// (the pump's relay), so a write that fits never leaves its audit
+	// behind for the pump to retry.
 	fillerPath := filepath.Join(disk, "filler")
-	until(t, 20*time.Second, "audit pump retrying", func() bool {
+	var fitted string
+	until(t, 20*time.Second, "a write fitting again", func() bool {
 		if st, err := os.Stat(fillerPath); err == nil && st.Size() > 4<<10 {
 			_ = os.Truncate(fillerPath, st.Size()-4<<10)
 		}
-		call(t, "PUT", p.url("/api/todos/"+first["id"].(string)), `{"category":"Grocery","title":"during `+strings.Repeat("y", 500)+`"}`)
-		a := call(t, "GET", p.url("/api/health"), "")
-		audit, _ := a.body["audit"].(map[string]any)
-		return audit["state"] == "retrying"
+		a := call(t, "PUT", p.url("/api/todos/"+first["id"].(string)), `{"category":"Grocery","title":"during `+strings.Repeat("y", 500)+`"}`)
+		if a.status == 200 {
+			fitted = fmt.Sprint(a.body["version"])
+		}
+		return a.status == 200
 	})
+	if h := call(t, "GET", p.url("/api/todos/"+first["id"].(string)+"/history?pageSize=100"), ""); h.status != 200 ||
+		!strings.Contains(fmt.Sprint(h.body["items"]), "version:"+fitted) {
+		t.Fatalf("the version written on a nearly full disk (%s) is not in its history at once: %d %v", fitted, h.status, h.body)
+	}
 	fill(t, filepath.Join(disk, "filler2"))
 	heldFull := time.Now().Add(7 * time.Second)
 	for time.Now().Before(heldFull) {

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/audit"
 	"github.com/todoaudit/todo/internal/jsondoc"
@@ -41,8 +43,13 @@ func (p *Pump) Relay(ctx context.Context, _ store.PartitionKey, ops []store.Op) 
 	if len(docs) == 0 {
 		return store.Relayed{}, false
 	}
+	// The audit is part of the write: its span sits in the write's trace.
+	ctx, span := p.Telemetry.Start(ctx, "audit relay")
+	defer span.End()
 	now := time.Now()
 	out := audit.Records(docs, p.Trigger.Source, now)
+	span.SetAttributes(attribute.Int(audit.AttrDocuments, len(docs)), attribute.Int(audit.AttrRecords, len(out.Records)),
+		attribute.Int(audit.AttrDeadLetters, len(out.DeadLetters)))
 	if len(out.DeadLetters) > 0 || len(out.Recorded) != len(docs) {
 		return store.Relayed{}, false
 	}

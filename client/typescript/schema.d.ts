@@ -991,6 +991,11 @@ export interface components {
         ExportManifest: {
             /** @enum {string} */
             format: "application/x-ndjson" | "text/csv";
+            /**
+             * @description 2 in an NDJSON export whose records stored with a seed show the seed in place of their commitments (docs/chain.md, the seed in an export); absent in the first form, which shows every record's commitments (CSV exports)
+             * @enum {integer}
+             */
+            form?: 2;
             /** @description The query parameters of the export */
             filters: {
                 [key: string]: string;
