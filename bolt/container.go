@@ -305,143 +305,182 @@ type state struct {
 	exists bool
 }
 
+// batchKeys is what apply knows of the keys of a batch's operations:
+// stored[i] is the record at preps[i].key before the batch, when
+// written[i] is -1; otherwise written[i] is the last earlier operation
+// that writes the key. Each key is read once.
+type batchKeys struct {
+	preps   []prepared
+	get     getter
+	stored  [][]byte
+	written []int
+	now     time.Time
+}
+
+func readBatchKeys(items *bbolt.Bucket, preps []prepared, now time.Time) *batchKeys {
+	k := &batchKeys{preps: preps, get: getterOf(items), stored: make([][]byte, len(preps)), written: make([]int, len(preps)), now: now}
+	for i, p := range preps {
+		k.written[i] = -1
+		for j := i - 1; j >= 0; j-- {
+			if preps[j].kind != store.BatchRead && bytes.Equal(preps[j].key, p.key) {
+				k.written[i] = j
+				break
+			}
+		}
+		if k.written[i] < 0 {
+			k.stored[i] = k.get.get(p.key)
+		}
+	}
+	return k
+}
+
+// current is what operation i finds at its key: the stored record, or
+// what an earlier operation of the batch left.
+func (k *batchKeys) current(i int) state {
+	if j := k.written[i]; j >= 0 {
+		return state{exists: k.preps[j].kind != store.BatchDelete}
+	}
+	if k.stored[i] == nil {
+		return state{}
+	}
+	r := decodeRecord(k.stored[i])
+	if r.expired(k.now) {
+		return state{}
+	}
+	return state{rec: r, exists: true}
+}
+
+// before is the value at operation i's key as the operation writes it:
+// read again when an earlier operation of the batch wrote it.
+func (k *batchKeys) before(i int) []byte {
+	if k.written[i] >= 0 {
+		return k.get.get(k.preps[i].key)
+	}
+	return k.stored[i]
+}
+
 // apply checks and writes preps in tx. Each key is read once: what an
 // operation finds is the stored record, read for the checks and used again
 // for the write, unless an earlier operation of the batch wrote the key.
 func (c *container) apply(tx *bbolt.Tx, preps []prepared, results []store.OpResult) error {
 	cb, items, feed, order := c.writeBuckets(tx)
 	now := c.s.now()
-	// stored[i] is the record at preps[i].key before the batch, when
-	// written[i] is -1; otherwise written[i] is the last earlier operation
-	// that writes the key.
-	get := getterOf(items)
-	stored := make([][]byte, len(preps))
-	written := make([]int, len(preps))
-	for i, p := range preps {
-		written[i] = -1
-		for j := i - 1; j >= 0; j-- {
-			if preps[j].kind != store.BatchRead && bytes.Equal(preps[j].key, p.key) {
-				written[i] = j
-				break
-			}
-		}
-		if written[i] < 0 {
-			stored[i] = get.get(p.key)
-		}
-	}
-	current := func(i int) state {
-		if j := written[i]; j >= 0 {
-			return state{exists: preps[j].kind != store.BatchDelete}
-		}
-		if stored[i] == nil {
-			return state{}
-		}
-		r := decodeRecord(stored[i])
-		if r.expired(now) {
-			return state{}
-		}
-		return state{rec: r, exists: true}
-	}
+	keys := readBatchKeys(items, preps, now)
 	// Check every operation before changing anything.
-	for i, p := range preps {
-		st := current(i)
-		var err error
-		switch {
-		case p.kind == store.BatchCreate && st.exists:
-			err = todo.Errorf(todo.Conflict, "item %q already exists", p.id)
-		case p.kind == store.BatchCreate && c.s.reserved.holds(c.name, p.key, now):
-			err = todo.Errorf(todo.Conflict, "item %q was retired a moment ago: its id is still taken", p.id)
-		case p.kind != store.BatchCreate && p.kind != store.BatchUpsert && !st.exists:
-			err = notFound(p.id)
-		case p.ifMatch != "" && !st.exists:
-			err = todo.Errorf(todo.PreconditionFailed, "item %q does not exist", p.id)
-		case p.ifMatch != "" && p.ifMatch != etagOf(st.rec.lsn):
-			err = todo.Errorf(todo.PreconditionFailed, "item %q has changed (ETag mismatch)", p.id)
-		}
-		if err != nil {
+	for i := range preps {
+		if err := c.check(keys, i, &results[i]); err != nil {
 			return &store.BatchError{Index: i, Err: err}
-		}
-		switch p.kind {
-		case store.BatchDelete:
-			results[i].StatusCode = http.StatusNoContent
-		case store.BatchRead:
-			results[i] = store.OpResult{StatusCode: http.StatusOK, ETag: etagOf(st.rec.lsn), Body: bytes.Clone(st.rec.body)}
-		default:
-			results[i].StatusCode = http.StatusOK
-			if !st.exists {
-				results[i].StatusCode = http.StatusCreated
-			}
 		}
 	}
 	// Apply. Failures from here on leave the transaction half-written.
-	ts := c.s.stamp(now)
-	var cached [256]byte // each written key's cache key, in turn
+	w := opWriter{c: c, cb: cb, items: items, feed: feed, order: order, now: now, ts: c.s.stamp(now)}
 	for i, p := range preps {
 		if p.kind == store.BatchRead {
 			continue
 		}
-		var was []indexEntry // the range-index entries of the stored item
-		v := stored[i]
-		if written[i] >= 0 {
-			v = get.get(p.key)
-		}
-		if v != nil {
-			old := decodeRecord(v)
-			if err := unfeed(feed, old.lsn); err != nil {
-				return fmt.Errorf("%w: %v", errDirty, err)
-			}
-			var err error
-			if was, err = c.storedOrderEntries(p.key, old); err != nil {
-				return fmt.Errorf("%w: %v", errDirty, err)
-			}
-		}
-		c.s.reads.written(cacheKey(cached[:0], c.name, p.key))
-		if !p.reserved.IsZero() {
-			// A relayed create: its id is taken, its document never
-			// stored; an expired item the create replaces goes.
-			c.s.reserved.reserve(c.name, p.key, p.reserved, now)
-		}
-		if p.kind == store.BatchDelete || (!p.reserved.IsZero() && v != nil) {
-			if err := updateIndex(order, was, nil); err != nil {
-				return fmt.Errorf("%w: %v", errDirty, err)
-			}
-			if err := items.Delete(p.key); err != nil {
-				return fmt.Errorf("%w: %v", errDirty, err)
-			}
-			continue
-		}
-		if !p.reserved.IsZero() {
-			continue
-		}
-		lsn, err := cb.NextSequence()
-		if err != nil {
+		if err := w.write(&p, keys.before(i), &results[i]); err != nil {
 			return fmt.Errorf("%w: %v", errDirty, err)
 		}
-		etag := etagOf(lsn)
-		// The stored body is the document with the system properties
-		// first, built once: the answer's body is the stored value's.
-		value := recordValue(lsn, c.expiry(ts, p.ttl), len(p.body)+48)
-		value = append(value, `{"_etag":`...)
-		value = appendJSONETag(value, etag)
-		value = append(value, `,"_ts":`...)
-		value = strconv.AppendInt(value, ts, 10)
-		value = append(value, ',')
-		value = append(value, p.body[1:]...)
-		body := value[recordHeader:len(value):len(value)]
-		if err := items.Put(p.key, value); err != nil {
-			return fmt.Errorf("%w: %v", errDirty, err)
-		}
-		if feed != nil {
-			if err := feed.Put(lsnKey(lsn), p.key); err != nil {
-				return fmt.Errorf("%w: %v", errDirty, err)
-			}
-		}
-		if err := updateIndex(order, was, p.order); err != nil {
-			return fmt.Errorf("%w: %v", errDirty, err)
-		}
-		results[i].ETag = etag
-		results[i].Body = body
 	}
+	return nil
+}
+
+// check refuses operation i of a batch for what it finds at its key, or
+// sets its result.
+func (c *container) check(keys *batchKeys, i int, result *store.OpResult) error {
+	p, st := &keys.preps[i], keys.current(i)
+	switch {
+	case p.kind == store.BatchCreate && st.exists:
+		return todo.Errorf(todo.Conflict, "item %q already exists", p.id)
+	case p.kind == store.BatchCreate && c.s.reserved.holds(c.name, p.key, keys.now):
+		return todo.Errorf(todo.Conflict, "item %q was retired a moment ago: its id is still taken", p.id)
+	case p.kind != store.BatchCreate && p.kind != store.BatchUpsert && !st.exists:
+		return notFound(p.id)
+	case p.ifMatch != "" && !st.exists:
+		return todo.Errorf(todo.PreconditionFailed, "item %q does not exist", p.id)
+	case p.ifMatch != "" && p.ifMatch != etagOf(st.rec.lsn):
+		return todo.Errorf(todo.PreconditionFailed, "item %q has changed (ETag mismatch)", p.id)
+	}
+	switch p.kind {
+	case store.BatchDelete:
+		result.StatusCode = http.StatusNoContent
+	case store.BatchRead:
+		*result = store.OpResult{StatusCode: http.StatusOK, ETag: etagOf(st.rec.lsn), Body: bytes.Clone(st.rec.body)}
+	default:
+		result.StatusCode = http.StatusOK
+		if !st.exists {
+			result.StatusCode = http.StatusCreated
+		}
+	}
+	return nil
+}
+
+// opWriter writes the checked operations of one batch.
+type opWriter struct {
+	c                      *container
+	cb, items, feed, order *bbolt.Bucket
+	now                    time.Time
+	ts                     int64
+	cached                 [256]byte // each written key's cache key, in turn
+}
+
+// write writes one operation over v, the value at its key before it (nil
+// for none), and sets its result's ETag and body.
+func (w *opWriter) write(p *prepared, v []byte, result *store.OpResult) error {
+	var was []indexEntry // the range-index entries of the stored item
+	if v != nil {
+		old := decodeRecord(v)
+		if err := unfeed(w.feed, old.lsn); err != nil {
+			return err
+		}
+		var err error
+		if was, err = w.c.storedOrderEntries(p.key, old); err != nil {
+			return err
+		}
+	}
+	w.c.s.reads.written(cacheKey(w.cached[:0], w.c.name, p.key))
+	if !p.reserved.IsZero() {
+		// A relayed create: its id is taken, its document never
+		// stored; an expired item the create replaces goes.
+		w.c.s.reserved.reserve(w.c.name, p.key, p.reserved, w.now)
+	}
+	if p.kind == store.BatchDelete || (!p.reserved.IsZero() && v != nil) {
+		if err := updateIndex(w.order, was, nil); err != nil {
+			return err
+		}
+		return w.items.Delete(p.key)
+	}
+	if !p.reserved.IsZero() {
+		return nil
+	}
+	lsn, err := w.cb.NextSequence()
+	if err != nil {
+		return err
+	}
+	etag := etagOf(lsn)
+	// The stored body is the document with the system properties
+	// first, built once: the answer's body is the stored value's.
+	value := recordValue(lsn, w.c.expiry(w.ts, p.ttl), len(p.body)+48)
+	value = append(value, `{"_etag":`...)
+	value = appendJSONETag(value, etag)
+	value = append(value, `,"_ts":`...)
+	value = strconv.AppendInt(value, w.ts, 10)
+	value = append(value, ',')
+	value = append(value, p.body[1:]...)
+	body := value[recordHeader:len(value):len(value)]
+	if err := w.items.Put(p.key, value); err != nil {
+		return err
+	}
+	if w.feed != nil {
+		if err := w.feed.Put(lsnKey(lsn), p.key); err != nil {
+			return err
+		}
+	}
+	if err := updateIndex(w.order, was, p.order); err != nil {
+		return err
+	}
+	result.ETag = etag
+	result.Body = body
 	return nil
 }
 
