@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/todoaudit/todo"
-	"github.com/todoaudit/todo/audit/export"
+	"github.com/todoaudit/todo/export"
 	"github.com/todoaudit/todo/store"
 )
 

@@ -19,7 +19,7 @@ import (
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/audit"
-	"github.com/todoaudit/todo/audit/export"
+	"github.com/todoaudit/todo/export"
 	"github.com/todoaudit/todo/bolt/bolttest"
 	"github.com/todoaudit/todo/hashchain"
 	"github.com/todoaudit/todo/internal/race"

@@ -15,7 +15,7 @@ import (
 	"golang.org/x/mod/sumdb/note"
 
 	"github.com/todoaudit/todo"
-	"github.com/todoaudit/todo/audit/export"
+	"github.com/todoaudit/todo/export"
 	"github.com/todoaudit/todo/governance"
 	"github.com/todoaudit/todo/transparency"
 )

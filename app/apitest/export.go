@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/todoaudit/todo/audit/export"
+	"github.com/todoaudit/todo/export"
 	"github.com/todoaudit/todo/transparency"
 )
 

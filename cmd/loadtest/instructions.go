@@ -158,52 +158,77 @@ func countHandler(bin, tmp, name string) ([]workload, map[string][]byte, []instr
 	if h.logs, err = keepsLog(c, h.base); err != nil {
 		return nil, nil, nil, err
 	}
-	id, body, _, err := seed(c, h.base)
+	seeds, err := seedCounted(c, h.base)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	ids := make([]string, 32)
-	for i := range ids {
-		if ids[i], _, _, err = seed(c, h.base); err != nil {
-			return nil, nil, nil, err
+	works := seeds.workloads(c, h.base)
+	rows, err := h.countAll(c, name, works)
+	return works, seeds.answers, rows, err
+}
+
+// countedSeeds are the todos the counted workloads read and write, and
+// the answers they are measured against.
+type countedSeeds struct {
+	id                  string   // read and updated by one client
+	ids                 []string // updated by 32 clients, one each
+	listURL, historyURL string
+	answers             map[string][]byte
+}
+
+// seedCounted writes the todos the workloads need, each request's answer
+// kept, and waits for their audit and log entries, which are background
+// work of their own that the first window would otherwise count.
+func seedCounted(c *http.Client, base string) (*countedSeeds, error) {
+	s := &countedSeeds{ids: make([]string, 32), listURL: "/api/todos?pageSize=20"}
+	id, body, _, err := seed(c, base)
+	if err != nil {
+		return nil, err
+	}
+	s.id = id
+	for i := range s.ids {
+		if s.ids[i], _, _, err = seed(c, base); err != nil {
+			return nil, err
 		}
 	}
-	listURL := "/api/todos?pageSize=20"
-	listBody, err := fetchBody(c, h.base+listURL)
+	listBody, err := fetchBody(c, base+s.listURL)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
 	// A todo with 21 versions, so that the first page of its history
 	// holds 20, each checked against its hash and with its changes.
-	hid, _, _, err := seed(c, h.base)
+	hid, _, _, err := seed(c, base)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
 	for n := range int64(20) {
-		if _, err := sendPut(c, h.base+"/api/todos/"+hid, n+1); err != nil {
-			return nil, nil, nil, err
+		if _, err := sendPut(c, base+"/api/todos/"+hid, n+1); err != nil {
+			return nil, err
 		}
 	}
-	historyURL := "/api/todos/" + hid + "/history?pageSize=20"
-	putBody, err := sendPut(c, h.base+"/api/todos/"+id, 1)
+	s.historyURL = "/api/todos/" + hid + "/history?pageSize=20"
+	putBody, err := sendPut(c, base+"/api/todos/"+id, 1)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
-	postBody, err := sendPost(c, h.base)
+	postBody, err := sendPost(c, base)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
-	// The seeds' audit and their log entries are background work of their
-	// own: let it finish before the first window, which would count it.
-	if err := waitAudit(c, h.base); err != nil {
-		return nil, nil, nil, err
+	if err := waitAudit(c, base); err != nil {
+		return nil, err
 	}
 	time.Sleep(settle)
-	historyBody, err := fetchBody(c, h.base+historyURL)
+	historyBody, err := fetchBody(c, base+s.historyURL)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
+	s.answers = map[string][]byte{"GET-item": body, "GET-list": listBody, "GET-history": historyBody, "PUT-item": putBody, "POST-list": postBody}
+	return s, nil
+}
 
+// workloads are the requests counted, over the seeded todos.
+func (s *countedSeeds) workloads(c *http.Client, base string) []workload {
 	var version [32]int64
 	var mu sync.Mutex
 	put := func(c *http.Client, base string, w, _ int) error {
@@ -211,18 +236,18 @@ func countHandler(bin, tmp, name string) ([]workload, map[string][]byte, []instr
 		version[w]++
 		n := version[w]
 		mu.Unlock()
-		_, err := sendPut(c, base+"/api/todos/"+ids[w], n)
+		_, err := sendPut(c, base+"/api/todos/"+s.ids[w], n)
 		return err
 	}
-	works := []workload{
+	return []workload{
 		{name: "point read (GET /api/todos/{id}), 1 client", clients: 1, n: 2000, send: func(c *http.Client, base string, _, _ int) error {
-			return get(c, base+"/api/todos/"+id)
+			return get(c, base+"/api/todos/"+s.id)
 		}},
 		{name: "list page (GET /api/todos, 20 todos)", clients: 1, n: 500, send: func(c *http.Client, base string, _, _ int) error {
-			return get(c, base+listURL)
+			return get(c, base+s.listURL)
 		}},
 		{name: "history page (GET /api/todos/{id}/history, 20)", clients: 1, n: 100, send: func(c *http.Client, base string, _, _ int) error {
-			return get(c, base+historyURL)
+			return get(c, base+s.historyURL)
 		}},
 		{name: "create (POST /api/todos), 1 client", clients: 1, n: 300, write: true, send: func(c *http.Client, base string, _, _ int) error {
 			_, err := sendPost(c, base)
@@ -233,22 +258,25 @@ func countHandler(bin, tmp, name string) ([]workload, map[string][]byte, []instr
 			// Each window updates 32 todos of its own, so that every
 			// window writes the same versions (2 to 21) as the first,
 			// not versions of ever longer histories.
-			for i := range ids {
-				id, _, _, err := seed(c, h.base)
+			for i := range s.ids {
+				id, _, _, err := seed(c, base)
 				if err != nil {
 					return err
 				}
-				ids[i] = id
+				s.ids[i] = id
 			}
-			if err := waitAudit(c, h.base); err != nil {
+			if err := waitAudit(c, base); err != nil {
 				return err
 			}
 			time.Sleep(settle)
 			return nil
 		}},
 	}
+}
 
-	answers := map[string][]byte{"GET-item": body, "GET-list": listBody, "GET-history": historyBody, "PUT-item": putBody, "POST-list": postBody}
+// countAll counts each workload's instructions in its windows, the row's
+// figure their median.
+func (h *counted) countAll(c *http.Client, name string, works []workload) ([]instructionRow, error) {
 	rows := make([]instructionRow, len(works))
 	for i, wk := range works {
 		rows[i].name = wk.name
@@ -256,17 +284,18 @@ func countHandler(bin, tmp, name string) ([]workload, map[string][]byte, []instr
 		for j := range rows[i].windows {
 			if j > 0 && wk.between != nil {
 				if err := wk.between(); err != nil {
-					return nil, nil, nil, fmt.Errorf("%s, before a window of %s: %w", name, wk.name, err)
+					return nil, fmt.Errorf("%s, before a window of %s: %w", name, wk.name, err)
 				}
 			}
+			var err error
 			if rows[i].windows[j], err = h.count(c, wk); err != nil {
-				return nil, nil, nil, fmt.Errorf("%s, %s: %w", name, wk.name, err)
+				return nil, fmt.Errorf("%s, %s: %w", name, wk.name, err)
 			}
 			fmt.Printf("%s, %s: %.0f\n", name, wk.name, rows[i].windows[j])
 		}
 		rows[i].handler = median(rows[i].windows)
 	}
-	return works, answers, rows, nil
+	return rows, nil
 }
 
 // counted is a server process running under callgrind.

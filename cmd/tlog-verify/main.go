@@ -21,7 +21,7 @@ import (
 	"golang.org/x/mod/sumdb/note"
 	sumdb "golang.org/x/mod/sumdb/tlog"
 
-	"github.com/todoaudit/todo/audit/export"
+	"github.com/todoaudit/todo/export"
 	"github.com/todoaudit/todo/transparency"
 )
 

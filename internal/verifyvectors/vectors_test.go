@@ -29,7 +29,7 @@ import (
 	sumdb "golang.org/x/mod/sumdb/tlog"
 
 	"github.com/todoaudit/todo"
-	"github.com/todoaudit/todo/audit/export"
+	"github.com/todoaudit/todo/export"
 	"github.com/todoaudit/todo/hashchain"
 	"github.com/todoaudit/todo/internal/jsondoc"
 	"github.com/todoaudit/todo/transparency"

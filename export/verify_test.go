@@ -15,7 +15,7 @@ import (
 	sumdb "golang.org/x/mod/sumdb/tlog"
 
 	"github.com/todoaudit/todo"
-	"github.com/todoaudit/todo/audit/export"
+	"github.com/todoaudit/todo/export"
 	"github.com/todoaudit/todo/hashchain"
 	"github.com/todoaudit/todo/internal/historytest"
 	"github.com/todoaudit/todo/transparency"

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/todoaudit/todo"
-	"github.com/todoaudit/todo/audit/export"
+	"github.com/todoaudit/todo/export"
 )
 
 // In both formats the manifest is the last line, its digest is that of
