@@ -19,8 +19,8 @@ import (
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/audit"
-	"github.com/todoaudit/todo/export"
 	"github.com/todoaudit/todo/bolt/bolttest"
+	"github.com/todoaudit/todo/export"
 	"github.com/todoaudit/todo/hashchain"
 	"github.com/todoaudit/todo/internal/race"
 	"github.com/todoaudit/todo/service"

@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/todoaudit/todo"
-	"github.com/todoaudit/todo/export"
 	"github.com/todoaudit/todo/bolt"
+	"github.com/todoaudit/todo/export"
 	"github.com/todoaudit/todo/store"
 	"github.com/todoaudit/todo/transparency"
 )
