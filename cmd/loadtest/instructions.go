@@ -276,7 +276,7 @@ func (s *countedSeeds) workloads(c *http.Client, base string) []workload {
 
 // countAll counts each workload's instructions in its windows, the row's
 // figure their median.
-func (h *counted) countAll(c *http.Client, name string, works []workload) ([]instructionRow, error) {
+func (p *counted) countAll(c *http.Client, name string, works []workload) ([]instructionRow, error) {
 	rows := make([]instructionRow, len(works))
 	for i, wk := range works {
 		rows[i].name = wk.name
@@ -288,7 +288,7 @@ func (h *counted) countAll(c *http.Client, name string, works []workload) ([]ins
 				}
 			}
 			var err error
-			if rows[i].windows[j], err = h.count(c, wk); err != nil {
+			if rows[i].windows[j], err = p.count(c, wk); err != nil {
 				return nil, fmt.Errorf("%s, %s: %w", name, wk.name, err)
 			}
 			fmt.Printf("%s, %s: %.0f\n", name, wk.name, rows[i].windows[j])
