@@ -28,7 +28,7 @@ func (e *StrictError) Error() string { return fmt.Sprintf("%s (at byte %d)", e.R
 // match them case-sensitively.
 func Check(data []byte) (names []string, err error) {
 	s := &scanner{data: data}
-	return s.top(nil)
+	return s.top(nil, true)
 }
 
 // scanner checks one JSON text in one pass. Given a type to decode into,
@@ -41,11 +41,12 @@ type scanner struct {
 	unknown *UnknownMemberError
 }
 
-// top scans the whole text as a value to decode into t (nil: any).
-func (s *scanner) top(t *shape) (names []string, err error) {
+// top scans the whole text as a value to decode into t (nil: any); with
+// keep it returns the member names of an object.
+func (s *scanner) top(t *shape, keep bool) (names []string, err error) {
 	s.space()
 	if s.pos < len(s.data) && s.data[s.pos] == '{' {
-		names, err = s.object(true, t)
+		names, err = s.object(keep, t)
 	} else {
 		err = s.value(t)
 	}
@@ -85,8 +86,7 @@ func (s *scanner) value(t *shape) error {
 	case c == '[':
 		return s.array(t)
 	case c == '"':
-		_, err := s.string(false)
-		return err
+		return s.string()
 	case c == 't':
 		return s.literal("true")
 	case c == 'f':
@@ -113,7 +113,7 @@ func (s *scanner) object(keep bool, t *shape) ([]string, error) {
 	}
 	s.pos++ // {
 	var names []string
-	seen := map[string]bool{}
+	var seen members
 	s.space()
 	if s.pos < len(s.data) && s.data[s.pos] == '}' {
 		s.pos++
@@ -126,16 +126,15 @@ func (s *scanner) object(keep bool, t *shape) ([]string, error) {
 			return nil, s.fail("expected a member name")
 		}
 		at := s.pos
-		name, err := s.string(true)
+		name, err := s.name()
 		if err != nil {
 			return nil, err
 		}
-		if seen[name] {
+		if !seen.add(name) {
 			return nil, &StrictError{Offset: at, Reason: fmt.Sprintf("member %q appears twice", name)}
 		}
-		seen[name] = true
 		if keep {
-			names = append(names, name)
+			names = append(names, string(name))
 		}
 		s.space()
 		if s.pos >= len(s.data) || s.data[s.pos] != ':' {
@@ -160,6 +159,42 @@ func (s *scanner) object(keep bool, t *shape) ([]string, error) {
 			return nil, s.fail("expected ',' or '}'")
 		}
 	}
+}
+
+// members are the names an object has given so far, to find one given
+// twice: compared in turn while there are few, as a document's objects
+// have, and looked up in a map past that.
+type members struct {
+	few  [16][]byte
+	n    int
+	many map[string]bool
+}
+
+// add adds name, or says it was given already.
+func (m *members) add(name []byte) bool {
+	if m.many != nil {
+		if m.many[string(name)] {
+			return false
+		}
+		m.many[string(name)] = true
+		return true
+	}
+	for _, had := range m.few[:m.n] {
+		if string(had) == string(name) {
+			return false
+		}
+	}
+	if m.n < len(m.few) {
+		m.few[m.n] = name
+		m.n++
+		return true
+	}
+	m.many = make(map[string]bool, 2*len(m.few))
+	for _, had := range m.few {
+		m.many[string(had)] = true
+	}
+	m.many[string(name)] = true
+	return true
 }
 
 func (s *scanner) array(t *shape) error {
@@ -240,39 +275,59 @@ func (s *scanner) number() error {
 }
 
 // string scans a string; with decode it returns its value.
-func (s *scanner) string(decode bool) (string, error) {
+// string scans a string.
+func (s *scanner) string() error {
+	_, err := s.text(false)
+	return err
+}
+
+// name scans a member name and returns it decoded: the bytes of data
+// themselves when it has no escape.
+func (s *scanner) name() ([]byte, error) { return s.text(true) }
+
+// text scans a string; with decode it returns its content decoded.
+func (s *scanner) text(decode bool) ([]byte, error) {
 	s.pos++ // "
-	var out []byte
+	start := s.pos
+	var out []byte // the content decoded, once an escape is met
+	escaped := false
 	for {
 		if s.pos >= len(s.data) {
-			return "", s.fail("unterminated string")
+			return nil, s.fail("unterminated string")
 		}
 		c := s.data[s.pos]
 		switch {
 		case c == '"':
 			s.pos++
-			return string(out), nil
+			if !escaped {
+				return s.data[start : s.pos-1], nil
+			}
+			return out, nil
 		case c < 0x20:
-			return "", s.fail("control character in a string (escape it)")
+			return nil, s.fail("control character in a string (escape it)")
 		case c == '\\':
+			if decode && !escaped {
+				out = append(make([]byte, 0, s.pos-start+8), s.data[start:s.pos]...)
+			}
+			escaped = true
 			r, err := s.escape()
 			if err != nil {
-				return "", err
+				return nil, err
 			}
 			if decode {
 				out = utf8.AppendRune(out, r)
 			}
 		case c < utf8.RuneSelf:
 			s.pos++
-			if decode {
+			if decode && escaped {
 				out = append(out, c)
 			}
 		default:
 			r, size := utf8.DecodeRune(s.data[s.pos:])
 			if r == utf8.RuneError && size == 1 {
-				return "", s.fail("invalid UTF-8")
+				return nil, s.fail("invalid UTF-8")
 			}
-			if decode {
+			if decode && escaped {
 				out = append(out, s.data[s.pos:s.pos+size]...)
 			}
 			s.pos += size

@@ -3,6 +3,7 @@ package jsondoc_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -20,6 +21,7 @@ func TestCheckAccepts(t *testing.T) {
 		{` {"a":1,"b":[true,false,null,-0.5e+3,"x"],"c":{"a":{}}} `, []string{"a", "b", "c"}},
 		{`{"\u0061b":"\ud83d\ude00","a":"é"}`, []string{"ab", "a"}},
 		{`{"A":1,"a":2}`, []string{"A", "a"}},
+		{manyMembers(2, "x"), []string{"m0", "m1", "x"}},
 		{`[{"a":1},{"a":2}]`, nil},
 		{`"\"\\\/\b\f\n\r\t"`, nil},
 		{`0`, nil},
@@ -40,6 +42,10 @@ func TestCheckRefuses(t *testing.T) {
 		{`{"a":1,"a":2}`, `member "a" appears twice`},
 		{`{"x":{"a":1,"b":2,"a":3}}`, `member "a" appears twice`},
 		{`{"a":1,"\u0061":2}`, `member "a" appears twice`},
+		// Past sixteen names they are looked up another way.
+		{manyMembers(20, "m1"), `member "m1" appears twice`},
+		{manyMembers(20, "m19"), `member "m19" appears twice`},
+		{manyMembers(16, `m\u0030`), `member "m0" appears twice`},
 		{`{"t":"\ud800"}`, "lone surrogate"},
 		{`{"t":"\udc00\ud800"}`, "lone surrogate"},
 		{`{"t":"\ud800\u0041"}`, "lone surrogate"},
@@ -71,6 +77,18 @@ func TestCheckRefuses(t *testing.T) {
 			t.Errorf("%q: error %v, want one saying %q", tc.in, err, tc.reason)
 		}
 	}
+}
+
+// manyMembers is an object of n members m0, m1, … and then one more,
+// named last.
+func manyMembers(n int, last string) string {
+	var b strings.Builder
+	b.WriteString("{")
+	for i := range n {
+		fmt.Fprintf(&b, `"m%d":%d,`, i, i)
+	}
+	b.WriteString(`"` + last + `":0}`)
+	return b.String()
 }
 
 // Check is at least as strict as encoding/json: whatever it accepts is

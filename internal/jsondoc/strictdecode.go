@@ -38,7 +38,7 @@ func UnmarshalStrict(data []byte, v any) error {
 // than encoding/json's checks data with it and then decodes.
 func CheckFor(data []byte, v any) error {
 	s := &scanner{data: data}
-	if _, err := s.top(shapeOf(reflect.TypeOf(v))); err != nil {
+	if _, err := s.top(shapeOf(reflect.TypeOf(v)), false); err != nil {
 		return err
 	}
 	if s.unknown != nil {
@@ -59,7 +59,7 @@ type shape struct {
 
 // member is the shape of the value of the member name of an object of
 // shape t; a name that is no field of a struct is noted in s.
-func (t *shape) member(name string, s *scanner) *shape {
+func (t *shape) member(name []byte, s *scanner) *shape {
 	switch {
 	case t == nil:
 		return nil
@@ -68,9 +68,9 @@ func (t *shape) member(name string, s *scanner) *shape {
 	case t.kind != reflect.Struct:
 		return nil
 	}
-	sh, ok := t.fields[name]
+	sh, ok := t.fields[string(name)]
 	if !ok && s.unknown == nil {
-		s.unknown = &UnknownMemberError{Name: name}
+		s.unknown = &UnknownMemberError{Name: string(name)}
 	}
 	return sh
 }
