@@ -128,7 +128,8 @@ func (a *Audited) hashCommitted(e *boundEncoding, prevHash string) string {
 		names = append(names, name)
 	}
 	slices.Sort(names)
-	b := a.committedHead(prevHash, len(names))
+	var buf [1024]byte
+	b := a.committedHead(buf[:0], prevHash, len(names))
 	for _, name := range names {
 		b.field(name)
 		digest := a.Commitments[name].Digest
@@ -158,10 +159,9 @@ func lowerHex(s string) bool {
 	return true
 }
 
-// committedHead starts hashCommitted's bytes, up to the count of n
+// committedHead starts hashCommitted's bytes in b, up to the count of n
 // commitments.
-func (a *Audited) committedHead(prevHash string, n int) canonical {
-	b := make(canonical, 0, 1024)
+func (a *Audited) committedHead(b canonical, prevHash string, n int) canonical {
 	b.field(prevHash)
 	b.field(strconv.Itoa(a.Chain))
 	b.head(a)
@@ -176,9 +176,16 @@ func (a *Audited) committedHead(prevHash string, n int) canonical {
 // its seed. With into not nil, each commitment is put in it as well: the
 // commitments a reader serves, derived once for the hash and for it.
 func (a *Audited) sealHash(e *boundEncoding, entity reflect.Value, prevHash string, seed []byte, into todo.Commitments) string {
-	b := a.committedHead(prevHash, len(e.committed))
+	var buf [1024]byte
+	b := a.committedHead(buf[:0], prevHash, len(e.committed))
 	salts := e.salts(e.committed, seed)
-	var d digester
+	d := newDigester()
+	// The commitments' hex, salt then digest of each field by name, in
+	// one string of which each commitment's are parts.
+	var hexes []byte
+	if into != nil {
+		hexes = make([]byte, 0, len(e.byName)*2*(SaltBytes+sha256.Size))
+	}
 	for _, i := range e.byName {
 		p := &e.committed[i]
 		b.field(p.Name)
@@ -190,7 +197,15 @@ func (a *Audited) sealHash(e *boundEncoding, entity reflect.Value, prevHash stri
 			b.fieldBytes(sum[:])
 		}
 		if into != nil {
-			into[p.Name] = todo.Commitment{Salt: hex.EncodeToString(salt), Digest: hex.EncodeToString(sum[:])}
+			hexes = hex.AppendEncode(hex.AppendEncode(hexes, salt), sum[:])
+		}
+	}
+	if into != nil {
+		all := string(hexes)
+		const saltHex, size = 2 * SaltBytes, 2 * (SaltBytes + sha256.Size)
+		for k, i := range e.byName {
+			c := all[k*size : (k+1)*size]
+			into[e.committed[i].Name] = todo.Commitment{Salt: c[:saltHex], Digest: c[saltHex:]}
 		}
 	}
 	return b.sum()
@@ -248,6 +263,12 @@ func canonicalOf(t reflect.Type) (func(b *canonical, v reflect.Value), error) {
 // field to the next.
 type digester struct{ value, b canonical }
 
+// newDigester is a digester whose buffers hold most fields without
+// growing.
+func newDigester() digester {
+	return digester{value: make(canonical, 0, 256), b: make(canonical, 0, 512)}
+}
+
 // digest is the digest of one field, in lowercase hex (see sum).
 func (d *digester) digest(p *committedProperty, salt []byte, entity reflect.Value) string {
 	sum := d.sum(p, salt, entity)
@@ -271,7 +292,7 @@ func (d *digester) sum(p *committedProperty, salt []byte, entity reflect.Value) 
 func (e *boundEncoding) commitments(entity reflect.Value, seed []byte) todo.Commitments {
 	c := make(todo.Commitments, len(e.committed))
 	salts := e.salts(e.committed, seed)
-	var d digester
+	d := newDigester()
 	for i := range e.committed {
 		salt := salts[i*SaltBytes : (i+1)*SaltBytes]
 		c[e.committed[i].Name] = todo.Commitment{Salt: hex.EncodeToString(salt), Digest: d.digest(&e.committed[i], salt, entity)}
@@ -431,7 +452,7 @@ func (e *boundEncoding) checkCommitments(v reflect.Value, commitments todo.Commi
 			}
 		}
 	}
-	var d digester
+	d := newDigester()
 	for i := range e.committed {
 		p := &e.committed[i]
 		c, ok := commitments[p.Name]
