@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"slices"
 	"sync"
 
 	"github.com/todoaudit/todo"
@@ -32,22 +33,44 @@ func writeTodo(w http.ResponseWriter, status int, res service.Result) {
 	writeOne(w, status, &res.Todo)
 }
 
-// bodies holds the buffers of single-todo answers between requests: Write
-// copies an answer out and must not keep it.
-var bodies = sync.Pool{New: func() any { return new([]byte) }}
+// buffers keeps the buffers answers are encoded into between requests,
+// up to max bytes each: Write copies an answer out and must not keep it,
+// and a page of records runs to tens of kilobytes that the heap would
+// otherwise allocate, zero and give back to the system on every request.
+type buffers struct {
+	pool sync.Pool
+	max  int
+}
 
-// maxPooledBody bounds the buffers kept in bodies, so that one large todo
-// does not stay in memory after its request.
-const maxPooledBody = 4 << 10
+func (p *buffers) get() *[]byte {
+	if b, ok := p.pool.Get().(*[]byte); ok {
+		return b
+	}
+	return new([]byte)
+}
+
+// put keeps b for the next answer, unless it grew past p.max (one large
+// answer does not stay in memory after its request).
+func (p *buffers) put(b *[]byte) {
+	if cap(*b) <= p.max {
+		*b = (*b)[:0]
+		p.pool.Put(b)
+	}
+}
+
+// bodies are the buffers of single-todo answers, pages those of page
+// answers.
+var (
+	bodies = buffers{max: 4 << 10}
+	pages  = buffers{max: 256 << 10}
+)
 
 // writeOne answers the API view of t.
 func writeOne(w http.ResponseWriter, status int, t *todo.Todo) {
-	buf := bodies.Get().(*[]byte)
-	*buf = append(t.AppendView((*buf)[:0]), '\n')
+	buf := bodies.get()
+	*buf = append(t.AppendView(*buf), '\n')
 	writeBytes(w, status, *buf)
-	if cap(*buf) <= maxPooledBody {
-		bodies.Put(buf)
-	}
+	bodies.put(buf)
 }
 
 // todoPath is the URL path of the todo id.
@@ -59,12 +82,15 @@ func todoPath(id string) string { return "/api/todos/" + url.PathEscape(id) }
 // (TestPagesEncodeAsEncodingJSON).
 func writeRecords[T todo.JSONAppender](w http.ResponseWriter, items []T, continuation string, more []byte) {
 	item := func(b []byte, i int) ([]byte, error) { return items[i].AppendJSON(b) }
-	b, err := appendPage(make([]byte, 0, 1024*len(items)+64), len(items), item, continuation, more)
+	buf := pages.get()
+	defer pages.put(buf)
+	b, err := appendPage(*buf, len(items), item, continuation, more)
 	if err != nil {
 		problem.Write(w, todo.Wrap(todo.Internal, err, "response does not encode"))
 		return
 	}
-	writeBytes(w, http.StatusOK, append(b, '\n'))
+	*buf = append(b, '\n')
+	writeBytes(w, http.StatusOK, *buf)
 }
 
 // jsonType is the Content-Type of JSON answers: one value shared by every
@@ -80,8 +106,11 @@ func writeBytes(w http.ResponseWriter, status int, b []byte) {
 // writePage answers a page of todos, each in its API view.
 func writePage(w http.ResponseWriter, p service.Page) {
 	item := func(b []byte, i int) ([]byte, error) { return p.Items[i].Todo.AppendView(b), nil }
-	b, _ := appendPage(make([]byte, 0, 256*(len(p.Items)+1)), len(p.Items), item, p.Continuation, nil) // views always append
-	writeBytes(w, http.StatusOK, append(b, '\n'))
+	buf := pages.get()
+	b, _ := appendPage(*buf, len(p.Items), item, p.Continuation, nil) // views always append
+	*buf = append(b, '\n')
+	writeBytes(w, http.StatusOK, *buf)
+	pages.put(buf)
 }
 
 // appendPage appends the body of a page answer: {"items":[…],
@@ -89,7 +118,13 @@ func writePage(w http.ResponseWriter, p service.Page) {
 // more (each with its leading comma). item appends the i-th of n items.
 func appendPage(b []byte, n int, item func([]byte, int) ([]byte, error), continuation string, more []byte) ([]byte, error) {
 	b = append(b, `{"items":[`...)
+	start := len(b)
 	for i := range n {
+		if i == 1 {
+			// The rest are about the size of the first: room for them
+			// at once, not in doublings that copy the page so far.
+			b = slices.Grow(b, (len(b)-start+1)*(n-1)*9/8+len(continuation)+len(more)+32)
+		}
 		if i > 0 {
 			b = append(b, ',')
 		}
