@@ -570,6 +570,10 @@ func (r *reader) skip() bool {
 
 func (r *reader) skipString() bool {
 	for r.i++; r.i < len(r.s); r.i++ {
+		r.i += Plain(r.s[r.i:], Slog) // the bytes that need no escape, eight at a time
+		if r.i == len(r.s) {
+			return false
+		}
 		switch c := r.s[r.i]; {
 		case c == '"':
 			r.i++

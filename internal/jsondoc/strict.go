@@ -318,10 +318,12 @@ func (s *scanner) text(decode bool) ([]byte, error) {
 				out = utf8.AppendRune(out, r)
 			}
 		case c < utf8.RuneSelf:
-			s.pos++
+			// A run of bytes that need no escape, eight at a time.
+			n := max(Plain(s.data[s.pos:], Slog), 1)
 			if decode && escaped {
-				out = append(out, c)
+				out = append(out, s.data[s.pos:s.pos+n]...)
 			}
+			s.pos += n
 		default:
 			r, size := utf8.DecodeRune(s.data[s.pos:])
 			if r == utf8.RuneError && size == 1 {
