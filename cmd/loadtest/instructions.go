@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -173,7 +174,10 @@ type countedSeeds struct {
 	id                  string   // read and updated by one client
 	ids                 []string // updated by 32 clients, one each
 	listURL, historyURL string
-	answers             map[string][]byte
+	// formURL is the history page in its second form, the records with
+	// their seeds: historyURL on a build that has only the first.
+	formURL string
+	answers map[string][]byte
 }
 
 // seedCounted writes the todos the workloads need, each request's answer
@@ -223,7 +227,16 @@ func seedCounted(c *http.Client, base string) (*countedSeeds, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.answers = map[string][]byte{"GET-item": body, "GET-list": listBody, "GET-history": historyBody, "PUT-item": putBody, "POST-list": postBody}
+	s.formURL = s.historyURL + "&form=2"
+	formBody, err := fetchBody(c, base+s.formURL)
+	var refused *statusError
+	if errors.As(err, &refused) && refused.status == http.StatusBadRequest {
+		s.formURL, formBody, err = s.historyURL, historyBody, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	s.answers = map[string][]byte{"GET-item": body, "GET-list": listBody, "GET-history": historyBody, "GET-history2": formBody, "PUT-item": putBody, "POST-list": postBody}
 	return s, nil
 }
 
@@ -248,6 +261,9 @@ func (s *countedSeeds) workloads(c *http.Client, base string) []workload {
 		}},
 		{name: "history page (GET /api/todos/{id}/history, 20)", clients: 1, n: 100, send: func(c *http.Client, base string, _, _ int) error {
 			return get(c, base+s.historyURL)
+		}},
+		{name: "history page, second form (…/history?form=2, 20)", clients: 1, n: 100, send: func(c *http.Client, base string, _, _ int) error {
+			return get(c, base+s.formURL)
 		}},
 		{name: "create (POST /api/todos), 1 client", clients: 1, n: 300, write: true, send: func(c *http.Client, base string, _, _ int) error {
 			_, err := sendPost(c, base)
@@ -531,10 +547,18 @@ func fetchBody(c *http.Client, url string) ([]byte, error) {
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET %s: %d", url, resp.StatusCode)
+		return nil, &statusError{url: url, status: resp.StatusCode}
 	}
 	return io.ReadAll(resp.Body)
 }
+
+// statusError is an answer other than 200 to a GET.
+type statusError struct {
+	url    string
+	status int
+}
+
+func (e *statusError) Error() string { return fmt.Sprintf("GET %s: %d", e.url, e.status) }
 
 func sendPost(c *http.Client, base string) ([]byte, error) {
 	resp, err := c.Post(base+"/api/todos", "application/json", strings.NewReader(`{"category":"Grocery","title":"Get more milk","tags":["dairy"]}`))

@@ -24,7 +24,8 @@
 //
 // With -instructions it instead counts, under valgrind's callgrind, the
 // instructions per request of the handler and of the bare server for a
-// point read, a list page, a create and updates from 1 and 32 clients:
+// point read, a list page, a history page in each of its two forms, a
+// create and updates from 1 and 32 clients:
 // figures that do not move with the machine's load. With -store-bytes N
 // it creates N todos (from 32 clients, or one every -every apart) and
 // prints where the embedded store's bytes go. The wall-clock rounds end
@@ -489,6 +490,8 @@ func serveBaseline(dir, addr string) {
 		switch {
 		case r.URL.Path == "/api/todos":
 			kind = "list"
+		case strings.HasSuffix(r.URL.Path, "/history") && r.URL.Query().Get("form") == "2":
+			kind = "history2"
 		case strings.HasSuffix(r.URL.Path, "/history"):
 			kind = "history"
 		}
