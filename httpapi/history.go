@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/export"
 	"github.com/todoaudit/todo/service"
 	"github.com/todoaudit/todo/transparency"
 )
@@ -18,7 +19,15 @@ func (a *api) history(ctx context.Context, w http.ResponseWriter, r *http.Reques
 	if err != nil {
 		return err
 	}
-	p, err := a.Service.History(ctx, id, o.PageSize, o.Continuation)
+	asStored, err := recordForm(r.URL.Query().Get("form"))
+	if err != nil {
+		return err
+	}
+	read := a.Service.History
+	if asStored {
+		read = a.Service.HistoryAsStored
+	}
+	p, err := read(ctx, id, o.PageSize, o.Continuation)
 	if err != nil {
 		return err
 	}
@@ -40,6 +49,22 @@ func (a *api) history(ctx context.Context, w http.ResponseWriter, r *http.Reques
 	}
 	writeRecords(w, p.Items, p.Continuation, more)
 	return nil
+}
+
+// recordForm reads the form parameter of a page of audit records: whether
+// they are served as stored, a record stored with its seed showing it in
+// place of its commitments (export.FormSeeds, as NDJSON exports show
+// records), or each with its commitments (export.FormCommitments, the
+// default, also when the parameter is absent: "").
+func recordForm(v string) (asStored bool, err error) {
+	switch v {
+	case "", strconv.Itoa(export.FormCommitments):
+		return false, nil
+	case strconv.Itoa(export.FormSeeds):
+		return true, nil
+	}
+	return false, todo.Errorf(todo.Invalid, "form must be %d (each record with its commitments) or %d (a record stored with its seed with it in their place)",
+		export.FormCommitments, export.FormSeeds)
 }
 
 // verification is the body of a VerifyHistory answer.

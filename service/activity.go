@@ -28,9 +28,10 @@ type ActivityFilter struct {
 	Since, Until time.Time
 	PageSize     int
 	Continuation string
-	// asStored hands records on as an export writes them: one stored with
-	// its seed keeps it (see ExportActivity).
-	asStored bool
+	// AsStored hands records on as they are stored, as an NDJSON export
+	// shows them: one stored with its seed shows it in place of its
+	// commitments (see Service.HistoryAsStored).
+	AsStored bool
 }
 
 // DefaultActivityWindow is how far back an activity query without since
@@ -148,7 +149,7 @@ func (s *Service) activity(ctx context.Context, f ActivityFilter) (ActivityPage,
 	if err != nil {
 		return page, err
 	}
-	if page.Items, err = s.activityRecords(ctx, p.Items, f.asStored); err != nil {
+	if page.Items, err = s.activityRecords(ctx, p.Items, f.AsStored); err != nil {
 		return ActivityPage{}, err
 	}
 	if p.Continuation != "" {
