@@ -145,7 +145,8 @@ func activityFilter(r *http.Request, admin bool) (service.ActivityFilter, map[st
 		}
 		f.Continuation = v
 	}
-	f.AsStored, err = recordForm(q["form"])
+	form, given := q["form"]
+	f.AsStored, err = recordForm(form, given)
 	return f, q, err
 }
 

@@ -19,7 +19,8 @@ func (a *api) history(ctx context.Context, w http.ResponseWriter, r *http.Reques
 	if err != nil {
 		return err
 	}
-	asStored, err := recordForm(r.URL.Query().Get("form"))
+	q := r.URL.Query()
+	asStored, err := recordForm(q.Get("form"), q.Has("form"))
 	if err != nil {
 		return err
 	}
@@ -51,16 +52,16 @@ func (a *api) history(ctx context.Context, w http.ResponseWriter, r *http.Reques
 	return nil
 }
 
-// recordForm reads the form parameter of a page of audit records: whether
-// they are served as stored, a record stored with its seed showing it in
-// place of its commitments (export.FormSeeds, as NDJSON exports show
-// records), or each with its commitments (export.FormCommitments, the
-// default, also when the parameter is absent: "").
-func recordForm(v string) (asStored bool, err error) {
-	switch v {
-	case "", strconv.Itoa(export.FormCommitments):
+// recordForm reads v, the form parameter of a page of audit records when
+// given: whether they are served as stored, a record stored with its seed
+// showing it in place of its commitments (export.FormSeeds, as NDJSON
+// exports show records), or each with its commitments
+// (export.FormCommitments, the default).
+func recordForm(v string, given bool) (asStored bool, err error) {
+	switch {
+	case !given || v == strconv.Itoa(export.FormCommitments):
 		return false, nil
-	case strconv.Itoa(export.FormSeeds):
+	case v == strconv.Itoa(export.FormSeeds):
 		return true, nil
 	}
 	return false, todo.Errorf(todo.Invalid, "form must be %d (each record with its commitments) or %d (a record stored with its seed with it in their place)",

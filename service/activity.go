@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/hashchain"
+	"github.com/todoaudit/todo/internal/jsondoc"
 	"github.com/todoaudit/todo/repo"
 	"github.com/todoaudit/todo/store"
 )
@@ -172,7 +174,7 @@ func (s *Service) activityRecords(ctx context.Context, entries []repo.Doc[todo.A
 	out := make([]todo.AuditRecord, len(entries)) // a record gone stays without an id
 	give := expand
 	if asStored {
-		give = func(*todo.AuditRecord) error { return nil }
+		give = reencode
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(recordReadsAtOnce)
@@ -206,8 +208,32 @@ func (s *Service) activityRecords(ctx context.Context, entries []repo.Doc[todo.A
 // expand gives r its commitments in place of the seed it stores them as.
 func expand(r *todo.AuditRecord) error {
 	if err := hashchain.ExpandRecord(r); err != nil {
-		return todo.Errorf(todo.Conflict, "the audit record %q of todo %q is refused (%v); see GET %s/history/verify",
-			r.ID, r.EntityID, err, todoPath(r.EntityID))
+		return refused(r, err)
+	}
+	return nil
+}
+
+// refused is the error of serving r, which does not decode (err).
+func refused(r *todo.AuditRecord, err error) error {
+	return todo.Errorf(todo.Conflict, "the audit record %q of todo %q is refused (%v); see GET %s/history/verify",
+		r.ID, r.EntityID, err, todoPath(r.EntityID))
+}
+
+// reencode gives r, when it stores a seed, its entity decoded strictly and
+// encoded again, as expand gives it with the commitments: the same bytes
+// whichever form serves the record, in whatever order the store keeps
+// the entity's members.
+func reencode(r *todo.AuditRecord) error {
+	if r.Seed == "" {
+		return nil
+	}
+	var t todo.Todo
+	err := jsondoc.UnmarshalStrict(r.Entity, &t)
+	if err == nil {
+		r.Entity, err = todo.MarshalJSON(t)
+	}
+	if err != nil {
+		return refused(r, fmt.Errorf("entity does not decode as a todo: %w", err))
 	}
 	return nil
 }
