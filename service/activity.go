@@ -166,7 +166,7 @@ const recordReadsAtOnce = 8
 // activityRecords returns the audit records a page of activity entries
 // stands for, in its order, with their commitments (see
 // hashchain.ExpandRecord), or asStored with the seed they may be
-// stored with: a reference is read from its record's
+// stored with (see reencode): a reference is read from its record's
 // partition (a point read each, at most recordReadsAtOnce at a time), a
 // copy is its own record. A reference whose record is gone (a retention
 // purge removes the entries first, the record after) is left out.
