@@ -158,3 +158,14 @@ func TestProof(t *testing.T) {
 		})
 	})
 }
+
+// The two forms of history and activity pages, under every scheme.
+func TestHistoryForms(t *testing.T) {
+	forEachScheme(t, map[string]string{"ADMIN_USERS": "root"}, func(t *testing.T, s *server, _ string) {
+		apitest.HistoryForms(t, s.As("root").Client, func() {
+			if err := s.app.DrainAudit(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		})
+	})
+}

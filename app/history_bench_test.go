@@ -13,8 +13,10 @@ import (
 // BenchmarkHistoryPage is GET of the first page of 20 of a 21-version
 // history through the standalone handler in-process, its audit and log
 // on, from one client: what a history view asks for, every record checked
-// against its hash and written with its commitments and changes. Run it
-// with -cpuprofile to see where a read of the audit goes.
+// against its hash and written with its changes, and with its commitments
+// (form=1) or the seed they follow from (form=2); B/answer is the size
+// of the answer. Run it with -cpuprofile to see where a read of the audit
+// goes.
 func BenchmarkHistoryPage(b *testing.B) {
 	a := launch(b, map[string]string{"DATA_DIR": b.TempDir(), "AUTH_MODE": "dev"}, nil)
 	base := "http://" + a.Addr()
@@ -57,11 +59,16 @@ func BenchmarkHistoryPage(b *testing.B) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	b.ResetTimer()
-	for range b.N {
-		if _, err := get(c, url); err != nil {
-			b.Fatal(err)
-		}
+	for _, form := range []string{"1", "2"} {
+		b.Run("form="+form, func(b *testing.B) {
+			var body []byte
+			for range b.N {
+				if body, err = get(c, url+"&form="+form); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(len(body)), "B/answer")
+		})
 	}
 }
 

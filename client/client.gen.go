@@ -510,6 +510,24 @@ func (e IfNoneMatchCreate) Valid() bool {
 	}
 }
 
+// Defines values for Form.
+const (
+	FormN1 Form = 1
+	FormN2 Form = 2
+)
+
+// Valid indicates whether the value is a known member of the Form enum.
+func (e Form) Valid() bool {
+	switch e {
+	case FormN1:
+		return true
+	case FormN2:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Operation.
 const (
 	OperationCreate   Operation = "create"
@@ -612,6 +630,24 @@ func (e ActivityParamsOperation) Valid() bool {
 	}
 }
 
+// Defines values for ActivityParamsForm.
+const (
+	ActivityParamsFormN1 ActivityParamsForm = 1
+	ActivityParamsFormN2 ActivityParamsForm = 2
+)
+
+// Valid indicates whether the value is a known member of the ActivityParamsForm enum.
+func (e ActivityParamsForm) Valid() bool {
+	switch e {
+	case ActivityParamsFormN1:
+		return true
+	case ActivityParamsFormN2:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ActivityExportParamsOperation.
 const (
 	ActivityExportParamsOperationCreate   ActivityExportParamsOperation = "create"
@@ -666,6 +702,24 @@ func (e AuditActivityParamsOperation) Valid() bool {
 	case AuditActivityParamsOperationRollback:
 		return true
 	case AuditActivityParamsOperationUpdate:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AuditActivityParamsForm.
+const (
+	AuditActivityParamsFormN1 AuditActivityParamsForm = 1
+	AuditActivityParamsFormN2 AuditActivityParamsForm = 2
+)
+
+// Valid indicates whether the value is a known member of the AuditActivityParamsForm enum.
+func (e AuditActivityParamsForm) Valid() bool {
+	switch e {
+	case AuditActivityParamsFormN1:
+		return true
+	case AuditActivityParamsFormN2:
 		return true
 	default:
 		return false
@@ -801,6 +855,24 @@ func (e PutTodoParamsIfNoneMatch) Valid() bool {
 	}
 }
 
+// Defines values for TodoHistoryParamsForm.
+const (
+	TodoHistoryParamsFormN1 TodoHistoryParamsForm = 1
+	TodoHistoryParamsFormN2 TodoHistoryParamsForm = 2
+)
+
+// Valid indicates whether the value is a known member of the TodoHistoryParamsForm enum.
+func (e TodoHistoryParamsForm) Valid() bool {
+	switch e {
+	case TodoHistoryParamsFormN1:
+		return true
+	case TodoHistoryParamsFormN2:
+		return true
+	default:
+		return false
+	}
+}
+
 // ActivityPage defines model for ActivityPage.
 type ActivityPage struct {
 	Continuation nullable.Nullable[string] `json:"continuation"`
@@ -814,7 +886,7 @@ type AuditRecord struct {
 	// Chain The chain encoding of hash: 2 or 3, one salted commitment per field (3, written now, derives the salts by AES and hashes the digests' bytes); absent for the first encoding, which hashes the values themselves
 	Chain *AuditRecordChain `json:"chain,omitempty"`
 
-	// Commitments In the second chain encoding, one commitment per field of the entity, by name: the digest hash covers, and the salt that with the entity's value reproduces it; an erased field keeps only its digest
+	// Commitments In the second chain encoding, one commitment per field of the entity, by name: the digest hash covers, and the salt that with the entity's value reproduces it; an erased field keeps only its digest; absent, in the second form, from a record that shows its seed
 	Commitments    *map[string]Commitment `json:"commitments,omitempty"`
 	DateCreatedUtc time.Time              `json:"dateCreatedUtc"`
 
@@ -838,7 +910,10 @@ type AuditRecord struct {
 
 	// PrevHash The hash of the previous version: empty for an id's first version; for the first version after a move, the hash of the old id's last version
 	PrevHash string `json:"prevHash"`
-	Version  int    `json:"version"`
+
+	// Seed In the second form of a page (form=2) or of an NDJSON export, in place of commitments: the 16-byte seed (hex) every salt of the record follows from (see docs/chain.md), which with the entity gives its commitments; never with commitments, and absent from a record with an erased field
+	Seed    *string `json:"seed,omitempty"`
+	Version int     `json:"version"`
 }
 
 // AuditRecordChain The chain encoding of hash: 2 or 3, one salted commitment per field (3, written now, derives the salts by AES and hashes the digests' bytes); absent for the first encoding, which hashes the values themselves
@@ -1103,7 +1178,7 @@ type HistoryItem struct {
 	// Changes What changed against the version before: absent for version 1 (and when the version before is not in the audit), empty when no editable field changed
 	Changes *[]Change `json:"changes,omitempty"`
 
-	// Commitments In the second chain encoding, one commitment per field of the entity, by name: the digest hash covers, and the salt that with the entity's value reproduces it; an erased field keeps only its digest
+	// Commitments In the second chain encoding, one commitment per field of the entity, by name: the digest hash covers, and the salt that with the entity's value reproduces it; an erased field keeps only its digest; absent, in the second form, from a record that shows its seed
 	Commitments    *map[string]Commitment `json:"commitments,omitempty"`
 	DateCreatedUtc time.Time              `json:"dateCreatedUtc"`
 
@@ -1127,6 +1202,9 @@ type HistoryItem struct {
 
 	// PrevHash The hash of the previous version: empty for an id's first version; for the first version after a move, the hash of the old id's last version
 	PrevHash string `json:"prevHash"`
+
+	// Seed In the second form of a page (form=2) or of an NDJSON export, in place of commitments: the 16-byte seed (hex) every salt of the record follows from (see docs/chain.md), which with the entity gives its commitments; never with commitments, and absent from a record with an erased field
+	Seed *string `json:"seed,omitempty"`
 
 	// Unverified Set when the record, served as stored, does not match its own hash: why (the evidence of tampering)
 	Unverified *string `json:"unverified,omitempty"`
@@ -1409,6 +1487,9 @@ type DueBeforeParam = string
 // EntityId defines model for entityId.
 type EntityId = string
 
+// Form defines model for form.
+type Form int
+
 // FromVersion defines model for fromVersion.
 type FromVersion = int
 
@@ -1466,10 +1547,16 @@ type ActivityParams struct {
 
 	// Continuation The opaque token of the previous page
 	Continuation *Continuation `form:"continuation,omitempty" json:"continuation,omitempty"`
+
+	// Form The form of the records served, as in the forms of NDJSON exports: 1 (the default), each record with its commitments; 2, a record stored with its seed with the seed in their place (a record with an erased field keeps its commitments). The verifiers derive the commitments from the seed and the entity; each form's pages continue with the other's tokens. Any other value is a 400.
+	Form *ActivityParamsForm `form:"form,omitempty" json:"form,omitempty"`
 }
 
 // ActivityParamsOperation defines parameters for Activity.
 type ActivityParamsOperation string
+
+// ActivityParamsForm defines parameters for Activity.
+type ActivityParamsForm int
 
 // ActivityExportParams defines parameters for ActivityExport.
 type ActivityExportParams struct {
@@ -1523,10 +1610,16 @@ type AuditActivityParams struct {
 
 	// Continuation The opaque token of the previous page
 	Continuation *Continuation `form:"continuation,omitempty" json:"continuation,omitempty"`
+
+	// Form The form of the records served, as in the forms of NDJSON exports: 1 (the default), each record with its commitments; 2, a record stored with its seed with the seed in their place (a record with an erased field keeps its commitments). The verifiers derive the commitments from the seed and the entity; each form's pages continue with the other's tokens. Any other value is a 400.
+	Form *AuditActivityParamsForm `form:"form,omitempty" json:"form,omitempty"`
 }
 
 // AuditActivityParamsOperation defines parameters for AuditActivity.
 type AuditActivityParamsOperation string
+
+// AuditActivityParamsForm defines parameters for AuditActivity.
+type AuditActivityParamsForm int
 
 // AuditActivityExportParams defines parameters for AuditActivityExport.
 type AuditActivityExportParams struct {
@@ -1693,7 +1786,13 @@ type TodoHistoryParams struct {
 
 	// Continuation The opaque token of the previous page
 	Continuation *Continuation `form:"continuation,omitempty" json:"continuation,omitempty"`
+
+	// Form The form of the records served, as in the forms of NDJSON exports: 1 (the default), each record with its commitments; 2, a record stored with its seed with the seed in their place (a record with an erased field keeps its commitments). The verifiers derive the commitments from the seed and the entity; each form's pages continue with the other's tokens. Any other value is a 400.
+	Form *TodoHistoryParamsForm `form:"form,omitempty" json:"form,omitempty"`
 }
+
+// TodoHistoryParamsForm defines parameters for TodoHistory.
+type TodoHistoryParamsForm int
 
 // HistoryDiffParams defines parameters for HistoryDiff.
 type HistoryDiffParams struct {
@@ -3071,6 +3170,18 @@ func NewActivityRequest(server string, params *ActivityParams) (*http.Request, e
 
 		}
 
+		if params.Form != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "form", *params.Form, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if encoded := queryValues.Encode(); encoded != "" {
 			rawQueryFragments = append(rawQueryFragments, encoded)
 		}
@@ -3517,6 +3628,18 @@ func NewAuditActivityRequest(server string, params *AuditActivityParams) (*http.
 		if params.Continuation != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "continuation", *params.Continuation, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Form != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "form", *params.Form, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -4827,6 +4950,18 @@ func NewTodoHistoryRequest(server string, id Id, params *TodoHistoryParams) (*ht
 		if params.Continuation != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "continuation", *params.Continuation, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Form != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "form", *params.Form, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {

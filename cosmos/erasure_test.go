@@ -12,7 +12,7 @@ import (
 )
 
 // Erasure on the Cosmos DB adapter over the wire: the API suite's erasure
-// cases, with reconcile and the log's integrator run as their timers
+// cases and the forms of its pages of records, with reconcile and the log's integrator run as their timers
 // would; the scan reads every document of every container.
 func TestErasureOnCosmos(t *testing.T) {
 	var st store.Store
@@ -54,4 +54,6 @@ func TestErasureOnCosmos(t *testing.T) {
 	}
 	c := &apitest.Client{T: t, Base: "http://" + a.Addr(), User: "root"}
 	apitest.Erasure(t, c, "category", scan, settle, false)
+	// The forms of history and activity pages, with an erasure of their own.
+	apitest.HistoryForms(t, c, settle)
 }

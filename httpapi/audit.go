@@ -90,7 +90,7 @@ var activityOperations = func() []string {
 // parameters as given too; admin says whether actor, owner and entityId
 // may be given.
 func activityFilter(r *http.Request, admin bool) (service.ActivityFilter, map[string]string, error) {
-	names := []string{"since", "until", "operation", "category", "pageSize", "continuation"}
+	names := []string{"since", "until", "operation", "category", "pageSize", "continuation", "form"}
 	if admin {
 		names = append(names, "actor", "owner", "entityId")
 	}
@@ -145,7 +145,9 @@ func activityFilter(r *http.Request, admin bool) (service.ActivityFilter, map[st
 		}
 		f.Continuation = v
 	}
-	return f, q, nil
+	form, given := q["form"]
+	f.AsStored, err = recordForm(form, given)
+	return f, q, err
 }
 
 func writeActivity(w http.ResponseWriter, p service.ActivityPage) {

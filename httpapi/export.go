@@ -103,8 +103,8 @@ func (a *api) exportActivity(ctx context.Context, w http.ResponseWriter, r *http
 	if err != nil {
 		return err
 	}
-	if f.Continuation != "" || f.PageSize != 0 {
-		return todo.Errorf(todo.Invalid, "an export takes the filters of its list, not pageSize or continuation")
+	if _, formed := q["form"]; formed || f.Continuation != "" || f.PageSize != 0 {
+		return todo.Errorf(todo.Invalid, "an export takes the filters of its list, not pageSize, continuation or form")
 	}
 	return a.stream(ctx, w, r, exportFilters(q), func(emit func(todo.AuditRecord) error, flush func() error) error {
 		return a.Service.ExportActivity(ctx, f, admin, emit, flush)

@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/export"
 	"github.com/todoaudit/todo/service"
 	"github.com/todoaudit/todo/transparency"
 )
@@ -18,7 +19,16 @@ func (a *api) history(ctx context.Context, w http.ResponseWriter, r *http.Reques
 	if err != nil {
 		return err
 	}
-	p, err := a.Service.History(ctx, id, o.PageSize, o.Continuation)
+	q := r.URL.Query()
+	asStored, err := recordForm(q.Get("form"), q.Has("form"))
+	if err != nil {
+		return err
+	}
+	read := a.Service.History
+	if asStored {
+		read = a.Service.HistoryAsStored
+	}
+	p, err := read(ctx, id, o.PageSize, o.Continuation)
 	if err != nil {
 		return err
 	}
@@ -40,6 +50,22 @@ func (a *api) history(ctx context.Context, w http.ResponseWriter, r *http.Reques
 	}
 	writeRecords(w, p.Items, p.Continuation, more)
 	return nil
+}
+
+// recordForm reads v, the form parameter of a page of audit records when
+// given: whether they are served as stored, a record stored with its seed
+// showing it in place of its commitments (export.FormSeeds, as NDJSON
+// exports show records), or each with its commitments
+// (export.FormCommitments, the default).
+func recordForm(v string, given bool) (asStored bool, err error) {
+	switch {
+	case !given || v == strconv.Itoa(export.FormCommitments):
+		return false, nil
+	case v == strconv.Itoa(export.FormSeeds):
+		return true, nil
+	}
+	return false, todo.Errorf(todo.Invalid, "form must be %d (each record with its commitments) or %d (a record stored with its seed with it in their place)",
+		export.FormCommitments, export.FormSeeds)
 }
 
 // verification is the body of a VerifyHistory answer.

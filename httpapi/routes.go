@@ -62,6 +62,8 @@ type handler func(a *api, ctx context.Context, w http.ResponseWriter, r *http.Re
 // The query parameters of lists and of pages.
 var (
 	pageQuery = params("pageSize", "continuation")
+	// The pages of audit records take their form too (see recordForm).
+	recordPageQuery = params("pageSize", "continuation", "form")
 	// The filters of the activity views and their exports.
 	activityFilters = params("since", "until", "operation", "category")
 	auditFilters    = params("actor", "owner", "entityId", "operation", "category", "since", "until")
@@ -79,7 +81,7 @@ var Routes = []Route{
 	{"UpsertTodo", http.MethodPatch, "/api/todos/{id}", auth.User, (*api).patch, nil},
 	{"DeleteTodo", http.MethodDelete, "/api/todos/{id}", auth.User, (*api).delete, nil},
 	{"MoveTodo", http.MethodPost, "/api/todos/{id}/move", auth.User, (*api).move, nil},
-	{"TodoHistory", http.MethodGet, "/api/todos/{id}/history", auth.User, paged((*api).history), pageQuery},
+	{"TodoHistory", http.MethodGet, "/api/todos/{id}/history", auth.User, paged((*api).history), recordPageQuery},
 	{"VerifyHistory", http.MethodGet, "/api/todos/{id}/history/verify", auth.User, paged((*api).verify), params("from", "prevHash")},
 	{"HistoryDiff", http.MethodGet, "/api/todos/{id}/history/diff", auth.User, (*api).diff, params("from", "to")},
 	{"HistoryExport", http.MethodGet, "/api/todos/{id}/history/export", auth.User, (*api).historyExport, nil},
@@ -93,8 +95,8 @@ var Routes = []Route{
 	{"VerifyLog", http.MethodGet, "/api/manage/log/verify", auth.Admin, (*api).verifyLog, nil},
 	{"AdminTodos", http.MethodGet, "/api/manage/todos", auth.Admin, paged((*api).admin), listQuery},
 	{"Partitions", http.MethodGet, "/api/manage/partitions", auth.Admin, (*api).partitions, params("top", "container")},
-	{"Activity", http.MethodGet, "/api/activity", auth.User, paged((*api).activity), append(activityFilters, pageQuery...)},
-	{"AuditActivity", http.MethodGet, "/api/manage/audit", auth.Admin, paged((*api).auditActivity), append(auditFilters, pageQuery...)},
+	{"Activity", http.MethodGet, "/api/activity", auth.User, paged((*api).activity), append(activityFilters, recordPageQuery...)},
+	{"AuditActivity", http.MethodGet, "/api/manage/audit", auth.Admin, paged((*api).auditActivity), append(auditFilters, recordPageQuery...)},
 	{"ActivityExport", http.MethodGet, "/api/activity/export", auth.User, (*api).myActivityExport, activityFilters},
 	{"AuditActivityExport", http.MethodGet, "/api/manage/audit/export", auth.Admin, (*api).auditActivityExport, auditFilters},
 	{"LegalHolds", http.MethodGet, "/api/manage/holds", auth.Admin, (*api).listHolds, nil},

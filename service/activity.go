@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/hashchain"
+	"github.com/todoaudit/todo/internal/jsondoc"
 	"github.com/todoaudit/todo/repo"
 	"github.com/todoaudit/todo/store"
 )
@@ -28,9 +30,10 @@ type ActivityFilter struct {
 	Since, Until time.Time
 	PageSize     int
 	Continuation string
-	// asStored hands records on as an export writes them: one stored with
-	// its seed keeps it (see ExportActivity).
-	asStored bool
+	// AsStored hands records on as they are stored, as an NDJSON export
+	// shows them: one stored with its seed shows it in place of its
+	// commitments (see Service.HistoryAsStored).
+	AsStored bool
 }
 
 // DefaultActivityWindow is how far back an activity query without since
@@ -148,7 +151,7 @@ func (s *Service) activity(ctx context.Context, f ActivityFilter) (ActivityPage,
 	if err != nil {
 		return page, err
 	}
-	if page.Items, err = s.activityRecords(ctx, p.Items, f.asStored); err != nil {
+	if page.Items, err = s.activityRecords(ctx, p.Items, f.AsStored); err != nil {
 		return ActivityPage{}, err
 	}
 	if p.Continuation != "" {
@@ -163,7 +166,7 @@ const recordReadsAtOnce = 8
 // activityRecords returns the audit records a page of activity entries
 // stands for, in its order, with their commitments (see
 // hashchain.ExpandRecord), or asStored with the seed they may be
-// stored with: a reference is read from its record's
+// stored with (see reencode): a reference is read from its record's
 // partition (a point read each, at most recordReadsAtOnce at a time), a
 // copy is its own record. A reference whose record is gone (a retention
 // purge removes the entries first, the record after) is left out.
@@ -171,7 +174,7 @@ func (s *Service) activityRecords(ctx context.Context, entries []repo.Doc[todo.A
 	out := make([]todo.AuditRecord, len(entries)) // a record gone stays without an id
 	give := expand
 	if asStored {
-		give = func(*todo.AuditRecord) error { return nil }
+		give = reencode
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(recordReadsAtOnce)
@@ -205,8 +208,32 @@ func (s *Service) activityRecords(ctx context.Context, entries []repo.Doc[todo.A
 // expand gives r its commitments in place of the seed it stores them as.
 func expand(r *todo.AuditRecord) error {
 	if err := hashchain.ExpandRecord(r); err != nil {
-		return todo.Errorf(todo.Conflict, "the audit record %q of todo %q is refused (%v); see GET %s/history/verify",
-			r.ID, r.EntityID, err, todoPath(r.EntityID))
+		return refused(r, err)
+	}
+	return nil
+}
+
+// refused is the error of serving r, which does not decode (err).
+func refused(r *todo.AuditRecord, err error) error {
+	return todo.Errorf(todo.Conflict, "the audit record %q of todo %q is refused (%v); see GET %s/history/verify",
+		r.ID, r.EntityID, err, todoPath(r.EntityID))
+}
+
+// reencode gives r, when it stores a seed, its entity decoded strictly and
+// encoded again, as expand gives it with the commitments: the same bytes
+// whichever form serves the record, in whatever order the store keeps
+// the entity's members.
+func reencode(r *todo.AuditRecord) error {
+	if r.Seed == "" {
+		return nil
+	}
+	var t todo.Todo
+	err := jsondoc.UnmarshalStrict(r.Entity, &t)
+	if err == nil {
+		r.Entity, err = todo.MarshalJSON(t)
+	}
+	if err != nil {
+		return refused(r, fmt.Errorf("entity does not decode as a todo: %w", err))
 	}
 	return nil
 }

@@ -20,7 +20,7 @@ func (s *Service) ExportHistory(ctx context.Context, id string, emit func(todo.A
 	ctx = store.WithLowPriority(ctx)
 	cont := ""
 	for {
-		p, err := s.history(ctx, id, exportPageSize, cont, true)
+		p, err := s.history(ctx, id, exportPageSize, cont, historyRead{asStored: true})
 		if err != nil {
 			return err
 		}
@@ -43,7 +43,7 @@ func (s *Service) ExportHistory(ctx context.Context, id string, emit func(todo.A
 // its seed is handed on with it too.
 func (s *Service) ExportActivity(ctx context.Context, f ActivityFilter, admin bool, emit func(todo.AuditRecord) error, flush func() error) error {
 	ctx = store.WithLowPriority(ctx)
-	f.PageSize, f.asStored = exportPageSize, true
+	f.PageSize, f.AsStored = exportPageSize, true
 	for {
 		p, err := s.Activity(ctx, f, admin)
 		if err != nil {

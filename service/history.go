@@ -33,13 +33,26 @@ type HistoryPage struct {
 // re-encoding of what was checked; one that fails is refused with
 // Conflict (Verify checks the links between records too).
 func (s *Service) History(ctx context.Context, id string, pageSize int, continuation string) (HistoryPage, error) {
-	return s.history(ctx, id, pageSize, continuation, false)
+	return s.history(ctx, id, pageSize, continuation, historyRead{changes: true})
 }
 
-// history is History; asStored serves each record as an export writes it:
-// one stored with its seed keeps it (hashchain.DecodeSealedRecord), and the
-// page's changes are not computed.
-func (s *Service) history(ctx context.Context, id string, pageSize int, continuation string, asStored bool) (HistoryPage, error) {
+// HistoryAsStored is History with each record served as it is stored: one
+// stored with its seed shows it in place of its commitments, which the
+// seed and the entity give (as NDJSON exports show records), and is
+// checked against its hash without deriving them. A record with an
+// erased field shows its commitments, as History does. Its continuation
+// tokens are History's.
+func (s *Service) HistoryAsStored(ctx context.Context, id string, pageSize int, continuation string) (HistoryPage, error) {
+	return s.history(ctx, id, pageSize, continuation, historyRead{asStored: true, changes: true})
+}
+
+// historyRead is how history reads a page: asStored keeps each record's
+// seed (hashchain.DecodeSealedRecord), changes computes what each item
+// changed, which an export does not show.
+type historyRead struct{ asStored, changes bool }
+
+// history is History, read as how says.
+func (s *Service) history(ctx context.Context, id string, pageSize int, continuation string, how historyRead) (HistoryPage, error) {
 	user, err := caller(ctx)
 	if err != nil {
 		return HistoryPage{}, err
@@ -69,14 +82,14 @@ func (s *Service) history(ctx context.Context, id string, pageSize int, continua
 		return page, err
 	}
 	decode := hashchain.DecodeVerifiedRecord
-	if asStored {
+	if how.asStored {
 		decode = hashchain.DecodeSealedRecord
 	}
 	entities, prev, err := s.historyItems(ctx, user, id, &page, p.Items, decode, continuation == "", prev)
 	if err != nil {
 		return HistoryPage{}, err
 	}
-	if !asStored {
+	if how.changes {
 		if err := s.addChanges(ctx, user, id, page.Items, entities); err != nil {
 			return page, err
 		}

@@ -708,7 +708,9 @@ export interface components {
              * @enum {integer}
              */
             chain?: 2 | 3;
-            /** @description In the second chain encoding, one commitment per field of the entity, by name: the digest hash covers, and the salt that with the entity's value reproduces it; an erased field keeps only its digest */
+            /** @description In the second form of a page (form=2) or of an NDJSON export, in place of commitments: the 16-byte seed (hex) every salt of the record follows from (see docs/chain.md), which with the entity gives its commitments; never with commitments, and absent from a record with an erased field */
+            seed?: string;
+            /** @description In the second chain encoding, one commitment per field of the entity, by name: the digest hash covers, and the salt that with the entity's value reproduces it; an erased field keeps only its digest; absent, in the second form, from a record that shows its seed */
             commitments?: {
                 [key: string]: components["schemas"]["Commitment"];
             };
@@ -928,7 +930,9 @@ export interface components {
              * @enum {integer}
              */
             chain?: 2 | 3;
-            /** @description In the second chain encoding, one commitment per field of the entity, by name: the digest hash covers, and the salt that with the entity's value reproduces it; an erased field keeps only its digest */
+            /** @description In the second form of a page (form=2) or of an NDJSON export, in place of commitments: the 16-byte seed (hex) every salt of the record follows from (see docs/chain.md), which with the entity gives its commitments; never with commitments, and absent from a record with an erased field */
+            seed?: string;
+            /** @description In the second chain encoding, one commitment per field of the entity, by name: the digest hash covers, and the salt that with the entity's value reproduces it; an erased field keeps only its digest; absent, in the second form, from a record that shows its seed */
             commitments?: {
                 [key: string]: components["schemas"]["Commitment"];
             };
@@ -1088,6 +1092,8 @@ export interface components {
         pageSize: number;
         /** @description The opaque token of the previous page */
         continuation: string;
+        /** @description The form of the records served, as in the forms of NDJSON exports: 1 (the default), each record with its commitments; 2, a record stored with its seed with the seed in their place (a record with an erased field keeps its commitments). The verifiers derive the commitments from the seed and the entity; each form's pages continue with the other's tokens. Any other value is a 400. */
+        form: 1 | 2;
         /** @description * or one ETag; 412 when the todo has changed */
         "If-Match": string;
         "If-None-Match": string;
@@ -2331,6 +2337,8 @@ export interface operations {
                 pageSize?: components["parameters"]["pageSize"];
                 /** @description The opaque token of the previous page */
                 continuation?: components["parameters"]["continuation"];
+                /** @description The form of the records served, as in the forms of NDJSON exports: 1 (the default), each record with its commitments; 2, a record stored with its seed with the seed in their place (a record with an erased field keeps its commitments). The verifiers derive the commitments from the seed and the entity; each form's pages continue with the other's tokens. Any other value is a 400. */
+                form?: components["parameters"]["form"];
             };
             header?: never;
             path: {
@@ -3831,6 +3839,8 @@ export interface operations {
                 pageSize?: components["parameters"]["pageSize"];
                 /** @description The opaque token of the previous page */
                 continuation?: components["parameters"]["continuation"];
+                /** @description The form of the records served, as in the forms of NDJSON exports: 1 (the default), each record with its commitments; 2, a record stored with its seed with the seed in their place (a record with an erased field keeps its commitments). The verifiers derive the commitments from the seed and the entity; each form's pages continue with the other's tokens. Any other value is a 400. */
+                form?: components["parameters"]["form"];
             };
             header?: never;
             path?: never;
@@ -3922,6 +3932,8 @@ export interface operations {
                 pageSize?: components["parameters"]["pageSize"];
                 /** @description The opaque token of the previous page */
                 continuation?: components["parameters"]["continuation"];
+                /** @description The form of the records served, as in the forms of NDJSON exports: 1 (the default), each record with its commitments; 2, a record stored with its seed with the seed in their place (a record with an erased field keeps its commitments). The verifiers derive the commitments from the seed and the entity; each form's pages continue with the other's tokens. Any other value is a 400. */
+                form?: components["parameters"]["form"];
             };
             header?: never;
             path?: never;

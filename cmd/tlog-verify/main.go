@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -52,8 +53,9 @@ the log's base URL (…/api/log), guessed from an input's URL when not given.
       PROOF (GET /api/log/consistency?from=m&to=n) proving it
   history HISTORY [BUNDLE...]
       verify a history answer (GET /api/todos/{id}/history, every page
-      concatenated or one page): each version's chain link, and with its
-      bundle, its inclusion in the log
+      concatenated or one page, in either form): each version's chain
+      link, and with its bundle, its inclusion in the log; a URL that
+      names no form is asked for form 2, whose records show their seeds
   export EXPORT [TILES]
       verify an export (NDJSON or CSV, GET .../export) and its manifest:
       its digest, count and first and last records, each record's hash
@@ -377,6 +379,7 @@ func (vr *verifier) consistency(args []string) (string, error) {
 }
 
 func (vr *verifier) history(src string, bundleSrcs []string) (string, error) {
+	src = seedForm(src)
 	b, err := vr.read(src)
 	if err != nil {
 		return "", err
@@ -400,4 +403,20 @@ func (vr *verifier) history(src string, bundleSrcs []string) (string, error) {
 		}
 	}
 	return with(fmt.Sprintf("history verified: %d versions chained, %d of them proven in the log", versions, n), said), nil
+}
+
+// seedForm is the URL of a history answer that names no form with the
+// second form asked for (export.FormSeeds): a record stored with its seed
+// shows it in place of its commitments, a smaller answer that verifies
+// the same. A file, or a URL that names a form, is left as it is.
+func seedForm(src string) string {
+	u, err := url.Parse(src)
+	if !isURL(src) || err != nil || u.Query().Has("form") {
+		return src
+	}
+	if u.RawQuery != "" {
+		u.RawQuery += "&"
+	}
+	u.RawQuery += "form=" + strconv.Itoa(export.FormSeeds)
+	return u.String()
 }

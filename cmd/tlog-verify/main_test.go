@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -25,7 +26,9 @@ type published struct {
 	skey           string // the log's signing key, to forge a fork with
 	old, cur       string // two checkpoints, the older first
 	proof, history string
-	bundles        []string
+	// the history in its second form, and its URL (which names no form)
+	historySeeded, historyURL string
+	bundles                   []string
 	// exports of the history, NDJSON and CSV, under the checkpoint cur
 	export, exportCSV string
 }
@@ -69,6 +72,8 @@ func publish(t *testing.T) *published {
 	}
 	p.proof = p.save(t, "consistency.json", apitest.Want(t, c.Do("GET", "/api/log/consistency?from=1&to=3", nil), 200).Body)
 	p.history = p.save(t, "history.json", apitest.Want(t, c.Do("GET", "/api/todos/"+id+"/history", nil), 200).Body)
+	p.historySeeded = p.save(t, "history-seeded.json", apitest.Want(t, c.Do("GET", "/api/todos/"+id+"/history?form=2", nil), 200).Body)
+	p.historyURL = c.Base + "/api/todos/" + id + "/history"
 	p.export = p.save(t, "history.ndjson", apitest.Want(t, c.Do("GET", "/api/todos/"+id+"/history/export", nil), 200).Body)
 	p.exportCSV = p.save(t, "history.csv", apitest.Want(t, c.Do("GET", "/api/todos/"+id+"/history/export", nil, "Accept: text/csv"), 200).Body)
 	return p
@@ -97,6 +102,8 @@ func TestVerifier(t *testing.T) {
 		{"consistency fetched", []string{key, "consistency", p.old, p.cur, p.base + "/consistency?from=1&to=3"}},
 		{"a checkpoint with itself", []string{key, "consistency", p.cur, p.cur}},
 		{"history", []string{key, "history", p.history, p.bundles[0], p.bundles[1]}},
+		{"history in the second form", []string{key, "history", p.historySeeded, p.bundles[0], p.bundles[1]}},
+		{"history fetched", []string{key, "-header", "X-User-Id: alice", "history", p.historyURL, p.bundles[0], p.bundles[1]}},
 		{"export with the tiles fetched", []string{key, "export", p.export, p.base}},
 		{"CSV export with a directory of tiles", []string{key, "export", p.exportCSV, goodTiles}},
 	} {
@@ -125,6 +132,7 @@ func TestVerifier(t *testing.T) {
 	pb.Proof[0][0] ^= 1
 	badProof, _ := json.Marshal(pb)
 	history, _ := os.ReadFile(p.history)
+	seeded, _ := os.ReadFile(p.historySeeded)
 	exported, _ := os.ReadFile(p.export)
 	exportedCSV, _ := os.ReadFile(p.exportCSV)
 	tiles := filepath.Join(p.dir, "tiles")
@@ -155,6 +163,10 @@ func TestVerifier(t *testing.T) {
 		{"a consistency proof for another tree", "does not extend", []string{key, "consistency", p.old, p.save(t, "fork2", fork), p.proof}},
 		{"a tampered proof", "is not at index", []string{key, "proof", p.save(t, "bad.proof", badProof)}},
 		{"a history edited", "does not match its hash", []string{key, "history", p.save(t, "edited", bytes.Replace(history, []byte(`"title":"v2"`), []byte(`"title":"v3"`), 1))}},
+		{"a history in the second form edited", "does not match its hash", []string{key, "history",
+			p.save(t, "edited-seeded", bytes.Replace(seeded, []byte(`"title":"v2"`), []byte(`"title":"v3"`), 1))}},
+		{"a history in the second form with a seed altered", "does not match its hash", []string{key, "history",
+			p.save(t, "reseeded", regexp.MustCompile(`"seed":"[0-9a-f]`).ReplaceAllFunc(seeded, flipLastHex))}},
 		{"a tampered tile", "tiles", []string{key, "checkpoint", p.cur, tiles}},
 		{"a CSV export edited", "does not match its commitment", []string{key, "export",
 			p.save(t, "edited.csv", bytes.Replace(exportedCSV, []byte(`""title"":""v2""`), []byte(`""title"":""v3""`), 1)), p.base}},
@@ -169,6 +181,33 @@ func TestVerifier(t *testing.T) {
 	}
 	if code, _ := verify("checkpoint", p.cur); code != 2 {
 		t.Errorf("no key: exit %d, want 2", code)
+	}
+}
+
+// flipLastHex changes the last hex digit of b to another.
+func flipLastHex(b []byte) []byte {
+	out := bytes.Clone(b)
+	if out[len(out)-1] == '0' {
+		out[len(out)-1] = '1'
+	} else {
+		out[len(out)-1] = '0'
+	}
+	return out
+}
+
+// A history URL that names no form is asked for the second; one that
+// names a form, or a file, is read as given.
+func TestSeedForm(t *testing.T) {
+	for src, want := range map[string]string{
+		"http://h/api/todos/W:1/history":                            "http://h/api/todos/W:1/history?form=2",
+		"https://h/api/todos/W:1/history?pageSize=5":                "https://h/api/todos/W:1/history?pageSize=5&form=2",
+		"https://h/api/todos/W:1/history?form=1":                    "https://h/api/todos/W:1/history?form=1",
+		"history.json":                                              "history.json",
+		"https://h/api/todos/W:1/history?continuation=a%2Eb&form=2": "https://h/api/todos/W:1/history?continuation=a%2Eb&form=2",
+	} {
+		if got := seedForm(src); got != want {
+			t.Errorf("seedForm(%q) = %q, want %q", src, got, want)
+		}
 	}
 }
 

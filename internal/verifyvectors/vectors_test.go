@@ -609,6 +609,39 @@ func (g *gen) historyCases(size int64, cp string, h1, h2, h3, mixed, erased []to
 		check("history: "+c.name, servedAll(c.h), bundlesOf(c.h), "verified")
 		check("history without proofs: "+c.name, servedAll(c.h), nil, "verified")
 	}
+	// The second form of a history page shows a record stored with its
+	// seed as it is stored: the seed in place of its commitments.
+	storedAll := func(h []todo.AuditRecord) []json.RawMessage {
+		var out []json.RawMessage
+		for _, r := range h {
+			out = append(out, g.stored(r))
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name string
+		h    []todo.AuditRecord
+	}{{"third encoding, the last version pending", h3}, {"first, second and third encodings in one history", mixed},
+		{"second and third encodings, every personal value erased", erased}} {
+		check("history in the second form: "+c.name, storedAll(c.h), bundlesOf(c.h), "verified")
+	}
+	tamperStored := func(name string, version int, path string, v any) {
+		records := storedAll(h3)
+		records[version-1] = g.edit(records[version-1], path, v)
+		check("history in the second form: "+name, records, bundlesOf(h3), "failed")
+	}
+	altered := "0" + h3[1].Seed[1:] // still 16 bytes in lowercase hex
+	if altered == h3[1].Seed {
+		altered = "1" + altered[1:]
+	}
+	tamperStored("a seed altered", 2, "seed", altered)
+	tamperStored("a seed in upper case", 2, "seed", strings.ToUpper(h3[1].Seed))
+	tamperStored("a title edited", 1, "entity.title", "forged")
+	var served map[string]any
+	if err := json.Unmarshal(g.served(h3[0]), &served); err != nil {
+		g.t.Fatal(err)
+	}
+	tamperStored("a seed and commitments both", 1, "commitments", served["commitments"])
 	tamper := func(name string, h []todo.AuditRecord, version int, path string, v any) {
 		records := servedAll(h)
 		records[version-1] = g.edit(records[version-1], path, v)

@@ -1,7 +1,8 @@
 // The history view end to end: the handler (built from this tree) on the
 // embedded store in a temporary directory, the page in headless Chromium.
-// A todo edited three times shows four versions with their diffs, each
-// verified in the page once the log holds it; compare, asOf and restore
+// A todo edited three times shows four versions with their diffs, read in
+// the second form (seeds in place of commitments) and each verified in the
+// page once the log holds it; compare, asOf and restore
 // work; axe-core finds no serious or critical violation; a record altered
 // in the store and sealed again fails alone, on its logged leaf; a version
 // shows Pending until the log integrates it, then Verified; a store
@@ -29,6 +30,11 @@ test("a todo's history verifies in the page; compare, asOf and restore", async (
   const page = await (await h.browser.newContext()).newPage();
   const errors = [];
   page.on("pageerror", (e) => errors.push(e.message));
+  // The page reads the history in the second form: seeds, no commitments.
+  const pages = [];
+  page.on("response", (r) => {
+    if (/\/api\/todos\/[^/]+\/history\?/.test(r.url())) pages.push(r.text().then((body) => ({ url: r.url(), body })));
+  });
   await page.goto(`${h.base}/?user=alice`);
   await page.locator(`li[data-id="${todo.id}"]`).getByRole("link", { name: "History" }).click();
   const versions = page.getByRole("list", { name: "Versions" });
@@ -37,6 +43,12 @@ test("a todo's history verifies in the page; compare, asOf and restore", async (
     const s = await statuses();
     return s.length === 4 && !s.includes("Checking");
   });
+  assert.ok(pages.length > 0, "no history page read");
+  for (const { url, body } of await Promise.all(pages)) {
+    assert.equal(new URL(url).searchParams.get("form"), "2", url);
+    assert.equal(body.match(/"seed":"[0-9a-f]{32}"/g)?.length, 4, body);
+    assert.doesNotMatch(body, /"commitments"/);
+  }
   assert.ok((await statuses()).every((s) => s === "Verified" || s === "Pending"), (await statuses()).join());
   // Once the log has integrated every version, each is Verified.
   await until("every version verified", async () => {

@@ -8,5 +8,5 @@ import { RecordsView } from "./records";
 export default function Activity() {
   return html`<${RecordsView} title="My activity" caption="Activity" back=${true}
     exportPath="/api/activity/export" exportName="my-activity"
-    list=${(q: Record<string, string>, continuation: string | undefined) => api.GET("/api/activity", { params: { query: { ...q, pageSize: 50, continuation } } })} />`;
+    list=${(q: Record<string, string>, continuation: string | undefined) => api.GET("/api/activity", { params: { query: { ...q, pageSize: 50, form: 2, continuation } } })} />`;
 }

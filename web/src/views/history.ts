@@ -81,12 +81,15 @@ export default function History({ route }: { route: { rest: string } }) {
   // When the owner's content was erased: the erasure's own record says.
   const erasedOn = useSignal<string | null>(null);
 
+  // The versions are read in the second form: one stored with its seed
+  // shows it in place of its 17 commitments, which the verifier derives
+  // from the seed as it checks the version's hash.
   const load = async (): Promise<void> => {
     const items: Rec[] = [];
     let continuation: string | undefined;
     do {
       const page = parseStrict(await text(api.GET("/api/todos/{id}/history", {
-        params: { path: { id }, query: continuation ? { pageSize: 100, continuation } : { pageSize: 100 } }, parseAs: "text" }))) as { items: Rec[]; continuation?: string | null; complete?: boolean };
+        params: { path: { id }, query: continuation ? { pageSize: 100, form: 2, continuation } : { pageSize: 100, form: 2 } }, parseAs: "text" }))) as { items: Rec[]; continuation?: string | null; complete?: boolean };
       items.push(...page.items);
       complete.value = page.complete !== false;
       continuation = page.continuation ?? undefined;
