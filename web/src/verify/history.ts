@@ -21,10 +21,12 @@ export interface Verdict {
   checkpoint?: Checkpoint;
 }
 
-/** historyMembers are a history item's: the record's, and what it changed
- * from the version before, which the hash does not cover (the verifier
- * derives changes from the verified content instead). */
-const historyMembers = [...recordMembers, "changes"];
+/** historyMembers are a history item's: the record's, what it changed
+ * from the version before, and the server's word that it does not match
+ * its hash (`unverified`), neither of which the hash covers: the verifier
+ * derives changes from the verified content, and finds for itself whether
+ * a version matches. */
+const historyMembers = [...recordMembers, "changes", "unverified"];
 
 /** verdictOf checks one version; prev is the version before it (null for
  * the first record of the answer, undefined when it is missing). */

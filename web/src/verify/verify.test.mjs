@@ -146,3 +146,12 @@ test("an altered version fails alone: the others keep their own verdicts", async
   assert.deepEqual(verdicts.map((x) => x.status), ["Verified", "Failed", "Verified", "Pending"]);
   assert.match(verdicts[1].reason, /version 2 does not match its hash: field tags does not match its commitment/);
 });
+
+test("a version the server marks unverified fails alone, on the verifier's own check", async () => {
+  const c = vectors.cases.find((x) => x.name === "history: third encoding, a tag removed");
+  const records = c.records.map(v.parseStrict);
+  records[1] = { ...records[1], unverified: "version 2 does not match its hash" };
+  const verdicts = await v.verifyHistory(records, c.bundles.map((b) => v.bundleOf(v.parseStrict(b))), keys[c.key]);
+  assert.deepEqual(verdicts.map((x) => x.status), ["Verified", "Failed", "Verified", "Pending"]);
+  assert.match(verdicts[1].reason, /field tags does not match its commitment/);
+});
