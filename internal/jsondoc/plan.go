@@ -1,6 +1,7 @@
 package jsondoc
 
 import (
+	"bytes"
 	"encoding"
 	"encoding/json"
 	"reflect"
@@ -51,17 +52,15 @@ func (d Decoder[T]) Unmarshal(doc []byte, v *T) error {
 }
 
 // rawValue returns a copy of the one JSON value doc holds, without the
-// white space around it, as encoding/json gives it to a json.RawMessage.
+// white space around it, as encoding/json gives it to a json.RawMessage,
+// checked as json.Valid checks it.
 func rawValue(doc []byte) ([]byte, bool) {
-	if len(doc) == 0 {
+	start := skipSpace(doc, 0)
+	end := validEnd(doc, start, 0)
+	if end < 0 || skipSpace(doc, end) != len(doc) {
 		return nil, false
 	}
-	// The reader only reads doc, and nothing it returns is kept: the
-	// value is copied out.
-	r := reader{s: unsafe.String(&doc[0], len(doc))}
-	b, ok := r.raw()
-	r.space()
-	return b, ok && r.i == len(r.s)
+	return bytes.Clone(doc[start:end]), true
 }
 
 // Unmarshal decodes doc into v as json.Unmarshal does: through the plan of
@@ -252,6 +251,15 @@ func (p *plan) object(r *reader, v reflect.Value) bool {
 	if !r.next('{') {
 		return false
 	}
+	r.depth++
+	ok := p.members(r, v)
+	r.depth--
+	return ok
+}
+
+// members reads the members of an object of the plan's type into v, up
+// to its closing brace.
+func (p *plan) members(r *reader, v reflect.Value) bool {
 	if !r.next('}') {
 		var seen uint64
 		next := 0 // the field expected next: encoding/json writes them in order
@@ -271,7 +279,7 @@ func (p *plan) object(r *reader, v reflect.Value) bool {
 				}
 				seen |= 1 << i
 				next = i + 1
-			case p.folds(name) || !r.skip():
+			case r.strict || p.folds(name) || !r.skip():
 				return false
 			}
 			if r.next('}') {
@@ -368,6 +376,10 @@ func omittable(t reflect.Type, opts string) bool {
 type reader struct {
 	s string
 	i int
+	// strict is a strict decode's reader (see decodeStrict); depth is how
+	// deeply the objects it is in nest, for the scan of a raw value.
+	strict bool
+	depth  int
 }
 
 func (r *reader) space() {
@@ -500,56 +512,26 @@ func (r *reader) strings(dst *[]string) bool {
 	return true
 }
 
-// raw reads one value of any kind and returns a copy of its bytes.
+// raw reads one value of any kind and returns a copy of its bytes: a
+// valid one as json.Valid has it, or in a strict decode a strict one (see
+// Check), at the depth CheckFor would scan it.
 func (r *reader) raw() ([]byte, bool) {
 	r.space()
-	start := r.i
-	if !r.value(0) {
+	start, end := r.i, -1
+	doc := unsafe.Slice(unsafe.StringData(r.s), len(r.s)) // only read
+	if r.strict {
+		s := scanner{data: doc, pos: start, depth: r.depth}
+		if s.value(nil) == nil {
+			end = s.pos
+		}
+	} else {
+		end = validEnd(doc, start, r.depth)
+	}
+	if end < 0 {
 		return nil, false
 	}
-	return []byte(r.s[start:r.i]), true
-}
-
-// planMaxDepth bounds the nesting value reads; deeper values are left to
-// encoding/json.
-const planMaxDepth = 64
-
-// value consumes one JSON value of any kind, at nesting depth depth,
-// accepting exactly what the JSON grammar accepts.
-func (r *reader) value(depth int) bool {
-	r.space()
-	if r.i == len(r.s) || depth == planMaxDepth {
-		return false
-	}
-	open, end := r.s[r.i], byte(']')
-	switch open {
-	case '{':
-		end = '}'
-	case '[':
-	default:
-		return r.skip()
-	}
-	r.i++
-	if r.next(end) {
-		return true
-	}
-	for {
-		if open == '{' {
-			r.space()
-			if r.i == len(r.s) || r.s[r.i] != '"' || !r.skipString() || !r.next(':') {
-				return false
-			}
-		}
-		if !r.value(depth + 1) {
-			return false
-		}
-		if r.next(end) {
-			return true
-		}
-		if !r.next(',') {
-			return false
-		}
-	}
+	r.i = end
+	return []byte(r.s[start:end]), true
 }
 
 // skip reads the value of a property the plan does not know: a string

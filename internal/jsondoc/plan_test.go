@@ -206,10 +206,13 @@ func TestAuditRecords(t *testing.T) {
 		}
 		sameAsJSON(t, p, doc, todo.AuditRecord{})
 	}
-	deep := strings.Repeat("[", 100) + strings.Repeat("]", 100)
+	// A raw value nested as deeply as encoding/json allows, or deeper.
+	for _, n := range []int{100, 9999, 10000} {
+		sameAsJSON(t, p, `{"entity":`+strings.Repeat("[", n)+strings.Repeat("]", n)+`}`, todo.AuditRecord{})
+	}
 	for _, doc := range []string{
 		`{"entity":{"a":}}`, `{"entity":{"a" 1}}`, `{"entity":{a:1}}`, `{"entity":{"a":1,}}`, `{"entity":[1,]}`, `{"entity":[1 2]}`,
-		`{"entity":{"a":"\x"}}`, `{"entity":[01]}`, `{"entity":{"a":1}`, `{"entity":}`, `{"entity":` + deep + `}`,
+		`{"entity":{"a":"\x"}}`, `{"entity":[01]}`, `{"entity":{"a":1}`, `{"entity":}`,
 		`{"commitments":{"title":{"digest":"00"}}}`,
 	} {
 		var got todo.AuditRecord

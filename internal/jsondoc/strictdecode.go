@@ -21,15 +21,46 @@ func (e *UnknownMemberError) Error() string {
 // UnmarshalStrict decodes data into v, a pointer to a struct, strictly: data is
 // one strict JSON value (see Check), and the name of every member of every
 // object in it, nested ones included, is exactly the JSON name of a field
-// of the struct it decodes into (maps take any names). The text is scanned
-// once for both, then decoded in one more pass through a plan of v's type
-// where there is one (see Unmarshal), else by encoding/json; other errors are
-// encoding/json's.
+// of the struct it decodes into (maps take any names). A document the plan
+// of v's type reads strictly (see decodeStrict) is decoded in that one
+// pass; any other is scanned once for both rules, then decoded in one more
+// pass, through the plan where there is one (see Unmarshal), else by
+// encoding/json; other errors are encoding/json's.
 func UnmarshalStrict(data []byte, v any) error {
+	if decodeStrict(data, v) {
+		return nil
+	}
 	if err := CheckFor(data, v); err != nil {
 		return err
 	}
 	return Unmarshal(data, v)
+}
+
+// decodeStrict decodes data into v, a pointer to a zero struct, through
+// the plan of its type in its strict mode, reporting whether it could. A
+// plan only reads what it reads exactly as encoding/json would, and in its
+// strict mode only what CheckFor accepts as well: it gives up on a name
+// that is not one of its fields' (where it would skip it), and scans each
+// raw value with the strict scanner. What it gives up on, v zeroed again,
+// is left to CheckFor and Unmarshal, which say what is wrong with it.
+func decodeStrict(data []byte, v any) bool {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Elem().Kind() != reflect.Struct || !rv.Elem().IsZero() {
+		return false
+	}
+	e := rv.Elem()
+	p := plansFor(e.Type())
+	if p == nil {
+		return false
+	}
+	r := reader{s: string(data), strict: true}
+	if p.object(&r, e) {
+		if r.space(); r.i == len(r.s) {
+			return true
+		}
+	}
+	e.SetZero()
+	return false
 }
 
 // CheckFor reports what UnmarshalStrict refuses before it decodes: a
