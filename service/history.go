@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -123,7 +122,7 @@ func parseHistoryToken(continuation string) (int64, string, error) {
 // stored, marked with why: the evidence of tampering, for whoever audits
 // it. One that does not decode strictly is never served: what another
 // reader makes of it may differ.
-func (s *Service) historyItems(ctx context.Context, user, id string, page *HistoryPage, items []repo.Doc[json.RawMessage],
+func (s *Service) historyItems(ctx context.Context, user, id string, page *HistoryPage, items []repo.Doc[repo.Stored],
 	decode func([]byte) (todo.AuditRecord, hashchain.Audited, error), first bool, prev int64) ([]todo.Todo, int64, error) {
 	entities := make([]todo.Todo, 0, len(items))
 	for _, d := range items {

@@ -7,7 +7,6 @@ package service
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -30,7 +29,7 @@ type Service struct {
 	versions *repo.Repository[todo.Version]
 	audit    *repo.Repository[todo.AuditRecord]
 	// records reads audit records as stored, for verification.
-	records *repo.Repository[json.RawMessage]
+	records *repo.Repository[repo.Stored]
 	// deadLetters reads the audit container's dead-letter partition.
 	deadLetters *repo.Repository[todo.DeadLetter]
 	// idempotency reads and writes the records of idempotent requests.
@@ -79,7 +78,7 @@ func New(scheme partition.Scheme, todos, audit store.Container, o *Options) *Ser
 		return store.PartitionKey{todo.EntityKey(userFrom(ctx), id)}, nil
 	}
 	s.audit = repo.New[todo.AuditRecord](audit, auditKey)
-	s.records = repo.New[json.RawMessage](audit, auditKey)
+	s.records = repo.New[repo.Stored](audit, auditKey)
 	s.deadLetters = repo.New[todo.DeadLetter](audit, nil)
 	return s
 }
