@@ -48,29 +48,44 @@ type Audited struct {
 type canonical []byte
 
 func (b *canonical) field(s string) {
-	*b = strconv.AppendInt(*b, int64(len(s)), 10)
-	*b = append(*b, ':')
+	*b = append(appendLength(*b, len(s)), ':')
 	*b = append(*b, s...)
 }
 
 // fieldHex writes s in lowercase hex as one field.
 func (b *canonical) fieldHex(s []byte) {
-	*b = strconv.AppendInt(*b, int64(hex.EncodedLen(len(s))), 10)
-	*b = append(*b, ':')
+	*b = append(appendLength(*b, hex.EncodedLen(len(s))), ':')
 	*b = hex.AppendEncode(*b, s)
 }
 
 func (b *canonical) fieldBytes(s []byte) {
-	*b = strconv.AppendInt(*b, int64(len(s)), 10)
-	*b = append(*b, ':')
+	*b = append(appendLength(*b, len(s)), ':')
 	*b = append(*b, s...)
+}
+
+// fieldInt writes n in decimal as one field.
+func (b *canonical) fieldInt(n int64) {
+	var digits [20]byte
+	b.fieldBytes(strconv.AppendInt(digits[:0], n, 10))
+}
+
+// appendLength appends a field's length in decimal, at once for the
+// lengths under 100 that most fields have.
+func appendLength(b []byte, n int) []byte {
+	switch {
+	case n < 10:
+		return append(b, byte('0'+n))
+	case n < 100:
+		return append(b, byte('0'+n/10), byte('0'+n%10))
+	}
+	return strconv.AppendInt(b, int64(n), 10)
 }
 
 // head writes the record's own description of the change.
 func (b *canonical) head(a *Audited) {
 	b.field(a.EntityType)
 	b.field(a.EntityID)
-	b.field(strconv.FormatInt(a.Version, 10))
+	b.fieldInt(a.Version)
 	b.field(string(a.Operation))
 	b.field(a.Actor)
 	b.field(canonicalTime(a.At))
@@ -163,9 +178,9 @@ func lowerHex(s string) bool {
 // commitments.
 func (a *Audited) committedHead(b canonical, prevHash string, n int) canonical {
 	b.field(prevHash)
-	b.field(strconv.Itoa(a.Chain))
+	b.fieldInt(int64(a.Chain))
 	b.head(a)
-	b.field(strconv.Itoa(n))
+	b.fieldInt(int64(n))
 	return b
 }
 
@@ -241,7 +256,7 @@ func canonicalOf(t reflect.Type) (func(b *canonical, v reflect.Value), error) {
 	case reflect.Bool:
 		return func(b *canonical, v reflect.Value) { b.field(strconv.FormatBool(v.Bool())) }, nil
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return func(b *canonical, v reflect.Value) { b.field(strconv.FormatInt(v.Int(), 10)) }, nil
+		return func(b *canonical, v reflect.Value) { b.fieldInt(v.Int()) }, nil
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		return func(b *canonical, v reflect.Value) { b.field(strconv.FormatUint(v.Uint(), 10)) }, nil
 	case reflect.Slice:
@@ -250,7 +265,7 @@ func canonicalOf(t reflect.Type) (func(b *canonical, v reflect.Value), error) {
 			return nil, err
 		}
 		return func(b *canonical, v reflect.Value) {
-			b.field(strconv.Itoa(v.Len()))
+			b.fieldInt(int64(v.Len()))
 			for i := range v.Len() {
 				item(b, v.Index(i))
 			}
