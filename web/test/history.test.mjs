@@ -153,13 +153,18 @@ test("a version shows Pending, then Verified once the log integrates it", async 
 
 test("a store rolled back to an older copy raises the alert, with both checkpoints", async () => {
   const todo = await call("POST", "/api/todos", { category: "Grocery", title: "kept by the log" });
-  const logged = await until("the todo logged", async () => { const n = await logSize(); return n > 0 && n; });
+  await until("the todo logged", async () => { const n = await logSize(); return n > 0 && n; });
   await stop();
   const store = h.store;
   copyFileSync(store, path.join(h.dir, "older.db"));
   await start();
   await call("PATCH", `/api/todos/${encodeURIComponent(todo.id)}`, { title: "written after the copy" }, "application/merge-patch+json");
-  const newer = await until("the edit logged", async () => { const n = await logSize(); return n > logged && n; });
+  // The size of a checkpoint holding the edit itself: versions written
+  // before the copy may be logged after it, in either store.
+  const newer = await until("the edit logged", async () => {
+    const res = await fetch(`${h.base}/api/todos/${encodeURIComponent(todo.id)}/history/proof?version=2`, { headers: { "X-User-Id": "alice" } });
+    return res.ok && Number((await res.json()).checkpoint.split("\n")[1]);
+  });
   const page = await (await h.browser.newContext()).newPage();
   await page.goto(`${h.base}/?user=alice#/todos/${encodeURIComponent(todo.id)}`);
   await until("versions checked", async () => {
