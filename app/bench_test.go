@@ -21,17 +21,7 @@ func BenchmarkUpdates(b *testing.B) {
 	c := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 32}}
 	ids := make([]string, 32)
 	for i := range ids {
-		resp, err := c.Post(base+"/api/todos", "application/json", strings.NewReader(`{"category":"Grocery","title":"Get more milk","tags":["dairy"]}`))
-		if err != nil {
-			b.Fatal(err)
-		}
-		var v struct{ ID string }
-		err = json.NewDecoder(resp.Body).Decode(&v)
-		resp.Body.Close()
-		if err != nil || v.ID == "" {
-			b.Fatalf("create: %v %d", err, resp.StatusCode)
-		}
-		ids[i] = v.ID
+		ids[i] = createTodo(b, c, base)
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -63,4 +53,20 @@ func BenchmarkUpdates(b *testing.B) {
 	if err := <-errs; err != nil {
 		b.Fatal(err)
 	}
+}
+
+// createTodo creates a todo through the handler at base and returns its id.
+func createTodo(b *testing.B, c *http.Client, base string) string {
+	b.Helper()
+	resp, err := c.Post(base+"/api/todos", "application/json", strings.NewReader(`{"category":"Grocery","title":"Get more milk","tags":["dairy"]}`))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var v struct{ ID string }
+	err = json.NewDecoder(resp.Body).Decode(&v)
+	resp.Body.Close()
+	if err != nil || v.ID == "" {
+		b.Fatalf("create: %v %d", err, resp.StatusCode)
+	}
+	return v.ID
 }

@@ -21,18 +21,9 @@ func BenchmarkHistoryPage(b *testing.B) {
 	a := launch(b, map[string]string{"DATA_DIR": b.TempDir(), "AUTH_MODE": "dev"}, nil)
 	base := "http://" + a.Addr()
 	c := &http.Client{}
-	resp, err := c.Post(base+"/api/todos", "application/json", strings.NewReader(`{"category":"Grocery","title":"Get more milk","tags":["dairy"]}`))
-	if err != nil {
-		b.Fatal(err)
-	}
-	var v struct{ ID string }
-	err = json.NewDecoder(resp.Body).Decode(&v)
-	resp.Body.Close()
-	if err != nil || v.ID == "" {
-		b.Fatalf("create: %v %d", err, resp.StatusCode)
-	}
+	id := createTodo(b, c, base)
 	for n := range 20 {
-		req, _ := http.NewRequest(http.MethodPut, base+"/api/todos/"+v.ID, strings.NewReader(fmt.Sprintf(`{"category":"Grocery","title":"update %d"}`, n)))
+		req, _ := http.NewRequest(http.MethodPut, base+"/api/todos/"+id, strings.NewReader(fmt.Sprintf(`{"category":"Grocery","title":"update %d"}`, n)))
 		req.Header.Set("Content-Type", "application/json")
 		resp, err := c.Do(req)
 		if err != nil {
@@ -40,7 +31,7 @@ func BenchmarkHistoryPage(b *testing.B) {
 		}
 		resp.Body.Close()
 	}
-	url := base + "/api/todos/" + v.ID + "/history?pageSize=20"
+	url := base + "/api/todos/" + id + "/history?pageSize=20"
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		body, err := get(c, url)
@@ -62,6 +53,7 @@ func BenchmarkHistoryPage(b *testing.B) {
 	for _, form := range []string{"1", "2"} {
 		b.Run("form="+form, func(b *testing.B) {
 			var body []byte
+			var err error
 			for range b.N {
 				if body, err = get(c, url+"&form="+form); err != nil {
 					b.Fatal(err)
