@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/todoaudit/todo"
@@ -143,8 +144,13 @@ func (a *Audited) hashCommitted(e *boundEncoding, prevHash string) string {
 		names = append(names, name)
 	}
 	slices.Sort(names)
-	var buf [1024]byte
-	b := a.committedHead(buf[:0], prevHash, len(names))
+	return withScratch(func(s *scratch) string { return a.hashNames(e, s, prevHash, names) })
+}
+
+// hashNames is hashCommitted of a with its commitments' names in order.
+func (a *Audited) hashNames(e *boundEncoding, s *scratch, prevHash string, names []string) string {
+	b := a.committedHead(s.head[:0], prevHash, len(names))
+	defer func() { s.head = b[:0] }()
 	for _, name := range names {
 		b.field(name)
 		digest := a.Commitments[name].Digest
@@ -191,10 +197,15 @@ func (a *Audited) committedHead(b canonical, prevHash string, n int) canonical {
 // its seed. With into not nil, each commitment is put in it as well: the
 // commitments a reader serves, derived once for the hash and for it.
 func (a *Audited) sealHash(e *boundEncoding, entity reflect.Value, prevHash string, seed []byte, into todo.Commitments) string {
-	var buf [1024]byte
-	b := a.committedHead(buf[:0], prevHash, len(e.committed))
+	return withScratch(func(s *scratch) string { return a.seal(e, s, entity, prevHash, seed, into) })
+}
+
+// seal is sealHash, computed in s.
+func (a *Audited) seal(e *boundEncoding, s *scratch, entity reflect.Value, prevHash string, seed []byte, into todo.Commitments) string {
+	b := a.committedHead(s.head[:0], prevHash, len(e.committed))
+	defer func() { s.head = b[:0] }()
 	salts := e.salts(e.committed, seed)
-	d := newDigester()
+	d := &s.d
 	// The commitments' hex, salt then digest of each field by name, in
 	// one string of which each commitment's are parts.
 	var hexes []byte
@@ -278,10 +289,26 @@ func canonicalOf(t reflect.Type) (func(b *canonical, v reflect.Value), error) {
 // field to the next.
 type digester struct{ value, b canonical }
 
-// newDigester is a digester whose buffers hold most fields without
-// growing.
-func newDigester() digester {
-	return digester{value: make(canonical, 0, 256), b: make(canonical, 0, 512)}
+// scratch is what one hash computes in: a record's canonical head and a
+// digester, sized for most records at once.
+type scratch struct {
+	head canonical
+	d    digester
+}
+
+// scratches keeps scratch buffers from one hash to the next: every write
+// and every record read hashes, and the buffers would otherwise be
+// allocated each time.
+var scratches = sync.Pool{New: func() any {
+	return &scratch{head: make(canonical, 0, 1024), d: digester{value: make(canonical, 0, 256), b: make(canonical, 0, 512)}}
+}}
+
+// withScratch runs f with scratch buffers, and keeps them, grown as f
+// left them, for the next hash.
+func withScratch[T any](f func(s *scratch) T) T {
+	s := scratches.Get().(*scratch)
+	defer scratches.Put(s)
+	return f(s)
 }
 
 // digest is the digest of one field, in lowercase hex (see sum).
@@ -307,11 +334,13 @@ func (d *digester) sum(p *committedProperty, salt []byte, entity reflect.Value) 
 func (e *boundEncoding) commitments(entity reflect.Value, seed []byte) todo.Commitments {
 	c := make(todo.Commitments, len(e.committed))
 	salts := e.salts(e.committed, seed)
-	d := newDigester()
-	for i := range e.committed {
-		salt := salts[i*SaltBytes : (i+1)*SaltBytes]
-		c[e.committed[i].Name] = todo.Commitment{Salt: hex.EncodeToString(salt), Digest: d.digest(&e.committed[i], salt, entity)}
-	}
+	withScratch(func(s *scratch) bool {
+		for i := range e.committed {
+			salt := salts[i*SaltBytes : (i+1)*SaltBytes]
+			c[e.committed[i].Name] = todo.Commitment{Salt: hex.EncodeToString(salt), Digest: s.d.digest(&e.committed[i], salt, entity)}
+		}
+		return true
+	})
 	return c
 }
 
@@ -467,7 +496,12 @@ func (e *boundEncoding) checkCommitments(v reflect.Value, commitments todo.Commi
 			}
 		}
 	}
-	d := newDigester()
+	return withScratch(func(s *scratch) error { return e.checkEach(v, commitments, &s.d) })
+}
+
+// checkEach is checkCommitments of every field e lists, digests computed
+// with d.
+func (e *boundEncoding) checkEach(v reflect.Value, commitments todo.Commitments, d *digester) error {
 	for i := range e.committed {
 		p := &e.committed[i]
 		c, ok := commitments[p.Name]
