@@ -76,3 +76,16 @@ func TestFieldValuesAreTheJSONs(t *testing.T) {
 		}
 	}
 }
+
+// sameValue agrees with reflect.DeepEqual on every kind of value
+// fieldValues gives.
+func TestSameValue(t *testing.T) {
+	values := []any{nil, "", "a", "b", true, false, float64(1), float64(2), []any{"x"}, []any{"y"}, []any{}, map[string]any{"a": "b"}}
+	for _, x := range values {
+		for _, y := range values {
+			if got, want := sameValue(x, y), reflect.DeepEqual(x, y); got != want {
+				t.Errorf("sameValue(%#v, %#v) = %v, want %v", x, y, got, want)
+			}
+		}
+	}
+}

@@ -89,7 +89,7 @@ func changes(a, b todo.Fields, from, to map[string]any) []Change {
 	for i := range editable {
 		p := &editable[i]
 		f := p.Name
-		if reflect.DeepEqual(from[f], to[f]) {
+		if sameValue(from[f], to[f]) {
 			continue
 		}
 		c := Change{Field: f, From: from[f], To: to[f]}
@@ -100,6 +100,23 @@ func changes(a, b todo.Fields, from, to map[string]any) []Change {
 		out = append(out, c)
 	}
 	return out
+}
+
+// sameValue reports whether two values of fieldValues are equal: at once
+// for the strings, booleans and absent values most fields hold, by
+// reflect.DeepEqual for the rest.
+func sameValue(x, y any) bool {
+	switch x := x.(type) {
+	case string:
+		y, ok := y.(string)
+		return ok && x == y
+	case bool:
+		y, ok := y.(bool)
+		return ok && x == y
+	case nil:
+		return y == nil
+	}
+	return reflect.DeepEqual(x, y)
 }
 
 // listOf is the value of f's list property p.

@@ -80,6 +80,7 @@ func (s *Service) history(ctx context.Context, id string, pageSize int, continua
 	if err != nil {
 		return page, err
 	}
+	page.Items = make([]HistoryItem, 0, len(p.Items))
 	decode := hashchain.DecodeVerifiedRecord
 	if how.asStored {
 		decode = hashchain.DecodeSealedRecord
