@@ -144,13 +144,9 @@ func (a *Audited) hashCommitted(e *boundEncoding, prevHash string) string {
 		names = append(names, name)
 	}
 	slices.Sort(names)
-	return withScratch(func(s *scratch) string { return a.hashNames(e, s, prevHash, names) })
-}
-
-// hashNames is hashCommitted of a with its commitments' names in order.
-func (a *Audited) hashNames(e *boundEncoding, s *scratch, prevHash string, names []string) string {
+	s := scratches.Get().(*scratch)
+	defer scratches.Put(s)
 	b := a.committedHead(s.head[:0], prevHash, len(names))
-	defer func() { s.head = b[:0] }()
 	for _, name := range names {
 		b.field(name)
 		digest := a.Commitments[name].Digest
@@ -165,6 +161,7 @@ func (a *Audited) hashNames(e *boundEncoding, s *scratch, prevHash string, names
 		_, _ = hex.Decode(sum[:], []byte(digest)) // checked above
 		b.fieldBytes(sum[:])
 	}
+	s.head = b[:0] // kept, as grown, for the next hash
 	return b.sum()
 }
 
@@ -197,13 +194,9 @@ func (a *Audited) committedHead(b canonical, prevHash string, n int) canonical {
 // its seed. With into not nil, each commitment is put in it as well: the
 // commitments a reader serves, derived once for the hash and for it.
 func (a *Audited) sealHash(e *boundEncoding, entity reflect.Value, prevHash string, seed []byte, into todo.Commitments) string {
-	return withScratch(func(s *scratch) string { return a.seal(e, s, entity, prevHash, seed, into) })
-}
-
-// seal is sealHash, computed in s.
-func (a *Audited) seal(e *boundEncoding, s *scratch, entity reflect.Value, prevHash string, seed []byte, into todo.Commitments) string {
+	s := scratches.Get().(*scratch)
+	defer scratches.Put(s)
 	b := a.committedHead(s.head[:0], prevHash, len(e.committed))
-	defer func() { s.head = b[:0] }()
 	salts := e.salts(e.committed, seed)
 	d := &s.d
 	// The commitments' hex, salt then digest of each field by name, in
@@ -234,6 +227,7 @@ func (a *Audited) seal(e *boundEncoding, s *scratch, entity reflect.Value, prevH
 			into[e.committed[i].Name] = todo.Commitment{Salt: c[:saltHex], Digest: c[saltHex:]}
 		}
 	}
+	s.head = b[:0]
 	return b.sum()
 }
 
@@ -303,14 +297,6 @@ var scratches = sync.Pool{New: func() any {
 	return &scratch{head: make(canonical, 0, 1024), d: digester{value: make(canonical, 0, 256), b: make(canonical, 0, 512)}}
 }}
 
-// withScratch runs f with scratch buffers, and keeps them, grown as f
-// left them, for the next hash.
-func withScratch[T any](f func(s *scratch) T) T {
-	s := scratches.Get().(*scratch)
-	defer scratches.Put(s)
-	return f(s)
-}
-
 // digest is the digest of one field, in lowercase hex (see sum).
 func (d *digester) digest(p *committedProperty, salt []byte, entity reflect.Value) string {
 	sum := d.sum(p, salt, entity)
@@ -334,13 +320,12 @@ func (d *digester) sum(p *committedProperty, salt []byte, entity reflect.Value) 
 func (e *boundEncoding) commitments(entity reflect.Value, seed []byte) todo.Commitments {
 	c := make(todo.Commitments, len(e.committed))
 	salts := e.salts(e.committed, seed)
-	withScratch(func(s *scratch) bool {
-		for i := range e.committed {
-			salt := salts[i*SaltBytes : (i+1)*SaltBytes]
-			c[e.committed[i].Name] = todo.Commitment{Salt: hex.EncodeToString(salt), Digest: s.d.digest(&e.committed[i], salt, entity)}
-		}
-		return true
-	})
+	s := scratches.Get().(*scratch)
+	defer scratches.Put(s)
+	for i := range e.committed {
+		salt := salts[i*SaltBytes : (i+1)*SaltBytes]
+		c[e.committed[i].Name] = todo.Commitment{Salt: hex.EncodeToString(salt), Digest: s.d.digest(&e.committed[i], salt, entity)}
+	}
 	return c
 }
 
@@ -496,12 +481,9 @@ func (e *boundEncoding) checkCommitments(v reflect.Value, commitments todo.Commi
 			}
 		}
 	}
-	return withScratch(func(s *scratch) error { return e.checkEach(v, commitments, &s.d) })
-}
-
-// checkEach is checkCommitments of every field e lists, digests computed
-// with d.
-func (e *boundEncoding) checkEach(v reflect.Value, commitments todo.Commitments, d *digester) error {
+	s := scratches.Get().(*scratch)
+	defer scratches.Put(s)
+	d := &s.d
 	for i := range e.committed {
 		p := &e.committed[i]
 		c, ok := commitments[p.Name]
