@@ -86,7 +86,8 @@ func (s *scanner) value(t *shape) error {
 	case c == '[':
 		return s.array(t)
 	case c == '"':
-		return s.string()
+		_, err := s.text(false)
+		return err
 	case c == 't':
 		return s.literal("true")
 	case c == 'f':
@@ -126,7 +127,7 @@ func (s *scanner) object(keep bool, t *shape) ([]string, error) {
 			return nil, s.fail("expected a member name")
 		}
 		at := s.pos
-		name, err := s.name()
+		name, err := s.text(true)
 		if err != nil {
 			return nil, err
 		}
@@ -275,17 +276,8 @@ func (s *scanner) number() error {
 }
 
 // string scans a string; with decode it returns its value.
-// string scans a string.
-func (s *scanner) string() error {
-	_, err := s.text(false)
-	return err
-}
-
-// name scans a member name and returns it decoded: the bytes of data
-// themselves when it has no escape.
-func (s *scanner) name() ([]byte, error) { return s.text(true) }
-
-// text scans a string; with decode it returns its content decoded.
+// text scans a string; with decode it returns its content decoded: the
+// bytes of data themselves when it has no escape.
 func (s *scanner) text(decode bool) ([]byte, error) {
 	s.pos++ // "
 	start := s.pos
