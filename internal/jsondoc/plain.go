@@ -28,9 +28,13 @@ func Plain[S ~string | ~[]byte](s S, st Style) int {
 		w := s[i : i+8]
 		x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
 			uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
-		m := x | below(x, 0x20) | zero(x^(ones*'"')) | zero(x^(ones*'\\'))
+		m := x | below(x, 0x20) | zero(x^(ones*'\\'))
 		if html {
-			m |= zero(x^(ones*'<')) | zero(x^(ones*'>')) | zero(x^(ones*'&'))
+			// '"' and '&' differ in one bit, as do '<' and '>': each pair
+			// is one test with that bit set in x.
+			m |= zero((x|ones*('"'^'&'))^(ones*'&')) | zero((x|ones*('<'^'>'))^(ones*'>'))
+		} else {
+			m |= zero(x ^ (ones * '"'))
 		}
 		if m &= highs; m != 0 {
 			// The lowest high bit set marks the first byte that is not

@@ -69,7 +69,7 @@ func rawValue(doc []byte) ([]byte, bool) {
 // encoding/json.
 func Unmarshal(doc []byte, v any) error {
 	rv := reflect.ValueOf(v)
-	if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Elem().Kind() != reflect.Struct || !rv.Elem().IsZero() {
+	if !pointsToZero(rv) {
 		return json.Unmarshal(doc, v)
 	}
 	e := rv.Elem()
@@ -79,6 +79,31 @@ func Unmarshal(doc []byte, v any) error {
 	e.SetZero()
 	return json.Unmarshal(doc, v)
 }
+
+// pointsToZero reports whether rv is a pointer to a struct whose bytes
+// are all zero, as a zero value's are: a cheap check of what a decoder is
+// given, where reflect.Value.IsZero walks each field of a struct that is
+// not comparable (an audit record: thousands of instructions a record).
+// The zero values it refuses (a float of negative zero, a string of
+// length zero that points somewhere) only send a decode to its slower
+// path.
+func pointsToZero(rv reflect.Value) bool {
+	if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Elem().Kind() != reflect.Struct {
+		return false
+	}
+	mem := unsafe.Slice((*byte)(rv.UnsafePointer()), rv.Elem().Type().Size())
+	for len(mem) > 0 {
+		n := min(len(mem), len(zeros))
+		if !bytes.Equal(mem[:n], zeros[:n]) {
+			return false
+		}
+		mem = mem[n:]
+	}
+	return true
+}
+
+// zeros is what pointsToZero compares memory with.
+var zeros [1024]byte
 
 // plans caches the plan of each type Unmarshal has seen (nil included).
 var plans sync.Map

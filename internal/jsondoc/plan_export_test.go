@@ -19,3 +19,6 @@ func (p Plan) Decode(doc []byte, v any) bool { return p.p.decode(doc, reflect.Va
 
 // Plan returns the decoder's plan.
 func (d Decoder[T]) Plan() Plan { return Plan{d.p} }
+
+// PointsToZero is pointsToZero, for the tests of package jsondoc_test.
+var PointsToZero = pointsToZero

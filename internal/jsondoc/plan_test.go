@@ -2,6 +2,7 @@ package jsondoc_test
 
 import (
 	"encoding/json"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -324,5 +325,53 @@ func sameAsJSON[T any](t *testing.T, p jsondoc.Plan, doc string, got T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("%q:\n plan %+v\n json %+v", doc, got, want)
+	}
+}
+
+// pointsToZero finds zero what reflect.Value.IsZero does but negative
+// zero, and Unmarshal into a struct that is not zero decodes as
+// encoding/json does, keeping what the document does not set.
+func TestPointsToZero(t *testing.T) {
+	type inner struct {
+		N    float64
+		Tags []string
+	}
+	type doc struct {
+		Name  string
+		At    time.Time
+		Inner inner
+		Raw   json.RawMessage
+	}
+	// Negative zero is zero to reflect, not to pointsToZero: a decode
+	// into it takes the slower path.
+	cases := map[string]struct {
+		v    any
+		want bool
+	}{
+		"zero":          {&doc{}, true},
+		"string":        {&doc{Name: "a"}, false},
+		"time":          {&doc{At: time.Unix(1, 0)}, false},
+		"empty slice":   {&doc{Inner: inner{Tags: []string{}}}, false},
+		"raw":           {&doc{Raw: json.RawMessage{}}, false},
+		"negative zero": {&doc{Inner: inner{N: math.Copysign(0, -1)}}, false},
+	}
+	for name, c := range cases {
+		rv := reflect.ValueOf(c.v)
+		if got := jsondoc.PointsToZero(rv); got != c.want || got && !rv.Elem().IsZero() {
+			t.Errorf("%s: pointsToZero = %v, want %v (reflect says %v)", name, got, c.want, rv.Elem().IsZero())
+		}
+	}
+	for _, v := range []any{doc{}, new(int), (*doc)(nil)} {
+		if jsondoc.PointsToZero(reflect.ValueOf(v)) {
+			t.Errorf("pointsToZero(%T) = true", v)
+		}
+	}
+	got, want := doc{Name: "kept"}, doc{Name: "kept"}
+	in := []byte(`{"Raw":[1],"Inner":{"N":2}}`)
+	if err := jsondoc.Unmarshal(in, &got); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(in, &want); err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("Unmarshal into a set struct = %+v, encoding/json gives %+v", got, want)
 	}
 }

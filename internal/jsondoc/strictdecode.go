@@ -45,7 +45,7 @@ func UnmarshalStrict(data []byte, v any) error {
 // is left to CheckFor and Unmarshal, which say what is wrong with it.
 func decodeStrict(data []byte, v any) bool {
 	rv := reflect.ValueOf(v)
-	if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Elem().Kind() != reflect.Struct || !rv.Elem().IsZero() {
+	if !pointsToZero(rv) {
 		return false
 	}
 	e := rv.Elem()
