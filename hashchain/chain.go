@@ -56,7 +56,7 @@ func (b *canonical) field(s string) {
 // fieldHex writes s in lowercase hex as one field.
 func (b *canonical) fieldHex(s []byte) {
 	*b = append(appendLength(*b, hex.EncodedLen(len(s))), ':')
-	*b = hex.AppendEncode(*b, s)
+	*b = appendHex(*b, s)
 }
 
 func (b *canonical) fieldBytes(s []byte) {
@@ -216,7 +216,7 @@ func (a *Audited) sealHash(e *boundEncoding, entity reflect.Value, prevHash stri
 			b.fieldBytes(sum[:])
 		}
 		if into != nil {
-			hexes = hex.AppendEncode(hex.AppendEncode(hexes, salt), sum[:])
+			hexes = appendHex(appendHex(hexes, salt), sum[:])
 		}
 	}
 	if into != nil {

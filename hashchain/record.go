@@ -52,7 +52,7 @@ func EraseRecord(r *todo.AuditRecord, name string) error {
 	if err := todo.Erase(&a.Entity, a.Commitments, name); err != nil {
 		return err
 	}
-	return set(r, &a)
+	return setErased(r, &a)
 }
 
 // ErasePersonalRecord erases the personal fields of the record (see
@@ -67,16 +67,27 @@ func ErasePersonalRecord(r *todo.AuditRecord) (bool, error) {
 	if err != nil || !changed {
 		return false, err
 	}
-	return true, set(r, &a)
+	return true, setErased(r, &a)
 }
 
-// set makes r hold a's entity and commitments, in place of a seed.
+// set makes r hold a's entity and commitments, in place of a seed: the
+// same fields erased as r says, since a's commitments are r's own or
+// those its seed gives, of which none is erased.
 func set(r *todo.AuditRecord, a *Audited) error {
 	entity, err := todo.MarshalJSON(a.Entity)
 	if err != nil {
 		return err
 	}
 	r.Entity, r.Commitments, r.Seed = entity, a.Commitments, ""
+	return nil
+}
+
+// setErased is set of a whose fields were just erased, which r then
+// lists as erased.
+func setErased(r *todo.AuditRecord, a *Audited) error {
+	if err := set(r, a); err != nil {
+		return err
+	}
 	r.Erased = r.Commitments.ErasedNames()
 	return nil
 }
@@ -91,6 +102,7 @@ func ExpandRecord(r *todo.AuditRecord) error {
 	if err != nil {
 		return err
 	}
+	r.Erased = nil // a seed stands for commitments with none erased
 	return set(r, &a)
 }
 
