@@ -3,9 +3,11 @@ package todo
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 	"unsafe"
 
 	"github.com/todoaudit/todo/internal/jsondoc"
@@ -172,29 +174,58 @@ func appendSeal(b []byte, chain int, seed string, c Commitments) ([]byte, error)
 
 // appendCommitments appends c as json.Marshal encodes the map: its names
 // in order, each commitment's properties as its tags say. Every record is
-// served with its commitments.
+// served with its commitments, all named after committed properties, so
+// those names are taken in their order and written as encoded once; a map
+// with any other name is written by sorting its own.
 func appendCommitments(b []byte, c Commitments) []byte {
-	var few [32]string // a todo's fields: names sorted without allocating
-	names := few[:0]
-	for name := range c {
-		names = append(names, name)
-	}
-	slices.Sort(names)
+	start, written := len(b), 0
 	b = append(b, '{')
-	for i, name := range names {
+	for _, k := range committedKeys {
+		com, ok := c[k.name]
+		if !ok {
+			continue
+		}
+		if written > 0 {
+			b = append(b, ',')
+		}
+		b = appendCommitment(append(b, k.key...), com)
+		written++
+	}
+	if written == len(c) {
+		return append(b, '}')
+	}
+	b = append(b[:start], '{')
+	for i, name := range slices.Sorted(maps.Keys(c)) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		com := c[name]
-		b = append(jsondoc.AppendString(b, name, jsondoc.JSON), ':', '{')
-		if com.Salt != "" {
-			b = append(jsondoc.AppendMember(b, `"salt":`, com.Salt), ',')
-		}
-		b = jsondoc.AppendMember(b, `"digest":`, com.Digest)
-		if com.Erased {
-			b = append(b, `,"erased":true`...)
-		}
-		b = append(b, '}')
+		b = appendCommitment(append(jsondoc.AppendString(b, name, jsondoc.JSON), ':'), c[name])
 	}
 	return append(b, '}')
 }
+
+// appendCommitment appends com's properties as their tags say.
+func appendCommitment(b []byte, com Commitment) []byte {
+	b = append(b, '{')
+	if com.Salt != "" {
+		b = append(jsondoc.AppendMember(b, `"salt":`, com.Salt), ',')
+	}
+	b = jsondoc.AppendMember(b, `"digest":`, com.Digest)
+	if com.Erased {
+		b = append(b, `,"erased":true`...)
+	}
+	return append(b, '}')
+}
+
+// committedKeys are the committed properties' names in byte order, each
+// with its encoding as a key: what commitments are named after.
+var committedKeys = func() []struct{ name, key string } {
+	var keys []struct{ name, key string }
+	for _, p := range properties {
+		if p.Committed() {
+			keys = append(keys, struct{ name, key string }{p.Name, string(append(jsondoc.AppendString(nil, p.Name, jsondoc.JSON), ':'))})
+		}
+	}
+	slices.SortFunc(keys, func(a, b struct{ name, key string }) int { return strings.Compare(a.name, b.name) })
+	return keys
+}()

@@ -2,6 +2,7 @@ package todo
 
 import (
 	"encoding/json"
+	"maps"
 	"reflect"
 	"strings"
 	"testing"
@@ -246,4 +247,30 @@ func benchJSON[T selfEncoding](b *testing.B, v T) {
 			}
 		}
 	})
+}
+
+// Commitments are written as json.Marshal writes the map whether their
+// names are every committed property's, some of them (an older chain
+// encoding's), or include one no property has.
+func TestAppendCommitmentsMatchesEncodingJSON(t *testing.T) {
+	all := Commitments{}
+	for _, p := range Properties() {
+		if p.Committed() {
+			all[p.Name] = Commitment{Salt: "5a<" + p.Name, Digest: `d"` + p.Name}
+		}
+	}
+	all["title"] = Commitment{Digest: "e", Erased: true}
+	some := Commitments{"title": all["title"], "isCompleted": all["isCompleted"]}
+	other := maps.Clone(some)
+	other["zz\u2028"] = Commitment{Digest: "x"}
+	other["A"] = Commitment{Salt: "s", Digest: "y"}
+	for _, c := range []Commitments{all, some, other} {
+		want, err := json.Marshal(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appendCommitments([]byte("x"), c); string(got) != "x"+string(want) {
+			t.Errorf("appendCommitments:\n got %s\nwant x%s", got, want)
+		}
+	}
 }
