@@ -39,8 +39,11 @@ func ActivityKey(user string, at time.Time) string {
 // does not), so that a store's string order is time order.
 func TimeKey(t time.Time) string {
 	var b [len(timetext.KeyLayout)]byte
-	return string(timetext.AppendKey(b[:0], t))
+	return string(AppendTimeKey(b[:0], t))
 }
+
+// AppendTimeKey appends TimeKey(t) to b.
+func AppendTimeKey(b []byte, t time.Time) []byte { return timetext.AppendKey(b, t) }
 
 // IsActivityKey reports whether an audit partition key is an activity
 // partition's.

@@ -89,12 +89,36 @@ func (b *canonical) head(a *Audited) {
 	b.fieldInt(a.Version)
 	b.field(string(a.Operation))
 	b.field(a.Actor)
-	b.field(canonicalTime(a.At))
+	b.fieldTime(a.At)
+}
+
+// fieldTime writes t as one field: its todo.TimeKey, or the empty string
+// for the zero time.
+func (b *canonical) fieldTime(t time.Time) {
+	if t.IsZero() {
+		b.field("")
+		return
+	}
+	var key [64]byte // a key is 30 bytes, more only past the year 9999
+	b.fieldBytes(todo.AppendTimeKey(key[:0], t))
 }
 
 func (b canonical) sum() string {
 	s := sha256.Sum256(b)
-	return hex.EncodeToString(s[:])
+	var h [2 * sha256.Size]byte
+	return string(appendHex(h[:0], s[:]))
+}
+
+// sameHash compares two hashes in hex in constant time.
+func sameHash(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	var diff byte
+	for i := range len(a) {
+		diff |= a[i] ^ b[i]
+	}
+	return diff == 0
 }
 
 // Hash returns the lowercase hex SHA-256 of prevHash and a in a's chain
@@ -231,28 +255,21 @@ func (a *Audited) sealHash(e *boundEncoding, entity reflect.Value, prevHash stri
 	return b.sum()
 }
 
-func canonicalTime(t time.Time) string {
-	if t.IsZero() {
-		return ""
-	}
-	return todo.TimeKey(t)
-}
-
 // canonicalOf returns the canonical encoding of values of type t: strings
 // as they are, integers in decimal, booleans true or false, times as
-// canonicalTime (a nil time is the empty string), lists their count then
+// fieldTime writes them (a nil time is the empty string), lists their count then
 // each item, each as one length-prefixed field.
 func canonicalOf(t reflect.Type) (func(b *canonical, v reflect.Value), error) {
 	switch {
 	case t == reflect.TypeFor[time.Time]():
-		return func(b *canonical, v reflect.Value) { b.field(canonicalTime(v.Interface().(time.Time))) }, nil
+		return func(b *canonical, v reflect.Value) { b.fieldTime(v.Interface().(time.Time)) }, nil
 	case t == reflect.TypeFor[*time.Time]():
 		return func(b *canonical, v reflect.Value) {
 			if v.IsNil() {
 				b.field("")
 				return
 			}
-			b.field(canonicalTime(*v.Interface().(*time.Time)))
+			b.fieldTime(*v.Interface().(*time.Time))
 		}, nil
 	}
 	switch t.Kind() {
@@ -373,10 +390,11 @@ func aesSalts(fields []committedProperty, seed []byte) []byte {
 
 // parseSeed decodes a stored seed: SeedBytes in lowercase hex.
 func parseSeed(s string) ([]byte, error) {
-	seed, err := hex.DecodeString(s)
-	if err != nil || len(seed) != SeedBytes || hex.EncodeToString(seed) != s {
+	if len(s) != 2*SeedBytes || !lowerHex(s) {
 		return nil, fmt.Errorf("its seed is not %d bytes in lowercase hex", SeedBytes)
 	}
+	seed := make([]byte, SeedBytes)
+	_, _ = hex.Decode(seed, []byte(s)) // checked above
 	return seed, nil
 }
 
@@ -456,7 +474,7 @@ func (c *boundChain) verify(a *Audited, entity reflect.Value, prevHash, hash str
 			return err
 		}
 	}
-	if want := c.hash(a, entity, prevHash); subtle.ConstantTimeCompare([]byte(want), []byte(hash)) != 1 {
+	if want := c.hash(a, entity, prevHash); !sameHash(want, hash) {
 		return fmt.Errorf("its content does not match its hash")
 	}
 	return nil

@@ -1,7 +1,6 @@
 package hashchain
 
 import (
-	"crypto/subtle"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -260,7 +259,7 @@ func (c *boundChain) verifySealed(a *Audited, r *todo.AuditRecord, into todo.Com
 	if err := e.checkUncommitted(entity); err != nil {
 		return &UnverifiedError{Err: err}
 	}
-	if want := a.sealHash(e, entity, r.PrevHash, seed, into); subtle.ConstantTimeCompare([]byte(want), []byte(r.Hash)) != 1 {
+	if want := a.sealHash(e, entity, r.PrevHash, seed, into); !sameHash(want, r.Hash) {
 		return &UnverifiedError{Err: fmt.Errorf("its content does not match its hash")}
 	}
 	return nil
