@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"reflect"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/wI2L/jsondiff"
 
 	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/internal/jsondoc"
 	"github.com/todoaudit/todo/store"
 )
 
@@ -208,20 +210,79 @@ func (it HistoryItem) AppendJSON(b []byte) ([]byte, error) {
 	}
 	var more []byte
 	if it.Changes != nil {
-		changes, err := json.Marshal(*it.Changes)
-		if err != nil {
+		var err error
+		if more, err = appendChanges(append(more, `,"changes":`...), *it.Changes); err != nil {
 			return nil, err
 		}
-		more = append([]byte(`,"changes":`), changes...)
 	}
 	if it.Unverified != "" {
-		mark, err := json.Marshal(it.Unverified)
-		if err != nil {
-			return nil, err
-		}
-		more = append(append(more, `,"unverified":`...), mark...)
+		more = jsondoc.AppendMember(more, `,"unverified":`, it.Unverified)
 	}
 	return it.AuditRecord.AppendJSONAnd(b, more)
+}
+
+// appendChanges appends cs as json.Marshal encodes it, the values of
+// fieldValues (strings, booleans, nulls and lists of strings) without
+// reflection: every item of a history page has its changes.
+func appendChanges(b []byte, cs []Change) ([]byte, error) {
+	if cs == nil {
+		return append(b, "null"...), nil
+	}
+	b = append(b, '[')
+	for i, c := range cs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = jsondoc.AppendMember(b, `{"field":`, c.Field)
+		var err error
+		if b, err = appendValue(append(b, `,"from":`...), c.From); err != nil {
+			return nil, err
+		}
+		if b, err = appendValue(append(b, `,"to":`...), c.To); err != nil {
+			return nil, err
+		}
+		if len(c.Added) > 0 {
+			b = jsondoc.AppendStrings(append(b, `,"added":`...), c.Added)
+		}
+		if len(c.Removed) > 0 {
+			b = jsondoc.AppendStrings(append(b, `,"removed":`...), c.Removed)
+		}
+		if c.Erased {
+			b = append(b, `,"erased":true`...)
+		}
+		b = append(b, '}')
+	}
+	return append(b, ']'), nil
+}
+
+// appendValue appends v, a value of fieldValues, as json.Marshal encodes
+// it.
+func appendValue(b []byte, v any) ([]byte, error) {
+	switch v := v.(type) {
+	case nil:
+		return append(b, "null"...), nil
+	case string:
+		return jsondoc.AppendString(b, v, jsondoc.JSON), nil
+	case bool:
+		return strconv.AppendBool(b, v), nil
+	case []any:
+		if v == nil {
+			return append(b, "null"...), nil
+		}
+		b = append(b, '[')
+		for i, x := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			var err error
+			if b, err = appendValue(b, x); err != nil {
+				return nil, err
+			}
+		}
+		return append(b, ']'), nil
+	}
+	x, err := json.Marshal(v)
+	return append(b, x...), err
 }
 
 // Diff is what changed between two versions of a todo: the fields, and a

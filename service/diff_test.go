@@ -145,6 +145,8 @@ func TestHistoryItemAppendJSON(t *testing.T) {
 		{Field: "dueDate", From: nil, To: "2026-12-01T09:00:00Z"},
 		{Field: "tags", From: []any{"x"}, To: []any{"y", "x"}, Added: []string{"y"}},
 		{Field: "isCompleted", From: false, To: true},
+		{Field: "n", From: 1.5, To: map[string]any{"a": []any{nil, "\xff"}}, Removed: []string{"<"}},
+		{Field: "tags", From: []any(nil), To: []any{}},
 	}
 	none := []service.Change{}
 	for _, it := range []service.HistoryItem{{AuditRecord: rec}, {AuditRecord: rec, Changes: &none}, {AuditRecord: rec, Changes: &changes}} {
