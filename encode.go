@@ -80,7 +80,22 @@ func encodersOf(include func(*Property) bool) []jsondoc.FieldEncoder {
 // escaped), and the same value with the entity's own spacing and escapes
 // for any other. The test holds the two encodings equal for every
 // property.
-func (r AuditRecord) AppendJSON(b []byte) ([]byte, error) {
+func (r AuditRecord) AppendJSON(b []byte) ([]byte, error) { return r.appendJSON(b, nil) }
+
+// AppendJSONWith appends r as AppendJSONAnd does, with the commitments
+// written by c in place of r's seed: a record stored with its seed,
+// served with the commitments the seed gives, which c holds in another
+// form than a map.
+func (r AuditRecord) AppendJSONWith(b []byte, c JSONAppender, more []byte) ([]byte, error) {
+	if r.Commitments != nil {
+		return nil, errors.New("todo: audit record with commitments of its own and others")
+	}
+	return r.appendJSONAnd(b, c, more)
+}
+
+// appendJSON is AppendJSON, with the commitments written by c in place
+// of the seed when c is not nil.
+func (r AuditRecord) appendJSON(b []byte, c JSONAppender) ([]byte, error) {
 	b = jsondoc.AppendMember(b, `{"id":`, r.ID)
 	b = jsondoc.AppendMember(b, `,"entityKey":`, r.EntityKey)
 	b = jsondoc.AppendMember(b, `,"entityId":`, r.EntityID)
@@ -103,7 +118,12 @@ func (r AuditRecord) AppendJSON(b []byte) ([]byte, error) {
 	b = jsondoc.AppendMember(b, `,"actor":`, r.Actor)
 	b = jsondoc.AppendMember(b, `,"prevHash":`, r.PrevHash)
 	b = jsondoc.AppendMember(b, `,"hash":`, r.Hash)
-	if b, err = appendSeal(b, r.Chain, r.Seed, r.Commitments); err != nil {
+	if c == nil {
+		b, err = appendSeal(b, r.Chain, r.Seed, r.Commitments)
+	} else if b, err = appendSeal(b, r.Chain, "", nil); err == nil {
+		b, err = c.AppendJSON(append(b, `,"commitments":`...))
+	}
+	if err != nil {
 		return nil, err
 	}
 	if len(r.Erased) > 0 {
@@ -119,7 +139,12 @@ func (r AuditRecord) AppendJSON(b []byte) ([]byte, error) {
 // (each with its leading comma): the encoding of a struct that embeds the
 // record and adds properties after its own.
 func (r AuditRecord) AppendJSONAnd(b, more []byte) ([]byte, error) {
-	b, err := r.AppendJSON(b)
+	return r.appendJSONAnd(b, nil, more)
+}
+
+// appendJSONAnd is appendJSON, then the members more.
+func (r AuditRecord) appendJSONAnd(b []byte, c JSONAppender, more []byte) ([]byte, error) {
+	b, err := r.appendJSON(b, c)
 	if err != nil || len(more) == 0 {
 		return b, err
 	}

@@ -274,3 +274,31 @@ func TestAppendCommitmentsMatchesEncodingJSON(t *testing.T) {
 		}
 	}
 }
+
+// commitmentsOf writes its map as a record does: what a record served
+// with the commitments of its seed is given.
+type commitmentsOf Commitments
+
+func (c commitmentsOf) AppendJSON(b []byte) ([]byte, error) {
+	return appendCommitments(b, Commitments(c)), nil
+}
+
+// A record written with commitments held elsewhere has them in place of
+// its seed, and one that holds commitments of its own is refused.
+func TestAuditRecordAppendJSONWith(t *testing.T) {
+	at := time.Date(2026, 12, 7, 4, 0, 0, 0, time.UTC)
+	c := Commitments{"title": {Salt: "5a", Digest: "d1"}, "isCompleted": {Salt: "5b", Digest: "d2"}}
+	r := filledRecord(t, "x", at)
+	r.Commitments, r.Erased = nil, nil
+	more := []byte(`,"changes":[]`)
+	got, err := r.AppendJSONWith(nil, commitmentsOf(c), more)
+	expanded := r
+	expanded.Seed, expanded.Commitments = "", c
+	want, wantErr := expanded.AppendJSONAnd(nil, more)
+	if err != nil || wantErr != nil || string(got) != string(want) {
+		t.Fatalf("AppendJSONWith:\n got %s, %v\nwant %s, %v", got, err, want, wantErr)
+	}
+	if _, err := expanded.AppendJSONWith(nil, commitmentsOf(c), nil); err == nil {
+		t.Fatal("a record with commitments of its own is written with others")
+	}
+}

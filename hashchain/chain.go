@@ -215,19 +215,17 @@ func (a *Audited) committedHead(b canonical, prevHash string, n int) canonical {
 // entity under the salts from seed (e.commitments(entity, seed)), each
 // digest written as it is computed: the hash of every write, without the
 // map and the hex strings of the commitments, which the version keeps as
-// its seed. With into not nil, each commitment is put in it as well: the
-// commitments a reader serves, derived once for the hash and for it.
-func (a *Audited) sealHash(e *boundEncoding, entity reflect.Value, prevHash string, seed []byte, into todo.Commitments) string {
+// its seed. With into not nil, the salts and digests are kept in it as
+// well: the commitments a reader serves, derived once for the hash and
+// for it.
+func (a *Audited) sealHash(e *boundEncoding, entity reflect.Value, prevHash string, seed []byte, into *Derived) string {
 	s := scratches.Get().(*scratch)
 	defer scratches.Put(s)
 	b := a.committedHead(s.head[:0], prevHash, len(e.committed))
 	salts := e.salts(e.committed, seed)
 	d := &s.d
-	// The commitments' hex, salt then digest of each field by name, in
-	// one string of which each commitment's are parts.
-	var hexes []byte
 	if into != nil {
-		hexes = make([]byte, 0, len(e.byName)*2*(SaltBytes+sha256.Size))
+		*into = Derived{e: e, raw: make([]byte, 0, len(e.byName)*derivedSize)}
 	}
 	for _, i := range e.byName {
 		p := &e.committed[i]
@@ -240,15 +238,7 @@ func (a *Audited) sealHash(e *boundEncoding, entity reflect.Value, prevHash stri
 			b.fieldBytes(sum[:])
 		}
 		if into != nil {
-			hexes = appendHex(appendHex(hexes, salt), sum[:])
-		}
-	}
-	if into != nil {
-		all := string(hexes)
-		const saltHex, size = 2 * SaltBytes, 2 * (SaltBytes + sha256.Size)
-		for k, i := range e.byName {
-			c := all[k*size : (k+1)*size]
-			into[e.committed[i].Name] = todo.Commitment{Salt: c[:saltHex], Digest: c[saltHex:]}
+			into.add(salt, &sum)
 		}
 	}
 	s.head = b[:0]

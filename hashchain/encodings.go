@@ -2,6 +2,7 @@ package hashchain
 
 import (
 	"crypto/aes"
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"slices"
@@ -88,6 +89,12 @@ type boundEncoding struct {
 	// byName are the indexes in committed in byte order of the names, as
 	// the hash takes the commitments.
 	byName []int
+	// keys are the names of committed in byName order, each encoded as
+	// a JSON object's key with its colon and the start of its commitment
+	// up to the salt, as Derived writes them; derivedJSONSize is the
+	// length of all it writes.
+	keys            []string
+	derivedJSONSize int
 	// uncommitted are the committable properties the encoding does not
 	// list: fields added after it, which its records hold as zero values.
 	uncommitted []committedProperty
@@ -134,6 +141,11 @@ func bindChain(props []todo.Property, encs []encoding) *boundChain {
 			e.byName[j] = j
 		}
 		slices.SortFunc(e.byName, func(x, y int) int { return strings.Compare(e.committed[x].Name, e.committed[y].Name) })
+		for _, j := range e.byName {
+			key, _ := json.Marshal(e.committed[j].Name) // a string always encodes
+			e.keys = append(e.keys, string(key)+`:{"salt":"`)
+		}
+		e.derivedJSONSize = sizeOfDerivedJSON(e.keys)
 		c.encodings = append(c.encodings, e)
 	}
 	return c

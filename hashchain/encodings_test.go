@@ -123,11 +123,15 @@ func TestAddedFieldKeepsEveryHistory(t *testing.T) {
 	seed := make([]byte, SeedBytes)
 	_, _ = rand.Read(seed)
 	a := Audited{EntityType: todo.EntityTypeTodo, EntityID: "a:1", Version: 1, Operation: todo.OpCreate, Actor: "u", Chain: e.chain}
-	derived := todo.Commitments{}
-	hash := a.sealHash(e, entity, "", seed, derived)
+	var derived Derived
+	hash := a.sealHash(e, entity, "", seed, &derived)
 	a.Commitments = e.commitments(entity, seed)
-	if !reflect.DeepEqual(derived, a.Commitments) {
-		t.Fatalf("the commitments derived with the hash are not the seed's: %v", derived)
+	if !reflect.DeepEqual(derived.Commitments(), a.Commitments) {
+		t.Fatalf("the commitments derived with the hash are not the seed's: %v", derived.Commitments())
+	}
+	want, _ := json.Marshal(a.Commitments)
+	if got, _ := derived.AppendJSON([]byte("x")); string(got) != "x"+string(want) {
+		t.Fatalf("derived commitments written as\n%s\nnot as the map is\nx%s", got, want)
 	}
 	if _, ok := a.Commitments["added"]; !ok || len(a.Commitments) != len(newest.fields)+1 {
 		t.Fatalf("a new version commits to %d fields, the added one: %t", len(a.Commitments), ok)

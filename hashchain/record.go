@@ -126,11 +126,11 @@ func Verified(r *todo.AuditRecord) (Audited, error) {
 		if err != nil {
 			return a, err
 		}
-		into := make(todo.Commitments, len(chainOfTodo.committable))
-		if err := chainOfTodo.verifySealed(&a, r, into); err != nil {
+		var d Derived
+		if err := chainOfTodo.verifySealed(&a, r, &d); err != nil {
 			return a, err
 		}
-		a.Commitments = into
+		a.Commitments = d.Commitments()
 		return a, nil
 	}
 	a, derived, err := content(r)
@@ -220,6 +220,25 @@ func DecodeVerifiedRecord(data []byte) (todo.AuditRecord, Audited, error) {
 // has no field erased. A record stored with its commitments is decoded as
 // DecodeVerifiedRecord decodes it.
 func DecodeSealedRecord(data []byte) (todo.AuditRecord, Audited, error) {
+	return decodeSealed(data, nil)
+}
+
+// DecodeServedRecord is DecodeSealedRecord for a record served in the
+// first form, with its commitments: one stored with its seed and verified
+// comes with the commitments the seed gives as Derived, which its answer
+// writes in place of the seed (see todo.AuditRecord.AppendJSONWith).
+// Others come without, as DecodeSealedRecord returns them: one stored
+// with its commitments holds them, and one that does not verify is served
+// as it is stored.
+func DecodeServedRecord(data []byte) (todo.AuditRecord, Audited, Derived, error) {
+	var d Derived
+	r, a, err := decodeSealed(data, &d)
+	return r, a, d, err
+}
+
+// decodeSealed is DecodeSealedRecord, the commitments a seed gives kept in
+// into when it is not nil.
+func decodeSealed(data []byte, into *Derived) (todo.AuditRecord, Audited, error) {
 	var s storedRecord
 	if err := jsondoc.UnmarshalStrict(data, &s); err != nil {
 		return s.AuditRecord, Audited{}, fmt.Errorf("it does not decode as an audit record: %w", err)
@@ -237,7 +256,10 @@ func DecodeSealedRecord(data []byte) (todo.AuditRecord, Audited, error) {
 	if err != nil {
 		return r, a, err
 	}
-	if err := chainOfTodo.verifySealed(&a, &r, nil); err != nil {
+	if err := chainOfTodo.verifySealed(&a, &r, into); err != nil {
+		if into != nil {
+			*into = Derived{}
+		}
 		return r, a, err
 	}
 	r.Entity, err = todo.MarshalJSON(a.Entity)
@@ -247,9 +269,9 @@ func DecodeSealedRecord(data []byte) (todo.AuditRecord, Audited, error) {
 // verifySealed is verify of a, the content of r, which is stored with its
 // seed in place of its commitments: every field its encoding does not list
 // must be zero, and the hash must be sealHash's. The commitments the seed
-// gives are put in into, when not nil. A content that is not what the
+// gives are kept in into, when not nil. A content that is not what the
 // hash covers is an *UnverifiedError.
-func (c *boundChain) verifySealed(a *Audited, r *todo.AuditRecord, into todo.Commitments) error {
+func (c *boundChain) verifySealed(a *Audited, r *todo.AuditRecord, into *Derived) error {
 	seed, err := c.seedOf(r.Chain, r.Seed, r.Commitments)
 	if err != nil {
 		return err

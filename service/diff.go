@@ -11,6 +11,7 @@ import (
 	"github.com/wI2L/jsondiff"
 
 	"github.com/todoaudit/todo"
+	"github.com/todoaudit/todo/hashchain"
 	"github.com/todoaudit/todo/internal/jsondoc"
 	"github.com/todoaudit/todo/store"
 )
@@ -199,13 +200,29 @@ type HistoryItem struct {
 	// Unverified, when set, says why the record, served as stored, does
 	// not verify.
 	Unverified string `json:"unverified,omitempty"`
+	// derived, for a record stored with its seed and served with its
+	// commitments (History), are the commitments the seed gives, which
+	// AppendJSON writes in place of the seed (see Served).
+	derived hashchain.Derived
 }
 
-// AppendJSON appends it as json.Marshal encodes it: the record's
-// properties (by its own AppendJSON), then its changes and its mark.
-// Without it the record's AppendJSON, promoted, would leave them out.
+// Served returns the record as the item's answer shows it: with the
+// commitments its seed gives in place of the seed, for an item of
+// History; else as it is held.
+func (it HistoryItem) Served() todo.AuditRecord {
+	r := it.AuditRecord
+	if !it.derived.IsZero() {
+		r.Commitments, r.Seed = it.derived.Commitments(), ""
+	}
+	return r
+}
+
+// AppendJSON appends it as json.Marshal encodes the item with its record
+// as Served returns it: the record's properties (by its own AppendJSON),
+// then its changes and its mark. Without it the record's AppendJSON,
+// promoted, would leave them out.
 func (it HistoryItem) AppendJSON(b []byte) ([]byte, error) {
-	if it.Changes == nil && it.Unverified == "" {
+	if it.Changes == nil && it.Unverified == "" && it.derived.IsZero() {
 		return it.AuditRecord.AppendJSON(b)
 	}
 	var more []byte
@@ -217,6 +234,9 @@ func (it HistoryItem) AppendJSON(b []byte) ([]byte, error) {
 	}
 	if it.Unverified != "" {
 		more = jsondoc.AppendMember(more, `,"unverified":`, it.Unverified)
+	}
+	if !it.derived.IsZero() {
+		return it.AuditRecord.AppendJSONWith(b, it.derived, more)
 	}
 	return it.AuditRecord.AppendJSONAnd(b, more)
 }

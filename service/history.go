@@ -81,9 +81,12 @@ func (s *Service) history(ctx context.Context, id string, pageSize int, continua
 		return page, err
 	}
 	page.Items = make([]HistoryItem, 0, len(p.Items))
-	decode := hashchain.DecodeVerifiedRecord
+	decode := hashchain.DecodeServedRecord
 	if how.asStored {
-		decode = hashchain.DecodeSealedRecord
+		decode = func(data []byte) (todo.AuditRecord, hashchain.Audited, hashchain.Derived, error) {
+			r, a, err := hashchain.DecodeSealedRecord(data)
+			return r, a, hashchain.Derived{}, err
+		}
 	}
 	entities, prev, err := s.historyItems(ctx, user, id, &page, p.Items, decode, continuation == "", prev)
 	if err != nil {
@@ -124,10 +127,10 @@ func parseHistoryToken(continuation string) (int64, string, error) {
 // it. One that does not decode strictly is never served: what another
 // reader makes of it may differ.
 func (s *Service) historyItems(ctx context.Context, user, id string, page *HistoryPage, items []repo.Doc[repo.Stored],
-	decode func([]byte) (todo.AuditRecord, hashchain.Audited, error), first bool, prev int64) ([]todo.Todo, int64, error) {
+	decode func([]byte) (todo.AuditRecord, hashchain.Audited, hashchain.Derived, error), first bool, prev int64) ([]todo.Todo, int64, error) {
 	entities := make([]todo.Todo, 0, len(items))
 	for _, d := range items {
-		rec, a, err := decode(d.Value)
+		rec, a, derived, err := decode(d.Value)
 		var marked string
 		var unverified *hashchain.UnverifiedError
 		switch {
@@ -148,7 +151,7 @@ func (s *Service) historyItems(ctx context.Context, user, id string, page *Histo
 				prev = m.PurgedBefore - 1
 			}
 		}
-		page.Items = append(page.Items, HistoryItem{AuditRecord: rec, Unverified: marked})
+		page.Items = append(page.Items, HistoryItem{AuditRecord: rec, Unverified: marked, derived: derived})
 		entities = append(entities, a.Entity)
 		if rec.Version != prev+1 {
 			page.Complete = false

@@ -1,6 +1,7 @@
 package service_test
 
 import (
+	"bytes"
 	"context"
 	"reflect"
 	"testing"
@@ -107,15 +108,23 @@ func TestHistoryAsStored(t *testing.T) {
 		t.Fatalf("%d and %d versions, want 4 in each form", len(got[0]), len(got[1]))
 	}
 	for v, full := range got[0] {
-		s := got[1][v]
-		if s.Seed == "" || s.Commitments != nil || full.Seed != "" || full.Commitments == nil {
-			t.Fatalf("version %d: seed %q and commitments %d as stored, seed %q and commitments %d in full", v, s.Seed, len(s.Commitments), full.Seed, len(full.Commitments))
+		s, served := got[1][v], full.Served()
+		if s.Seed == "" || s.Commitments != nil || served.Seed != "" || served.Commitments == nil {
+			t.Fatalf("version %d: seed %q and commitments %d as stored, seed %q and commitments %d in full", v, s.Seed, len(s.Commitments), served.Seed, len(served.Commitments))
 		}
 		if err := hashchain.ExpandRecord(&s.AuditRecord); err != nil {
 			t.Fatal(err)
 		}
-		if !reflect.DeepEqual(s, full) {
+		if !reflect.DeepEqual(s.AuditRecord, served) || !reflect.DeepEqual(s.Changes, full.Changes) || s.Unverified != full.Unverified {
 			t.Errorf("version %d, its seed expanded, differs from it served with its commitments", v)
+		}
+		// The commitments the seed gave, written as they were derived,
+		// are the bytes of the same record holding them as a map.
+		asMap := service.HistoryItem{AuditRecord: served, Changes: full.Changes}
+		got, err := full.AppendJSON(nil)
+		want, wantErr := asMap.AppendJSON(nil)
+		if err != nil || wantErr != nil || !bytes.Equal(got, want) {
+			t.Errorf("version %d served as\n%s, %v\nnot as\n%s, %v", v, got, err, want, wantErr)
 		}
 	}
 }
