@@ -229,7 +229,7 @@ func (a *Audited) sealHash(e *boundEncoding, entity reflect.Value, prevHash stri
 	}
 	for _, i := range e.byName {
 		p := &e.committed[i]
-		b.field(p.Name)
+		b = append(b, p.nameField...)
 		salt := salts[i*SaltBytes : (i+1)*SaltBytes]
 		sum := d.sum(p, salt, entity)
 		if e.hexDigests {
@@ -317,7 +317,7 @@ func (d *digester) sum(p *committedProperty, salt []byte, entity reflect.Value) 
 	p.canonical(&d.value, entity.FieldByIndex(p.Index))
 	d.b = d.b[:0]
 	d.b.fieldBytes(salt)
-	d.b.field(p.Name)
+	d.b = append(d.b, p.nameField...)
 	d.b.fieldBytes(d.value)
 	return sha256.Sum256(d.b)
 }

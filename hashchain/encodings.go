@@ -102,6 +102,9 @@ type boundEncoding struct {
 
 type committedProperty struct {
 	todo.Property
+	// nameField is the property's name as one field of a canonical
+	// encoding, written once here for every hash that names it.
+	nameField string
 	canonical func(b *canonical, v reflect.Value)
 	// saltMessage is what the third encoding's salt of the property is
 	// the CBC-MAC of (see aesSalts).
@@ -162,7 +165,9 @@ func committedPropertyOf(p todo.Property) committedProperty {
 	msg := make([]byte, (1+len(p.Name)+aes.BlockSize-1)/aes.BlockSize*aes.BlockSize)
 	msg[0] = byte(len(p.Name))
 	copy(msg[1:], p.Name)
-	return committedProperty{p, c, msg}
+	var name canonical
+	name.field(p.Name)
+	return committedProperty{p, string(name), c, msg}
 }
 
 // encoding returns the encoding of a version's chain (0 is the first),

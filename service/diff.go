@@ -36,17 +36,17 @@ const ErasedValue = "erased"
 // withErased adds to cs, the changes between fields whose values are from
 // and to (fieldValues), the fields erased in either (erasedA, erasedB), in
 // place of what comparing their emptied values said.
-func withErased(cs []Change, from, to map[string]any, erasedA, erasedB []string) []Change {
+func withErased(cs []Change, from, to fieldValueList, erasedA, erasedB []string) []Change {
 	if len(erasedA) == 0 && len(erasedB) == 0 {
 		return cs
 	}
-	for _, f := range changeOrder {
+	for i, f := range changeOrder {
 		inA, inB := slices.Contains(erasedA, f), slices.Contains(erasedB, f)
 		if !inA && !inB {
 			continue
 		}
 		cs = slices.DeleteFunc(cs, func(c Change) bool { return c.Field == f })
-		c := Change{Field: f, From: from[f], To: to[f], Erased: true}
+		c := Change{Field: f, From: from.at(i), To: to.at(i), Erased: true}
 		if inA {
 			c.From = ErasedValue
 		}
@@ -87,15 +87,14 @@ var changeOrder = func() []string {
 // two sets of fields would name them. The bookkeeping fields (version,
 // updatedAt, updatedBy, lastOperation), which change with every version,
 // are not changes; the record's own version, time and actor say those.
-func changes(a, b todo.Fields, from, to map[string]any) []Change {
+func changes(a, b todo.Fields, from, to fieldValueList) []Change {
 	out := []Change{}
 	for i := range editable {
 		p := &editable[i]
-		f := p.Name
-		if sameValue(from[f], to[f]) {
+		if sameValue(from.at(i), to.at(i)) {
 			continue
 		}
-		c := Change{Field: f, From: from[f], To: to[f]}
+		c := Change{Field: p.Name, From: from.at(i), To: to.at(i)}
 		if p.Type == reflect.TypeFor[[]string]() {
 			x, y := listOf(a, p), listOf(b, p)
 			c.Added, c.Removed = elementsNotIn(y, x), elementsNotIn(x, y)
@@ -128,24 +127,37 @@ func listOf(f todo.Fields, p *todo.Property) []string {
 	return reflect.ValueOf(&t).Elem().FieldByIndex(p.Index).Interface().([]string)
 }
 
+// fieldValueList are the values of a todo's editable properties, in
+// their order: a property absent from the JSON object is nil.
+type fieldValueList []any
+
+// at is the value of the i-th editable property: nil in an empty list,
+// which has none.
+func (v fieldValueList) at(i int) any {
+	if i < len(v) {
+		return v[i]
+	}
+	return nil
+}
+
 // fieldValues is f as its JSON object's properties decode into values
 // of any type (strings, booleans, float64 numbers, lists, times as their
 // RFC 3339 text), a property omitted when empty absent: taken from the
 // fields by kind, which a history does for every record, rather than
 // through an encoding and a decoding of them.
-func fieldValues(f todo.Fields) map[string]any {
+func fieldValues(f todo.Fields) fieldValueList {
 	t := todo.Todo{Fields: f}
 	v := reflect.ValueOf(&t).Elem()
-	m := make(map[string]any, len(editable))
+	values := make(fieldValueList, len(editable))
 	for i := range editable {
 		p := &editable[i]
 		x := v.FieldByIndex(p.Index)
 		if p.OmitEmpty && (x.IsZero() || x.Kind() == reflect.Slice && x.Len() == 0) {
 			continue
 		}
-		m[p.Name] = jsonValue(x)
+		values[i] = jsonValue(x)
 	}
-	return m
+	return values
 }
 
 // jsonValue is x as its JSON encoding decodes into a value of any type.
@@ -371,7 +383,7 @@ func (s *Service) Diff(ctx context.Context, id string, from, to int64) (Diff, er
 // Erased DecodeRecord set, and entities the todos it decoded from them.
 func (s *Service) addChanges(ctx context.Context, user, id string, items []HistoryItem, entities []todo.Todo) error {
 	var prev *todo.Todo
-	var prevValues map[string]any
+	var prevValues fieldValueList
 	var prevErased []string
 	for i := range items {
 		r := &items[i].AuditRecord
