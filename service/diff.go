@@ -257,14 +257,7 @@ func (it HistoryItem) AppendJSON(b []byte) ([]byte, error) {
 // fieldValues (strings, booleans, nulls and lists of strings) without
 // reflection: every item of a history page has its changes.
 func appendChanges(b []byte, cs []Change) ([]byte, error) {
-	if cs == nil {
-		return append(b, "null"...), nil
-	}
-	b = append(b, '[')
-	for i, c := range cs {
-		if i > 0 {
-			b = append(b, ',')
-		}
+	return appendArray(b, cs, func(b []byte, c Change) ([]byte, error) {
 		b = jsondoc.AppendMember(b, `{"field":`, c.Field)
 		var err error
 		if b, err = appendValue(append(b, `,"from":`...), c.From); err != nil {
@@ -282,9 +275,8 @@ func appendChanges(b []byte, cs []Change) ([]byte, error) {
 		if c.Erased {
 			b = append(b, `,"erased":true`...)
 		}
-		b = append(b, '}')
-	}
-	return append(b, ']'), nil
+		return append(b, '}'), nil
+	})
 }
 
 // appendValue appends v, a value of fieldValues, as json.Marshal encodes
@@ -298,23 +290,29 @@ func appendValue(b []byte, v any) ([]byte, error) {
 	case bool:
 		return strconv.AppendBool(b, v), nil
 	case []any:
-		if v == nil {
-			return append(b, "null"...), nil
-		}
-		b = append(b, '[')
-		for i, x := range v {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			var err error
-			if b, err = appendValue(b, x); err != nil {
-				return nil, err
-			}
-		}
-		return append(b, ']'), nil
+		return appendArray(b, v, appendValue)
 	}
 	x, err := json.Marshal(v)
 	return append(b, x...), err
+}
+
+// appendArray appends xs as json.Marshal encodes a slice, each item as
+// item appends it: null for a nil slice.
+func appendArray[T any](b []byte, xs []T, item func([]byte, T) ([]byte, error)) ([]byte, error) {
+	if xs == nil {
+		return append(b, "null"...), nil
+	}
+	b = append(b, '[')
+	for i, x := range xs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var err error
+		if b, err = item(b, x); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, ']'), nil
 }
 
 // Diff is what changed between two versions of a todo: the fields, and a
