@@ -48,7 +48,7 @@ type workload struct {
 	// write: wait for the audit to catch up before the counters are read.
 	write bool
 	// windows is how many times the handler's count is taken, one after
-	// another, when more than once: a write's share of the garbage
+	// another, when more than once: a workload's share of the garbage
 	// collector's cycles depends on where in a cycle its window falls, so
 	// the count of one window moves by several percent from run to run,
 	// and the median of a few does not.
@@ -259,10 +259,10 @@ func (s *countedSeeds) workloads(c *http.Client, base string) []workload {
 		{name: "list page (GET /api/todos, 20 todos)", clients: 1, n: 500, send: func(c *http.Client, base string, _, _ int) error {
 			return get(c, base+s.listURL)
 		}},
-		{name: "history page (GET /api/todos/{id}/history, 20)", clients: 1, n: 100, send: func(c *http.Client, base string, _, _ int) error {
+		{name: "history page (GET /api/todos/{id}/history, 20)", clients: 1, n: 100, windows: 3, send: func(c *http.Client, base string, _, _ int) error {
 			return get(c, base+s.historyURL)
 		}},
-		{name: "history page, second form (…/history?form=2, 20)", clients: 1, n: 100, send: func(c *http.Client, base string, _, _ int) error {
+		{name: "history page, second form (…/history?form=2, 20)", clients: 1, n: 100, windows: 3, send: func(c *http.Client, base string, _, _ int) error {
 			return get(c, base+s.formURL)
 		}},
 		{name: "create (POST /api/todos), 1 client", clients: 1, n: 300, write: true, send: func(c *http.Client, base string, _, _ int) error {
