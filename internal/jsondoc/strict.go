@@ -275,7 +275,6 @@ func (s *scanner) number() error {
 	return nil
 }
 
-// string scans a string; with decode it returns its value.
 // text scans a string; with decode it returns its content decoded: the
 // bytes of data themselves when it has no escape.
 func (s *scanner) text(decode bool) ([]byte, error) {
