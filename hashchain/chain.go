@@ -225,7 +225,7 @@ func (a *Audited) sealHash(e *boundEncoding, entity reflect.Value, prevHash stri
 	salts := e.salts(e.committed, seed)
 	d := &s.d
 	if into != nil {
-		*into = Derived{e: e, raw: make([]byte, 0, len(e.byName)*derivedSize)}
+		*into = newDerived(e)
 	}
 	for _, i := range e.byName {
 		p := &e.committed[i]
@@ -325,15 +325,16 @@ func (d *digester) sum(p *committedProperty, salt []byte, entity reflect.Value) 
 // commitments returns the commitment of every field of entity that e
 // lists, each with its salt from seed.
 func (e *boundEncoding) commitments(entity reflect.Value, seed []byte) todo.Commitments {
-	c := make(todo.Commitments, len(e.committed))
 	salts := e.salts(e.committed, seed)
 	s := scratches.Get().(*scratch)
 	defer scratches.Put(s)
-	for i := range e.committed {
+	d := newDerived(e)
+	for _, i := range e.byName {
 		salt := salts[i*SaltBytes : (i+1)*SaltBytes]
-		c[e.committed[i].Name] = todo.Commitment{Salt: hex.EncodeToString(salt), Digest: s.d.digest(&e.committed[i], salt, entity)}
+		sum := s.d.sum(&e.committed[i], salt, entity)
+		d.add(salt, &sum)
 	}
-	return c
+	return d.Commitments()
 }
 
 // Both rules of salts, hmacSalts and aesSalts, return SaltBytes for each

@@ -23,6 +23,12 @@ type Derived struct {
 
 const derivedSize = SaltBytes + sha256.Size
 
+// newDerived is an empty Derived of encoding e, with room for its
+// fields.
+func newDerived(e *boundEncoding) Derived {
+	return Derived{e: e, raw: make([]byte, 0, len(e.byName)*derivedSize)}
+}
+
 // IsZero reports whether d holds no commitments: those of a record stored
 // without a seed, or not verified.
 func (d Derived) IsZero() bool { return d.e == nil }
