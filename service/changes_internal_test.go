@@ -45,7 +45,8 @@ func TestEveryEditableFieldIsAChange(t *testing.T) {
 			t.Errorf("erasing %s: changes %+v", p.Name, erased)
 		}
 	}
-	all := withErased(nil, nil, nil, nil, changeOrder)
+	none := make(fieldValueList, len(changeOrder))
+	all := withErased(nil, none, none, nil, changeOrder)
 	for i, p := range props {
 		if i >= len(all) || all[i].Field != p.Name {
 			t.Fatalf("changes of every field are in the order %+v, want that of todo.Fields", all)

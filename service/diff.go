@@ -46,7 +46,7 @@ func withErased(cs []Change, from, to fieldValueList, erasedA, erasedB []string)
 			continue
 		}
 		cs = slices.DeleteFunc(cs, func(c Change) bool { return c.Field == f })
-		c := Change{Field: f, From: from.at(i), To: to.at(i), Erased: true}
+		c := Change{Field: f, From: from[i], To: to[i], Erased: true}
 		if inA {
 			c.From = ErasedValue
 		}
@@ -91,10 +91,10 @@ func changes(a, b todo.Fields, from, to fieldValueList) []Change {
 	out := []Change{}
 	for i := range editable {
 		p := &editable[i]
-		if sameValue(from.at(i), to.at(i)) {
+		if sameValue(from[i], to[i]) {
 			continue
 		}
-		c := Change{Field: p.Name, From: from.at(i), To: to.at(i)}
+		c := Change{Field: p.Name, From: from[i], To: to[i]}
 		if p.Type == reflect.TypeFor[[]string]() {
 			x, y := listOf(a, p), listOf(b, p)
 			c.Added, c.Removed = elementsNotIn(y, x), elementsNotIn(x, y)
@@ -130,15 +130,6 @@ func listOf(f todo.Fields, p *todo.Property) []string {
 // fieldValueList are the values of a todo's editable properties, in
 // their order: a property absent from the JSON object is nil.
 type fieldValueList []any
-
-// at is the value of the i-th editable property: nil in an empty list,
-// which has none.
-func (v fieldValueList) at(i int) any {
-	if i < len(v) {
-		return v[i]
-	}
-	return nil
-}
 
 // fieldValues is f as its JSON object's properties decode into values
 // of any type (strings, booleans, float64 numbers, lists, times as their
@@ -234,9 +225,6 @@ func (it HistoryItem) Served() todo.AuditRecord {
 // then its changes and its mark. Without it the record's AppendJSON,
 // promoted, would leave them out.
 func (it HistoryItem) AppendJSON(b []byte) ([]byte, error) {
-	if it.Changes == nil && it.Unverified == "" && it.derived.IsZero() {
-		return it.AuditRecord.AppendJSON(b)
-	}
 	var more []byte
 	if it.Changes != nil {
 		var err error
