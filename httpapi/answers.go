@@ -81,10 +81,15 @@ func todoPath(id string) string { return "/api/todos/" + url.PathEscape(id) }
 // members more (see appendPage); the bytes are json.Marshal's
 // (TestPagesEncodeAsEncodingJSON).
 func writeRecords[T todo.JSONAppender](w http.ResponseWriter, items []T, continuation string, more []byte) {
-	item := func(b []byte, i int) ([]byte, error) { return items[i].AppendJSON(b) }
+	writeItems(w, len(items), func(b []byte, i int) ([]byte, error) { return items[i].AppendJSON(b) }, continuation, more)
+}
+
+// writeItems answers the page of n items appendPage writes, in a kept
+// buffer.
+func writeItems(w http.ResponseWriter, n int, item func([]byte, int) ([]byte, error), continuation string, more []byte) {
 	buf := pages.get()
 	defer pages.put(buf)
-	b, err := appendPage(*buf, len(items), item, continuation, more)
+	b, err := appendPage(*buf, n, item, continuation, more)
 	if err != nil {
 		problem.Write(w, todo.Wrap(todo.Internal, err, "response does not encode"))
 		return
@@ -105,12 +110,7 @@ func writeBytes(w http.ResponseWriter, status int, b []byte) {
 
 // writePage answers a page of todos, each in its API view.
 func writePage(w http.ResponseWriter, p service.Page) {
-	item := func(b []byte, i int) ([]byte, error) { return p.Items[i].Todo.AppendView(b), nil }
-	buf := pages.get()
-	b, _ := appendPage(*buf, len(p.Items), item, p.Continuation, nil) // views always append
-	*buf = append(b, '\n')
-	writeBytes(w, http.StatusOK, *buf)
-	pages.put(buf)
+	writeItems(w, len(p.Items), func(b []byte, i int) ([]byte, error) { return p.Items[i].Todo.AppendView(b), nil }, p.Continuation, nil)
 }
 
 // appendPage appends the body of a page answer: {"items":[…],
