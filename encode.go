@@ -22,9 +22,11 @@ type JSONAppender = jsondoc.Appender
 // json.Marshal returns it (see jsondoc.Marshal).
 func MarshalJSON[T JSONAppender](v T) ([]byte, error) { return jsondoc.Marshal(v) }
 
-// AppendJSON appends t as json.Marshal encodes it, or fails where it
-// fails (a time it cannot write in RFC 3339): the stored document, and
-// the entity of its audit record.
+// AppendJSON appends t as json.Marshal would encode its fields, but for
+// its stamps (Property.Stamp), which are in UTC with three fractional
+// digits, or fails where it fails (a time it cannot write in RFC 3339):
+// the stored document, the entity of its version and audit record, and
+// MarshalJSON.
 func (t Todo) AppendJSON(b []byte) ([]byte, error) {
 	for i := range documentEncoders {
 		if err := documentEncoders[i].CheckTime(unsafe.Pointer(&t)); err != nil {
@@ -34,8 +36,12 @@ func (t Todo) AppendJSON(b []byte) ([]byte, error) {
 	return jsondoc.AppendFields(b, unsafe.Pointer(&t), documentEncoders), nil
 }
 
+// MarshalJSON is AppendJSON, so that a todo is written one way wherever
+// it is encoded.
+func (t Todo) MarshalJSON() ([]byte, error) { return t.AppendJSON(nil) }
+
 // AppendView appends the API view of t: the properties a client is shown
-// (Property.Shown), as json.Marshal would encode a struct of only those.
+// (Property.Shown), as AppendJSON writes them.
 func (t *Todo) AppendView(b []byte) []byte {
 	return jsondoc.AppendFields(b, unsafe.Pointer(t), viewEncoders)
 }
@@ -61,7 +67,7 @@ func encodersOf(include func(*Property) bool) []jsondoc.FieldEncoder {
 			f := t.Field(i)
 			offset, t = offset+f.Offset, f.Type
 		}
-		e, err := jsondoc.NewFieldEncoder(p.Name, p.Type, offset, p.OmitEmpty)
+		e, err := jsondoc.NewFieldEncoder(p.Name, p.Type, offset, p.OmitEmpty, p.Stamp)
 		if err != nil {
 			panic("todo: " + err.Error())
 		}

@@ -23,6 +23,10 @@ type Property struct {
 	// (todo:"stored"); Link, a hash chain link (todo:"link"), which is
 	// stored too but neither committed by the chain nor in snapshots.
 	Stored, Link bool
+	// Stamp marks a time the service stamps a todo with (todo:"stamp"),
+	// read to the millisecond and written with exactly three fractional
+	// digits, so that a store sorting by its text sorts by the time.
+	Stamp bool
 	// Editable marks a property of Fields: what a caller sets.
 	Editable bool
 }
@@ -75,6 +79,8 @@ func PropertiesOf(t reflect.Type) []Property {
 			p.Stored = true
 		case "link":
 			p.Link = true
+		case "stamp":
+			p.Stamp = true
 		default:
 			panic("todo: field " + f.Name + " of Todo has an unknown todo tag " + tag)
 		}

@@ -43,19 +43,21 @@ func (op Operation) Valid() bool { return slices.Contains(Operations, op) }
 // JSON names and order, and which of them the API shows (see fields.go). A
 // field tagged todo:"stored" is kept in the store but never shown by the
 // API; one tagged todo:"link" is a link of the hash chain, kept on the todo
-// document only. Every other field is in the API view. The chain commits
-// to the fields its encoding lists (see package hashchain), and the newest
-// encoding must list every field but the links: a field added here needs a
-// new encoding that lists it, which a test asks for (docs/chain.md, "The
-// rule for fields added later").
+// document only; one tagged todo:"stamp" is a time the service stamps,
+// written so that its text sorts as the time (Property.Stamp). Every other
+// field is in the API view. The chain commits to the fields its encoding
+// lists (see package hashchain), and the newest encoding must list every
+// field but the links: a field added here needs a new encoding that lists
+// it, which a test asks for (docs/chain.md, "The rule for fields added
+// later").
 type Todo struct {
 	ID     string `json:"id"`
 	Type   string `json:"type" todo:"stored"`
 	UserID string `json:"userId"`
 	Fields
 	Version   int64     `json:"version"`
-	CreatedAt time.Time `json:"createdAt"`
-	UpdatedAt time.Time `json:"updatedAt"`
+	CreatedAt time.Time `json:"createdAt" todo:"stamp"`
+	UpdatedAt time.Time `json:"updatedAt" todo:"stamp"`
 	// LastOperation and UpdatedBy describe the change that produced this
 	// version, so that the version document and audit record of a todo
 	// document say who changed it and how.

@@ -6,24 +6,41 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/internal/historytest"
 )
 
 // viewType is the API view as a struct type built from todo.Todo's shown
-// properties with their own tags: the reference whose encoding/json output
-// Todo.AppendView must equal, derived like it and not listed again.
+// properties with their own tags, a stamp as a stampJSON: the reference
+// whose encoding/json output Todo.AppendView must equal, derived like it
+// and not listed again.
 var viewType = func() reflect.Type {
 	var fields []reflect.StructField
 	for _, p := range todo.Properties() {
 		if p.Shown() {
 			f := reflect.TypeFor[todo.Todo]().FieldByIndex(p.Index)
+			if p.Stamp {
+				f.Type = reflect.TypeFor[stampJSON]()
+			}
 			fields = append(fields, reflect.StructField{Name: f.Name, Type: f.Type, Tag: f.Tag})
 		}
 	}
 	return reflect.StructOf(fields)
 }()
+
+// stampJSON is a stamp as a todo is written with it: in UTC, with three
+// fractional digits, or nine where it has digits below the millisecond.
+type stampJSON time.Time
+
+func (s stampJSON) MarshalJSON() ([]byte, error) {
+	t, layout := time.Time(s).UTC(), "2006-01-02T15:04:05.000Z"
+	if t.Nanosecond()%int(time.Millisecond) != 0 {
+		layout = "2006-01-02T15:04:05.000000000Z"
+	}
+	return []byte(`"` + t.Format(layout) + `"`), nil
+}
 
 // viewOf copies t's shown properties into a value of viewType.
 func viewOf(t *todo.Todo) any {
@@ -32,7 +49,7 @@ func viewOf(t *todo.Todo) any {
 	i := 0
 	for _, p := range todo.Properties() {
 		if p.Shown() {
-			v.Field(i).Set(src.FieldByIndex(p.Index))
+			v.Field(i).Set(src.FieldByIndex(p.Index).Convert(v.Field(i).Type()))
 			i++
 		}
 	}

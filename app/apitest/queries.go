@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // queryData creates the todos Queries lists: across three categories, with
@@ -57,10 +58,10 @@ func (q listQuery) matches(td map[string]any) bool {
 		}
 	}
 	due, hasDue := td["dueDate"].(string)
-	if v := p.Get("dueBefore"); v != "" && (!hasDue || due >= normalDue(v)) {
+	if v := p.Get("dueBefore"); v != "" && (!hasDue || !timeOf(due).Before(timeOf(v))) {
 		return false
 	}
-	if v := p.Get("dueAfter"); v != "" && (!hasDue || due <= normalDue(v)) {
+	if v := p.Get("dueAfter"); v != "" && (!hasDue || !timeOf(due).After(timeOf(v))) {
 		return false
 	}
 	if v := p.Get("q"); v != "" && !strings.Contains(strings.ToLower(td["title"].(string)), strings.ToLower(v)) {
@@ -69,23 +70,32 @@ func (q listQuery) matches(td map[string]any) bool {
 	return true
 }
 
-// normalDue is a bound of the test's as the stored due dates are written:
-// UTC, whole seconds (the bounds here have no fraction).
-func normalDue(v string) string {
-	if len(v) == len("2006-01-02") {
-		return v + "T00:00:00Z"
+// timeOf is the time an RFC 3339 text or a date (midnight UTC) gives,
+// and the zero time for anything else, which the test never sends.
+func timeOf(s string) time.Time {
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t
 	}
-	return v
+	t, _ := time.Parse(time.DateOnly, s)
+	return t
 }
 
-// compare orders two todos as sort and order ask: by the JSON text of the
-// property (a missing one first), then id; reversed for desc.
+// sortedAsTimes are the properties a todo's sort compares as times.
+var sortedAsTimes = []string{"createdAt", "updatedAt", "dueDate"}
+
+// compare orders two todos as sort and order ask: by the property (a
+// missing one first), a time as the time and anything else by its JSON
+// text, then id; reversed for desc.
 func (q listQuery) compare(a, b map[string]any) int {
 	f := q.params.Get("sort")
 	av, aok := a[f].(string)
 	bv, bok := b[f].(string)
 	d := cmp.Compare(boolRank(aok), boolRank(bok))
-	if d == 0 {
+	switch {
+	case d != 0:
+	case slices.Contains(sortedAsTimes, f):
+		d = timeOf(av).Compare(timeOf(bv))
+	default:
 		d = cmp.Compare(av, bv)
 	}
 	if d == 0 {

@@ -13,7 +13,8 @@ import (
 )
 
 // Encoding: the hand-written encoders of the documents every write stores
-// build on these, and give the bytes json.Marshal gives. A struct's
+// build on these, and give the bytes json.Marshal gives, but for a time
+// field declared a stamp (see NewFieldEncoder). A struct's
 // fields are read at their offsets and written by direct calls, because
 // reflection (reflect.ValueOf) or calls through function values would
 // make the struct escape, and every answer allocate it.
@@ -56,6 +57,7 @@ const (
 	encInt
 	encInt64
 	encTime
+	encStamp // a time.Time in timetext.StampLayout
 	encTimePointer
 	encStrings
 )
@@ -71,11 +73,19 @@ type FieldEncoder struct {
 
 // NewFieldEncoder returns the encoder of the field at offset of type t,
 // named name and tagged omitempty or not, or an error for a type it
-// cannot encode.
-func NewFieldEncoder(name string, t reflect.Type, offset uintptr, omitEmpty bool) (FieldEncoder, error) {
+// cannot encode. A stamp is a time.Time written in UTC in
+// timetext.StampLayout, not as json.Marshal writes it, so that its text
+// sorts as the time does.
+func NewFieldEncoder(name string, t reflect.Type, offset uintptr, omitEmpty, stamp bool) (FieldEncoder, error) {
 	k := valueKindOf(t)
 	if k == 0 {
 		return FieldEncoder{}, fmt.Errorf("property %s is a %s, which AppendFields cannot encode: add its kind to valueKindOf and appendValue", name, t)
+	}
+	if stamp {
+		if k != encTime {
+			return FieldEncoder{}, fmt.Errorf("property %s is a %s, which cannot be a stamp", name, t)
+		}
+		k = encStamp
 	}
 	key := string(AppendString([]byte{','}, name, JSON)) + ":"
 	return FieldEncoder{offset: offset, key: key, name: name, omitEmpty: omitEmpty, kind: k}, nil
@@ -105,11 +115,16 @@ func valueKindOf(t reflect.Type) valueKind {
 
 // CheckTime reports why the field e encodes of the struct at base, if it
 // is a time, is one json.Marshal refuses: a year before 0 or after 9999,
-// or a zone offset of a day or more, what time.Time.AppendText refuses.
-// Checked before encoding, so that AppendFields carries no error.
+// or a zone offset of a day or more, what time.Time.AppendText refuses; a
+// stamp, written in UTC, only for its year in UTC. Checked before
+// encoding, so that AppendFields carries no error.
 func (e *FieldEncoder) CheckTime(base unsafe.Pointer) error {
 	var tm *time.Time
 	switch p := unsafe.Add(base, e.offset); e.kind {
+	case encStamp:
+		if y := (*time.Time)(p).UTC().Year(); y < 0 || y > 9999 {
+			return fmt.Errorf("%s, of year %d in UTC, cannot be written in RFC 3339", e.name, y)
+		}
 	case encTime:
 		tm = (*time.Time)(p)
 	case encTimePointer:
@@ -126,7 +141,8 @@ func (e *FieldEncoder) CheckTime(base unsafe.Pointer) error {
 }
 
 // AppendFields appends the fields encs encode of the struct at base as a
-// JSON object, in their order, the bytes encoding/json would give.
+// JSON object, in their order, the bytes encoding/json would give but for
+// stamps.
 func AppendFields(b []byte, base unsafe.Pointer, encs []FieldEncoder) []byte {
 	b = append(b, '{')
 	first := true
@@ -180,6 +196,9 @@ func appendValue(b []byte, k valueKind, p unsafe.Pointer) []byte {
 		return strconv.AppendInt(b, *(*int64)(p), 10)
 	case encTime:
 		return appendTime(b, *(*time.Time)(p))
+	case encStamp:
+		b = timetext.AppendStamp(append(b, '"'), *(*time.Time)(p))
+		return append(b, '"')
 	case encTimePointer:
 		if t := *(**time.Time)(p); t != nil {
 			return appendTime(b, *t)

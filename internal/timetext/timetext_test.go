@@ -15,9 +15,16 @@ func check(t *testing.T, tm time.Time) {
 	if got, want := string(AppendRFC3339Nano([]byte("x"), tm)), "x"+tm.Format(time.RFC3339Nano); got != want {
 		t.Errorf("AppendRFC3339Nano(%v) = %q, want %q", tm, got, want)
 	}
+	layout := StampLayout
+	if tm.Nanosecond()%int(time.Millisecond) != 0 {
+		layout = KeyLayout
+	}
+	if got, want := string(AppendStamp([]byte("x"), tm)), "x"+tm.UTC().Format(layout); got != want {
+		t.Errorf("AppendStamp(%v) = %q, want %q", tm, got, want)
+	}
 }
 
-// Both layouts write what time.Format writes, at the edges of what they
+// Every layout is written as time.Format writes it, at the edges of what they
 // write themselves and past them.
 func TestAsFormat(t *testing.T) {
 	for _, tm := range []time.Time{
@@ -28,6 +35,9 @@ func TestAsFormat(t *testing.T) {
 		time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC),
 		time.Date(2026, 2, 3, 4, 5, 6, 7, time.UTC),
 		time.Date(2026, 2, 3, 4, 5, 6, 120000000, time.UTC),
+		time.Date(2026, 2, 3, 4, 5, 6, 0, time.UTC),
+		time.Date(9999, 12, 31, 23, 59, 59, 999000000, time.UTC),
+		time.Date(10000, 1, 1, 0, 30, 0, 0, time.FixedZone("X", 3600)),
 		time.Date(2026, 2, 3, 4, 5, 6, 100, time.FixedZone("X", 3600)),
 		time.Date(2026, 12, 1, 23, 30, 0, 0, time.FixedZone("Z", 0)),
 		time.Now(),
