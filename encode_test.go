@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/todoaudit/todo/internal/timetext"
 )
 
 // selfEncoding is a document that encodes itself as json.Marshal does.
@@ -32,9 +34,9 @@ type plainTodo Todo
 
 // checkTodoJSON fails t unless td encodes itself, by AppendJSON and by
 // json.Marshal, as encoding/json writes its fields but for its stamps,
-// which are in UTC with three fractional digits (nine for a time with
-// digits below the millisecond), or fails where either a stamp's year in
-// UTC or another time is one RFC 3339 cannot hold.
+// which are in timetext.AppendStamp's text (tested there), or fails where
+// either a stamp's year in UTC or another time is one RFC 3339 cannot
+// hold.
 func checkTodoJSON(t *testing.T, td Todo) {
 	t.Helper()
 	plain := plainTodo(td)
@@ -49,12 +51,8 @@ func checkTodoJSON(t *testing.T, td Todo) {
 	want, wantErr := json.Marshal(plain)
 	for _, p := range stamps {
 		at := reflect.ValueOf(plain).FieldByIndex(p.Index).Interface().(time.Time)
-		layout := "2006-01-02T15:04:05.000Z"
-		if at.Nanosecond()%int(time.Millisecond) != 0 {
-			layout = "2006-01-02T15:04:05.000000000Z"
-		}
 		member := `"` + p.Name + `":"`
-		want = bytes.Replace(want, []byte(member+at.Format(time.RFC3339Nano)+`"`), []byte(member+at.Format(layout)+`"`), 1)
+		want = bytes.Replace(want, []byte(member+at.Format(time.RFC3339Nano)+`"`), append(timetext.AppendStamp([]byte(member), at), '"'), 1)
 	}
 	got, err := td.AppendJSON(nil)
 	if (err != nil) != (wantErr != nil) || string(got) != string(want) {

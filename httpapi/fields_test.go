@@ -10,6 +10,7 @@ import (
 
 	"github.com/todoaudit/todo"
 	"github.com/todoaudit/todo/internal/historytest"
+	"github.com/todoaudit/todo/internal/timetext"
 )
 
 // viewType is the API view as a struct type built from todo.Todo's shown
@@ -30,16 +31,12 @@ var viewType = func() reflect.Type {
 	return reflect.StructOf(fields)
 }()
 
-// stampJSON is a stamp as a todo is written with it: in UTC, with three
-// fractional digits, or nine where it has digits below the millisecond.
+// stampJSON is a stamp as a todo is written with it, in
+// timetext.AppendStamp's text (tested there).
 type stampJSON time.Time
 
 func (s stampJSON) MarshalJSON() ([]byte, error) {
-	t, layout := time.Time(s).UTC(), "2006-01-02T15:04:05.000Z"
-	if t.Nanosecond()%int(time.Millisecond) != 0 {
-		layout = "2006-01-02T15:04:05.000000000Z"
-	}
-	return []byte(`"` + t.Format(layout) + `"`), nil
+	return append(timetext.AppendStamp([]byte{'"'}, time.Time(s)), '"'), nil
 }
 
 // viewOf copies t's shown properties into a value of viewType.

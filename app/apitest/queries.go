@@ -4,11 +4,14 @@ import (
 	"cmp"
 	"fmt"
 	"net/url"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/todoaudit/todo"
 )
 
 // queryData creates the todos Queries lists: across three categories, with
@@ -80,8 +83,17 @@ func timeOf(s string) time.Time {
 	return t
 }
 
-// sortedAsTimes are the properties a todo's sort compares as times.
-var sortedAsTimes = []string{"createdAt", "updatedAt", "dueDate"}
+// sortedAsTimes are the names of the todo's time properties, which a
+// sort compares as times.
+var sortedAsTimes = func() []string {
+	var names []string
+	for _, p := range todo.Properties() {
+		if p.Type == reflect.TypeFor[time.Time]() || p.Type == reflect.TypeFor[*time.Time]() {
+			names = append(names, p.Name)
+		}
+	}
+	return names
+}()
 
 // compare orders two todos as sort and order ask: by the property (a
 // missing one first), a time as the time and anything else by its JSON

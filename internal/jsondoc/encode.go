@@ -116,15 +116,14 @@ func valueKindOf(t reflect.Type) valueKind {
 // CheckTime reports why the field e encodes of the struct at base, if it
 // is a time, is one json.Marshal refuses: a year before 0 or after 9999,
 // or a zone offset of a day or more, what time.Time.AppendText refuses; a
-// stamp, written in UTC, only for its year in UTC. Checked before
+// stamp is checked as the UTC time it is written as. Checked before
 // encoding, so that AppendFields carries no error.
 func (e *FieldEncoder) CheckTime(base unsafe.Pointer) error {
 	var tm *time.Time
 	switch p := unsafe.Add(base, e.offset); e.kind {
 	case encStamp:
-		if y := (*time.Time)(p).UTC().Year(); y < 0 || y > 9999 {
-			return fmt.Errorf("%s, of year %d in UTC, cannot be written in RFC 3339", e.name, y)
-		}
+		utc := (*time.Time)(p).UTC()
+		tm = &utc
 	case encTime:
 		tm = (*time.Time)(p)
 	case encTimePointer:
@@ -195,13 +194,12 @@ func appendValue(b []byte, k valueKind, p unsafe.Pointer) []byte {
 	case encInt64:
 		return strconv.AppendInt(b, *(*int64)(p), 10)
 	case encTime:
-		return appendTime(b, *(*time.Time)(p))
+		return appendQuoted(b, *(*time.Time)(p), timetext.AppendRFC3339Nano)
 	case encStamp:
-		b = timetext.AppendStamp(append(b, '"'), *(*time.Time)(p))
-		return append(b, '"')
+		return appendQuoted(b, *(*time.Time)(p), timetext.AppendStamp)
 	case encTimePointer:
 		if t := *(**time.Time)(p); t != nil {
-			return appendTime(b, *t)
+			return appendQuoted(b, *t, timetext.AppendRFC3339Nano)
 		}
 	case encStrings:
 		if tags := *(*[]string)(p); tags != nil {
@@ -211,10 +209,9 @@ func appendValue(b []byte, k valueKind, p unsafe.Pointer) []byte {
 	return append(b, "null"...)
 }
 
-func appendTime(b []byte, t time.Time) []byte {
-	b = append(b, '"')
-	b = timetext.AppendRFC3339Nano(b, t)
-	return append(b, '"')
+// appendQuoted appends t as a JSON string in the layout layout appends.
+func appendQuoted(b []byte, t time.Time, layout func([]byte, time.Time) []byte) []byte {
+	return append(layout(append(b, '"'), t), '"')
 }
 
 // AppendTimeMember appends key and t as its MarshalJSON writes it,

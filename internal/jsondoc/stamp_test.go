@@ -40,6 +40,10 @@ func TestStampField(t *testing.T) {
 	if err := e.CheckTime(unsafe.Pointer(&late)); err == nil {
 		t.Error("a stamp of year 10000 in UTC passes its check")
 	}
+	farZone := doc{time.Date(2026, 12, 7, 10, 0, 5, 0, time.FixedZone("", 25*3600))}
+	if err := e.CheckTime(unsafe.Pointer(&farZone)); err != nil {
+		t.Errorf("a stamp in a zone json.Marshal refuses, written in UTC, fails its check: %v", err)
+	}
 	if _, err := NewFieldEncoder("s", reflect.TypeFor[string](), 0, false, true); err == nil {
 		t.Error("a string is taken as a stamp")
 	}
