@@ -130,6 +130,9 @@ type results struct {
 	base, hand       []float64       // point reads a second, bare server and handler, rounds interleaved
 	upserts          float64         // durable upserts a second from all clients
 	batches          float64         // the embedded store's own two-document batches a second, right after
+	upsertCPU        time.Duration   // the handler's CPU time a durable upsert
+	clientCPU        time.Duration   // the load clients' CPU time a durable upsert
+	batchCPU         time.Duration   // CPU time a store batch
 	lags, satLags    []time.Duration // upsert-to-audit lag at 2,000 upserts/s and at saturation
 	signed           []time.Duration // create to signed checkpoint at 200 upserts/s
 	alone, beside    []time.Duration // a point read's latency alone and beside 8 history walks
@@ -188,10 +191,33 @@ func measure(bin, dir string, d time.Duration, clients int) (*results, error) {
 	}
 	var n atomic.Int64
 	upsert := func(c *http.Client, w int) error { return putTodo(c, h.base+"/api/todos/"+ids[w], n.Add(1)) }
+	// The CPU time each side spends an upsert, the handler's and this
+	// process's (its clients'), and the store's own a batch after.
+	handlerCPU, err := meterCPU(func() (time.Duration, error) { return processCPU(h.cmd.Process.Pid) })
+	if err != nil {
+		return nil, err
+	}
+	clientCPU, err := meterCPU(ownCPU)
+	if err != nil {
+		return nil, err
+	}
 	r.upserts = load(client, clients, 2*d, upsert)
+	if r.upsertCPU, err = handlerCPU.per(r.upserts); err != nil {
+		return nil, err
+	}
+	if r.clientCPU, err = clientCPU.per(r.upserts); err != nil {
+		return nil, err
+	}
 	// The embedded store's own rate of the write each upsert makes, from
 	// as many writers, right after: the ceiling the upsert rate is held to.
+	batchCPU, err := meterCPU(ownCPU)
+	if err != nil {
+		return nil, err
+	}
 	if r.batches, err = storeBatchRate(filepath.Join(dir, "store"), clients, 2*d); err != nil {
+		return nil, err
+	}
+	if r.batchCPU, err = batchCPU.per(r.batches); err != nil {
 		return nil, err
 	}
 
@@ -272,6 +298,16 @@ func report(bs []build, rs []*results) error {
 	// The leanness bar: about two thirds of the store's own rate.
 	row("durable upserts vs the store's batch rate", func(r *results) string { return fmt.Sprintf("%.0f%%", 100*share(r)) },
 		">= 65%", func(r *results) bool { return share(r) >= 0.65 })
+	info("CPU a durable upsert, handler / clients (µs)", func(r *results) string {
+		return fmt.Sprintf("%.0f / %.0f", micros(r.upsertCPU), micros(r.clientCPU))
+	})
+	info("CPU a store batch (µs)", func(r *results) string { return fmt.Sprintf("%.0f", micros(r.batchCPU)) })
+	// What the cores allow if an upsert never waited: how far CPU alone
+	// keeps the upsert rate from the leanness bar.
+	info("upserts a second the cores allow (share)", func(r *results) string {
+		most := float64(numCPU()) / (r.upsertCPU + r.clientCPU).Seconds()
+		return fmt.Sprintf("%.0f (%.0f%%)", most, 100*most/r.batches)
+	})
 	info("upsert-to-audit lag p50 at 2,000 upserts/s", func(r *results) string { return percentile(r.lags, 50).String() })
 	row("upsert-to-audit lag p99 at 2,000 upserts/s", func(r *results) string { return percentile(r.lags, 99).String() },
 		"<= 250ms", func(r *results) bool { return percentile(r.lags, 99) <= 250*time.Millisecond })
