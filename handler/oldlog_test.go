@@ -111,8 +111,8 @@ func TestLogOfAnEarlierBuild(t *testing.T) {
 	if code != 200 || !bytes.Contains(b, []byte("owner bob")) || !strings.Contains(h.Get("Cache-Control"), "private") {
 		t.Fatalf("the admin's read of the entry bundle: %d %q %q", code, h.Get("Cache-Control"), b)
 	}
-	if code, _, _ := getAs(t, p.url("/api/log/tile/0/000.p/3"), ""); code != 200 {
-		t.Fatalf("a stranger's read of the hash tile: %d", code)
+	if code, h, _ := getAs(t, p.url("/api/log/tile/0/000.p/3"), ""); code != 200 || h.Get("Cache-Control") != "public, max-age=31536000, immutable" {
+		t.Fatalf("a stranger's read of the partial hash tile: %d, Cache-Control %q", code, h.Get("Cache-Control"))
 	}
 
 	if code, _, b := callAs(t, http.MethodPut, p.url("/api/todos/"+id), "alice", `{"category":"Work","title":"third"}`); code != 200 {

@@ -69,12 +69,10 @@ func (a *api) logPolicy(_ context.Context, w http.ResponseWriter, _ *http.Reques
 // after its "tile/".
 const tileRoute = "/api/log/tile/"
 
-// Full tiles never change; a partial one is replaced by a wider one as the
-// log grows, so caches keep it briefly.
-const (
-	fullTileCache    = "public, max-age=31536000, immutable"
-	partialTileCache = "public, max-age=10"
-)
+// A tile never changes, full or partial: a wider partial tile, or the
+// full one, is at a path of its own, and a partial tile's bytes are the
+// start of every wider one's (C2SP tlog-tiles asks for long-lived caching).
+const tileCache = "public, max-age=31536000, immutable"
 
 func (a *api) logTile(ctx context.Context, w http.ResponseWriter, r *http.Request, _ string) error {
 	l, err := a.transparency()
@@ -85,10 +83,7 @@ func (a *api) logTile(ctx context.Context, w http.ResponseWriter, r *http.Reques
 	if err != nil {
 		return err
 	}
-	cache := partialTileCache
-	if t.W == 1<<transparency.TileHeight {
-		cache = fullTileCache
-	}
+	cache := tileCache
 	if t.L == -1 && transparency.ForAdminsOnly(b) {
 		// Leaves written before the log stopped naming versions: its
 		// administrators' only, and never kept by a shared cache.
@@ -149,7 +144,7 @@ func (a *api) logConsistency(ctx context.Context, w http.ResponseWriter, r *http
 	if err != nil {
 		return err
 	}
-	w.Header().Set("Cache-Control", fullTileCache)
+	w.Header().Set("Cache-Control", tileCache)
 	writeJSON(w, http.StatusOK, consistencyBody{From: n[0], To: n[1], Proof: hashStrings(p)})
 	return nil
 }

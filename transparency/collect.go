@@ -23,9 +23,8 @@ import (
 // are full in a checkpoint it saw published at least PieceGrace before, a
 // few tiles a pass, as Tessera's garbage collector removes partial tiles
 // and bundles once the published checkpoint covers their full version.
-// The grace outlasts twice what caches keep of a partial tile (max-age=10),
-// so that the pieces a checkpoint's readers were served stay while they
-// read; after it they read the same bytes from the full tile.
+// The grace leaves the pieces a checkpoint's readers were served in place
+// while they read; after it they read the same bytes from the full tile.
 //
 // Removal is safe at any point it stops: a tile's pieces are removed only
 // after its full document is found, and any of them missing reads as the

@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -52,22 +54,38 @@ type Cosignature struct {
 // ParsePolicy reads a policy file. A witness line's submission URL is
 // optional, as the format allows: a verifier needs only the witness's key,
 // and a log submits only to the witnesses that have one (see
-// Policy.Submittable).
+// Policy.Submittable). Besides what formats' parser checks, it refuses
+// what the format forbids and that parser lets through, each of which
+// could weaken the quorum a verifier applies: control characters, a log
+// or witness key listed twice (under any name), a group without members,
+// a threshold of 0, a member listed twice in a group, a quorum line naming
+// what is defined only after it, and more than one quorum line.
 func ParsePolicy(text []byte) (*Policy, error) {
 	if len(text) > maxPolicyBytes {
 		return nil, fmt.Errorf("the policy is larger than %d bytes", maxPolicyBytes)
+	}
+	for i, b := range text {
+		if b < 0x20 && b != '\t' && b != '\n' || b == 0x7f {
+			return nil, fmt.Errorf("not a tlog-policy: control character 0x%02x at byte %d (only tab and newline are allowed)", b, i)
+		}
 	}
 	g, err := fwitness.ParsePolicy(withURLs(text))
 	if err != nil {
 		return nil, fmt.Errorf("not a tlog-policy: %w", err)
 	}
 	p := &Policy{Text: bytes.Clone(text), quorum: g, groups: map[string][]string{}}
+	defined := map[string]bool{"none": true}
+	keys := map[string]string{} // a key's material → the line that listed it
+	quorums := 0
 	sc := bufio.NewScanner(bytes.NewReader(text))
 	for sc.Scan() {
 		line, _, _ := strings.Cut(sc.Text(), "#")
-		f := strings.Fields(line)
+		f := policyFields(line)
 		if len(f) == 0 {
 			continue
+		}
+		if !slices.Equal(f, strings.Fields(line)) {
+			return nil, fmt.Errorf("not a tlog-policy: white space other than spaces and tabs in %q", line)
 		}
 		switch f[0] {
 		case "log":
@@ -88,13 +106,59 @@ func ParsePolicy(text []byte) (*Policy, error) {
 				w.URL = f[3]
 			}
 			p.Witnesses = append(p.Witnesses, w)
+			defined[w.Name] = true
 		case "group":
+			members := f[3:]
+			if k, err := strconv.Atoi(f[2]); len(members) == 0 || err == nil && k < 1 {
+				return nil, fmt.Errorf("not a tlog-policy: group %q needs at least one member and a threshold of at least 1", f[1])
+			}
+			for i, m := range members {
+				if slices.Contains(members[:i], m) {
+					return nil, fmt.Errorf("not a tlog-policy: group %q lists %q twice", f[1], m)
+				}
+			}
 			p.groups[f[1]] = f[2:]
+			defined[f[1]] = true
 		case "quorum":
+			if quorums++; quorums > 1 {
+				return nil, errors.New("not a tlog-policy: more than one quorum line")
+			}
+			if !defined[f[1]] {
+				return nil, fmt.Errorf("not a tlog-policy: the quorum %q is not defined on a line before it", f[1])
+			}
 			p.quorumName = f[1]
+		}
+		if f[0] == "log" || f[0] == "witness" {
+			k := f[1]
+			if f[0] == "witness" {
+				k = f[2]
+			}
+			m := keyMaterial(k)
+			if first, ok := keys[f[0]+" "+m]; ok {
+				return nil, fmt.Errorf("not a tlog-policy: %q lists the key of %q again", line, first)
+			}
+			keys[f[0]+" "+m] = line
 		}
 	}
 	return p, sc.Err()
+}
+
+// policyFields splits a policy line at its white space, which the format
+// says is spaces and tabs only.
+func policyFields(line string) []string {
+	return strings.FieldsFunc(line, func(r rune) bool { return r == ' ' || r == '\t' })
+}
+
+// keyMaterial is the public key a verifier key wraps, the part after its
+// name and key hash (base64, which may hold a "+" of its own): two keys
+// are one key when it is the same, whatever their names.
+func keyMaterial(vkey string) string {
+	f := strings.SplitN(vkey, "+", 3)
+	m := f[len(f)-1]
+	if b, err := base64.StdEncoding.DecodeString(m); err == nil {
+		return string(b)
+	}
+	return m
 }
 
 // placeholderURL stands in for a witness line's missing URL for formats'
@@ -188,13 +252,26 @@ func (p *Policy) Witness(name string) (PolicyWitness, bool) {
 // ErrNoQuorum marks a checkpoint refused for want of its policy's quorum.
 var ErrNoQuorum = errors.New("the checkpoint lacks the witness quorum")
 
+// ListsLog says whether a checkpoint signed with the verifier key vkey
+// may be valid under the policy: a policy accepts any of the logs it
+// lists, under whatever name, and a policy that lists none leaves the log
+// to be known otherwise.
+func (p *Policy) ListsLog(vkey string) bool {
+	return len(p.Logs) == 0 || holdsKey(p.Logs, vkey)
+}
+
+// holdsKey says whether vkeys holds the key vkey, under any name.
+func holdsKey(vkeys []string, vkey string) bool {
+	return slices.ContainsFunc(vkeys, func(k string) bool { return keyMaterial(k) == keyMaterial(vkey) })
+}
+
 // WithLogs returns the policy with a log line for each of vkeys it does
 // not list yet, first: the policy a log publishes names its own keys.
 func (p *Policy) WithLogs(vkeys ...string) *Policy {
 	var head []byte
 	q := *p
 	for _, k := range vkeys {
-		if !slices.Contains(p.Logs, k) {
+		if !holdsKey(q.Logs, k) {
 			head = append(head, "log "+k+"\n"...)
 			q.Logs = append(q.Logs, k)
 		}

@@ -1,14 +1,19 @@
 package transparency
 
 import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
 
 func TestParsePolicyRefuses(t *testing.T) {
 	_, p := startWitnesses(t, testKeys, 2, 2)
-	w1 := p.Witnesses[0]
+	w1, w2 := p.Witnesses[0], p.Witnesses[1]
+	both := "witness w1 " + w1.Key + "\nwitness w2 " + w2.Key + "\n"
 	for name, text := range map[string]string{
 		"no quorum":                 "witness w1 " + w1.Key + " " + w1.URL + "\n",
 		"an unknown quorum":         "quorum nobody\n",
@@ -16,6 +21,18 @@ func TestParsePolicyRefuses(t *testing.T) {
 		"a witness log key":         "witness w1 " + testKeys.VerifierKey + "x " + w1.URL + "\nquorum w1\n",
 		"a threshold too big":       "witness w1 " + w1.Key + " " + w1.URL + "\ngroup g 2 w1\nquorum g\n",
 		"an unknown keyword":        "witnesses w1\nquorum none\n",
+		// What formats' parser lets through, each a weaker quorum than
+		// the policy seems to say.
+		"a threshold of 0":            both + "group g 0 w1 w2\nquorum g\n",
+		"a group of no members":       both + "group g all\nquorum g\n",
+		"a member listed twice":       both + "group g 2 w1 w1 w2\nquorum g\n",
+		"a witness key listed twice":  "witness a " + w2.Key + "\nwitness b " + renamed(w2.Key, "witness.test/other") + "\ngroup g 2 a b\nquorum g\n",
+		"a log key listed twice":      "log " + testKeys.VerifierKey + "\nlog " + renamed(testKeys.VerifierKey, "other.test/log") + "\nquorum none\n",
+		"two quorum lines":            both + "quorum w1\nquorum none\n",
+		"a quorum before its witness": "quorum w1\n" + both,
+		"a carriage return":           "log " + testKeys.VerifierKey + "\r\nquorum none\n",
+		"another control character":   "quorum\vnone\n",
+		"non-ASCII white space":       "quorum\u00a0none\n",
 	} {
 		if _, err := ParsePolicy([]byte(text)); err == nil {
 			t.Errorf("%s: accepted", name)
@@ -80,4 +97,42 @@ func FuzzParsePolicy(f *testing.F) {
 		}
 		q.Check([]byte(text))
 	})
+}
+
+// renamed is the verifier key vkey under another name: the same key, its
+// key hash computed for the new name as signed-note defines it.
+func renamed(vkey, name string) string {
+	data := strings.SplitN(vkey, "+", 3)[2]
+	key, err := base64.StdEncoding.DecodeString(data)
+	if err != nil {
+		panic(err)
+	}
+	sum := sha256.Sum256(append([]byte(name+"\n"), key...))
+	return fmt.Sprintf("%s+%08x+%s", name, binary.BigEndian.Uint32(sum[:4]), data)
+}
+
+// The quorums the format allows, at their edges, parse; a log's policy
+// that already names its key under another name gains no second log line.
+func TestParsePolicyAccepts(t *testing.T) {
+	_, p := startWitnesses(t, testKeys, 2, 2)
+	w1, w2 := p.Witnesses[0], p.Witnesses[1]
+	both := "witness w1 " + w1.Key + "\n\twitness   w2 " + w2.Key + " # a comment\n"
+	for name, text := range map[string]string{
+		"a single witness": both + "quorum w1\n",
+		"all of one":       both + "group g all w1\nquorum g\n",
+		"1 of 2":           both + "group g 1 w1 w2\nquorum g\n",
+		"groups of groups": both + "group a any w1\ngroup b any w2\ngroup g all a b\nquorum g\n",
+		"no witnesses":     "log " + testKeys.VerifierKey + "\nquorum none\n",
+	} {
+		if _, err := ParsePolicy([]byte(text)); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	q, err := ParsePolicy([]byte("log " + renamed(testKeys.VerifierKey, "other.test/log") + "\nquorum none\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := q.WithLogs(testKeys.VerifierKeys()...); len(got.Logs) != len(testKeys.VerifierKeys()) {
+		t.Errorf("logs %q: the key listed under another name was added again", got.Logs)
+	}
 }

@@ -26,7 +26,7 @@ import (
 	"github.com/todoaudit/todo/transparency"
 )
 
-const usage = `usage: tlog-verify -key KEY [-policy FILE] [-state FILE] [-log URL]
+const usage = `usage: tlog-verify [-key KEY] [-policy FILE] [-state FILE] [-log URL]
                    [-header 'Name: value']... COMMAND ARGS
 
 KEY is the log's verifier key (name+hash+keydata, as GET /api/log/key
@@ -34,7 +34,8 @@ answers) or @FILE holding it. ARGS are files or http(s) URLs.
 
 With -policy (a C2SP tlog-policy file, as GET /api/log/policy serves it),
 a checkpoint is accepted only with the quorum of witness cosignatures it
-asks for. The newest checkpoint accepted of each log is remembered (in
+asks for, and only from a log the policy lists when it lists any: KEY
+must be one of them, and may be left out when the policy lists one. The newest checkpoint accepted of each log is remembered (in
 -state FILE, by default tlog-verify/checkpoints.json under the user's
 configuration directory), and every checkpoint accepted later must be
 consistent with it, proven through the log's consistency route: -log is
@@ -110,11 +111,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	rest := fs.Args()
-	if *key == "" || len(rest) == 0 {
+	k := *key
+	if k == "" && vr.policy != nil && len(vr.policy.Logs) == 1 {
+		k = vr.policy.Logs[0]
+	}
+	if k == "" || len(rest) == 0 {
 		fs.Usage()
 		return 2
 	}
-	k := *key
 	if name, ok := strings.CutPrefix(k, "@"); ok {
 		b, err := os.ReadFile(name)
 		if err != nil {
@@ -126,6 +130,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	v, err := transparency.NewVerifier(k)
 	if err != nil {
 		fmt.Fprintln(stderr, "tlog-verify:", err)
+		return 2
+	}
+	if vr.policy != nil && !vr.policy.ListsLog(k) {
+		fmt.Fprintf(stderr, "tlog-verify: the log key %s is not one of the logs -policy lists\n", v.Name())
 		return 2
 	}
 	vr.v = v

@@ -69,15 +69,27 @@ func (m *memory) save() error {
 }
 
 // accept checks a checkpoint as every command does before relying on it:
-// its signature, the quorum of the policy (when one is given) and its
-// consistency with the checkpoint remembered of the log, proven through
-// the log's consistency route under logBase. It returns the checkpoint and
-// a line saying who cosigned it; the newer of the two is remembered once
+// its signature, its consistency with the checkpoint remembered of the
+// log (proven through the log's consistency route under logBase) and the
+// quorum of the policy, when one is given. Consistency comes before the
+// quorum: a tree the witnesses refused lacks the quorum too, and it must
+// still be reported as the fork it is. It returns the checkpoint and a
+// line saying who cosigned it; the newer of the two is remembered once
 // the command succeeds.
 func (vr *verifier) accept(msg []byte, logBase string) (transparency.Checkpoint, string, error) {
 	c, err := transparency.OpenCheckpoint(msg, vr.v)
 	if err != nil {
 		return c, "", err
+	}
+	id := vr.v.Name() + "+" + strconv.FormatUint(uint64(vr.v.KeyHash()), 16)
+	old, remembered := "", false
+	if vr.mem != nil {
+		old, remembered = vr.mem.Notes[id]
+	}
+	if remembered {
+		if err := vr.consistentWith([]byte(old), msg, logBase); err != nil {
+			return c, "", err
+		}
 	}
 	var said string
 	if vr.policy != nil {
@@ -96,11 +108,7 @@ func (vr *verifier) accept(msg []byte, logBase string) (transparency.Checkpoint,
 	if vr.mem == nil {
 		return c, said, nil
 	}
-	id := vr.v.Name() + "+" + strconv.FormatUint(uint64(vr.v.KeyHash()), 16)
-	if old, ok := vr.mem.Notes[id]; ok {
-		if err := vr.consistentWith([]byte(old), msg, logBase); err != nil {
-			return c, "", err
-		}
+	if remembered {
 		if prev, err := transparency.OpenCheckpoint([]byte(old), vr.v); err == nil && prev.Size >= c.Size {
 			return c, said, nil
 		}

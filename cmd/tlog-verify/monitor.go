@@ -20,10 +20,30 @@ import (
 // execWait bounds the command monitor runs on an inconsistency.
 const execWait = time.Minute
 
+// catchUpWait is how long a log has to publish a tree a witness has
+// cosigned: it publishes each checkpoint as soon as its witnesses answer.
+const catchUpWait = 2 * time.Second
+
+// catchUp reads the log's checkpoint until it is at least size, for up to
+// catchUpWait: the checkpoint and true once it is.
+func (vr *verifier) catchUp(base string, size int64) ([]byte, transparency.Checkpoint, bool) {
+	for deadline := time.Now().Add(catchUpWait); time.Now().Before(deadline); time.Sleep(catchUpWait / 8) {
+		msg, err := vr.read(base + "/checkpoint")
+		if err != nil {
+			continue
+		}
+		if c, err := transparency.OpenCheckpoint(msg, vr.v); err == nil && c.Size >= size {
+			return msg, c, true
+		}
+	}
+	return nil, transparency.Checkpoint{}, false
+}
+
 // monitor polls a log's checkpoint, as an auditor's watchdog: each must
 // verify and be consistent with the last one accepted (remembered across
 // runs), and the checkpoint each witness of the policy serves on its
-// monitoring route must be consistent with the log's. A log or witness
+// monitoring route must be consistent with the log's, and served by the
+// log within catchUpWait when it is the larger. A log or witness
 // that cannot be reached is reported and polled again; a checkpoint short
 // of the quorum is reported; an inconsistency runs -exec and exits 1.
 func (vr *verifier) monitor(args []string, stdout, stderr io.Writer) int {
@@ -105,8 +125,14 @@ func (vr *verifier) poll(base string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("witness %s serves a checkpoint of the log that does not verify: %w", w.Name, err)
 		}
 		if wc.Size > c.Size {
-			// Cosigned but not published yet: the next poll sees it.
-			continue
+			// A tree the witness cosigned and the log does not serve:
+			// published a moment after the witness cosigned it, or
+			// rolled back.
+			caught, cc, ok := vr.catchUp(base, wc.Size)
+			if !ok {
+				return fmt.Errorf("witness %s cosigned the log's tree of size %d, and the log still serves %s: it was rolled back, or it holds back a checkpoint its witnesses cosigned", w.Name, wc.Size, c)
+			}
+			msg, c = caught, cc
 		}
 		if err := vr.consistentWith(theirs, msg, base); err != nil {
 			return fmt.Errorf("the log's %s and the %s witness %s cosigned: %w", c, wc, w.Name, err)

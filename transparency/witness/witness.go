@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -54,7 +55,10 @@ type Witness struct {
 // logKeys (a key's name is its log's origin; a log may have several).
 func Open(path string, key *Key, logKeys []string, log *slog.Logger) (*Witness, error) {
 	w := &Witness{signer: key.Signer, verifier: key.Verifier, logs: map[string][]note.Verifier{}, byHash: map[string]string{}, log: log}
-	for _, k := range logKeys {
+	for i, k := range logKeys {
+		if slices.ContainsFunc(logKeys[:i], func(o string) bool { return strings.TrimSpace(o) == strings.TrimSpace(k) }) {
+			continue // a key given twice is trusted once, not made ambiguous
+		}
 		v, err := fnote.NewVerifier(strings.TrimSpace(k))
 		if err != nil {
 			return nil, fmt.Errorf("log key %q: %w", k, err)
@@ -221,9 +225,12 @@ func parseCheckpoint(text string) (tlog.Tree, error) {
 	if _, err := c.Unmarshal([]byte(text)); err != nil {
 		return tlog.Tree{}, todo.Errorf(todo.Invalid, "the checkpoint's text is malformed: %v", err)
 	}
-	size := strings.SplitN(text, "\n", 3)[1]
-	if c.Size > 1<<63-1 || strconv.FormatUint(c.Size, 10) != size || len(c.Hash) != tlog.HashSize {
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	if c.Size > 1<<63-1 || strconv.FormatUint(c.Size, 10) != lines[1] || len(c.Hash) != tlog.HashSize {
 		return tlog.Tree{}, todo.Errorf(todo.Invalid, "the checkpoint's size or root is malformed")
+	}
+	if slices.Contains(lines[3:], "") {
+		return tlog.Tree{}, todo.Errorf(todo.Invalid, "the checkpoint has an empty extension line")
 	}
 	return tlog.Tree{N: int64(c.Size), Hash: tlog.Hash(c.Hash)}, nil
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -296,6 +297,10 @@ func TestSpecification(t *testing.T) {
 				"unsigned":        []byte("old 10\n\n" + l.origin + "\n10\n" + l.root(10).String() + "\n"),
 				"no empty line":   []byte("old 10\n"),
 				"no root":         witnessproto.Request{Old: 10, Checkpoint: mustSign(t, l.signer, l.origin+"\n10\n")}.Encode(),
+				"an empty extension line": witnessproto.Request{Old: 10,
+					Checkpoint: mustSign(t, l.signer, fmt.Sprintf("%s\n10\n%s\n\nx\n", l.origin, l.root(10)))}.Encode(),
+				"an empty last line": witnessproto.Request{Old: 10,
+					Checkpoint: mustSign(t, l.signer, fmt.Sprintf("%s\n10\n%s\n\n", l.origin, l.root(10)))}.Encode(),
 			} {
 				if status, _, body = post(t, w.url, b); status != http.StatusBadRequest {
 					t.Errorf("%s: %d %q, want 400", name, status, body)
@@ -305,6 +310,35 @@ func TestSpecification(t *testing.T) {
 				t.Fatalf("after the refusals the witness holds size %d, want 10", got)
 			}
 		})
+	}
+}
+
+// A checkpoint signed by many others besides the log, each with a
+// signature as long as a post-quantum one, is cosigned: signed-note asks
+// for at least 16 signatures to be accepted.
+func TestManyLongSignatures(t *testing.T) {
+	l := newTestLog(t, "example.com/log")
+	w := newTestWitness(t, Ed25519, l)
+	l.grow(3, "a")
+	req := l.request(0, 3)
+	long := make([]byte, 4+4627) // an ML-DSA-87 signature, the longest
+	for i := range 15 {
+		req.Checkpoint = fmt.Appendf(req.Checkpoint, "— other.example/%d %s\n", i, base64.StdEncoding.EncodeToString(long))
+	}
+	cosig, err := witnessproto.Submit(context.Background(), http.DefaultClient, w.url, req)
+	if err != nil {
+		t.Fatalf("16 signatures, %d bytes: %v", len(req.Checkpoint), err)
+	}
+	w.cosigned(t, req, cosig)
+}
+
+// A log key given twice is trusted as given once.
+func TestLogKeyTwice(t *testing.T) {
+	l := newTestLog(t, "example.com/log")
+	w := newTestWitness(t, Ed25519, l, l)
+	l.grow(1, "a")
+	if _, err := witnessproto.Submit(context.Background(), http.DefaultClient, w.url, l.request(0, 1)); err != nil {
+		t.Fatal(err)
 	}
 }
 

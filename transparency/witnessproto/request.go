@@ -19,8 +19,10 @@ import (
 // as C2SP tlog-witness allows.
 const MaxProofLines = 63
 
-// maxCheckpointBytes bounds the checkpoint of a request.
-const maxCheckpointBytes = 1 << 16
+// maxCheckpointBytes bounds the checkpoint of a request: signed-note
+// asks a verifier to accept at least 16 signatures, and a post-quantum
+// one is up to about 6 kB in base64.
+const maxCheckpointBytes = 1 << 17
 
 // MaxRequestBytes bounds an add-checkpoint body: the old size line, the
 // proof lines and the checkpoint.
