@@ -8,6 +8,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"reflect"
 	"strings"
 	"time"
 
@@ -72,13 +73,47 @@ func decodeJSON(body []byte, v any) error {
 		}
 		return todo.Errorf(todo.Invalid, "%s must be %s", name, timeForms)
 	case errors.As(err, &unknown):
-		return todo.Errorf(todo.Invalid, "unknown field %q (field names are case-sensitive)", clip.String(unknown.Name))
+		return unknownField(unknown.Name)
 	case errors.As(err, &strict):
 		return todo.Errorf(todo.Invalid, "request body is not valid: %s", strict.Error())
 	case err != nil:
+		// A time refuses a value that is no string in its own words,
+		// naming no field.
+		if name := timeNotString(body, reflect.TypeOf(v).Elem()); name != "" {
+			return todo.Errorf(todo.Invalid, "%s must be %s", name, timeForms)
+		}
 		return jsonError(err)
 	}
 	return nil
+}
+
+// timeNotString names the member of body (an object decoding into a
+// struct of type t) that a time field would take and whose value is
+// neither a string nor null, "" if none.
+func timeNotString(body []byte, t reflect.Type) string {
+	var members map[string]json.RawMessage
+	if t.Kind() != reflect.Struct || json.Unmarshal(body, &members) != nil {
+		return ""
+	}
+	for _, f := range reflect.VisibleFields(t) {
+		ft := f.Type
+		if ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if ft != reflect.TypeFor[time.Time]() || name == "" || name == "-" {
+			continue
+		}
+		if raw, ok := members[name]; ok && raw[0] != '"' && string(raw) != "null" {
+			return name
+		}
+	}
+	return ""
+}
+
+// unknownField refuses a member of a body that names no field.
+func unknownField(name string) error {
+	return todo.Errorf(todo.Invalid, "unknown field %q (field names are case-sensitive)", clip.String(name))
 }
 
 // timeForms says how a time is written, in a body as in a query.

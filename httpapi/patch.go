@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"mime"
 	"net/http"
+	"slices"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
 
@@ -20,6 +21,11 @@ const mergePatchType = "application/merge-patch+json"
 // readOnly are the properties of the API view a patch may not name: the
 // server sets them.
 var readOnly = propertyNames(func(p *todo.Property) bool { return p.Shown() && !p.Editable })
+
+// shown are the properties of the API view, the only names a patch may
+// hold: any other would be dropped by the merge when null, and refused by
+// the decoding of the result otherwise.
+var shown = propertyNames((*todo.Property).Shown)
 
 // required are the properties a patch may not remove with null: the
 // user-editable ones a todo always has.
@@ -65,7 +71,8 @@ func (a *api) patch(ctx context.Context, w http.ResponseWriter, r *http.Request,
 }
 
 // checkMergePatch refuses a patch that is not one strict JSON object, or
-// that names a read-only property or removes a required one.
+// that names a property the view does not have or a read-only one, or
+// removes a required one.
 func checkMergePatch(body []byte) error {
 	if _, err := jsondoc.Check(body); err != nil {
 		return todo.Errorf(todo.Invalid, "request body is not valid: %s", err.Error())
@@ -76,6 +83,11 @@ func checkMergePatch(body []byte) error {
 	var members map[string]json.RawMessage
 	if err := json.Unmarshal(body, &members); err != nil {
 		return jsonError(err)
+	}
+	for name := range members {
+		if !slices.Contains(shown, name) {
+			return unknownField(name)
+		}
 	}
 	for _, name := range readOnly {
 		if _, ok := members[name]; ok {

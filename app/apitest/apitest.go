@@ -231,9 +231,11 @@ func CRUD(t *testing.T, c *Client, scheme string) {
 		t.Fatalf("a date-only dueDate is stored as %v", due["dueDate"])
 	}
 	Want(t, c.Do("DELETE", "/api/todos/"+due["id"].(string), nil), 204)
-	bad := Want(t, c.Do("POST", "/api/todos", map[string]any{"category": "Grocery", "title": "due", "dueDate": "10/12/2026"}), 400)
-	if !bytes.Contains(bad.Body, []byte("dueDate must be")) || bytes.Contains(bad.Body, []byte("2006")) {
-		t.Fatalf("a bad dueDate is refused with %s", bad.Body)
+	for _, due := range []any{"10/12/2026", 5, true, map[string]any{}} {
+		bad := Want(t, c.Do("POST", "/api/todos", map[string]any{"category": "Grocery", "title": "due", "dueDate": due}), 400)
+		if !bytes.Contains(bad.Body, []byte("dueDate must be")) || bytes.Contains(bad.Body, []byte("2006")) || bytes.Contains(bad.Body, []byte("UnmarshalJSON")) {
+			t.Fatalf("a dueDate of %v is refused with %s", due, bad.Body)
+		}
 	}
 }
 

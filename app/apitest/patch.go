@@ -62,6 +62,15 @@ func Patch(t *testing.T, c *Client, scheme string, settle func()) {
 		{`{"Title":"x"}`, "unknown field"},
 		{`{"tags":"x"}`, "tags"},
 		{`{"dueDate":"tomorrow"}`, ""},
+		{`{"dueDate":5}`, "dueDate must be an RFC 3339 time"},
+		// A null removes a member, but only one the view has: naming
+		// any other is refused, not dropped into a version that changes
+		// nothing.
+		{`{"foo":null}`, "unknown field"},
+		{`{"owner":null}`, "unknown field"},
+		{`{"type":null}`, "unknown field"},
+		{`{"Title":null}`, "unknown field"},
+		{`{"hash":null,"title":"p"}`, "unknown field"},
 		{`["title"]`, "JSON object"},
 		{`{"title":"a","title":"b"}`, ""},
 	} {
