@@ -82,6 +82,22 @@ func TestOpenAPIMatchesRouter(t *testing.T) {
 	}
 }
 
+// Every route answers a query parameter it does not take with 400 and a
+// method its path does not serve with 405 (with Allow): every operation
+// declares both.
+func TestOpenAPIDeclaresRefusals(t *testing.T) {
+	doc := loadSpec(t)
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			for _, status := range []int{http.StatusBadRequest, http.StatusMethodNotAllowed} {
+				if op.Responses.Status(status) == nil {
+					t.Errorf("%s %s declares no %d", method, path, status)
+				}
+			}
+		}
+	}
+}
+
 // Real answers of the running handler have the status each request must
 // get, and conform to the document.
 func TestResponsesMatchOpenAPI(t *testing.T) {
@@ -156,6 +172,11 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		{"PATCH", "/api/todos", "", nil, 405},
 		{"DELETE", "/api/openapi.json", "", nil, 405},
 		{"PUT", "/api/todos/" + id + "/history", "", nil, 405},
+		{"POST", "/api/todos/" + id + "/history/diff", "", nil, 405},
+		{"POST", "/api/log/checkpoint", "", nil, 405},
+		{"GET", "/api/log/checkpoint?x=1", "", nil, 400},
+		{"GET", "/api/log/policy?x=1", "", nil, 400},
+		{"GET", "/api/manage/log/verify?x=1", "", nil, 400},
 		{"GET", "/api/todos/" + id + "/history/diff?from=1&to=3", "", nil, 200},
 		{"GET", "/api/todos/" + id + "/history/diff?from=1", "", nil, 400},
 		{"GET", "/api/activity?pageSize=2&operation=update", "", nil, 200},

@@ -2027,6 +2027,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description Conflict: a category change where the scheme keys on it (move instead) */
             409: {
                 headers: {
@@ -3345,6 +3346,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description Store unavailable or throttled; see Retry-After */
             503: {
                 headers: {
@@ -3383,6 +3385,23 @@ export interface operations {
                     "text/plain": string;
                 };
             };
+            /** @description Bad request: a query parameter the operation does not take */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:todoaudit:problem:invalid",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "unknown query parameter \"x\""
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The log is not enabled, has no checkpoint yet, or has no such tile or version */
             404: {
                 headers: {
@@ -3392,6 +3411,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description Store unavailable or throttled; see Retry-After */
             503: {
                 headers: {
@@ -3426,6 +3446,23 @@ export interface operations {
                     "text/plain": string;
                 };
             };
+            /** @description Bad request: a query parameter the operation does not take */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:todoaudit:problem:invalid",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "unknown query parameter \"x\""
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The log is not enabled */
             404: {
                 headers: {
@@ -3435,6 +3472,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
         };
     };
     LogKey: {
@@ -3456,6 +3494,23 @@ export interface operations {
                     "text/plain": string;
                 };
             };
+            /** @description Bad request: a query parameter the operation does not take */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:todoaudit:problem:invalid",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "unknown query parameter \"x\""
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The log is not enabled, has no checkpoint yet, or has no such tile or version */
             404: {
                 headers: {
@@ -3465,6 +3520,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
         };
     };
     LogTile: {
@@ -3529,6 +3585,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description Store unavailable or throttled; see Retry-After */
             503: {
                 headers: {
@@ -3596,6 +3653,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description Store unavailable or throttled; see Retry-After */
             503: {
                 headers: {
@@ -3641,6 +3699,23 @@ export interface operations {
                     "application/json": components["schemas"]["LogVerification"];
                 };
             };
+            /** @description Bad request: a query parameter the operation does not take */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:todoaudit:problem:invalid",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "unknown query parameter \"x\""
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No authenticated user, or credentials that do not verify */
             401: {
                 headers: {
@@ -3670,6 +3745,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description Store unavailable or throttled; see Retry-After */
             503: {
                 headers: {
@@ -3807,6 +3883,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description Store unavailable or throttled, or the identity provider's keys not loaded yet; see Retry-After */
             503: {
                 headers: {
@@ -3894,6 +3971,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description Store unavailable or throttled, or the identity provider's keys not loaded yet; see Retry-After */
             503: {
                 headers: {
@@ -4005,6 +4083,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description Store unavailable or throttled, or the identity provider's keys not loaded yet; see Retry-After */
             503: {
                 headers: {
@@ -4097,6 +4176,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description Store unavailable or throttled, or the identity provider's keys not loaded yet; see Retry-After */
             503: {
                 headers: {
@@ -4201,6 +4281,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description Store unavailable or throttled, or the identity provider's keys not loaded yet; see Retry-After */
             503: {
                 headers: {
@@ -4309,6 +4390,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description Store unavailable or throttled, or the identity provider's keys not loaded yet; see Retry-After */
             503: {
                 headers: {
@@ -4410,6 +4492,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description Store unavailable or throttled, or the identity provider's keys not loaded yet; see Retry-After */
             503: {
                 headers: {
@@ -4496,6 +4579,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description Store unavailable or throttled, or the identity provider's keys not loaded yet; see Retry-After */
             503: {
                 headers: {
@@ -4606,6 +4690,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description Store unavailable or throttled, or the identity provider's keys not loaded yet; see Retry-After */
             503: {
                 headers: {
@@ -4710,6 +4795,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description A legal hold covers the user or one of the user's todos */
             409: {
                 headers: {
@@ -4834,6 +4920,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description Store unavailable or throttled, or the identity provider's keys not loaded yet; see Retry-After */
             503: {
                 headers: {
@@ -4910,6 +4997,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description Store unavailable or throttled, or the identity provider's keys not loaded yet; see Retry-After */
             503: {
                 headers: {
@@ -4993,6 +5081,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description Store unavailable or throttled, or the identity provider's keys not loaded yet; see Retry-After */
             503: {
                 headers: {
