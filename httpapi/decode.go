@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"mime"
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -35,7 +37,32 @@ func decodeBody(r *http.Request, limit int64, v any) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return body, decodeJSON(body, v)
+	if err := decodeJSON(body, v); err != nil {
+		return body, err
+	}
+	if name := nullMember(body); name != "" {
+		return body, todo.Errorf(todo.Invalid, "%s is null: leave a member out to leave it unset", clip.String(name))
+	}
+	return body, nil
+}
+
+// nullMember names a member of the object body whose value is null, ""
+// if none. No request body but a merge patch's takes a null (the contract
+// declares none), and decoding would take one as the member left out.
+func nullMember(body []byte) string {
+	if !bytes.Contains(body, []byte("null")) {
+		return ""
+	}
+	var members map[string]json.RawMessage
+	if json.Unmarshal(body, &members) != nil {
+		return ""
+	}
+	for _, name := range slices.Sorted(maps.Keys(members)) {
+		if string(members[name]) == "null" {
+			return name
+		}
+	}
+	return ""
 }
 
 // readBody reads a request body within the size limit, refusing an empty
