@@ -277,8 +277,9 @@ func StartLogged(t testing.TB, settings map[string]string, o *app.Options, log *
 
 // Gone covers ids whose todo is gone. A deleted id comes back only with
 // If-None-Match: * (which never overwrites) or a rollback; an id whose todo
-// was moved away refuses unconditional PUT, DELETE, rollback and a retried
-// move with 409 and its new id in Location, and the todo stays listed once.
+// was moved away refuses unconditional PUT, PATCH, DELETE, rollback and a
+// retried move with 409 and its new id in Location, and the todo stays
+// listed once.
 func Gone(t *testing.T, c *Client, scheme string) {
 	body := map[string]any{"category": "Grocery", "title": "gone " + c.User}
 	id := Want(t, c.Do("POST", "/api/todos", body), 201).JSON(t)["id"].(string)
@@ -298,14 +299,16 @@ func Gone(t *testing.T, c *Client, scheme string) {
 	for _, rq := range []struct {
 		method, path string
 		body         any
+		headers      []string
 	}{
-		{"PUT", "/api/todos/" + id, body},
-		{"DELETE", "/api/todos/" + id, nil},
-		{"POST", "/api/todos/" + id + "/rollback", map[string]any{"version": 1}},
-		{"POST", "/api/todos/" + id + "/move", map[string]any{"category": "Household"}}, // the move, retried
-		{"POST", "/api/todos/" + id + "/move", map[string]any{"category": "Work"}},
+		{"PUT", "/api/todos/" + id, body, nil},
+		{"PATCH", "/api/todos/" + id, `{"title":"patched"}`, []string{"Content-Type: application/merge-patch+json"}},
+		{"DELETE", "/api/todos/" + id, nil, nil},
+		{"POST", "/api/todos/" + id + "/rollback", map[string]any{"version": 1}, nil},
+		{"POST", "/api/todos/" + id + "/move", map[string]any{"category": "Household"}, nil}, // the move, retried
+		{"POST", "/api/todos/" + id + "/move", map[string]any{"category": "Work"}, nil},
 	} {
-		r := Want(t, c.Do(rq.method, rq.path, rq.body), 409)
+		r := Want(t, c.Do(rq.method, rq.path, rq.body, rq.headers...), 409)
 		if r.Header.Get("Location") != "/api/todos/"+newID || r.Header.Get("Content-Type") != "application/problem+json" {
 			t.Fatalf("%s %s on a moved id: %v %s", rq.method, rq.path, r.Header, r.Body)
 		}
