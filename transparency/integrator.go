@@ -796,15 +796,14 @@ func (in *Integrator) sound(d *checkpointDoc) bool {
 // publish signs a checkpoint of st, anchors it and makes it the latest,
 // unless the latest is of st's size already.
 func (in *Integrator) publish(ctx context.Context, st *state) (bool, error) {
-	if st.Size == 0 {
-		return false, nil
-	}
 	var cur checkpointDoc
 	etag, err := read(ctx, in.Leases, checkpointID, &cur)
 	if err != nil && !todo.IsKind(err, todo.NotFound) {
 		return false, err
 	}
-	if cur.Size >= st.Size && in.sound(&cur) {
+	// A log serves a checkpoint from its start (C2SP tlog-tiles): the
+	// empty tree's, until its first leaves.
+	if etag != "" && cur.Size >= st.Size && in.sound(&cur) {
 		return false, nil
 	}
 	if err := in.checkAnchored(ctx, st); err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -230,6 +231,25 @@ func TestIntegrate(t *testing.T) {
 		t.Fatalf("second pass: %+v", res)
 	}
 	checkLog(t, f, append(all, more...))
+}
+
+// A log serves a checkpoint from its start (C2SP tlog-tiles): the first
+// pass over no records signs the empty tree's, and the next one nothing.
+func TestEmptyLogPublishesItsCheckpoint(t *testing.T) {
+	f := newFixture(t)
+	if _, _, err := f.log().Checkpoint(context.Background()); !todo.IsKind(err, todo.NotFound) {
+		t.Fatalf("before any pass: %v", err)
+	}
+	if res := run(t, f.integrator()); res.Size != 0 || !res.Published {
+		t.Fatalf("first pass: %+v", res)
+	}
+	_, c, err := f.log().Checkpoint(context.Background())
+	if err != nil || c.Size != 0 || c.Root != tlog.Hash(sha256.Sum256(nil)) {
+		t.Fatalf("the empty log's checkpoint: %v %v", c, err)
+	}
+	if res := run(t, f.integrator()); res.Published {
+		t.Fatalf("second pass: %+v", res)
+	}
 }
 
 // A pass appends at most passAppends appends of leaves, so that what it
