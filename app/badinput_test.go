@@ -116,6 +116,7 @@ func TestBadInput(t *testing.T) {
 		{"malformed escape in history path", "GET", "/api/todos/a%zz:" + uuid + "/history", ``, nil, 400},
 		{"oversized body", "POST", "/api/todos", big, nil, 413},
 		{"wrong content type", "POST", "/api/todos", `{"category":"a","title":"b"}`, []string{"Content-Type: text/plain"}, 415},
+		{"JSON in UTF-16", "POST", "/api/todos", `{"category":"a","title":"b"}`, []string{"Content-Type: application/json; charset=utf-16"}, 415},
 		{"id with encoded /", "GET", "/api/todos/Grocery%2Fx:" + uuid, ``, nil, 400},
 		{"id with encoded ?", "GET", "/api/todos/Grocery%3Fx:" + uuid, ``, nil, 400},
 		{"id with encoded #", "GET", "/api/todos/Grocery%23x:" + uuid, ``, nil, 400},

@@ -28,9 +28,10 @@ import (
 // It returns the body as read.
 func decodeBody(r *http.Request, limit int64, v any) ([]byte, error) {
 	if ct := r.Header.Get("Content-Type"); ct != "" {
-		mt, _, err := mime.ParseMediaType(ct)
-		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
-			return nil, todo.Errorf(todo.UnsupportedMediaType, "send the body as application/json")
+		mt, params, err := mime.ParseMediaType(ct)
+		charset, named := params["charset"]
+		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) || named && !strings.EqualFold(charset, "utf-8") {
+			return nil, todo.Errorf(todo.UnsupportedMediaType, "send the body as application/json, in UTF-8")
 		}
 	}
 	body, err := readBody(r, limit)
