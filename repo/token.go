@@ -23,11 +23,13 @@ type token struct {
 	After *position `json:"a,omitempty"`
 }
 
-// position is the sort value (absent: undefined) and id of the last entity
-// of a sorted page.
+// position is the sort value (absent: undefined), id and partition key of
+// the last entity of a sorted page (a token written before the partition
+// key was kept has none, and resumes as it did).
 type position struct {
-	Value json.RawMessage `json:"v,omitempty"`
-	ID    string          `json:"id"`
+	Value json.RawMessage    `json:"v,omitempty"`
+	ID    string             `json:"id"`
+	PK    store.PartitionKey `json:"k,omitempty"`
 }
 
 // MaxTokenBytes bounds the continuation tokens accepted from callers.
