@@ -165,6 +165,8 @@ func TestBadInput(t *testing.T) {
 		{"move to invalid category", "POST", "/api/todos/" + id + "/move", `{"category":"a#b"}`, nil, 400},
 		{"diff without to", "GET", "/api/todos/" + id + "/history/diff?from=1", ``, nil, 400},
 		{"diff from version 0", "GET", "/api/todos/" + id + "/history/diff?from=0&to=1", ``, nil, 400},
+		{"proof of version 0", "GET", "/api/todos/" + id + "/history/proof?version=0", ``, nil, 400},
+		{"proof of a version not a number", "GET", "/api/todos/" + id + "/history/proof?version=one", ``, nil, 400},
 		{"diff to a version not a number", "GET", "/api/todos/" + id + "/history/diff?from=1&to=two", ``, nil, 400},
 		{"diff with from twice", "GET", "/api/todos/" + id + "/history/diff?from=1&from=2&to=1", ``, nil, 400},
 		{"diff with an unknown parameter", "GET", "/api/todos/" + id + "/history/diff?from=1&to=1&x=1", ``, nil, 400},

@@ -170,7 +170,11 @@ func (a *api) historyProof(ctx context.Context, w http.ResponseWriter, r *http.R
 	if err != nil {
 		return err
 	}
-	n, err := intParams(r, "version")
+	q, err := queryOf(r, "version")
+	if err != nil {
+		return err
+	}
+	version, err := versionParam(q, "version")
 	if err != nil {
 		return err
 	}
@@ -178,7 +182,7 @@ func (a *api) historyProof(ctx context.Context, w http.ResponseWriter, r *http.R
 	if err != nil {
 		return err
 	}
-	p, err := l.Prove(ctx, todo.EntityKey(user, id), n[0])
+	p, err := l.Prove(ctx, todo.EntityKey(user, id), version)
 	if err != nil {
 		return err
 	}
