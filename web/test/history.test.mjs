@@ -151,6 +151,45 @@ test("a version shows Pending, then Verified once the log integrates it", async 
   });
 });
 
+test("another todo's history shows nothing of the one before: no verdict, no result, no title", async () => {
+  const x = await call("POST", "/api/todos", { category: "Work", title: "the first todo" });
+  await call("PATCH", `/api/todos/${encodeURIComponent(x.id)}`, { title: "the first todo, edited" }, "application/merge-patch+json");
+  const y = await call("POST", "/api/todos", { category: "Work", title: "the second todo" });
+  for (const [t, n] of [[x, 2], [y, 1]]) {
+    await until(`${t.title} logged`, async () => {
+      const v = await call("GET", `/api/todos/${encodeURIComponent(t.id)}/history/verify`);
+      return v.logged === n && v.pending === 0;
+    });
+  }
+  const page = await (await h.browser.newContext()).newPage();
+  const versions = page.getByRole("list", { name: "Versions" });
+  const statuses = async () => versions.getByRole("listitem").locator(".status").allTextContents();
+  const heading = page.getByRole("heading", { level: 2 });
+  const openX = async () => {
+    await page.goto(`${h.base}/?user=alice#/todos/${encodeURIComponent(x.id)}`);
+    await until("x verified", async () => (await statuses()).join() === "Verified,Verified");
+  };
+  await openX();
+  await page.getByLabel("View as it was at").fill(new Date(Date.now() + 60_000).toISOString().slice(0, 19));
+  await page.getByRole("button", { name: "View" }).click();
+  await page.getByRole("region", { name: "As it was" }).waitFor();
+
+  // The log's key cannot be read: the second todo's history cannot be checked.
+  await page.route("**/api/log/key", (r) => r.abort());
+  await page.evaluate((id) => { location.hash = `#/todos/${encodeURIComponent(id)}`; }, y.id);
+  await page.getByRole("alert").filter({ hasText: "could not be verified" }).waitFor();
+  await until("y's history shown", async () => (await heading.innerText()) === "History of the second todo");
+  assert.deepEqual(await statuses(), ["Unchecked"], "no verdict without the todo's own check");
+  assert.equal(await page.getByRole("region", { name: "As it was" }).count(), 0, "the first todo's result is gone");
+  await page.unroute("**/api/log/key");
+
+  await openX();
+  await page.evaluate(() => { location.hash = "#/todos/Inbox%3Anope"; });
+  await page.getByRole("alert").filter({ hasText: "Bad Request" }).waitFor();
+  assert.equal(await heading.innerText(), "History of Inbox:nope");
+  assert.deepEqual(await statuses(), [], "none of the first todo's versions");
+});
+
 test("a store rolled back to an older copy raises the alert, with both checkpoints", async () => {
   const todo = await call("POST", "/api/todos", { category: "Grocery", title: "kept by the log" });
   await until("the todo logged", async () => { const n = await logSize(); return n > 0 && n; });

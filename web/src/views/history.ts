@@ -3,8 +3,8 @@
 // content, its leaf in the log, the checkpoint's signature, the log's
 // consistency with what this browser saw before); compare, view as it
 // was at a time, and restore. Loaded only when opened, with the verifier.
-import { useSignal } from "@preact/signals";
-import { useEffect } from "preact/hooks";
+import { batch, useSignal } from "@preact/signals";
+import { useEffect, useRef } from "preact/hooks";
 import { api } from "../api";
 import { html } from "../html";
 import { fail } from "../store";
@@ -66,11 +66,20 @@ function Changes({ before, after, erasedOn }: { before: Rec | undefined; after: 
   </dl>`;
 }
 
+/** History shows the history of the todo the route names, keyed by its id:
+ * what one todo's history loaded, verified or compared is never shown
+ * under another's. */
 export default function History({ route }: { route: { rest: string } }) {
   const id = decodeURIComponent(route.rest);
+  return html`<${TodoHistory} key=${id} id=${id} />`;
+}
+
+function TodoHistory({ id }: { id: string }) {
   const records = useSignal<Rec[]>([]);
   const complete = useSignal(true);
   const verdicts = useSignal<Map<number, Verdict>>(new Map());
+  // unchecked is set when the check of the records shown could not run.
+  const unchecked = useSignal(false);
   const shownCount = useSignal(pageSize);
   const key = useSignal<NoteKey | null>(null);
   const newKey = useSignal<NoteKey | null>(null);
@@ -94,12 +103,21 @@ export default function History({ route }: { route: { rest: string } }) {
       complete.value = page.complete !== false;
       continuation = page.continuation ?? undefined;
     } while (continuation);
-    records.value = items;
+    batch(() => {
+      records.value = items;
+      verdicts.value = new Map(); // a verdict is of the records it checked
+    });
     if (items.some((r) => (r.erased ?? []).length > 0)) {
       const { data } = await api.GET("/api/me/erasure");
       erasedOn.value = data ? data.finishedAt ?? data.updatedAt ?? data.requestedAt ?? null : null;
     }
-    await verify(items);
+    try {
+      unchecked.value = false;
+      await verify(items);
+    } catch (e) {
+      unchecked.value = true;
+      throw e;
+    }
   };
 
   const verify = async (items: Rec[]): Promise<void> => {
@@ -133,10 +151,20 @@ export default function History({ route }: { route: { rest: string } }) {
     verdicts.value = new Map((await verifyHistory(items, bundles, trusted, asked)).map((v) => [v.version, v]));
   };
 
+  // mounted is false once the view is gone: a late error is not another view's.
+  const mounted = useRef(true);
   const run = (f: () => Promise<void>) => () =>
-    void f().catch((e: Error & { error?: unknown; response?: Response }) =>
-      e.response ? fail(e.error ?? e, e.response) : fail({ type: "about:blank", title: "The history could not be verified", status: 0, detail: e.message }));
-  useEffect(run(load), [id]);
+    void f().catch((e: Error & { error?: unknown; response?: Response }) => {
+      if (!mounted.current) return;
+      if (e.response) fail(e.error ?? e, e.response);
+      else fail({ type: "about:blank", title: "The history could not be verified", status: 0, detail: e.message });
+    });
+  useEffect(() => {
+    run(load)();
+    return () => {
+      mounted.current = false;
+    };
+  }, []);
 
   const restore = (v: Rec) => run(async () => {
     if (!confirm(`Restore version ${v.version}? This adds a new version with the content of version ${v.version}. It erases nothing: every version stays in the history.`)) return;
@@ -206,7 +234,7 @@ export default function History({ route }: { route: { rest: string } }) {
     <ul class="versions" aria-label="Versions">
       ${newestFirst.map((r) => {
         const v = verdicts.value.get(r.version);
-        const status = v?.status ?? "Checking";
+        const status = v?.status ?? (unchecked.value ? "Unchecked" : "Checking");
         return html`<li key=${r.version} class=${"version " + status.toLowerCase()}>
           <h3>Version ${r.version} <span class="status">${status}</span></h3>
           ${v?.reason && html`<p class="reason">${v.reason}</p>`}
