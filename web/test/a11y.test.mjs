@@ -168,6 +168,29 @@ describe('axe-core', () => {
     await expectAccessible(page, 'the list, dark');
   }, { context: { colorScheme: 'dark' } });
 
+  for (const colorScheme of ['light', 'dark']) {
+    app.test(`a todo's history and a comparison, ${colorScheme}`, async ({ page }) => {
+      const user = uniqueUser();
+      const [todo] = await seed(user, [{ title: 'buy oat milk' }]);
+      const path = `/api/todos/${encodeURIComponent(todo.id)}`;
+      for (const title of ['buy oat milk, two litres', 'buy soy milk, two litres']) {
+        const res = await app.handler.api('PATCH', path, { user, body: { title }, headers: { 'Content-Type': 'application/merge-patch+json' } });
+        assert.equal(res.status, 200, res.text);
+      }
+      await eventually(async () => {
+        const v = await app.handler.api('GET', `${path}/history/verify`, { user });
+        assert.deepEqual([v.body?.logged, v.body?.pending], [3, 0]);
+      }, 30_000);
+      await page.goto(`${app.url}/?user=${user}#/todos/${encodeURIComponent(todo.id)}`);
+      const versions = page.getByRole('list', { name: 'Versions' });
+      await eventually(async () => assert.deepEqual(await versions.locator('.status').allTextContents(), ['Verified', 'Verified', 'Verified']));
+      await expectAccessible(page, `the history, ${colorScheme}`);
+      await versions.getByRole('listitem').first().getByRole('button', { name: 'Compare' }).click();
+      await page.getByRole('region', { name: 'Comparison' }).waitFor();
+      await expectAccessible(page, `the comparison, ${colorScheme}`);
+    }, { context: { colorScheme } });
+  }
+
   app.test('a 360-pixel phone: nothing wider than the screen', async ({ page }) => {
     const user = uniqueUser();
     await seed(user, [{ title: 'a todo with a rather long title that has to wrap on a small phone screen' }, { title: 'two' }]);
