@@ -119,6 +119,16 @@ export async function create(title: string, category: string): Promise<boolean> 
   }
 }
 
+/**
+ * Takes a version the server wrote outside the list (a restore in the
+ * history): the list shows it, and its next change is sent with its tag.
+ */
+export function written(t: Todo, res: Response): void {
+  etags.set(t.id, etagOf(res));
+  replace(t.id, t);
+  see([t]);
+}
+
 // read gets a todo as the server holds it now, with its entity tag.
 async function read(id: string): Promise<{ todo: Todo | null; etag: string; res?: Response; error?: unknown }> {
   const { data, error, response } = await api.GET("/api/todos/{id}", { params: { path: { id } } });

@@ -16,6 +16,7 @@ import { copyFileSync, mkdirSync, rmdirSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { handlerUnderTest, seriousViolations, until } from "./audit-harness.mjs";
+import { TodoPage } from "./todo-page.mjs";
 
 const h = handlerUnderTest({ prefix: "history-test-" });
 const { start, stop, logSize } = h;
@@ -188,6 +189,36 @@ test("another todo's history shows nothing of the one before: no verdict, no res
   await page.getByRole("alert").filter({ hasText: "Bad Request" }).waitFor();
   assert.equal(await heading.innerText(), "History of Inbox:nope");
   assert.deepEqual(await statuses(), [], "none of the first todo's versions");
+});
+
+test("a restored version is what the list shows, and the next edit of it meets no conflict", async () => {
+  // A user of its own, so that the list holds this todo alone.
+  const carol = (method, url, body) => h.call("carol", method, url, body);
+  const todo = await carol("POST", "/api/todos", { category: "Work", title: "write the report" });
+  const page = await (await h.browser.newContext()).newPage();
+  const p = new TodoPage(page, h.base);
+  await p.open("carol");
+  await p.item("write the report").locator(".toggle").check();
+  const { input } = await p.edit("write the report");
+  await input.fill("write the report today");
+  await input.press("Enter");
+  const versions = page.getByRole("list", { name: "Versions" });
+  await until("version 3 written", async () => (await carol("GET", `/api/todos/${encodeURIComponent(todo.id)}`)).version === 3);
+  await page.locator(`li[data-id="${todo.id}"]`).getByRole("link", { name: "History" }).click();
+  await versions.getByRole("listitem").filter({ hasText: "Version 3 " }).waitFor();
+  page.once("dialog", (d) => void d.accept());
+  await versions.getByRole("listitem").filter({ hasText: "Version 1 " }).getByRole("button", { name: "Restore this version" }).click();
+  await versions.getByRole("listitem").filter({ hasText: "Version 4 " }).waitFor();
+
+  await page.getByRole("link", { name: "Back to my todos" }).click();
+  await p.expectTitles(["write the report"]);
+  assert.equal(await p.item("write the report").locator(".toggle").isChecked(), false, "active, as version 1 was");
+  const again = await p.edit("write the report");
+  await again.input.fill("write the summary");
+  await again.input.press("Enter");
+  await until("the edit saved", async () => (await carol("GET", `/api/todos/${encodeURIComponent(todo.id)}`)).title === "write the summary");
+  assert.equal(await page.getByRole("alertdialog").count(), 0, "no conflict with the user's own restore");
+  await p.expectTitles(["write the summary"]);
 });
 
 test("a store rolled back to an older copy raises the alert, with both checkpoints", async () => {

@@ -7,7 +7,7 @@ import { batch, useSignal } from "@preact/signals";
 import { useEffect, useRef } from "preact/hooks";
 import { api } from "../api";
 import { html } from "../html";
-import { fail } from "../store";
+import { fail, written } from "../store";
 import {
   CheckpointMemory, bundleOf, consistencyOf, editable, openCheckpoint, parseKey, parseStrict, verifyHistory,
   type Inconsistency, type Json, type NoteKey, type ProofBundle, type Verdict,
@@ -168,8 +168,9 @@ function TodoHistory({ id }: { id: string }) {
 
   const restore = (v: Rec) => run(async () => {
     if (!confirm(`Restore version ${v.version}? This adds a new version with the content of version ${v.version}. It erases nothing: every version stays in the history.`)) return;
-    const { error, response } = await api.POST("/api/todos/{id}/rollback", { params: { path: { id } }, body: { version: v.version } });
-    if (!response.ok) return fail(error, response);
+    const { data, error, response } = await api.POST("/api/todos/{id}/rollback", { params: { path: { id } }, body: { version: v.version } });
+    if (!data) return fail(error, response);
+    written(data, response);
     note.value = `Version ${v.version} restored as a new version.`;
     await load();
   });
