@@ -7,6 +7,7 @@ import { cost, waiting } from "./api";
 import { identity, signIn, switchUser } from "./auth";
 import { loadConfig, type PageConfig } from "./config";
 import { html } from "./html";
+import { ProblemAlert } from "./problem";
 import { route, views, type Route, type ViewModule } from "./router";
 import * as store from "./store";
 import { ConflictDialog } from "./views/details";
@@ -46,16 +47,6 @@ function Session() {
   }
 }
 
-function ProblemAlert() {
-  const p = store.problem.value;
-  if (!p) return null;
-  return html`<div class="problem" role="alert">
-    <strong class="problem-title">${p.title}</strong>
-    <span class="problem-detail">${p.detail}</span>
-    <button type="button" onClick=${() => (store.problem.value = null)}>Dismiss</button>
-  </div>`;
-}
-
 function Cost() {
   const c = cost.value;
   return html`<p class="cost" role="status">
@@ -90,7 +81,7 @@ function App() {
     <main>
     <section class="todoapp">
       <header class="header"><h1>todos</h1></header>
-      <${ProblemAlert} />
+      <${ProblemAlert} problem=${store.problem.value} onDismiss=${() => (store.problem.value = null)} />
       ${signedIn ? html`<${View} />` : html`<p class="signin">Sign in to see your todos.</p>`}
     </section>
     <${Cost} />

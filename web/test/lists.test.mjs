@@ -131,6 +131,32 @@ describe('categories and the edit panel', () => {
     await eventually(async () => assert.match(await p.item('plan the trip').textContent(), /Holidays/));
   });
 
+  app.test('a save the server refuses is shown in the panel, and what was typed stays', async ({ page }) => {
+    const user = uniqueUser();
+    await seed(user, ['plan the trip']);
+    const p = new TodoPage(page, app.url);
+    await p.open(user);
+    await page.getByRole('button', { name: 'Details of plan the trip' }).click();
+    const panel = page.getByRole('dialog', { name: 'Edit todo' });
+    await panel.waitFor();
+    // 600 characters the input takes, 1,200 bytes the server does not.
+    const long = 'é'.repeat(600);
+    const title = panel.getByRole('textbox', { name: 'Title' });
+    await title.fill(long);
+    await panel.getByRole('button', { name: 'Save' }).click();
+    const alert = panel.getByRole('alert');
+    await alert.waitFor();
+    assert.match(await alert.textContent(), /1024 bytes/);
+    assert.equal(await panel.isVisible(), true, 'the panel stays open');
+    assert.equal(await title.inputValue(), long, 'with what was typed');
+    await alert.getByRole('button', { name: 'Dismiss' }).click();
+    await title.fill('plan the trip to Rome');
+    await panel.getByRole('button', { name: 'Save' }).click();
+    await panel.waitFor({ state: 'hidden' });
+    await p.expectTitles(['plan the trip to Rome']);
+    assert.equal(await page.getByRole('alert').count(), 0, 'no alert left behind');
+  });
+
   app.test('the category picker on create, and the category filter', async ({ page, idle }) => {
     const user = uniqueUser();
     await seed(user, ['at home'], 'Home');

@@ -3,8 +3,9 @@
 // dialogs: focus stays inside, Escape closes.
 import { useSignal } from "@preact/signals";
 import { useEffect, useRef } from "preact/hooks";
-import type { Todo, TodoPatch } from "../api";
+import type { Problem, Todo, TodoPatch } from "../api";
 import { html } from "../html";
+import { ProblemAlert } from "../problem";
 import * as store from "../store";
 
 // useModal opens a <dialog> as a modal once it is in the page.
@@ -45,14 +46,22 @@ export function DetailsPanel({ todo, onClose }: { todo: Todo; onClose: () => voi
     category: todo.category,
   });
   const busy = useSignal(false);
+  // A refused save is shown here, in the dialog, where it is not inert.
+  const problem = useSignal<Problem | null>(null);
   const set = (k: keyof typeof form.value) => (e: Event) => {
     form.value = { ...form.value, [k]: (e.currentTarget as HTMLInputElement).value };
   };
   const onSubmit = async (e: Event) => {
     e.preventDefault();
     busy.value = true;
+    problem.value = null;
+    const shown = store.problem.value;
     try {
       if (await store.save(todo, changes(todo, form.value))) onClose();
+      else if (store.problem.value !== shown) {
+        problem.value = store.problem.value;
+        store.problem.value = shown;
+      }
     } finally {
       busy.value = false;
     }
@@ -61,6 +70,7 @@ export function DetailsPanel({ todo, onClose }: { todo: Todo; onClose: () => voi
   return html`<dialog ref=${ref} class="panel" aria-labelledby="panel-title" onClose=${onClose}>
     <form onSubmit=${onSubmit}>
       <h2 id="panel-title">Edit todo</h2>
+      <${ProblemAlert} problem=${problem.value} onDismiss=${() => (problem.value = null)} />
       <label>Title <input name="title" required maxLength="1024" value=${f.title} onInput=${set("title")} /></label>
       <label>Tags <input name="tags" placeholder="comma, separated" value=${f.tags} onInput=${set("tags")} /></label>
       <label>Due <input name="due" type="date" value=${f.due} onInput=${set("due")} /></label>
