@@ -156,6 +156,18 @@ function current(id: string): Todo | undefined {
   return todos.value.find((x) => x.id === id);
 }
 
+// A change shown before the server took it is a copy of the todo shown
+// before it; madeFrom maps each such copy to that todo.
+const madeFrom = new WeakMap<Todo, Todo>();
+
+// served is a todo as the server last gave it, without the changes shown
+// ahead of the server's answer: what a refusal names and compares.
+function served(id: string, t: Todo): Todo {
+  let x = current(id) ?? t;
+  for (let from = madeFrom.get(x); from; from = madeFrom.get(x)) x = from;
+  return x;
+}
+
 /**
  * Changes a todo, sending If-Match with the entity tag of the version the
  * user loaded. The title and completion are shown at once; the server's
@@ -168,9 +180,10 @@ export function update(t: Todo, patch: TodoPatch): Promise<boolean> {
   const shown: Todo = { ...before };
   if (patch.title !== undefined) shown.title = patch.title;
   if (patch.isCompleted !== undefined) shown.isCompleted = patch.isCompleted;
+  madeFrom.set(shown, before);
   replace(t.id, shown);
   return inTurn(t.id, async () => {
-    const ok = await change(current(t.id) ?? t, patch);
+    const ok = await change(served(t.id, t), patch);
     if (!ok && !conflict.value && current(t.id)) await restore(t.id, before);
     return ok;
   });
@@ -194,7 +207,7 @@ async function change(t: Todo, patch: TodoPatch): Promise<boolean> {
       // A listed todo comes without its tag: the point read gives it, and
       // a newer version than the one shown is a conflict already.
       const now = await read(t.id);
-      if (!now.todo) return gone(t, now.error, now.res);
+      if (!now.todo) return gone(t, now.error, now.res, patch);
       if (now.todo.version !== t.version) {
         conflict.value = { mine: patch, loaded: t, server: now.todo, etag: now.etag };
         return false;
@@ -222,12 +235,12 @@ async function send(t: Todo, patch: TodoPatch, etag: string): Promise<boolean> {
   }
   if (response.status === 412) {
     const now = await read(t.id);
-    if (!now.todo) return gone(t, now.error, now.res);
+    if (!now.todo) return gone(t, now.error, now.res, patch);
     conflict.value = { mine: patch, loaded: t, server: now.todo, etag: now.etag };
     return false;
   }
   if (response.status === 404 || (response.status === 409 && response.headers.get("Location"))) {
-    return gone(t, error, response);
+    return gone(t, error, response, patch);
   }
   fail(error, response);
   return false;
@@ -255,12 +268,15 @@ export async function resolve(keepMine: boolean): Promise<boolean> {
 
 // gone explains a todo that is no longer where the list had it: moved
 // (409 or 404 with the new place in Location) or deleted. The list shows
-// the moved todo at its new id.
-async function gone(t: Todo, error: unknown, res?: Response): Promise<false> {
+// the moved todo at its new id; the message says what the change refused
+// would have set, so that nothing the user typed goes with the todo's row.
+async function gone(t: Todo, error: unknown, res?: Response, patch: TodoPatch = {}): Promise<false> {
   if (res?.status === 404 && !res.headers.get("Location")) {
     const moved = await whereIs(t.id);
-    if (moved) return gone(t, moved.error, moved.response);
+    if (moved) return gone(t, moved.error, moved.response, patch);
   }
+  const unsaved = Object.entries(patch).map(([k, v]) => `${k} ${JSON.stringify(v)}`);
+  const lost = unsaved.length ? ` Not saved: ${unsaved.join(", ")}.` : "";
   const location = res?.headers.get("Location");
   const p = asProblem(error, res);
   if (location) {
@@ -268,10 +284,10 @@ async function gone(t: Todo, error: unknown, res?: Response): Promise<false> {
     const now = id ? await read(id) : null;
     replace(t.id, now?.todo ?? null);
     const where = now?.todo ? `category "${now.todo.category}" (id ${id})` : `id ${id}`;
-    problem.value = { ...p, detail: `${p.detail} "${t.title}" has moved to ${where}: the list shows it there now; make your change again there.` };
+    problem.value = { ...p, detail: `${p.detail} "${t.title}" has moved to ${where}: the list shows it there now; make your change again there.${lost}` };
   } else if (res?.status === 404) {
     replace(t.id, null);
-    problem.value = { ...p, detail: `${p.detail} "${t.title}" was deleted since you loaded it; it is gone from the list.` };
+    problem.value = { ...p, detail: `${p.detail} "${t.title}" was deleted since you loaded it; it is gone from the list.${lost}` };
   } else {
     problem.value = p;
   }
@@ -299,7 +315,7 @@ async function whereIs(id: string): Promise<{ response: Response; error: unknown
  * not deleted, the list shows the server's version and says so.
  */
 export function remove(t: Todo): Promise<boolean> {
-  return inTurn(t.id, () => removeNow(current(t.id) ?? t));
+  return inTurn(t.id, () => removeNow(served(t.id, t)));
 }
 
 async function removeNow(t: Todo): Promise<boolean> {
@@ -357,7 +373,7 @@ async function removeGone(t: Todo): Promise<boolean> {
  * category. The todo at its new id, null when the server refused.
  */
 export function move(t: Todo, category: string): Promise<Todo | null> {
-  return inTurn(t.id, () => moveNow(current(t.id) ?? t, category));
+  return inTurn(t.id, () => moveNow(served(t.id, t), category));
 }
 
 async function moveNow(t: Todo, category: string): Promise<Todo | null> {

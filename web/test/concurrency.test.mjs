@@ -109,6 +109,26 @@ describe('412: changed since the page loaded it', () => {
   });
 });
 
+describe('what the messages call a todo', () => {
+  app.test('the title the server had, not the one typed and refused', async ({ page }) => {
+    const { p, user, todo, etag } = await loaded(page, 'original');
+    await changeBehindTheBack(user, todo, etag, 'theirs');
+    await editInPage(p, 'original', 'mine');
+    const dialog = page.getByRole('alertdialog', { name: 'Changed since you loaded it' });
+    await dialog.waitFor();
+    assert.match(await dialog.locator('#conflict-detail').textContent(), /^\s*"original" is at version 2/);
+    await dialog.getByRole('button', { name: 'Take theirs' }).click();
+    await p.expectTitles(['theirs']);
+
+    const gone = await app.handler.api('DELETE', `/api/todos/${encodeURIComponent(todo.id)}`, { user });
+    assert.equal(gone.status, 204, gone.text);
+    await editInPage(p, 'theirs', 'mine again');
+    const alert = page.getByRole('alert').filter({ hasText: 'deleted' });
+    await alert.waitFor();
+    assert.match(await alert.textContent(), /"theirs" was deleted[\s\S]*Not saved: title "mine again"/, 'and what was typed is kept');
+  });
+});
+
 describe('409: moved away', () => {
   /** movedThenEdited moves a todo through the API behind the page's back,
    * then edits it in the page; it returns the move's answer. */

@@ -1,6 +1,0 @@
-import{b as l,g as m,h as s,o as i,w as p}from"./chunk-7SJVEYL5.js";var a={audit:{title:"Audit",load:()=>import("./audit-VT52LUKS.js")},holds:{title:"Legal holds",load:()=>import("./holds-BTKGD6GA.js")},erasures:{title:"Erasures",load:()=>import("./erasures-P4S3MINI.js")},partitions:{title:"Partitions",load:()=>import("./partitions-FJWUO5O7.js")},deadletters:{title:"Dead letters",load:()=>import("./deadletters-C7R5U6OP.js")},log:{title:"Log and health",load:()=>import("./log-NTQ5H2QT.js")}};function u({route:r}){let t=r.rest in a?r.rest:"audit",o=m(null);if(l(()=>{a[t].load().then(e=>o.value={name:t,view:e.default},e=>p(e))},[t]),!s.value.admin)return i`<p>These views are for admins.</p>`;let n=o.value?.name===t?o.value.view:null;return i`<div class="manage">
-    <nav aria-label="Administration"><ul>
-      ${Object.entries(a).map(([e,d])=>i`<li><a href=${`#/manage/${e}`} aria-current=${e===t?"page":void 0}>${d.title}</a></li>`)}
-    </ul></nav>
-    ${n?i`<${n} key=${t} />`:i`<p role="status">Loading…</p>`}
-  </div>`}export{u as default};
