@@ -86,7 +86,7 @@ function App() {
     </section>
     <${Cost} />
     </main>
-    ${store.conflict.value && html`<${ConflictDialog} conflict=${store.conflict.value} />`}
+    ${store.conflicts.value[0] && html`<${ConflictDialog} conflict=${store.conflicts.value[0]} more=${store.conflicts.value.length - 1} />`}
   `;
 }
 

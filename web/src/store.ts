@@ -36,7 +36,13 @@ export interface Conflict {
   server: Todo;
   etag: string;
 }
-export const conflict = signal<Conflict | null>(null);
+/** The changes refused with 412, offered to the user one after another, the first first. */
+export const conflicts = signal<Conflict[]>([]);
+
+/** Whether a refused change of the todo waits for the user. */
+export function conflicted(id: string): boolean {
+  return conflicts.value.some((c) => c.server.id === id);
+}
 
 // The entity tags of the todos as last read or written.
 const etags = new Map<string, string>();
@@ -184,7 +190,7 @@ export function update(t: Todo, patch: TodoPatch): Promise<boolean> {
   replace(t.id, shown);
   return inTurn(t.id, async () => {
     const ok = await change(served(t.id, t), patch);
-    if (!ok && !conflict.value && current(t.id)) await restore(t.id, before);
+    if (!ok && !conflicted(t.id) && current(t.id)) await restore(t.id, before);
     return ok;
   });
 }
@@ -208,10 +214,7 @@ async function change(t: Todo, patch: TodoPatch): Promise<boolean> {
       // a newer version than the one shown is a conflict already.
       const now = await read(t.id);
       if (!now.todo) return gone(t, now.error, now.res, patch);
-      if (now.todo.version !== t.version) {
-        conflict.value = { mine: patch, loaded: t, server: now.todo, etag: now.etag };
-        return false;
-      }
+      if (now.todo.version !== t.version) return refused(t, patch, now.todo, now.etag);
       etag = now.etag;
     }
     return await send(t, patch, etag);
@@ -236,8 +239,7 @@ async function send(t: Todo, patch: TodoPatch, etag: string): Promise<boolean> {
   if (response.status === 412) {
     const now = await read(t.id);
     if (!now.todo) return gone(t, now.error, now.res, patch);
-    conflict.value = { mine: patch, loaded: t, server: now.todo, etag: now.etag };
-    return false;
+    return refused(t, patch, now.todo, now.etag);
   }
   if (response.status === 404 || (response.status === 409 && response.headers.get("Location"))) {
     return gone(t, error, response, patch);
@@ -246,16 +248,21 @@ async function send(t: Todo, patch: TodoPatch, etag: string): Promise<boolean> {
   return false;
 }
 
-/** Resolves the conflict: the user's change again over the server's version, or the server's. */
+// refused queues a change the server refused for the user to resolve, and
+// shows the server's version meanwhile: the list never shows a change the
+// server did not take.
+function refused(t: Todo, mine: TodoPatch, server: Todo, etag: string): false {
+  replace(t.id, server);
+  conflicts.value = [...conflicts.value, { mine, loaded: t, server, etag }];
+  return false;
+}
+
+/** Resolves the first conflict: the user's change again over the server's version, or the server's, shown already. */
 export async function resolve(keepMine: boolean): Promise<boolean> {
-  const c = conflict.value;
+  const [c, ...rest] = conflicts.value;
   if (!c) return false;
-  conflict.value = null;
-  if (!keepMine) {
-    replace(c.loaded.id, c.server);
-    return true;
-  }
-  replace(c.loaded.id, c.server);
+  conflicts.value = rest;
+  if (!keepMine) return true;
   return inTurn(c.server.id, async () => {
     try {
       return await send(c.server, c.mine, c.etag);

@@ -109,6 +109,39 @@ describe('412: changed since the page loaded it', () => {
   });
 });
 
+describe('more than one 412 at once', () => {
+  app.test('toggle-all over two todos changed elsewhere offers each conflict, and the list ends as the server holds it', async ({ page, idle }) => {
+    const user = uniqueUser();
+    const made = [];
+    for (const title of ['one', 'two']) {
+      const res = await app.handler.api('POST', '/api/todos', { user, body: { category: 'Home', title } });
+      assert.equal(res.status, 201, res.text);
+      made.push(res);
+    }
+    const p = new TodoPage(page, app.url);
+    await p.open(user);
+    await p.expectTitles(['one', 'two']);
+    for (const res of made) await changeBehindTheBack(user, res.body, res.headers.get('etag'), `${res.body.title} renamed`);
+
+    await p.toggleAll.click(); // the transparent checkbox laid over its label
+    const dialog = page.getByRole('alertdialog', { name: 'Changed since you loaded it' });
+    const offered = [];
+    for (let i = 0; i < 2; i++) {
+      await dialog.waitFor();
+      const detail = await dialog.locator('#conflict-detail').textContent();
+      offered.push(detail.match(/"([^"]+)"/)[1]);
+      await dialog.getByRole('button', { name: 'Keep mine' }).click();
+    }
+    await dialog.waitFor({ state: 'hidden' });
+    assert.deepEqual(offered.sort(), ['one', 'two'], 'each refused todo is offered');
+    await p.expectTitles(['one renamed', 'two renamed']);
+    await p.expectCount('0 items left');
+    await idle();
+    const listed = await app.handler.api('GET', '/api/todos', { user });
+    assert.deepEqual(listed.body.items.map((t) => [t.title, t.isCompleted]).sort(), [['one renamed', true], ['two renamed', true]]);
+  });
+});
+
 describe('what the messages call a todo', () => {
   app.test('the title the server had, not the one typed and refused', async ({ page }) => {
     const { p, user, todo, etag } = await loaded(page, 'original');

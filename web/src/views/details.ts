@@ -94,8 +94,9 @@ function show(v: unknown): string {
   return String(v);
 }
 
-/** The 412 dialog: the user's change beside the server's version, and the two ways out. */
-export function ConflictDialog({ conflict }: { conflict: store.Conflict }) {
+/** The 412 dialog: the user's change beside the server's version, and the
+ * two ways out; more says how many refused changes wait after this one. */
+export function ConflictDialog({ conflict, more }: { conflict: store.Conflict; more: number }) {
   const ref = useModal();
   const fields = shownFields.filter((k) => k in conflict.mine);
   const server = conflict.server as unknown as Record<string, unknown>;
@@ -106,6 +107,7 @@ export function ConflictDialog({ conflict }: { conflict: store.Conflict }) {
     <p id="conflict-detail">
       "${conflict.loaded.title}" is at version ${conflict.server.version} on the server; you loaded version ${conflict.loaded.version}.
       Keep yours (it is sent again over the server's version) or take the server's.
+      ${more > 0 && ` ${more} more refused ${more === 1 ? "change follows" : "changes follow"}.`}
     </p>
     <table>
       <thead><tr><th scope="col">Field</th><th scope="col">Yours</th><th scope="col">Server's</th></tr></thead>

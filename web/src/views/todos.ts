@@ -149,7 +149,7 @@ function Item({ todo, onDetails }: { todo: Todo; onDetails: () => void }) {
       if (!(await store.remove(todo))) reopen(text.value);
       return;
     }
-    if (title !== todo.title && !(await store.update(todo, { title })) && !store.conflict.value) reopen(text.value);
+    if (title !== todo.title && !(await store.update(todo, { title })) && !store.conflicted(todo.id)) reopen(text.value);
   };
   const reopen = (typed: string) => {
     text.value = typed;

@@ -1,4 +1,4 @@
-import{d as t,f as a}from"./chunk-2RCBQFW2.js";import{m as i,o as r}from"./chunk-E2N5VX6O.js";function n(){return r`<${a} title="Audit" caption="Audit records" back=${!1}
+import{d as t,f as a}from"./chunk-RF75JHKU.js";import{m as i,o as r}from"./chunk-BQ6TGLFY.js";function n(){return r`<${a} title="Audit" caption="Audit records" back=${!1}
     exportPath="/api/manage/audit/export" exportName="audit"
     list=${(e,o)=>i.GET("/api/manage/audit",{params:{query:{...e,pageSize:50,form:2,continuation:o}}})}
     extra=${e=>r`
