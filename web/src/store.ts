@@ -440,19 +440,20 @@ function partitionScheme(): Promise<string> {
  * Saves the details panel's changes. A new category is a move where the
  * scheme keys on it (hierarchical, category: the id changes), then the
  * rest is changed on the new id; under synthetic it is one more field.
+ * The todo's id once saved, null when the server refused.
  */
-export async function save(t: Todo, patch: TodoPatch): Promise<boolean> {
+export async function save(t: Todo, patch: TodoPatch): Promise<string | null> {
   const { category, ...others } = patch;
   const rest: TodoPatch = others;
   let current = t;
   if (category !== undefined && (await partitionScheme()) !== "synthetic") {
     const moved = await move(t, category);
-    if (!moved) return false;
+    if (!moved) return null;
     current = moved;
   } else if (category !== undefined) {
     rest.category = category;
   }
-  return Object.keys(rest).length === 0 || update(current, rest);
+  return Object.keys(rest).length === 0 || (await update(current, rest)) ? current.id : null;
 }
 
 /** Marks every loaded todo completed, or every one active. */

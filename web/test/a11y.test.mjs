@@ -95,6 +95,61 @@ describe('keyboard only', () => {
   });
 });
 
+describe('where the focus goes', () => {
+  /** hasFocus waits until target has the focus. */
+  const hasFocus = (target) => eventually(async () => assert.equal(await target.evaluate((el) => el === document.activeElement), true,
+    `the focus is on ${target}, not on ${await target.page().evaluate(() => document.activeElement?.outerHTML.slice(0, 80))}`));
+
+  app.test('after an edit, a delete and the edit panel\'s Save, never to the page\'s body', async ({ page }) => {
+    const user = uniqueUser();
+    await seed(user, [{ title: 'one' }, { title: 'two' }, { title: 'three' }]);
+    const p = new TodoPage(page, app.url);
+    await p.open(user);
+    await p.expectTitles(['one', 'two', 'three']);
+
+    let { input } = await p.edit('two');
+    await input.fill('two edited');
+    await input.press('Enter');
+    await p.expectTitles(['one', 'two edited', 'three']);
+    await hasFocus(page.getByRole('checkbox', { name: 'Completed: two edited' }));
+    ({ input } = await p.edit('two edited'));
+    await input.press('Escape');
+    await hasFocus(page.getByRole('checkbox', { name: 'Completed: two edited' }));
+
+    await tabTo(page, page.getByRole('button', { name: 'Delete two edited' }));
+    await page.keyboard.press('Enter');
+    await p.expectTitles(['one', 'three']);
+    await hasFocus(page.getByRole('checkbox', { name: 'Completed: three' }));
+    await tabTo(page, page.getByRole('button', { name: 'Delete three' }));
+    await page.keyboard.press('Enter');
+    await p.expectTitles(['one']);
+    await hasFocus(page.getByRole('checkbox', { name: 'Completed: one' }));
+
+    await tabTo(page, page.getByRole('button', { name: 'Details of one' }));
+    await page.keyboard.press('Enter');
+    const dialog = page.getByRole('dialog', { name: 'Edit todo' });
+    await dialog.getByRole('textbox', { name: 'Title' }).fill('one renamed');
+    await dialog.getByRole('textbox', { name: 'Title' }).press('Enter');
+    await dialog.waitFor({ state: 'hidden' });
+    await p.expectTitles(['one renamed']);
+    await hasFocus(page.getByRole('button', { name: 'Details of one renamed' }));
+    assert.equal(await page.getByRole('link', { name: 'History of one renamed' }).count(), 1, 'the history link names its todo');
+    // A move gives the todo a new id and row: the focus goes to its Details.
+    await page.keyboard.press('Enter');
+    await dialog.getByLabel('Move to category').fill('Work');
+    await dialog.getByLabel('Move to category').press('Enter');
+    await dialog.waitFor({ state: 'hidden' });
+    await eventually(async () => assert.match(await p.item('one renamed').textContent(), /Work/));
+    await hasFocus(page.getByRole('button', { name: 'Details of one renamed' }));
+
+    ({ input } = await p.edit('one renamed'));
+    await input.fill('');
+    await input.press('Enter');
+    await p.expectTitles([]);
+    await hasFocus(p.newTodo);
+  });
+});
+
 describe('axe-core', () => {
   app.test('the empty list', async ({ page }) => {
     const p = new TodoPage(page, app.url);

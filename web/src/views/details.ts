@@ -36,8 +36,14 @@ function changes(todo: Todo, f: { title: string; tags: string; due: string; note
   return p;
 }
 
-export function DetailsPanel({ todo, onClose }: { todo: Todo; onClose: () => void }) {
+/**
+ * The details panel of todo. onClose is called once it has closed, with the
+ * todo's id after a save (a move changes it): the browser gives the focus
+ * back to the control that opened the panel, unless a move took it away.
+ */
+export function DetailsPanel({ todo, onClose }: { todo: Todo; onClose: (saved?: string) => void }) {
   const ref = useModal();
+  const saved = useRef<string | undefined>(undefined);
   const form = useSignal({
     title: todo.title,
     tags: (todo.tags ?? []).join(", "),
@@ -57,8 +63,11 @@ export function DetailsPanel({ todo, onClose }: { todo: Todo; onClose: () => voi
     problem.value = null;
     const shown = store.problem.value;
     try {
-      if (await store.save(todo, changes(todo, form.value))) onClose();
-      else if (store.problem.value !== shown) {
+      const id = await store.save(todo, changes(todo, form.value));
+      if (id !== null) {
+        saved.current = id;
+        ref.current?.close();
+      } else if (store.problem.value !== shown) {
         problem.value = store.problem.value;
         store.problem.value = shown;
       }
@@ -67,7 +76,7 @@ export function DetailsPanel({ todo, onClose }: { todo: Todo; onClose: () => voi
     }
   };
   const f = form.value;
-  return html`<dialog ref=${ref} class="panel" aria-labelledby="panel-title" onClose=${onClose}>
+  return html`<dialog ref=${ref} class="panel" aria-labelledby="panel-title" onClose=${() => onClose(saved.current)}>
     <form onSubmit=${onSubmit}>
       <h2 id="panel-title">Edit todo</h2>
       <${ProblemAlert} problem=${problem.value} onDismiss=${() => (problem.value = null)} />
@@ -79,7 +88,7 @@ export function DetailsPanel({ todo, onClose }: { todo: Todo; onClose: () => voi
       <p class="hint">Version ${todo.version}, updated ${todo.updatedAt.slice(0, 16).replace("T", " ")} UTC. Id <code>${todo.id}</code></p>
       <div class="buttons">
         <button type="submit" disabled=${busy.value}>Save</button>
-        <button type="button" onClick=${onClose}>Close</button>
+        <button type="button" onClick=${() => ref.current?.close()}>Close</button>
       </div>
     </form>
   </dialog>`;

@@ -28,6 +28,16 @@ function shown(filter: Filter): Todo[] {
 
 export function TodoList({ filter }: { filter: Filter }) {
   const details = useSignal<Todo | null>(null);
+  // closed ends the details panel; after a move its opener is gone, and the
+  // focus, left on the body or in the closed panel, goes to the moved
+  // todo's own Details button.
+  const closed = (saved?: string) => {
+    details.value = null;
+    const at = document.activeElement;
+    if (saved && (!at || at === document.body || at.closest("dialog:not([open])"))) {
+      document.querySelector<HTMLElement>(`li[data-id="${CSS.escape(saved)}"] .details`)?.focus();
+    }
+  };
   const todos = store.todos.value;
   const left = active.value.length;
   const list = shown(filter);
@@ -54,7 +64,7 @@ export function TodoList({ filter }: { filter: Filter }) {
         html`<button class="clear-completed" onClick=${() => void store.clearCompleted()}>Clear completed</button>`}
       </footer>`}
     <${Paging} />
-    ${details.value && html`<${DetailsPanel} todo=${details.value} onClose=${() => (details.value = null)} />`}
+    ${details.value && html`<${DetailsPanel} todo=${details.value} onClose=${closed} />`}
   `;
 }
 
@@ -124,15 +134,35 @@ function Paging() {
   </p>`;
 }
 
+// refocus gives the focus, as the todo row li goes, to the todo after it,
+// else the one before, else the new-todo input, unless the user has put it
+// somewhere else already: never to the page's body.
+function refocus(li: HTMLElement | null): () => void {
+  const near = li?.nextElementSibling ?? li?.previousElementSibling;
+  return () => {
+    const at = document.activeElement;
+    if (at && at !== document.body && !li?.contains(at)) return;
+    const toggle = near?.isConnected ? near.querySelector<HTMLElement>(".toggle") : null;
+    (toggle ?? document.querySelector<HTMLElement>(".new-todo"))?.focus();
+  };
+}
+
 function Item({ todo, onDetails }: { todo: Todo; onDetails: () => void }) {
   const editing = useSignal(false);
   const text = useSignal(todo.title);
+  const li = useRef<HTMLLIElement>(null);
   const edit = useRef<HTMLInputElement>(null);
+  const toggle = useRef<HTMLInputElement>(null);
   // done is set once an edit has ended (saved or cancelled), so that the
   // blur which follows Enter or Escape does not save again.
   const done = useRef(false);
+  // keyed is set when the keyboard ended the edit: the focus goes back to
+  // the todo's checkbox, not to the page's body with the removed field.
+  const keyed = useRef(false);
   useEffect(() => {
     if (editing.value) edit.current?.focus();
+    else if (keyed.current) toggle.current?.focus();
+    keyed.current = false;
   }, [editing.value]);
 
   const start = () => {
@@ -140,13 +170,19 @@ function Item({ todo, onDetails }: { todo: Todo; onDetails: () => void }) {
     done.current = false;
     editing.value = true;
   };
+  const destroy = async (): Promise<boolean> => {
+    const then = refocus(li.current);
+    const ok = await store.remove(todo);
+    if (ok) then();
+    return ok;
+  };
   const save = async () => {
     if (done.current) return;
     done.current = true;
     const title = text.value.trim();
     editing.value = false;
     if (title === "") {
-      if (!(await store.remove(todo))) reopen(text.value);
+      if (!(await destroy())) reopen(text.value);
       return;
     }
     if (title !== todo.title && !(await store.update(todo, { title })) && !store.conflicted(todo.id)) reopen(text.value);
@@ -157,6 +193,7 @@ function Item({ todo, onDetails }: { todo: Todo; onDetails: () => void }) {
     editing.value = true;
   };
   const onKeyDown = (e: KeyboardEvent) => {
+    keyed.current = e.key === "Enter" || e.key === "Escape";
     if (e.key === "Enter") void save();
     if (e.key === "Escape") {
       done.current = true;
@@ -166,19 +203,19 @@ function Item({ todo, onDetails }: { todo: Todo; onDetails: () => void }) {
   };
   const cls = [todo.isCompleted ? "completed" : "", editing.value ? "editing" : ""].filter(Boolean).join(" ");
   const due = todo.dueDate?.slice(0, 10);
-  return html`<li class=${cls} data-id=${todo.id}>
+  return html`<li ref=${li} class=${cls} data-id=${todo.id}>
     <div class="view">
-      <input class="toggle" type="checkbox" checked=${todo.isCompleted} aria-label=${"Completed: " + todo.title}
+      <input ref=${toggle} class="toggle" type="checkbox" checked=${todo.isCompleted} aria-label=${"Completed: " + todo.title}
         onChange=${(e: Event) => void store.update(todo, { isCompleted: (e.currentTarget as HTMLInputElement).checked })} />
       <label onDblClick=${start}>${todo.title}</label>
       <span class="meta">
         <span class="category">${todo.category}</span>
         ${due && html` <span class="due">due ${due}</span>`}
         ${(todo.tags ?? []).map((tag) => html` <span class="tag">#${tag}</span>`)}
-        <a class="history-link" href=${"#/todos/" + encodeURIComponent(todo.id)}>History</a>
+        <a class="history-link" href=${"#/todos/" + encodeURIComponent(todo.id)} aria-label=${"History of " + todo.title}>History</a>
       </span>
       <button class="details" aria-label=${"Details of " + todo.title} onClick=${onDetails}>⋯</button>
-      <button class="destroy" aria-label=${"Delete " + todo.title} onClick=${() => void store.remove(todo)}></button>
+      <button class="destroy" aria-label=${"Delete " + todo.title} onClick=${() => void destroy()}></button>
     </div>
     ${editing.value &&
     html`<input ref=${edit} class="edit" aria-label=${"Edit " + todo.title} value=${text.value}
