@@ -78,6 +78,7 @@ function see(items: Todo[]): void {
 /** Loads the first page of the list again, or the next one after those loaded. */
 export async function load(more = false): Promise<void> {
   const gen = more ? generation : ++generation;
+  if (!more) added.value = "";
   loading.value = true;
   try {
     const { data, error, response } = await api.GET("/api/todos", { params: { query: listQuery(more ? next.value : null) } });
@@ -107,7 +108,15 @@ function replace(id: string, t: Todo | null): void {
   todos.value = t ? todos.value.map((x) => (x.id === id ? t : x)) : todos.value.filter((x) => x.id !== id);
 }
 
-/** Creates a todo; false (with the problem shown) when the server refuses it. */
+/** Says where a todo just added is when the list does not show it. */
+export const added = signal("");
+
+/**
+ * Creates a todo; false (with the problem shown) when the server refuses it.
+ * The list shows it where the server would list it; where that is nowhere
+ * in the list as loaded (another category, a search it does not match, or
+ * past the todos loaded in the list's order), `added` says so instead.
+ */
 export async function create(title: string, category: string): Promise<boolean> {
   try {
     const { data, error, response } = await api.POST("/api/todos", { body: { title, category } });
@@ -116,13 +125,43 @@ export async function create(title: string, category: string): Promise<boolean> 
       return false;
     }
     etags.set(data.id, etagOf(response));
-    todos.value = [...todos.value, data];
     see([data]);
+    const place = placeOf(data);
+    if (typeof place === "number") {
+      todos.value = [...todos.value.slice(0, place), data, ...todos.value.slice(place)];
+      added.value = "";
+    } else {
+      added.value = `Added "${data.title}" to ${data.category}; ${place}.`;
+    }
     return true;
   } catch (e) {
     fail(e);
     return false;
   }
+}
+
+// placeOf is where the list, as the server orders it, holds the todo t: its
+// index among the todos loaded, or why the list does not show it.
+function placeOf(t: Todo): number | string {
+  const category = filter.category.value;
+  if (category && t.category !== category) return `the list shows ${category} only`;
+  const q = filter.q.value.trim();
+  if (q && !t.title.toLowerCase().includes(q.toLowerCase())) return `the list shows the titles with "${q}" only`;
+  const key = filter.sort.value;
+  if (!key) return todos.value.length;
+  const at = todos.value.findIndex((x) => listOrder(key, t, x) < 0);
+  if (at >= 0) return at;
+  return next.value === null ? todos.value.length : `it comes after the ${todos.value.length} todos loaded: More lists it`;
+}
+
+// listOrder compares two todos in the list's sort as the server does: by
+// the property (a todo without it first), then by id, in the list's order.
+function listOrder(key: Exclude<SortKey, "">, a: Todo, b: Todo): number {
+  const va = a[key] ?? null;
+  const vb = b[key] ?? null;
+  let d = va === vb ? 0 : va === null ? -1 : vb === null ? 1 : va < vb ? -1 : 1;
+  if (d === 0) d = a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+  return filter.order.value === "desc" ? -d : d;
 }
 
 /**

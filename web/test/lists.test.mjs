@@ -71,6 +71,48 @@ describe('sort', () => {
   });
 });
 
+describe('adding to a narrowed list', () => {
+  app.test('a new todo is listed where the server lists it, or the page says why it is not', async ({ page }) => {
+    const user = uniqueUser();
+    await seed(user, ['bravo', 'delta'], 'Work');
+    await seed(user, ['apple'], 'Home');
+    const p = new TodoPage(page, app.url);
+    await p.open(user);
+    await eventually(async () => assert.equal(await p.items.count(), 3));
+    const added = page.locator('.added');
+    const category = page.getByRole('combobox', { name: 'Category', exact: true });
+
+    // Sorted by title, descending: in its place, not at the end.
+    await chooseOption(page.getByRole('combobox', { name: 'Sort by' }), /title/);
+    await chooseOption(page.getByRole('combobox', { name: 'Order' }), /desc/);
+    await p.expectTitles(['delta', 'bravo', 'apple']);
+    await p.add('charlie');
+    await p.expectTitles(['delta', 'charlie', 'bravo', 'apple']);
+    assert.equal(await added.textContent(), '');
+
+    // Another category than the one listed: not listed, and said so.
+    await chooseOption(category, /^Work$/);
+    await p.expectTitles(['delta', 'bravo']);
+    await page.getByRole('combobox', { name: 'Category of the new todo' }).fill('Home');
+    await p.newTodo.fill('echo');
+    await p.newTodo.press('Enter');
+    await eventually(async () => assert.match(await added.textContent(), /Added "echo" to Home; the list shows Work only/));
+    await p.expectTitles(['delta', 'bravo']);
+
+    // A title the search does not match: not listed, and said so.
+    await chooseOption(category, /All categories/);
+    await page.getByRole('searchbox', { name: 'Search' }).fill('del');
+    await p.expectTitles(['delta']);
+    assert.equal(await added.textContent(), '', 'a new list forgets what was said of the last one');
+    await p.newTodo.fill('zulu');
+    await p.newTodo.press('Enter');
+    await eventually(async () => assert.match(await added.textContent(), /Added "zulu" to Home; the list shows the titles with "del" only/));
+    await p.expectTitles(['delta']);
+    const all = await app.handler.api('GET', '/api/todos?pageSize=100', { user });
+    assert.deepEqual(all.body.items.map((t) => t.title).sort(), ['apple', 'bravo', 'charlie', 'delta', 'echo', 'zulu']);
+  });
+});
+
 describe('paging', () => {
   app.test('"More" loads the next page until everything is listed', async ({ page }) => {
     const user = uniqueUser();
@@ -88,9 +130,16 @@ describe('paging', () => {
     const more = page.getByRole('button', { name: 'More' });
     await more.waitFor();
     assert.equal(await p.items.count(), pageSize, 'one page first');
+    // The newest todo comes last, after the page loaded: More lists it
+    // there, and until then the page says so.
+    await p.newTodo.fill('newest');
+    await p.newTodo.press('Enter');
+    await eventually(async () => assert.match(await page.locator('.added').textContent(), /Added "newest" to Inbox; it comes after the \d+ todos loaded: More lists it/));
+    assert.equal(await p.items.count(), pageSize, 'not listed among the first page');
     await more.click();
-    await eventually(async () => assert.equal(await p.items.count(), total));
-    assert.deepEqual((await p.titles()).sort(), titles, 'each todo once');
+    await eventually(async () => assert.equal(await p.items.count(), total + 1));
+    assert.equal((await p.titles()).at(-1), 'newest', 'listed last, in its place');
+    assert.deepEqual((await p.titles()).slice(0, -1).sort(), titles, 'each todo once');
     await more.waitFor({ state: 'hidden' });
     assert.ok(seen.some((q) => q.get('continuation')), 'the second page by continuation');
   });

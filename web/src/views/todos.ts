@@ -43,6 +43,7 @@ export function TodoList({ filter }: { filter: Filter }) {
   const list = shown(filter);
   return html`
     <${NewTodo} />
+    <p class="added" role="status">${store.added.value}</p>
     <${Toolbar} />
     ${todos.length > 0 &&
     html`<section class="main">

@@ -1,4 +1,4 @@
-import{a as d,b as l,c,g as i}from"./chunk-5QLG4ZBD.js";import{m as s,o as a,x as r}from"./chunk-2KLZ6D2K.js";function h(){let e=l(async t=>{let{data:o,error:n,response:p}=await s.GET("/api/manage/deadletters",{params:{query:{pageSize:50,continuation:t}}});return o||(r(n,p),null)});return i(()=>e.load(!1)),a`<section class="records" aria-labelledby="deadletters-title">
+import{a as d,b as l,c,g as i}from"./chunk-46BDX5KF.js";import{m as s,o as a,x as r}from"./chunk-VQVAES3U.js";function h(){let e=l(async t=>{let{data:o,error:n,response:p}=await s.GET("/api/manage/deadletters",{params:{query:{pageSize:50,continuation:t}}});return o||(r(n,p),null)});return i(()=>e.load(!1)),a`<section class="records" aria-labelledby="deadletters-title">
     <h2 id="deadletters-title">Dead letters</h2>
     <div class="scroll"><table>
       <caption>Documents the audit could not take</caption>

@@ -1,4 +1,4 @@
-import{b as u,g as a,m as c,o as l,x as r}from"./chunk-2KLZ6D2K.js";function f(){let i=a([]),e=a(null),n=a(!1),d=async t=>{n.value=!0;try{let s=t&&e.value?{pageSize:100,continuation:e.value}:{pageSize:100},{data:o,error:m,response:p}=await c.GET("/api/manage/todos",{params:{query:s}});if(!o)return r(m,p);i.value=t?[...i.value,...o.items]:o.items,e.value=o.continuation??null}catch(s){r(s)}finally{n.value=!1}};return u(()=>{d(!1)},[]),l`<section class="admin" aria-labelledby="admin-title">
+import{b as u,g as a,m as c,o as l,x as r}from"./chunk-VQVAES3U.js";function f(){let i=a([]),e=a(null),n=a(!1),d=async t=>{n.value=!0;try{let s=t&&e.value?{pageSize:100,continuation:e.value}:{pageSize:100},{data:o,error:m,response:p}=await c.GET("/api/manage/todos",{params:{query:s}});if(!o)return r(m,p);i.value=t?[...i.value,...o.items]:o.items,e.value=o.continuation??null}catch(s){r(s)}finally{n.value=!1}};return u(()=>{d(!1)},[]),l`<section class="admin" aria-labelledby="admin-title">
     <h2 id="admin-title">Every user's todos</h2>
     <p><a href="#/">Back to my todos</a></p>
     <table>

@@ -1,4 +1,4 @@
-import{d as t,f as a}from"./chunk-5QLG4ZBD.js";import{m as i,o as r}from"./chunk-2KLZ6D2K.js";function n(){return r`<${a} title="Audit" caption="Audit records" back=${!1}
+import{d as t,f as a}from"./chunk-46BDX5KF.js";import{m as i,o as r}from"./chunk-VQVAES3U.js";function n(){return r`<${a} title="Audit" caption="Audit records" back=${!1}
     exportPath="/api/manage/audit/export" exportName="audit"
     list=${(e,o)=>i.GET("/api/manage/audit",{params:{query:{...e,pageSize:50,form:2,continuation:o}}})}
     extra=${e=>r`
