@@ -69,10 +69,11 @@ func (a *api) logPolicy(_ context.Context, w http.ResponseWriter, _ *http.Reques
 // after its "tile/".
 const tileRoute = "/api/log/tile/"
 
-// A tile never changes, full or partial: a wider partial tile, or the
-// full one, is at a path of its own, and a partial tile's bytes are the
-// start of every wider one's (C2SP tlog-tiles asks for long-lived caching).
-const tileCache = "public, max-age=31536000, immutable"
+// immutableCache is for what never changes at its URL: a tile, full or
+// partial (a wider partial tile, or the full one, is at a path of its own,
+// and C2SP tlog-tiles asks for long-lived caching), and the consistency
+// proof between two sizes.
+const immutableCache = "public, max-age=31536000, immutable"
 
 func (a *api) logTile(ctx context.Context, w http.ResponseWriter, r *http.Request, _ string) error {
 	l, err := a.transparency()
@@ -83,7 +84,7 @@ func (a *api) logTile(ctx context.Context, w http.ResponseWriter, r *http.Reques
 	if err != nil {
 		return err
 	}
-	cache := tileCache
+	cache := immutableCache
 	if t.L == -1 && transparency.ForAdminsOnly(b) {
 		// Leaves written before the log stopped naming versions: its
 		// administrators' only, and never kept by a shared cache.
@@ -144,7 +145,7 @@ func (a *api) logConsistency(ctx context.Context, w http.ResponseWriter, r *http
 	if err != nil {
 		return err
 	}
-	w.Header().Set("Cache-Control", tileCache)
+	w.Header().Set("Cache-Control", immutableCache)
 	writeJSON(w, http.StatusOK, consistencyBody{From: n[0], To: n[1], Proof: hashStrings(p)})
 	return nil
 }

@@ -75,7 +75,15 @@ func ParsePolicy(text []byte) (*Policy, error) {
 	}
 	p := &Policy{Text: bytes.Clone(text), quorum: g, groups: map[string][]string{}}
 	defined := map[string]bool{"none": true}
-	keys := map[string]string{} // a key's material → the line that listed it
+	listed := map[string]string{} // a kind and a key's material → the line that listed it
+	listOnce := func(kind, vkey, line string) error {
+		k := kind + " " + keyMaterial(vkey)
+		if first, ok := listed[k]; ok {
+			return fmt.Errorf("not a tlog-policy: %q lists the key of %q again", line, first)
+		}
+		listed[k] = line
+		return nil
+	}
 	quorums := 0
 	sc := bufio.NewScanner(bytes.NewReader(text))
 	for sc.Scan() {
@@ -95,6 +103,9 @@ func ParsePolicy(text []byte) (*Policy, error) {
 			if _, err := NewVerifier(f[1]); err != nil {
 				return nil, fmt.Errorf("not a tlog-policy: log line %q: %w", line, err)
 			}
+			if err := listOnce("log", f[1], line); err != nil {
+				return nil, err
+			}
 			p.Logs = append(p.Logs, f[1])
 		case "witness":
 			v, err := fnote.NewVerifierForCosignatureV1(f[2])
@@ -104,6 +115,9 @@ func ParsePolicy(text []byte) (*Policy, error) {
 			w := PolicyWitness{Name: f[1], Key: f[2], Verifier: v}
 			if len(f) > 3 {
 				w.URL = f[3]
+			}
+			if err := listOnce("witness", w.Key, line); err != nil {
+				return nil, err
 			}
 			p.Witnesses = append(p.Witnesses, w)
 			defined[w.Name] = true
@@ -127,17 +141,6 @@ func ParsePolicy(text []byte) (*Policy, error) {
 				return nil, fmt.Errorf("not a tlog-policy: the quorum %q is not defined on a line before it", f[1])
 			}
 			p.quorumName = f[1]
-		}
-		if f[0] == "log" || f[0] == "witness" {
-			k := f[1]
-			if f[0] == "witness" {
-				k = f[2]
-			}
-			m := keyMaterial(k)
-			if first, ok := keys[f[0]+" "+m]; ok {
-				return nil, fmt.Errorf("not a tlog-policy: %q lists the key of %q again", line, first)
-			}
-			keys[f[0]+" "+m] = line
 		}
 	}
 	return p, sc.Err()

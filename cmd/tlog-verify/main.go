@@ -35,11 +35,13 @@ answers) or @FILE holding it. ARGS are files or http(s) URLs.
 With -policy (a C2SP tlog-policy file, as GET /api/log/policy serves it),
 a checkpoint is accepted only with the quorum of witness cosignatures it
 asks for, and only from a log the policy lists when it lists any: KEY
-must be one of them, and may be left out when the policy lists one. The newest checkpoint accepted of each log is remembered (in
--state FILE, by default tlog-verify/checkpoints.json under the user's
-configuration directory), and every checkpoint accepted later must be
-consistent with it, proven through the log's consistency route: -log is
-the log's base URL (…/api/log), guessed from an input's URL when not given.
+must be one of them, and may be left out when the policy lists one.
+
+The newest checkpoint accepted of each log is remembered (in -state FILE,
+by default tlog-verify/checkpoints.json under the user's configuration
+directory), and every checkpoint accepted later must be consistent with
+it, proven through the log's consistency route: -log is the log's base
+URL (…/api/log), guessed from an input's URL when not given.
 
   checkpoint CHECKPOINT [TILES]
       verify the checkpoint's signature; with TILES (a directory or the
